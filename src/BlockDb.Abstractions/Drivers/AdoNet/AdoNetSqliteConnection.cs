@@ -1,0 +1,128 @@
+using System.Data.Common;
+using System.Globalization;
+
+namespace BlockDb.Drivers.AdoNet;
+
+/// <summary>
+/// The part of a driver that is the same for every ADO.NET SQLite provider (Microsoft.Data.Sqlite,
+/// System.Data.SQLite): one <see cref="DbCommand"/> per prepared statement, its parameters created once and
+/// reused. A provider subclass supplies only how to read the transaction state and how to turn the
+/// provider's exception into a <see cref="BlockDbException"/> with SQLite's result codes.
+/// </summary>
+public abstract class AdoNetSqliteConnection : ISqliteConnection
+{
+    private readonly List<AdoNetSqliteStatement> _statements = [];
+    private bool _disposed;
+
+    /// <summary>Wraps an open provider connection; this object then owns it.</summary>
+    /// <param name="connection">An open connection.</param>
+    protected AdoNetSqliteConnection(DbConnection connection)
+    {
+        ArgumentNullException.ThrowIfNull(connection);
+        Connection = connection;
+    }
+
+    /// <summary>The provider's connection.</summary>
+    protected DbConnection Connection { get; }
+
+    /// <inheritdoc />
+    public abstract bool InTransaction { get; }
+
+    /// <summary>
+    /// Turns a provider exception into a <see cref="BlockDbException"/> that keeps SQLite's result codes,
+    /// or returns <see langword="null"/> when <paramref name="exception"/> did not come from SQLite.
+    /// </summary>
+    /// <param name="exception">The provider's exception.</param>
+    /// <param name="what">What was running, for the message (a statement name or SQL text).</param>
+    /// <returns>The translated exception, or <see langword="null"/> to let the original propagate.</returns>
+    protected internal abstract BlockDbException? Translate(Exception exception, string what);
+
+    /// <inheritdoc />
+    public ISqliteStatement Prepare(SqlStatement statement)
+    {
+        ArgumentNullException.ThrowIfNull(statement);
+        ObjectDisposedException.ThrowIf(_disposed, this);
+        var command = Connection.CreateCommand();
+        try
+        {
+            command.CommandText = statement.Text;
+            var parameters = new DbParameter[statement.Parameters.Count];
+            for (var i = 0; i < parameters.Length; i++)
+            {
+                parameters[i] = command.CreateParameter();
+                parameters[i].ParameterName = statement.Parameters[i];
+                parameters[i].Value = DBNull.Value;
+                command.Parameters.Add(parameters[i]);
+            }
+
+            command.Prepare();
+            var prepared = new AdoNetSqliteStatement(this, statement, command, parameters);
+            _statements.Add(prepared);
+            return prepared;
+        }
+        catch (Exception e) when (Translate(e, statement.Name) is { } translated)
+        {
+            command.Dispose();
+            throw translated;
+        }
+        catch
+        {
+            command.Dispose();
+            throw;
+        }
+    }
+
+    /// <inheritdoc />
+    public void Execute(string sql)
+    {
+        ArgumentException.ThrowIfNullOrWhiteSpace(sql);
+        ObjectDisposedException.ThrowIf(_disposed, this);
+        using var command = Connection.CreateCommand();
+        command.CommandText = sql;
+        try
+        {
+            command.ExecuteNonQuery();
+        }
+        catch (Exception e) when (Translate(e, sql) is { } translated)
+        {
+            throw translated;
+        }
+    }
+
+    /// <inheritdoc />
+    public string? QueryText(string sql)
+    {
+        ArgumentException.ThrowIfNullOrWhiteSpace(sql);
+        ObjectDisposedException.ThrowIf(_disposed, this);
+        using var command = Connection.CreateCommand();
+        command.CommandText = sql;
+        try
+        {
+            var value = command.ExecuteScalar();
+            return value is null or DBNull ? null : Convert.ToString(value, CultureInfo.InvariantCulture);
+        }
+        catch (Exception e) when (Translate(e, sql) is { } translated)
+        {
+            throw translated;
+        }
+    }
+
+    /// <summary>Disposes the prepared statements, then closes the provider connection.</summary>
+    public void Dispose()
+    {
+        if (_disposed)
+        {
+            return;
+        }
+
+        _disposed = true;
+        foreach (var statement in _statements)
+        {
+            statement.Dispose();
+        }
+
+        _statements.Clear();
+        Connection.Dispose();
+        GC.SuppressFinalize(this);
+    }
+}

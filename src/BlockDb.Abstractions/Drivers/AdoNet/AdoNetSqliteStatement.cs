@@ -1,0 +1,111 @@
+using System.Data.Common;
+
+namespace BlockDb.Drivers.AdoNet;
+
+/// <summary>
+/// A prepared statement on an ADO.NET provider: one reused <see cref="DbCommand"/> whose parameter objects are
+/// created once. Binding boxes integers into <see cref="DbParameter.Value"/> and every execution opens a
+/// <see cref="DbDataReader"/>: that is the allocation the ADO.NET API forces.
+/// </summary>
+internal sealed class AdoNetSqliteStatement : ISqliteStatement
+{
+    private readonly AdoNetSqliteConnection _owner;
+    private readonly DbCommand _command;
+    private readonly DbParameter[] _parameters;
+    private DbDataReader? _reader;
+    private bool _disposed;
+
+    public AdoNetSqliteStatement(AdoNetSqliteConnection owner, SqlStatement statement, DbCommand command, DbParameter[] parameters)
+    {
+        _owner = owner;
+        Statement = statement;
+        _command = command;
+        _parameters = parameters;
+    }
+
+    public SqlStatement Statement { get; }
+
+    public void BindInt64(int index, long value) => Parameter(index).Value = value;
+
+    public void BindText(int index, string value) => Parameter(index).Value = value;
+
+    public void BindNull(int index) => Parameter(index).Value = DBNull.Value;
+
+    public bool Step()
+    {
+        ObjectDisposedException.ThrowIf(_disposed, this);
+        try
+        {
+            _reader ??= _command.ExecuteReader();
+            return _reader.Read();
+        }
+        catch (Exception e) when (_owner.Translate(e, Statement.Name) is { } translated)
+        {
+            Reset();
+            throw translated;
+        }
+    }
+
+    public long ColumnInt64(int column) => Reader.GetInt64(column);
+
+    public string? ColumnText(int column) => Reader.IsDBNull(column) ? null : Reader.GetString(column);
+
+    public int ExecuteNonQuery()
+    {
+        ObjectDisposedException.ThrowIf(_disposed, this);
+        Reset();
+        try
+        {
+            return _command.ExecuteNonQuery();
+        }
+        catch (Exception e) when (_owner.Translate(e, Statement.Name) is { } translated)
+        {
+            throw translated;
+        }
+    }
+
+    public void Reset()
+    {
+        var reader = _reader;
+        _reader = null;
+        if (reader is null)
+        {
+            return;
+        }
+
+        try
+        {
+            reader.Dispose();
+        }
+        catch (Exception e) when (_owner.Translate(e, Statement.Name) is { } translated)
+        {
+            throw translated;
+        }
+    }
+
+    public void Dispose()
+    {
+        if (_disposed)
+        {
+            return;
+        }
+
+        _disposed = true;
+        _reader?.Dispose();
+        _reader = null;
+        _command.Dispose();
+    }
+
+    private DbDataReader Reader => _reader ?? throw new InvalidOperationException($"{Statement.Name}: no current row; call Step first and read columns only while it returns true.");
+
+    private DbParameter Parameter(int index)
+    {
+        ObjectDisposedException.ThrowIf(_disposed, this);
+        if ((uint)(index - 1) >= (uint)_parameters.Length)
+        {
+            throw new ArgumentOutOfRangeException(nameof(index), index, $"{Statement.Name} has parameters 1 to {_parameters.Length}.");
+        }
+
+        return _parameters[index - 1];
+    }
+}

@@ -1,0 +1,31 @@
+namespace BlockDb.Drivers;
+
+/// <summary>
+/// One open SQLite connection (one <c>sqlite3*</c> handle). Not thread-safe: one caller at a time.
+/// Disposing it finalizes the statements it prepared and closes the handle, releasing the file.
+/// </summary>
+public interface ISqliteConnection : IDisposable
+{
+    /// <summary>Prepares a statement once, for reuse with new bindings on every execution.</summary>
+    /// <param name="statement">The statement; its SQL text must hold exactly one SQL statement.</param>
+    /// <returns>The prepared statement, owned by this connection.</returns>
+    /// <exception cref="BlockDbException">SQLite could not prepare it (syntax, missing table, I/O).</exception>
+    ISqliteStatement Prepare(SqlStatement statement);
+
+    /// <summary>
+    /// Runs SQL text that takes no parameters and whose result rows are discarded (schema DDL,
+    /// <c>PRAGMA name = value</c>, <c>BEGIN</c>). Not for hot paths: the text is parsed every call.
+    /// </summary>
+    /// <param name="sql">SQL text built only from BlockDb's constants and validated typed values.</param>
+    /// <exception cref="BlockDbException">SQLite failed; the exception keeps its result code.</exception>
+    void Execute(string sql);
+
+    /// <summary>Runs SQL text that returns one value and returns the first column of its first row as text, or <see langword="null"/> when there is no row or the value is NULL.</summary>
+    /// <param name="sql">SQL text built only from BlockDb's constants and validated typed values.</param>
+    /// <returns>The value as text.</returns>
+    /// <exception cref="BlockDbException">SQLite failed; the exception keeps its result code.</exception>
+    string? QueryText(string sql);
+
+    /// <summary><see langword="true"/> while a transaction is open (<c>sqlite3_get_autocommit() == 0</c>).</summary>
+    bool InTransaction { get; }
+}

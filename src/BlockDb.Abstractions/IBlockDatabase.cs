@@ -1,0 +1,31 @@
+namespace BlockDb;
+
+/// <summary>
+/// An open block index: one SQLite file with its schema checked or created, through one provider.
+/// Thread-safe: open one <see cref="IBlockRepository"/> session per concurrent task.
+/// Disposing it after its sessions releases the file.
+/// </summary>
+public interface IBlockDatabase : IAsyncDisposable, IDisposable
+{
+    /// <summary>The provider's name, for example <c>PInvoke</c>.</summary>
+    string ProviderName { get; }
+
+    /// <summary>The native SQLite version this provider loaded (<c>sqlite_version()</c>), for example <c>3.50.4</c>.</summary>
+    string SqliteVersion { get; }
+
+    /// <summary>The full path of the database file.</summary>
+    string DataSource { get; }
+
+    /// <summary>The pragma values read back from the first connection after applying the options.</summary>
+    PragmaSettings AppliedPragmas { get; }
+
+    /// <summary>The options this database was opened with (a validated copy).</summary>
+    BlockDbOptions Options { get; }
+
+    /// <summary>Opens a repository session on its own connection, with the pragmas applied and verified.</summary>
+    /// <param name="cancellationToken">Cancels before the connection opens.</param>
+    /// <returns>A session that the caller disposes; not thread-safe.</returns>
+    /// <exception cref="ObjectDisposedException">The database was disposed.</exception>
+    /// <exception cref="BlockDbException">SQLite failed to open or configure the connection.</exception>
+    ValueTask<IBlockRepository> OpenSessionAsync(CancellationToken cancellationToken = default);
+}

@@ -1,0 +1,55 @@
+namespace BlockDb;
+
+/// <summary>
+/// Everything needed to open a block index: provider, file, pragmas, commit batching and the select-xor-insert
+/// strategy. Binds from the <c>BlockDb</c> configuration section (<see cref="SectionName"/>).
+/// </summary>
+public sealed class BlockDbOptions
+{
+    /// <summary>The configuration section these options bind from: <c>BlockDb</c>.</summary>
+    public const string SectionName = "BlockDb";
+
+    /// <summary>The provider name: <c>MicrosoftData</c> (default), <c>SystemData</c> or <c>PInvoke</c>, case-insensitive.</summary>
+    public string Provider { get; set; } = "MicrosoftData";
+
+    /// <summary>The database file path. Its folder must exist; the file is created when missing. Required.</summary>
+    public string? DataSource { get; set; }
+
+    /// <summary>The pragmas applied and read back on every connection BlockDb opens.</summary>
+    public PragmaOptions Pragmas { get; set; } = new();
+
+    /// <summary>When writes are committed.</summary>
+    public BatchingOptions Batching { get; set; } = new();
+
+    /// <summary>How <c>SelectXorInsertAsync</c> finds or creates a block. Default: <see cref="SelectXorInsertStrategy.SelectThenInsert"/>, as Duplicati does.</summary>
+    public SelectXorInsertStrategy SelectXorInsert { get; set; } = SelectXorInsertStrategy.SelectThenInsert;
+
+    /// <summary>Checks every value that does not depend on the provider catalog.</summary>
+    /// <exception cref="BlockDbConfigurationException">A value is missing or out of range; the message says which and what is allowed.</exception>
+    public void Validate()
+    {
+        if (string.IsNullOrWhiteSpace(Provider))
+        {
+            throw new BlockDbConfigurationException($"{SectionName}:Provider", "BlockDb:Provider is empty; set it to MicrosoftData, SystemData or PInvoke.");
+        }
+
+        if (string.IsNullOrWhiteSpace(DataSource))
+        {
+            throw new BlockDbConfigurationException($"{SectionName}:DataSource", "BlockDb:DataSource is empty; set it to the path of the database file (its folder must exist).");
+        }
+
+        if (DataSource.Contains('\0', StringComparison.Ordinal))
+        {
+            throw new BlockDbConfigurationException($"{SectionName}:DataSource", "BlockDb:DataSource contains a NUL character; give a plain file path.");
+        }
+
+        if (DataSource.Trim() == ":memory:" || DataSource.StartsWith("file:", StringComparison.OrdinalIgnoreCase))
+        {
+            throw new BlockDbConfigurationException($"{SectionName}:DataSource", $"BlockDb:DataSource '{DataSource}' is not a file path; BlockDb indexes live in files (URI and :memory: names are not accepted).");
+        }
+
+        OptionGuard.Defined(SelectXorInsert, $"{SectionName}:SelectXorInsert");
+        (Pragmas ?? throw new BlockDbConfigurationException($"{SectionName}:Pragmas", "BlockDb:Pragmas is null.")).Validate();
+        (Batching ?? throw new BlockDbConfigurationException($"{SectionName}:Batching", "BlockDb:Batching is null.")).Validate();
+    }
+}

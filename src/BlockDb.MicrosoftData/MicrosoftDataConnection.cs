@@ -1,0 +1,16 @@
+using BlockDb.Drivers.AdoNet;
+using Microsoft.Data.Sqlite;
+
+namespace BlockDb.MicrosoftData;
+
+/// <summary>What is specific to Microsoft.Data.Sqlite: its exception type and access to the native handle.</summary>
+internal sealed class MicrosoftDataConnection(SqliteConnection connection) : AdoNetSqliteConnection(connection)
+{
+    public override bool InTransaction => SQLitePCL.raw.sqlite3_get_autocommit(connection.Handle) == 0;
+
+    public static BlockDbException ToBlockDbException(SqliteException e, string what) =>
+        new($"{what}: {e.Message}", e.SqliteErrorCode, e.SqliteExtendedErrorCode, e);
+
+    protected override BlockDbException? Translate(Exception exception, string what) =>
+        exception is SqliteException e ? ToBlockDbException(e, what) : null;
+}

@@ -1,0 +1,66 @@
+using BlockDb.Drivers;
+using Microsoft.Data.Sqlite;
+using OpenMode = BlockDb.Drivers.SqliteOpenMode;
+
+namespace BlockDb.MicrosoftData;
+
+/// <summary>
+/// The Microsoft.Data.Sqlite provider (<c>MicrosoftData</c>). Connections are opened with pooling off, so a
+/// disposed session closes its <c>sqlite3*</c> handle and a disposed database releases its file at once
+/// (Microsoft.Data.Sqlite pools by default and would keep the file open until the pool is cleared).
+/// </summary>
+/// <remarks>
+/// On <c>SQLITE_BUSY</c>, Microsoft.Data.Sqlite retries on its own until the command timeout; this driver sets
+/// that timeout to the configured <c>busy_timeout</c> rounded up to whole seconds (at least 1 s), so a lock held
+/// elsewhere surfaces after about <c>max(busy_timeout, 1 s)</c>.
+/// </remarks>
+public sealed class MicrosoftDataDriver : ISqliteDriver
+{
+    /// <summary>The provider name in configuration: <c>MicrosoftData</c>.</summary>
+    public const string ProviderName = "MicrosoftData";
+
+    /// <summary>The one instance; the driver holds no state.</summary>
+    public static MicrosoftDataDriver Instance { get; } = new();
+
+    /// <inheritdoc />
+    public string Name => ProviderName;
+
+    /// <inheritdoc />
+    public string NativeLibraryVersion
+    {
+        get
+        {
+            SQLitePCL.Batteries_V2.Init();
+            return SQLitePCL.raw.sqlite3_libversion().utf8_to_string();
+        }
+    }
+
+    /// <inheritdoc />
+    public ISqliteConnection Open(SqliteOpenOptions options)
+    {
+        ArgumentNullException.ThrowIfNull(options);
+        var builder = new SqliteConnectionStringBuilder
+        {
+            DataSource = options.Path,
+            Mode = options.Mode switch
+            {
+                OpenMode.ReadWrite => Microsoft.Data.Sqlite.SqliteOpenMode.ReadWrite,
+                OpenMode.ReadOnly => Microsoft.Data.Sqlite.SqliteOpenMode.ReadOnly,
+                _ => Microsoft.Data.Sqlite.SqliteOpenMode.ReadWriteCreate,
+            },
+            Pooling = false,
+            DefaultTimeout = Math.Max(1, (options.BusyTimeoutMilliseconds + 999) / 1000),
+        };
+        var connection = new SqliteConnection(builder.ToString());
+        try
+        {
+            connection.Open();
+            return new MicrosoftDataConnection(connection);
+        }
+        catch (SqliteException e)
+        {
+            connection.Dispose();
+            throw MicrosoftDataConnection.ToBlockDbException(e, $"opening '{options.Path}'");
+        }
+    }
+}

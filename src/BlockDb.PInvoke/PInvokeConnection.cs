@@ -1,0 +1,296 @@
+using System.Text;
+using BlockDb.Drivers;
+
+namespace BlockDb.PInvoke;
+
+/// <summary>
+/// One <c>sqlite3*</c>, owned by a <see cref="SqliteConnectionHandle"/> so it is closed even when the caller
+/// forgets to dispose. Hot-path calls use the raw handle cached in <see cref="Db"/>.
+/// </summary>
+internal sealed unsafe class PInvokeConnection : ISqliteConnection
+{
+    private readonly SqliteConnectionHandle _handle;
+    private readonly List<PInvokeStatement> _statements = [];
+    private readonly string _path;
+    private nint _db;
+
+    private PInvokeConnection(SqliteConnectionHandle handle, string path)
+    {
+        _handle = handle;
+        _db = handle.DangerousGetHandle();
+        _path = path;
+    }
+
+    /// <summary>The raw <c>sqlite3*</c>, or 0 once disposed.</summary>
+    internal nint Db => _db;
+
+    public bool InTransaction
+    {
+        get
+        {
+            var db = ThrowIfDisposed(nameof(InTransaction));
+            var inTransaction = NativeMethods.sqlite3_get_autocommit(db) == 0;
+            GC.KeepAlive(this);
+            return inTransaction;
+        }
+    }
+
+    internal static PInvokeConnection Open(SqliteOpenOptions options)
+    {
+        var path = options.Path;
+        ArgumentNullException.ThrowIfNull(path, nameof(options));
+        var flags = options.Mode switch
+        {
+            SqliteOpenMode.ReadWriteCreate => NativeMethods.SQLITE_OPEN_READWRITE | NativeMethods.SQLITE_OPEN_CREATE,
+            SqliteOpenMode.ReadWrite => NativeMethods.SQLITE_OPEN_READWRITE,
+            SqliteOpenMode.ReadOnly => NativeMethods.SQLITE_OPEN_READONLY,
+            _ => throw new ArgumentOutOfRangeException(nameof(options), options.Mode, "Unknown SQLite open mode."),
+        };
+        flags |= NativeMethods.SQLITE_OPEN_EXRESCODE;
+
+        var fileName = ToUtf8Z(path);
+        nint db = 0;
+        int rc;
+        fixed (byte* pFileName = fileName)
+        {
+            rc = NativeMethods.sqlite3_open_v2(pFileName, &db, flags, null);
+        }
+
+        if (rc != NativeMethods.SQLITE_OK)
+        {
+            // open_v2 returns a handle even on failure (unless out of memory); read its error, then close it.
+            var error = SqliteErrors.FromConnection(db, rc, $"Cannot open SQLite database '{path}' ({options.Mode})");
+            if (db != 0)
+            {
+                _ = NativeMethods.sqlite3_close_v2(db);
+            }
+
+            throw error;
+        }
+
+        var handle = new SqliteConnectionHandle(db);
+        rc = NativeMethods.sqlite3_extended_result_codes(db, 1);
+        if (rc != NativeMethods.SQLITE_OK)
+        {
+            var error = SqliteErrors.FromConnection(db, rc, $"Cannot enable extended result codes on '{path}'");
+            handle.Dispose();
+            throw error;
+        }
+
+        return new PInvokeConnection(handle, path);
+    }
+
+    public ISqliteStatement Prepare(SqlStatement statement)
+    {
+        ArgumentNullException.ThrowIfNull(statement);
+        var db = ThrowIfDisposed(nameof(Prepare));
+        var context = $"Prepare of statement '{statement.Name}'";
+        var stmt = PrepareSingle(db, statement.Text, NativeMethods.SQLITE_PREPARE_PERSISTENT, context);
+
+        var parameterCount = NativeMethods.sqlite3_bind_parameter_count(stmt);
+        var handle = new SqliteStatementHandle(stmt, Math.Max(parameterCount, 0));
+        try
+        {
+            CheckParameters(stmt, parameterCount, statement, context);
+            var result = new PInvokeStatement(this, statement, handle, NativeMethods.sqlite3_column_count(stmt));
+            _statements.Add(result);
+            return result;
+        }
+        catch
+        {
+            handle.Dispose();
+            throw;
+        }
+    }
+
+    public void Execute(string sql)
+    {
+        ArgumentNullException.ThrowIfNull(sql);
+        var db = ThrowIfDisposed(nameof(Execute));
+        var text = ToUtf8Z(sql);
+        byte* errmsg = null;
+        int rc;
+        fixed (byte* pText = text)
+        {
+            rc = NativeMethods.sqlite3_exec(db, pText, 0, 0, &errmsg);
+        }
+
+        if (rc != NativeMethods.SQLITE_OK)
+        {
+            var message = SqliteErrors.Utf8(errmsg);
+            NativeMethods.sqlite3_free(errmsg);
+            var extended = rc > 0xFF ? rc : NativeMethods.sqlite3_extended_errcode(db);
+            if ((extended & 0xFF) != (rc & 0xFF))
+            {
+                extended = rc;
+            }
+
+            throw SqliteErrors.Create(rc, extended, $"Execute of '{sql}' on '{_path}' failed", message);
+        }
+
+        GC.KeepAlive(this);
+    }
+
+    public string? QueryText(string sql)
+    {
+        ArgumentNullException.ThrowIfNull(sql);
+        var db = ThrowIfDisposed(nameof(QueryText));
+        var context = $"QueryText of '{sql}' on '{_path}'";
+        var stmt = PrepareSingle(db, sql, 0, context);
+        try
+        {
+            var rc = NativeMethods.sqlite3_step(stmt);
+            if (rc == NativeMethods.SQLITE_DONE)
+            {
+                return null;
+            }
+
+            if (rc != NativeMethods.SQLITE_ROW)
+            {
+                throw SqliteErrors.FromConnection(db, rc, context);
+            }
+
+            return NativeMethods.sqlite3_column_count(stmt) == 0 ? null : PInvokeStatement.ReadText(db, stmt, 0, context);
+        }
+        finally
+        {
+            _ = NativeMethods.sqlite3_finalize(stmt);
+            GC.KeepAlive(this);
+        }
+    }
+
+    public void Dispose()
+    {
+        if (_db == 0)
+        {
+            return;
+        }
+
+        // Statements first (finalize, then free their text buffers), then the connection (close_v2).
+        foreach (var statement in _statements)
+        {
+            statement.Release();
+        }
+
+        _statements.Clear();
+        _db = 0;
+        _handle.Dispose();
+    }
+
+    /// <summary>Forgets a statement its owner disposed.</summary>
+    internal void Forget(PInvokeStatement statement)
+    {
+        if (_db != 0)
+        {
+            _ = _statements.Remove(statement);
+        }
+    }
+
+    /// <summary>Prepares exactly one SQL statement; throws when the text holds none, more than one, or SQLite fails.</summary>
+    private static nint PrepareSingle(nint db, string sql, uint flags, string context)
+    {
+        var text = ToUtf8Z(sql);
+        var length = text.Length - 1;
+        fixed (byte* pText = text)
+        {
+            nint stmt = 0;
+            byte* tail = null;
+            var rc = NativeMethods.sqlite3_prepare_v3(db, pText, length, flags, &stmt, &tail);
+            if (rc != NativeMethods.SQLITE_OK)
+            {
+                throw SqliteErrors.FromConnection(db, rc, context);
+            }
+
+            if (stmt == 0)
+            {
+                throw new BlockDbException($"{context}: the SQL text holds no statement.");
+            }
+
+            try
+            {
+                CheckNoMoreStatements(db, pText, length, tail, context);
+            }
+            catch
+            {
+                _ = NativeMethods.sqlite3_finalize(stmt);
+                throw;
+            }
+
+            return stmt;
+        }
+    }
+
+    /// <summary>Throws when the text after the first statement holds another statement (whitespace, comments and semicolons are fine).</summary>
+    private static void CheckNoMoreStatements(nint db, byte* text, int length, byte* tail, string context)
+    {
+        var end = text + length;
+        while (tail != null && tail < end)
+        {
+            var rest = new ReadOnlySpan<byte>(tail, (int)(end - tail));
+            if (rest.Trim(" \t\r\n\f\v"u8).IsEmpty)
+            {
+                return;
+            }
+
+            nint next = 0;
+            byte* nextTail = null;
+            var rc = NativeMethods.sqlite3_prepare_v3(db, tail, rest.Length, 0, &next, &nextTail);
+            if (next != 0)
+            {
+                _ = NativeMethods.sqlite3_finalize(next);
+            }
+
+            if (rc != NativeMethods.SQLITE_OK || next != 0)
+            {
+                throw new BlockDbException($"{context}: the SQL text holds more than one statement; only one is allowed.");
+            }
+
+            if (nextTail <= tail)
+            {
+                return;
+            }
+
+            tail = nextTail;
+        }
+    }
+
+    private static void CheckParameters(nint stmt, int parameterCount, SqlStatement statement, string context)
+    {
+        var expected = statement.Parameters;
+        if (parameterCount != expected.Count)
+        {
+            throw new BlockDbException(
+                $"{context}: SQLite counts {parameterCount} parameter(s) in the SQL text but the statement declares {expected.Count} ({string.Join(", ", expected)}).");
+        }
+
+        for (var i = 1; i <= parameterCount; i++)
+        {
+            var actual = SqliteErrors.Utf8(NativeMethods.sqlite3_bind_parameter_name(stmt, i));
+            if (!string.Equals(actual, expected[i - 1], StringComparison.Ordinal))
+            {
+                throw new BlockDbException(
+                    $"{context}: parameter {i} is '{actual ?? "?"}' in the SQL text but '{expected[i - 1]}' in the statement's parameter list.");
+            }
+        }
+    }
+
+    private nint ThrowIfDisposed(string call)
+    {
+        var db = _db;
+        if (db == 0)
+        {
+            throw new ObjectDisposedException(
+                nameof(PInvokeConnection), $"The SQLite connection to '{_path}' is disposed; {call} cannot run on it.");
+        }
+
+        return db;
+    }
+
+    /// <summary>UTF-8 bytes of <paramref name="value"/> with a terminating NUL.</summary>
+    private static byte[] ToUtf8Z(string value)
+    {
+        var bytes = new byte[Encoding.UTF8.GetByteCount(value) + 1];
+        _ = Encoding.UTF8.GetBytes(value, bytes);
+        return bytes;
+    }
+}

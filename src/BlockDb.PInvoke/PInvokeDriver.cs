@@ -1,0 +1,44 @@
+using BlockDb.Drivers;
+
+namespace BlockDb.PInvoke;
+
+/// <summary>
+/// The BlockDb SQLite driver that calls the native <c>e_sqlite3</c> library (shipped by
+/// <c>SQLitePCLRaw.bundle_e_sqlite3</c>) directly through source-generated P/Invoke, with no ADO.NET layer:
+/// no per-operation managed allocation on binds, steps and integer reads.
+/// </summary>
+/// <remarks>The driver is stateless and thread-safe; the connections it opens are not.</remarks>
+public sealed class PInvokeDriver : ISqliteDriver
+{
+    /// <summary>The provider name used in configuration: <c>PInvoke</c>.</summary>
+    public const string ProviderName = "PInvoke";
+
+    private static string? s_nativeLibraryVersion;
+
+    private PInvokeDriver()
+    {
+    }
+
+    /// <summary>The one instance; the driver holds no state.</summary>
+    public static PInvokeDriver Instance { get; } = new();
+
+    /// <inheritdoc />
+    public string Name => ProviderName;
+
+    /// <inheritdoc />
+    /// <exception cref="DllNotFoundException">The native <c>e_sqlite3</c> library is not deployed with the application.</exception>
+    public string NativeLibraryVersion => s_nativeLibraryVersion ??= ReadLibraryVersion();
+
+    /// <inheritdoc />
+    /// <exception cref="ArgumentNullException"><paramref name="options"/> or its path is <see langword="null"/>.</exception>
+    /// <exception cref="ArgumentOutOfRangeException">The open mode is not defined.</exception>
+    /// <exception cref="DllNotFoundException">The native <c>e_sqlite3</c> library is not deployed with the application.</exception>
+    public ISqliteConnection Open(SqliteOpenOptions options)
+    {
+        ArgumentNullException.ThrowIfNull(options);
+        return PInvokeConnection.Open(options);
+    }
+
+    private static unsafe string ReadLibraryVersion() =>
+        SqliteErrors.Utf8(NativeMethods.sqlite3_libversion()) ?? string.Empty;
+}

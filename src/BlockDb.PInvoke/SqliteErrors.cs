@@ -1,0 +1,46 @@
+using System.Runtime.InteropServices;
+
+namespace BlockDb.PInvoke;
+
+/// <summary>Turns SQLite result codes into <see cref="BlockDbException"/>s.</summary>
+internal static unsafe class SqliteErrors
+{
+    /// <summary>The failure of a call on connection <paramref name="db"/> that returned <paramref name="rc"/>, with the connection's error message.</summary>
+    internal static BlockDbException FromConnection(nint db, int rc, string context)
+    {
+        var message = db != 0 ? Utf8(NativeMethods.sqlite3_errmsg(db)) : null;
+        var extended = rc;
+        if (rc <= 0xFF && db != 0)
+        {
+            // A primary code: the connection may know the extended one.
+            var known = NativeMethods.sqlite3_extended_errcode(db);
+            if ((known & 0xFF) == rc)
+            {
+                extended = known;
+            }
+        }
+
+        return Create(rc, extended, context, message);
+    }
+
+    /// <summary>A failure with a known message (for example from <c>sqlite3_exec</c>'s error out-parameter).</summary>
+    internal static BlockDbException Create(int rc, int extended, string context, string? message)
+    {
+        var primary = rc & 0xFF;
+        if (string.IsNullOrEmpty(message))
+        {
+            message = Describe(rc);
+        }
+
+        return new BlockDbException(
+            $"{context}: {message} (SQLite error {primary} '{Describe(primary)}', extended code {extended}).",
+            primary,
+            extended);
+    }
+
+    /// <summary>SQLite's English text for a result code (<c>sqlite3_errstr</c>).</summary>
+    internal static string Describe(int rc) => Utf8(NativeMethods.sqlite3_errstr(rc)) ?? "unknown error";
+
+    /// <summary>A NUL-terminated UTF-8 string owned by SQLite, or <see langword="null"/> for a null pointer.</summary>
+    internal static string? Utf8(byte* text) => text == null ? null : Marshal.PtrToStringUTF8((nint)text);
+}

@@ -1,0 +1,218 @@
+using System.Collections.Concurrent;
+using BlockDb.Drivers;
+using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Logging.Abstractions;
+
+namespace BlockDb;
+
+/// <summary>
+/// An open block index: the thread-safe entry point. <see cref="Open(BlockDbOptions, ILoggerFactory?)"/> validates
+/// the options, opens the file through the configured provider, creates or checks the schema
+/// (<c>PRAGMA user_version</c>), applies and verifies the pragmas; <see cref="OpenSessionAsync"/> then gives
+/// each task its own repository session and connection.
+/// </summary>
+public sealed class BlockDatabase : IBlockDatabase
+{
+    private readonly ISqliteDriver _driver;
+    private readonly PragmaSettings _requested;
+    private readonly ILogger _logger;
+    private readonly ConcurrentDictionary<BlockRepository, byte> _sessions = new();
+    private int _disposed;
+
+    private BlockDatabase(BlockDbOptions options, ISqliteDriver driver, string path, ILogger logger)
+    {
+        Options = options;
+        _driver = driver;
+        DataSource = path;
+        _logger = logger;
+        _requested = options.Pragmas.Resolve();
+        try
+        {
+            using var connection = OpenConnection();
+            SqliteVersion = connection.QueryText(BlockDbSql.SqliteVersionQuery) ?? "unknown";
+            Schema.EnsureCreated(connection, path);
+            AppliedPragmas = Pragmas.ApplyAndVerify(connection, _requested, _logger, path);
+        }
+        catch (BlockDbException e) when (e.SqliteErrorCode == SqliteResultCode.NotADatabase)
+        {
+            throw new BlockDbException($"'{path}' is not a SQLite database file (SQLITE_NOTADB); BlockDb left it untouched. {e.Message}", e.SqliteErrorCode, e.SqliteExtendedErrorCode, e);
+        }
+
+        _logger.LogInformation(
+            "Opened BlockDb '{Path}' with provider {Provider} on SQLite {Version}; pragmas: {Pragmas}",
+            path, driver.Name, SqliteVersion, AppliedPragmas);
+    }
+
+    /// <inheritdoc />
+    public string ProviderName => _driver.Name;
+
+    /// <inheritdoc />
+    public string SqliteVersion { get; }
+
+    /// <inheritdoc />
+    public string DataSource { get; }
+
+    /// <inheritdoc />
+    public PragmaSettings AppliedPragmas { get; }
+
+    /// <inheritdoc />
+    public BlockDbOptions Options { get; }
+
+    /// <summary>Opens a block index with the provider named in <paramref name="options"/>.</summary>
+    /// <param name="options">The options; validated, then used as given (do not change them afterwards).</param>
+    /// <param name="loggerFactory">Where the applied pragmas and warnings are logged; none when <see langword="null"/>.</param>
+    /// <returns>The open database.</returns>
+    /// <exception cref="BlockDbConfigurationException">An option is invalid or names an unknown provider.</exception>
+    /// <exception cref="BlockDbFormatException">The file belongs to another application or a newer BlockDb.</exception>
+    /// <exception cref="BlockDbException">SQLite could not open the file (<c>SQLITE_CANTOPEN</c> for a missing folder, <c>SQLITE_NOTADB</c> for a file that is not a database, <c>SQLITE_READONLY</c> for a read-only file), or a pragma did not take effect.</exception>
+    public static BlockDatabase Open(BlockDbOptions options, ILoggerFactory? loggerFactory = null)
+    {
+        ArgumentNullException.ThrowIfNull(options);
+        options.Validate();
+        return Open(options, BlockDbProviders.Get(options.Provider), loggerFactory);
+    }
+
+    /// <summary>Opens a block index through a given driver (the provider named in the options is ignored).</summary>
+    /// <param name="options">The options.</param>
+    /// <param name="driver">The driver to use.</param>
+    /// <param name="loggerFactory">Where the applied pragmas and warnings are logged; none when <see langword="null"/>.</param>
+    /// <returns>The open database.</returns>
+    /// <exception cref="BlockDbConfigurationException">An option is invalid.</exception>
+    /// <exception cref="BlockDbFormatException">The file belongs to another application or a newer BlockDb.</exception>
+    /// <exception cref="BlockDbException">SQLite could not open or configure the file.</exception>
+    public static BlockDatabase Open(BlockDbOptions options, ISqliteDriver driver, ILoggerFactory? loggerFactory = null)
+    {
+        ArgumentNullException.ThrowIfNull(options);
+        ArgumentNullException.ThrowIfNull(driver);
+        options.Validate();
+        var path = Path.GetFullPath(options.DataSource!);
+        var folder = Path.GetDirectoryName(path);
+        if (folder is not null && !Directory.Exists(folder))
+        {
+            throw new BlockDbException(
+                $"Cannot open '{path}': the folder '{folder}' does not exist; create it first (BlockDb creates the file, not its folder).",
+                SqliteResultCode.CantOpen, SqliteResultCode.CantOpen);
+        }
+
+        if (Directory.Exists(path))
+        {
+            throw new BlockDbException($"Cannot open '{path}': it is a folder, not a database file.", SqliteResultCode.CantOpen, SqliteResultCode.CantOpen);
+        }
+
+        var logger = (loggerFactory ?? NullLoggerFactory.Instance).CreateLogger<BlockDatabase>();
+        return new BlockDatabase(options, driver, path, logger);
+    }
+
+    /// <summary>Opens a block index (see <see cref="Open(BlockDbOptions, ILoggerFactory?)"/>). Completes synchronously: SQLite opens files synchronously.</summary>
+    /// <param name="options">The options.</param>
+    /// <param name="loggerFactory">Where the applied pragmas and warnings are logged.</param>
+    /// <param name="cancellationToken">Cancels before the file is opened.</param>
+    /// <returns>The open database.</returns>
+    /// <exception cref="BlockDbConfigurationException">An option is invalid or names an unknown provider.</exception>
+    /// <exception cref="BlockDbException">SQLite could not open or configure the file.</exception>
+    public static ValueTask<BlockDatabase> OpenAsync(BlockDbOptions options, ILoggerFactory? loggerFactory = null, CancellationToken cancellationToken = default)
+    {
+        try
+        {
+            cancellationToken.ThrowIfCancellationRequested();
+            return new(Open(options, loggerFactory));
+        }
+        catch (Exception e)
+        {
+            return ValueTask.FromException<BlockDatabase>(e);
+        }
+    }
+
+    /// <inheritdoc />
+    public ValueTask<IBlockRepository> OpenSessionAsync(CancellationToken cancellationToken = default)
+    {
+        try
+        {
+            cancellationToken.ThrowIfCancellationRequested();
+            return new(OpenSession());
+        }
+        catch (Exception e)
+        {
+            return ValueTask.FromException<IBlockRepository>(e);
+        }
+    }
+
+    /// <summary>Opens a repository session synchronously (see <see cref="OpenSessionAsync"/>).</summary>
+    /// <returns>A session the caller disposes.</returns>
+    /// <exception cref="ObjectDisposedException">The database was disposed.</exception>
+    /// <exception cref="BlockDbException">SQLite failed to open or configure the connection.</exception>
+    public IBlockRepository OpenSession()
+    {
+        ObjectDisposedException.ThrowIf(Volatile.Read(ref _disposed) != 0, this);
+        var connection = OpenConnection();
+        try
+        {
+            var applied = Pragmas.ApplyAndVerify(connection, _requested, _logger, DataSource);
+            var session = new BlockRepository(connection, Options, applied, s => _sessions.TryRemove(s, out _));
+            _sessions.TryAdd(session, 0);
+            return session;
+        }
+        catch
+        {
+            connection.Dispose();
+            throw;
+        }
+    }
+
+    /// <summary>Disposes the sessions still open (each commits or rolls back as <see cref="BatchingOptions.OnDispose"/> says); the file is then released.</summary>
+    public void Dispose()
+    {
+        if (Interlocked.Exchange(ref _disposed, 1) != 0)
+        {
+            return;
+        }
+
+        List<Exception>? errors = null;
+        foreach (var session in _sessions.Keys)
+        {
+            try
+            {
+                session.Dispose();
+            }
+            catch (Exception e)
+            {
+                (errors ??= []).Add(e);
+            }
+        }
+
+        if (errors is not null)
+        {
+            throw new AggregateException("Disposing the open BlockDb sessions failed.", errors);
+        }
+    }
+
+    /// <inheritdoc cref="Dispose"/>
+    /// <returns>A completed task.</returns>
+    public ValueTask DisposeAsync()
+    {
+        try
+        {
+            Dispose();
+            return ValueTask.CompletedTask;
+        }
+        catch (Exception e)
+        {
+            return ValueTask.FromException(e);
+        }
+    }
+
+    private ISqliteConnection OpenConnection()
+    {
+        var connection = _driver.Open(new SqliteOpenOptions(DataSource, SqliteOpenMode.ReadWriteCreate, _requested.BusyTimeout ?? 0));
+        try
+        {
+            Pragmas.ApplyBusyTimeout(connection, _requested);
+            return connection;
+        }
+        catch
+        {
+            connection.Dispose();
+            throw;
+        }
+    }
+}

@@ -1,0 +1,66 @@
+namespace BlockDb;
+
+/// <summary>Checks block and blockset hashes: standard base64 (<c>A–Z a–z 0–9 + /</c>) with <c>=</c> padding, 1 to 64 hash bytes (SHA-256 is 44 characters).</summary>
+public static class BlockHash
+{
+    /// <summary>The longest accepted hash text: 88 characters (64 bytes, SHA-512).</summary>
+    public const int MaxLength = 88;
+
+    /// <summary>Whether <paramref name="hash"/> is a valid hash text. Allocates nothing.</summary>
+    /// <param name="hash">The text to check.</param>
+    /// <returns><see langword="true"/> when valid.</returns>
+    public static bool IsValid(string? hash)
+    {
+        if (hash is null || hash.Length == 0 || hash.Length > MaxLength || (hash.Length & 3) != 0)
+        {
+            return false;
+        }
+
+        var padding = hash[^1] == '=' ? (hash[^2] == '=' ? 2 : 1) : 0;
+        var end = hash.Length - padding;
+        for (var i = 0; i < end; i++)
+        {
+            var c = hash[i];
+            if (!(char.IsAsciiLetterOrDigit(c) || c == '+' || c == '/'))
+            {
+                return false;
+            }
+        }
+
+        return end > 0;
+    }
+
+    /// <summary>Throws when <paramref name="hash"/> is not a valid hash text.</summary>
+    /// <param name="hash">The text to check.</param>
+    /// <param name="paramName">The caller's parameter name.</param>
+    /// <exception cref="ArgumentNullException"><paramref name="hash"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="hash"/> is empty or not padded standard base64 of 1 to 64 bytes.</exception>
+    public static void Validate(string? hash, string paramName)
+    {
+        if (IsValid(hash))
+        {
+            return;
+        }
+
+        ArgumentNullException.ThrowIfNull(hash, paramName);
+        throw new ArgumentException(
+            hash.Length == 0
+                ? "The hash is empty; give the block hash as standard base64 with '=' padding (44 characters for SHA-256)."
+                : $"The hash '{Shorten(hash)}' ({hash.Length} characters) is not standard base64 with '=' padding of 1 to 64 bytes (A-Z, a-z, 0-9, '+', '/', length a multiple of 4, at most {MaxLength}; SHA-256 is 44 characters).",
+            paramName);
+    }
+
+    /// <summary>Throws when <paramref name="size"/> is not a valid block size.</summary>
+    /// <param name="size">The size in bytes.</param>
+    /// <param name="paramName">The caller's parameter name.</param>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="size"/> is below 1.</exception>
+    public static void ValidateSize(long size, string paramName)
+    {
+        if (size < 1)
+        {
+            throw new ArgumentOutOfRangeException(paramName, size, "A block size is in bytes and must be 1 or more.");
+        }
+    }
+
+    private static string Shorten(string s) => s.Length <= 96 ? s : string.Concat(s.AsSpan(0, 96), "…");
+}

@@ -1,0 +1,726 @@
+using System.Buffers;
+using System.Diagnostics;
+using BlockDb.Drivers;
+
+namespace BlockDb;
+
+/// <summary>
+/// The repository session: every operation of <see cref="IBlockRepository"/> written once over the driver
+/// contract, so each provider supplies only its driver. Statements are prepared once when the session opens.
+/// </summary>
+internal sealed class BlockRepository : IBlockRepository
+{
+    private const int CancellationCheckInterval = 256;
+
+    private readonly ISqliteConnection _connection;
+    private readonly BatchingOptions _batching;
+    private readonly SelectXorInsertStrategy _strategy;
+    private readonly Action<BlockRepository> _onDisposed;
+    private readonly ISqliteStatement _find;
+    private readonly ISqliteStatement _insert;
+    private readonly ISqliteStatement _insertOrIgnore;
+    private readonly ISqliteStatement _insertReturning;
+    private readonly ISqliteStatement _blockSize;
+    private readonly ISqliteStatement _insertBlockset;
+    private readonly ISqliteStatement _insertEntry;
+    private readonly ISqliteStatement _getBlockset;
+    private readonly ISqliteStatement _list;
+    private readonly ISqliteStatement _counts;
+    private readonly ISqliteStatement _begin;
+    private readonly ISqliteStatement _commit;
+    private readonly ISqliteStatement _rollback;
+    private readonly ISqliteStatement _savepoint;
+    private readonly ISqliteStatement _release;
+    private readonly ISqliteStatement _rollbackTo;
+    private long _batchStarted;
+    private int _pending;
+    private bool _batchOpen;
+    private int _inCall;
+    private bool _disposed;
+
+    public BlockRepository(ISqliteConnection connection, BlockDbOptions options, PragmaSettings applied, Action<BlockRepository> onDisposed)
+    {
+        _connection = connection;
+        _batching = options.Batching;
+        _strategy = options.SelectXorInsert;
+        _onDisposed = onDisposed;
+        AppliedPragmas = applied;
+        _find = connection.Prepare(BlockDbSql.FindBlock);
+        _insert = connection.Prepare(BlockDbSql.InsertBlock);
+        _insertOrIgnore = connection.Prepare(BlockDbSql.InsertBlockOrIgnore);
+        _insertReturning = connection.Prepare(BlockDbSql.InsertBlockReturningUnlessExists);
+        _blockSize = connection.Prepare(BlockDbSql.GetBlockSize);
+        _insertBlockset = connection.Prepare(BlockDbSql.InsertBlockset);
+        _insertEntry = connection.Prepare(BlockDbSql.InsertBlocksetEntry);
+        _getBlockset = connection.Prepare(BlockDbSql.GetBlockset);
+        _list = connection.Prepare(BlockDbSql.ListBlocksetBlocks);
+        _counts = connection.Prepare(BlockDbSql.Counts);
+        _begin = connection.Prepare(BlockDbSql.Begin);
+        _commit = connection.Prepare(BlockDbSql.Commit);
+        _rollback = connection.Prepare(BlockDbSql.Rollback);
+        _savepoint = connection.Prepare(BlockDbSql.Savepoint);
+        _release = connection.Prepare(BlockDbSql.ReleaseSavepoint);
+        _rollbackTo = connection.Prepare(BlockDbSql.RollbackToSavepoint);
+    }
+
+    public PragmaSettings AppliedPragmas { get; }
+
+    public int PendingWrites => _pending;
+
+    public ValueTask<long?> FindBlockAsync(string hash, long size, CancellationToken cancellationToken = default)
+    {
+        try
+        {
+            Enter(cancellationToken);
+            try
+            {
+                ValidateBlock(hash, size);
+                return new(Find(hash, size));
+            }
+            finally
+            {
+                Exit();
+            }
+        }
+        catch (Exception e)
+        {
+            return ValueTask.FromException<long?>(e);
+        }
+    }
+
+    public ValueTask<long> InsertBlockAsync(string hash, long size, CancellationToken cancellationToken = default)
+    {
+        try
+        {
+            Enter(cancellationToken);
+            try
+            {
+                ValidateBlock(hash, size);
+                return new(WriteOne(hash, size, _insert));
+            }
+            finally
+            {
+                Exit();
+            }
+        }
+        catch (Exception e)
+        {
+            return ValueTask.FromException<long>(e);
+        }
+    }
+
+    public ValueTask<SelectXorInsertResult> SelectXorInsertAsync(string hash, long size, CancellationToken cancellationToken = default)
+    {
+        try
+        {
+            Enter(cancellationToken);
+            try
+            {
+                ValidateBlock(hash, size);
+                return new(_strategy switch
+                {
+                    SelectXorInsertStrategy.InsertOrIgnoreThenSelect => InsertOrIgnoreThenSelect(hash, size),
+                    SelectXorInsertStrategy.InsertReturningThenSelect => InsertReturningThenSelect(hash, size),
+                    _ => Find(hash, size) is { } id ? new SelectXorInsertResult(id, false) : new SelectXorInsertResult(WriteOne(hash, size, _insert), true),
+                });
+            }
+            finally
+            {
+                Exit();
+            }
+        }
+        catch (Exception e)
+        {
+            return ValueTask.FromException<SelectXorInsertResult>(e);
+        }
+    }
+
+    public ValueTask<long> AddBlocksetAsync(IReadOnlyList<BlockKey> blocks, string? fullHash = null, CancellationToken cancellationToken = default)
+    {
+        long[]? ids = null;
+        try
+        {
+            Enter(cancellationToken);
+            try
+            {
+                var count = ValidateBlockset(blocks, fullHash);
+                for (var i = 0; i < count; i++)
+                {
+                    var block = blocks[i];
+                    if (block.Hash is null || !BlockHash.IsValid(block.Hash) || block.Size < 1)
+                    {
+                        throw new ArgumentException($"Block {i} of the blockset is invalid: hash '{block.Hash}', size {block.Size}; give a base64 hash with '=' padding and a size of 1 byte or more.", nameof(blocks));
+                    }
+                }
+
+                ids = ArrayPool<long>.Shared.Rent(count);
+                long length = 0;
+                for (var i = 0; i < count; i++)
+                {
+                    CheckCancellation(i, cancellationToken);
+                    var block = blocks[i];
+                    ids[i] = Find(block.Hash, block.Size)
+                        ?? throw new BlockNotFoundException($"Block {i} of the blockset (hash {block.Hash}, {block.Size} bytes) is not in the index; add it first (SelectXorInsertAsync). Nothing of the blockset was written.", i);
+                    length = checked(length + block.Size);
+                }
+
+                return new(WriteBlockset(ids, count, length, fullHash, cancellationToken));
+            }
+            finally
+            {
+                Exit();
+            }
+        }
+        catch (Exception e)
+        {
+            return ValueTask.FromException<long>(e);
+        }
+        finally
+        {
+            if (ids is not null)
+            {
+                ArrayPool<long>.Shared.Return(ids);
+            }
+        }
+    }
+
+    public ValueTask<long> AddBlocksetAsync(IReadOnlyList<long> blockIds, string? fullHash = null, CancellationToken cancellationToken = default)
+    {
+        long[]? ids = null;
+        try
+        {
+            Enter(cancellationToken);
+            try
+            {
+                var count = ValidateBlockset(blockIds, fullHash);
+                ids = ArrayPool<long>.Shared.Rent(count);
+                long length = 0;
+                for (var i = 0; i < count; i++)
+                {
+                    CheckCancellation(i, cancellationToken);
+                    var id = ids[i] = blockIds[i];
+                    length = checked(length + (BlockSize(id)
+                        ?? throw new BlockNotFoundException($"Block {i} of the blockset (ID {id}) is not in the index. Nothing of the blockset was written.", i)));
+                }
+
+                return new(WriteBlockset(ids, count, length, fullHash, cancellationToken));
+            }
+            finally
+            {
+                Exit();
+            }
+        }
+        catch (Exception e)
+        {
+            return ValueTask.FromException<long>(e);
+        }
+        finally
+        {
+            if (ids is not null)
+            {
+                ArrayPool<long>.Shared.Return(ids);
+            }
+        }
+    }
+
+    public ValueTask<IReadOnlyList<BlocksetBlock>> ListBlocksetBlocksAsync(long blocksetId, CancellationToken cancellationToken = default)
+    {
+        try
+        {
+            Enter(cancellationToken);
+            try
+            {
+                var blocks = new List<BlocksetBlock>();
+                _list.BindInt64(1, blocksetId);
+                try
+                {
+                    while (_list.Step())
+                    {
+                        blocks.Add(new BlocksetBlock((int)_list.ColumnInt64(0), _list.ColumnInt64(1), _list.ColumnText(2)!, _list.ColumnInt64(3)));
+                    }
+                }
+                finally
+                {
+                    _list.Reset();
+                }
+
+                if (blocks.Count == 0)
+                {
+                    // A blockset always has entries, so none means no such blockset; GetBlockset throws the typed error.
+                    GetBlockset(blocksetId);
+                }
+
+                return new(blocks);
+            }
+            finally
+            {
+                Exit();
+            }
+        }
+        catch (Exception e)
+        {
+            return ValueTask.FromException<IReadOnlyList<BlocksetBlock>>(e);
+        }
+    }
+
+    public ValueTask<BlocksetInfo> GetBlocksetAsync(long blocksetId, CancellationToken cancellationToken = default)
+    {
+        try
+        {
+            Enter(cancellationToken);
+            try
+            {
+                return new(GetBlockset(blocksetId));
+            }
+            finally
+            {
+                Exit();
+            }
+        }
+        catch (Exception e)
+        {
+            return ValueTask.FromException<BlocksetInfo>(e);
+        }
+    }
+
+    public ValueTask CommitAsync(CancellationToken cancellationToken = default)
+    {
+        try
+        {
+            Enter(cancellationToken);
+            try
+            {
+                CommitBatch();
+                return ValueTask.CompletedTask;
+            }
+            finally
+            {
+                Exit();
+            }
+        }
+        catch (Exception e)
+        {
+            return ValueTask.FromException(e);
+        }
+    }
+
+    public ValueTask RollbackAsync(CancellationToken cancellationToken = default)
+    {
+        try
+        {
+            Enter(cancellationToken);
+            try
+            {
+                RollbackBatch();
+                return ValueTask.CompletedTask;
+            }
+            finally
+            {
+                Exit();
+            }
+        }
+        catch (Exception e)
+        {
+            return ValueTask.FromException(e);
+        }
+    }
+
+    public ValueTask<BlockDbCounts> GetCountsAsync(CancellationToken cancellationToken = default)
+    {
+        try
+        {
+            Enter(cancellationToken);
+            try
+            {
+                try
+                {
+                    _counts.Step();
+                    return new(new BlockDbCounts(_counts.ColumnInt64(0), _counts.ColumnInt64(1), _counts.ColumnInt64(2)));
+                }
+                finally
+                {
+                    _counts.Reset();
+                }
+            }
+            finally
+            {
+                Exit();
+            }
+        }
+        catch (Exception e)
+        {
+            return ValueTask.FromException<BlockDbCounts>(e);
+        }
+    }
+
+    /// <summary>Ends the open batch as <see cref="BatchingOptions.OnDispose"/> says, then closes the connection (finalizing its statements).</summary>
+    public void Dispose()
+    {
+        if (_disposed)
+        {
+            return;
+        }
+
+        _disposed = true;
+        try
+        {
+            if (_batchOpen)
+            {
+                if (_batching.OnDispose == DisposeBehavior.Commit)
+                {
+                    CommitBatch();
+                }
+                else
+                {
+                    RollbackBatch();
+                }
+            }
+        }
+        finally
+        {
+            _connection.Dispose();
+            _onDisposed(this);
+        }
+    }
+
+    public ValueTask DisposeAsync()
+    {
+        try
+        {
+            Dispose();
+            return ValueTask.CompletedTask;
+        }
+        catch (Exception e)
+        {
+            return ValueTask.FromException(e);
+        }
+    }
+
+    private static void ValidateBlock(string hash, long size)
+    {
+        BlockHash.Validate(hash, nameof(hash));
+        BlockHash.ValidateSize(size, nameof(size));
+    }
+
+    private static int ValidateBlockset<T>(IReadOnlyList<T> blocks, string? fullHash)
+    {
+        ArgumentNullException.ThrowIfNull(blocks);
+        if (blocks.Count == 0)
+        {
+            throw new ArgumentException("A blockset needs at least one block; an empty list was given.", nameof(blocks));
+        }
+
+        if (fullHash is not null)
+        {
+            BlockHash.Validate(fullHash, nameof(fullHash));
+        }
+
+        return blocks.Count;
+    }
+
+    private static void CheckCancellation(int i, CancellationToken cancellationToken)
+    {
+        if (i % CancellationCheckInterval == 0)
+        {
+            cancellationToken.ThrowIfCancellationRequested();
+        }
+    }
+
+    private void Enter(CancellationToken cancellationToken)
+    {
+        ObjectDisposedException.ThrowIf(_disposed, this);
+        if (Interlocked.Exchange(ref _inCall, 1) != 0)
+        {
+            throw new InvalidOperationException("This BlockDb session is already running a call. Sessions are not thread-safe: await each call before the next, or open one session per task.");
+        }
+
+        if (cancellationToken.IsCancellationRequested)
+        {
+            Exit();
+            cancellationToken.ThrowIfCancellationRequested();
+        }
+    }
+
+    private void Exit() => Volatile.Write(ref _inCall, 0);
+
+    private long? Find(string hash, long size)
+    {
+        _find.BindText(1, hash);
+        _find.BindInt64(2, size);
+        try
+        {
+            return _find.Step() ? _find.ColumnInt64(0) : null;
+        }
+        finally
+        {
+            _find.Reset();
+        }
+    }
+
+    private long? BlockSize(long id)
+    {
+        _blockSize.BindInt64(1, id);
+        try
+        {
+            return _blockSize.Step() ? _blockSize.ColumnInt64(0) : null;
+        }
+        finally
+        {
+            _blockSize.Reset();
+        }
+    }
+
+    private BlocksetInfo GetBlockset(long blocksetId)
+    {
+        _getBlockset.BindInt64(1, blocksetId);
+        try
+        {
+            return _getBlockset.Step()
+                ? new BlocksetInfo(blocksetId, _getBlockset.ColumnInt64(0), _getBlockset.ColumnText(1), (int)_getBlockset.ColumnInt64(2))
+                : throw new BlocksetNotFoundException(blocksetId);
+        }
+        finally
+        {
+            _getBlockset.Reset();
+        }
+    }
+
+    /// <summary>Runs an insert that returns the new ID (one row) inside the batch.</summary>
+    private long WriteOne(string hash, long size, ISqliteStatement insert)
+    {
+        BeginWrite();
+        long id;
+        try
+        {
+            insert.BindText(1, hash);
+            insert.BindInt64(2, size);
+            try
+            {
+                insert.Step();
+                id = insert.ColumnInt64(0);
+            }
+            finally
+            {
+                insert.Reset();
+            }
+        }
+        catch (Exception e) when (BatchLost(e) is { } lost)
+        {
+            throw lost;
+        }
+
+        EndWrite(wrote: true);
+        return id;
+    }
+
+    private SelectXorInsertResult InsertOrIgnoreThenSelect(string hash, long size)
+    {
+        BeginWrite();
+        int changes;
+        try
+        {
+            _insertOrIgnore.BindText(1, hash);
+            _insertOrIgnore.BindInt64(2, size);
+            changes = _insertOrIgnore.ExecuteNonQuery();
+        }
+        catch (Exception e) when (BatchLost(e) is { } lost)
+        {
+            throw lost;
+        }
+
+        var id = Find(hash, size) ?? throw new BlockDbException($"Block ({hash}, {size} bytes) is missing right after INSERT OR IGNORE.");
+        EndWrite(wrote: changes > 0);
+        return new SelectXorInsertResult(id, changes > 0);
+    }
+
+    private SelectXorInsertResult InsertReturningThenSelect(string hash, long size)
+    {
+        BeginWrite();
+        long? created;
+        try
+        {
+            _insertReturning.BindText(1, hash);
+            _insertReturning.BindInt64(2, size);
+            try
+            {
+                created = _insertReturning.Step() ? _insertReturning.ColumnInt64(0) : null;
+            }
+            finally
+            {
+                _insertReturning.Reset();
+            }
+        }
+        catch (Exception e) when (BatchLost(e) is { } lost)
+        {
+            throw lost;
+        }
+
+        if (created is { } newId)
+        {
+            EndWrite(wrote: true);
+            return new SelectXorInsertResult(newId, true);
+        }
+
+        var id = Find(hash, size) ?? throw new BlockDbException($"Block ({hash}, {size} bytes) conflicted on insert but is not found.");
+        EndWrite(wrote: false);
+        return new SelectXorInsertResult(id, false);
+    }
+
+    /// <summary>Writes a blockset and its entries inside a savepoint: all of it, or (on any failure or cancellation) nothing.</summary>
+    private long WriteBlockset(long[] ids, int count, long length, string? fullHash, CancellationToken cancellationToken)
+    {
+        BeginWrite();
+        long blocksetId;
+        try
+        {
+            _savepoint.ExecuteNonQuery();
+            try
+            {
+                _insertBlockset.BindInt64(1, length);
+                if (fullHash is null)
+                {
+                    _insertBlockset.BindNull(2);
+                }
+                else
+                {
+                    _insertBlockset.BindText(2, fullHash);
+                }
+
+                try
+                {
+                    _insertBlockset.Step();
+                    blocksetId = _insertBlockset.ColumnInt64(0);
+                }
+                finally
+                {
+                    _insertBlockset.Reset();
+                }
+
+                _insertEntry.BindInt64(1, blocksetId);
+                for (var i = 0; i < count; i++)
+                {
+                    CheckCancellation(i + 1, cancellationToken);
+                    _insertEntry.BindInt64(2, i);
+                    _insertEntry.BindInt64(3, ids[i]);
+                    _insertEntry.ExecuteNonQuery();
+                }
+
+                _release.ExecuteNonQuery();
+            }
+            catch
+            {
+                if (_connection.InTransaction)
+                {
+                    _rollbackTo.ExecuteNonQuery();
+                    _release.ExecuteNonQuery();
+                }
+
+                throw;
+            }
+        }
+        catch (Exception e) when (BatchLost(e) is { } lost)
+        {
+            throw lost;
+        }
+
+        EndWrite(wrote: true);
+        return blocksetId;
+    }
+
+    private void BeginWrite()
+    {
+        if (_batchOpen)
+        {
+            return;
+        }
+
+        _begin.ExecuteNonQuery();
+        _batchOpen = true;
+        _batchStarted = Stopwatch.GetTimestamp();
+    }
+
+    /// <summary>Counts a finished write and commits when the batch is full or old; a transaction this call opened without writing is closed at once, so no write lock is held for nothing.</summary>
+    private void EndWrite(bool wrote)
+    {
+        if (wrote)
+        {
+            _pending++;
+        }
+
+        if (_pending == 0
+            || (_batching.CommitEvery > 0 && _pending >= _batching.CommitEvery)
+            || (_batching.CommitAfterMilliseconds is { } ms && Stopwatch.GetElapsedTime(_batchStarted).TotalMilliseconds >= ms))
+        {
+            CommitBatch();
+        }
+    }
+
+    private void CommitBatch()
+    {
+        if (!_batchOpen)
+        {
+            return;
+        }
+
+        var pending = _pending;
+        try
+        {
+            _commit.ExecuteNonQuery();
+        }
+        catch (BlockDbException e)
+        {
+            if (_connection.InTransaction)
+            {
+                _rollback.ExecuteNonQuery();
+            }
+
+            throw new BlockDbException($"{e.Message} The commit failed and its batch of {pending} writes was rolled back.", e.SqliteErrorCode, e.SqliteExtendedErrorCode, e);
+        }
+        finally
+        {
+            _batchOpen = false;
+            _pending = 0;
+        }
+    }
+
+    private void RollbackBatch()
+    {
+        if (!_batchOpen)
+        {
+            return;
+        }
+
+        try
+        {
+            if (_connection.InTransaction)
+            {
+                _rollback.ExecuteNonQuery();
+            }
+        }
+        finally
+        {
+            _batchOpen = false;
+            _pending = 0;
+        }
+    }
+
+    /// <summary>
+    /// After a failed write: some SQLite errors (SQLITE_FULL, SQLITE_IOERR, SQLITE_BUSY, SQLITE_NOMEM) roll back
+    /// the whole transaction (https://www.sqlite.org/lang_transaction.html). When that happened, the batch's
+    /// uncommitted writes are gone; say so and start the next write with a new batch.
+    /// </summary>
+    private BlockDbException? BatchLost(Exception e)
+    {
+        if (!_batchOpen || _connection.InTransaction)
+        {
+            return null;
+        }
+
+        var lost = _pending;
+        _batchOpen = false;
+        _pending = 0;
+        return e is BlockDbException b
+            ? new BlockDbException($"{b.Message} SQLite rolled back the open batch: its {lost} uncommitted writes were discarded (committed data is intact).", b.SqliteErrorCode, b.SqliteExtendedErrorCode, b)
+            : null;
+    }
+}

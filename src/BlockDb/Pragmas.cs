@@ -1,0 +1,125 @@
+using System.Globalization;
+using BlockDb.Drivers;
+using Microsoft.Extensions.Logging;
+
+namespace BlockDb;
+
+/// <summary>
+/// Applies typed pragmas to a connection and reads them back (<see href="https://www.sqlite.org/pragma.html"/>).
+/// The pragma text is built from BlockDb's constants and validated enum and integer values only.
+/// </summary>
+internal static class Pragmas
+{
+    public static void ApplyBusyTimeout(ISqliteConnection connection, PragmaSettings requested)
+    {
+        if (requested.BusyTimeout is { } ms)
+        {
+            connection.Execute(Set("busy_timeout", ms));
+        }
+    }
+
+    /// <summary>Applies every requested value but busy_timeout (applied first, on its own), then reads all back and checks them.</summary>
+    public static PragmaSettings ApplyAndVerify(ISqliteConnection connection, PragmaSettings requested, ILogger logger, string path)
+    {
+        if (requested.JournalMode is { } journal)
+        {
+            // Returns the mode now in force; checked below with the others.
+            connection.QueryText("PRAGMA journal_mode = " + JournalName(journal));
+        }
+
+        if (requested.Synchronous is { } sync)
+        {
+            connection.Execute(Set("synchronous", (int)sync));
+        }
+
+        if (requested.TempStore is { } temp)
+        {
+            connection.Execute(Set("temp_store", (int)temp));
+        }
+
+        if (requested.CacheSize is { } cache)
+        {
+            connection.Execute(Set("cache_size", cache));
+        }
+
+        if (requested.MmapSize is { } mmap)
+        {
+            connection.QueryText(Set("mmap_size", mmap));
+        }
+
+        if (requested.Threads is { } threads)
+        {
+            connection.QueryText(Set("threads", threads));
+        }
+
+        var applied = Read(connection);
+        Verify(requested, applied, logger, path);
+        logger.LogDebug("Pragmas on {Path}: {Pragmas}", path, applied);
+        return applied;
+    }
+
+    public static PragmaSettings Read(ISqliteConnection connection) => new(
+        ParseJournal(connection.QueryText("PRAGMA journal_mode")),
+        (SynchronousMode)ReadInt(connection, "synchronous"),
+        (TempStoreMode)ReadInt(connection, "temp_store"),
+        ReadInt(connection, "cache_size"),
+        ReadInt(connection, "mmap_size"),
+        (int)ReadInt(connection, "threads"),
+        (int)ReadInt(connection, "busy_timeout"));
+
+    private static void Verify(PragmaSettings requested, PragmaSettings applied, ILogger logger, string path)
+    {
+        Check("journal_mode", requested.JournalMode, applied.JournalMode);
+        Check("synchronous", requested.Synchronous, applied.Synchronous);
+        Check("temp_store", requested.TempStore, applied.TempStore);
+        Check("cache_size", requested.CacheSize, applied.CacheSize);
+        Check("busy_timeout", requested.BusyTimeout, applied.BusyTimeout);
+
+        // mmap_size and threads are capped by compile-time limits (SQLITE_MAX_MMAP_SIZE, SQLITE_MAX_WORKER_THREADS):
+        // a lower value is SQLite's documented behaviour, reported rather than refused.
+        if (requested.MmapSize is { } mmap && applied.MmapSize != mmap)
+        {
+            logger.LogWarning("mmap_size {Requested} bytes was capped by SQLite to {Applied} bytes on {Path}.", mmap, applied.MmapSize, path);
+        }
+
+        if (requested.Threads is { } threads && applied.Threads != threads)
+        {
+            logger.LogWarning("threads {Requested} was capped by SQLite to {Applied} on {Path}.", threads, applied.Threads, path);
+        }
+
+        static void Check<T>(string name, T? want, T? got)
+            where T : struct
+        {
+            if (want is { } w && !EqualityComparer<T>.Default.Equals(w, got.GetValueOrDefault()))
+            {
+                throw new BlockDbException($"PRAGMA {name}: requested {w}, but SQLite reports {got} after setting it (see https://www.sqlite.org/pragma.html#pragma_{name}).");
+            }
+        }
+    }
+
+    private static string Set(string name, long value) => string.Create(CultureInfo.InvariantCulture, $"PRAGMA {name} = {value}");
+
+    private static long ReadInt(ISqliteConnection connection, string name)
+    {
+        var text = connection.QueryText("PRAGMA " + name);
+        return long.TryParse(text, NumberStyles.Integer, CultureInfo.InvariantCulture, out var value)
+            ? value
+            : throw new BlockDbException($"PRAGMA {name} returned '{text}', not an integer.");
+    }
+
+    private static string JournalName(JournalMode mode) => mode switch
+    {
+        JournalMode.Delete => "DELETE",
+        JournalMode.Truncate => "TRUNCATE",
+        JournalMode.Persist => "PERSIST",
+        JournalMode.Memory => "MEMORY",
+        JournalMode.Wal => "WAL",
+        JournalMode.Off => "OFF",
+        _ => throw new ArgumentOutOfRangeException(nameof(mode), mode, "Unknown journal mode."),
+    };
+
+    private static JournalMode ParseJournal(string? text) =>
+        Enum.TryParse<JournalMode>(text, ignoreCase: true, out var mode)
+            ? mode
+            : throw new BlockDbException($"PRAGMA journal_mode returned '{text}', which BlockDb does not know.");
+}

@@ -1,0 +1,571 @@
+using BlockDb.Drivers;
+
+namespace BlockDb.Tests;
+
+/// <summary>
+/// The behaviour every provider must have, on real SQLite files in temp folders. Each provider runs it
+/// through an empty sealed subclass (the Dapper way): adding a provider adds no test code.
+/// </summary>
+public abstract class ConformanceTests : IDisposable
+{
+    private readonly TempFolder _folder = new();
+
+    protected abstract string Provider { get; }
+
+    protected string DbPath => _folder.File("index.db");
+
+    public void Dispose()
+    {
+        _folder.Dispose();
+        GC.SuppressFinalize(this);
+    }
+
+    protected BlockDbOptions Options(Action<BlockDbOptions>? configure = null)
+    {
+        var options = new BlockDbOptions { Provider = Provider, DataSource = DbPath };
+        configure?.Invoke(options);
+        return options;
+    }
+
+    protected BlockDatabase Open(Action<BlockDbOptions>? configure = null) => BlockDatabase.Open(Options(configure));
+
+    [Fact]
+    public async Task A_new_file_gets_the_schema_and_its_version()
+    {
+        await using (var db = Open())
+        await using (var session = await db.OpenSessionAsync())
+        {
+            Assert.Equal(new BlockDbCounts(0, 0, 0), await session.GetCountsAsync());
+            Assert.Equal(Provider, db.ProviderName, ignoreCase: true);
+        }
+
+        using var raw = BlockDbProviders.Get(Provider).Open(new SqliteOpenOptions(DbPath, SqliteOpenMode.ReadOnly));
+        Assert.Equal(BlockDbSql.SchemaVersion.ToString(), raw.QueryText("PRAGMA user_version"));
+        Assert.Equal(BlockDbSql.ApplicationId.ToString(), raw.QueryText("PRAGMA application_id"));
+        Assert.Equal("3", raw.QueryText("""SELECT COUNT(*) FROM sqlite_schema WHERE type = 'table' AND name IN ('Block', 'Blockset', 'BlocksetEntry')"""));
+    }
+
+    [Fact]
+    public async Task Insert_then_find_returns_the_same_id_and_find_of_a_missing_block_returns_null()
+    {
+        await using var db = Open();
+        await using var session = await db.OpenSessionAsync();
+        var a = await session.InsertBlockAsync(TestData.Hash(1), 100);
+        var b = await session.InsertBlockAsync(TestData.Hash(2), 100);
+        Assert.NotEqual(a, b);
+        Assert.Equal(a, await session.FindBlockAsync(TestData.Hash(1), 100));
+        Assert.Equal(b, await session.FindBlockAsync(TestData.Hash(2), 100));
+        Assert.Null(await session.FindBlockAsync(TestData.Hash(1), 101));
+        Assert.Null(await session.FindBlockAsync(TestData.Hash(3), 100));
+    }
+
+    [Fact]
+    public async Task Inserting_an_existing_block_fails_with_sqlites_constraint_code_and_keeps_the_batch()
+    {
+        await using var db = Open(o => o.Batching.CommitEvery = 0);
+        await using var session = await db.OpenSessionAsync();
+        await session.InsertBlockAsync(TestData.Hash(1), 100);
+        await session.InsertBlockAsync(TestData.Hash(2), 100);
+        var e = await Assert.ThrowsAsync<BlockDbException>(async () => await session.InsertBlockAsync(TestData.Hash(1), 100));
+        Assert.Equal(SqliteResultCode.Constraint, e.SqliteErrorCode);
+        Assert.Equal(2, session.PendingWrites);
+        await session.CommitAsync();
+        await using var other = await db.OpenSessionAsync();
+        Assert.Equal(2, (await other.GetCountsAsync()).Blocks);
+    }
+
+    [Theory]
+    [InlineData(SelectXorInsertStrategy.SelectThenInsert)]
+    [InlineData(SelectXorInsertStrategy.InsertOrIgnoreThenSelect)]
+    [InlineData(SelectXorInsertStrategy.InsertReturningThenSelect)]
+    public async Task Select_xor_insert_gives_one_id_per_block_across_sessions_and_reopening(SelectXorInsertStrategy strategy)
+    {
+        long id;
+        await using (var db = Open(o => o.SelectXorInsert = strategy))
+        {
+            await using (var session = await db.OpenSessionAsync())
+            {
+                var first = await session.SelectXorInsertAsync(TestData.Hash(7), 4096);
+                var again = await session.SelectXorInsertAsync(TestData.Hash(7), 4096);
+                var otherSize = await session.SelectXorInsertAsync(TestData.Hash(7), 4097);
+                Assert.True(first.Created);
+                Assert.False(again.Created);
+                Assert.Equal(first.Id, again.Id);
+                Assert.True(otherSize.Created);
+                Assert.NotEqual(first.Id, otherSize.Id);
+                id = first.Id;
+            }
+
+            await using var second = await db.OpenSessionAsync();
+            Assert.Equal(new SelectXorInsertResult(id, false), await second.SelectXorInsertAsync(TestData.Hash(7), 4096));
+        }
+
+        await using (var reopened = Open(o => o.SelectXorInsert = strategy))
+        await using (var session = await reopened.OpenSessionAsync())
+        {
+            Assert.Equal(new SelectXorInsertResult(id, false), await session.SelectXorInsertAsync(TestData.Hash(7), 4096));
+            Assert.Equal(2, (await session.GetCountsAsync()).Blocks);
+        }
+    }
+
+    [Theory]
+    [InlineData(SelectXorInsertStrategy.SelectThenInsert)]
+    [InlineData(SelectXorInsertStrategy.InsertOrIgnoreThenSelect)]
+    [InlineData(SelectXorInsertStrategy.InsertReturningThenSelect)]
+    public async Task Select_xor_insert_of_a_known_block_counts_no_write_and_holds_no_transaction(SelectXorInsertStrategy strategy)
+    {
+        await using var db = Open(o => { o.SelectXorInsert = strategy; o.Batching.CommitEvery = 1; });
+        await using var writer = await db.OpenSessionAsync();
+        await writer.SelectXorInsertAsync(TestData.Hash(1), 10);
+        Assert.Equal(0, writer.PendingWrites);
+        Assert.False((await writer.SelectXorInsertAsync(TestData.Hash(1), 10)).Created);
+        Assert.Equal(0, writer.PendingWrites);
+
+        // A second writer can take the write lock at once: the first holds no transaction.
+        await using var other = await db.OpenSessionAsync();
+        Assert.True((await other.SelectXorInsertAsync(TestData.Hash(2), 10)).Created);
+    }
+
+    [Fact]
+    public async Task A_blockset_keeps_its_blocks_in_order_with_repeats_and_its_length_in_bytes()
+    {
+        await using var db = Open();
+        await using var session = await db.OpenSessionAsync();
+        var keys = new[] { TestData.Block(3, 100), TestData.Block(1, 200), TestData.Block(3, 100), TestData.Block(2, 50) };
+        var ids = new List<long>();
+        foreach (var key in keys)
+        {
+            ids.Add((await session.SelectXorInsertAsync(key.Hash, key.Size)).Id);
+        }
+
+        var fullHash = TestData.Hash(99);
+        var blocksetId = await session.AddBlocksetAsync(keys, fullHash);
+        var blocks = await session.ListBlocksetBlocksAsync(blocksetId);
+
+        Assert.Equal([0, 1, 2, 3], blocks.Select(b => b.Index));
+        Assert.Equal(ids, blocks.Select(b => b.BlockId));
+        Assert.Equal(keys.Select(k => k.Hash), blocks.Select(b => b.Hash));
+        Assert.Equal(keys.Select(k => k.Size), blocks.Select(b => b.Size));
+        Assert.Equal(new BlocksetInfo(blocksetId, 450, fullHash, 4), await session.GetBlocksetAsync(blocksetId));
+        Assert.Equal(new BlockDbCounts(3, 1, 4), await session.GetCountsAsync());
+    }
+
+    [Fact]
+    public async Task A_blockset_from_block_ids_matches_one_from_hashes()
+    {
+        await using var db = Open();
+        await using var session = await db.OpenSessionAsync();
+        var a = (await session.SelectXorInsertAsync(TestData.Hash(1), 1000)).Id;
+        var b = (await session.SelectXorInsertAsync(TestData.Hash(2), 24)).Id;
+
+        var byIds = await session.AddBlocksetAsync(new[] { b, a, b });
+        var byKeys = await session.AddBlocksetAsync(new[] { TestData.Block(2, 24), TestData.Block(1, 1000), TestData.Block(2, 24) });
+
+        Assert.NotEqual(byIds, byKeys);
+        Assert.Equal(
+            (await session.ListBlocksetBlocksAsync(byKeys)).Select(x => (x.Index, x.BlockId)),
+            (await session.ListBlocksetBlocksAsync(byIds)).Select(x => (x.Index, x.BlockId)));
+        var info = await session.GetBlocksetAsync(byIds);
+        Assert.Equal(1048, info.Length);
+        Assert.Null(info.FullHash);
+        Assert.Equal(3, info.BlockCount);
+    }
+
+    [Fact]
+    public async Task A_large_blockset_reads_back_in_order()
+    {
+        await using var db = Open();
+        await using var session = await db.OpenSessionAsync();
+        var keys = Enumerable.Range(0, 3000).Select(i => TestData.Block(i % 1700, 1 + (i % 1700))).ToArray();
+        foreach (var key in keys.Distinct())
+        {
+            await session.SelectXorInsertAsync(key.Hash, key.Size);
+        }
+
+        var id = await session.AddBlocksetAsync(keys);
+        var blocks = await session.ListBlocksetBlocksAsync(id);
+        Assert.Equal(keys.Length, blocks.Count);
+        Assert.Equal(keys, blocks.Select(b => new BlockKey(b.Hash, b.Size)));
+        Assert.Equal(keys.Sum(k => k.Size), (await session.GetBlocksetAsync(id)).Length);
+    }
+
+    [Fact]
+    public async Task Bad_blocksets_are_refused_and_write_nothing()
+    {
+        await using var db = Open(o => o.Batching.CommitEvery = 0);
+        await using var session = await db.OpenSessionAsync();
+        var known = (await session.SelectXorInsertAsync(TestData.Hash(1), 10)).Id;
+        var kept = await session.AddBlocksetAsync(new[] { known });
+
+        await Assert.ThrowsAsync<ArgumentException>(async () => await session.AddBlocksetAsync(Array.Empty<BlockKey>()));
+        await Assert.ThrowsAsync<ArgumentException>(async () => await session.AddBlocksetAsync(Array.Empty<long>()));
+        await Assert.ThrowsAsync<ArgumentNullException>(async () => await session.AddBlocksetAsync((IReadOnlyList<long>)null!));
+        var byKey = await Assert.ThrowsAsync<BlockNotFoundException>(async () =>
+            await session.AddBlocksetAsync(new[] { TestData.Block(1, 10), TestData.Block(1, 10), TestData.Block(5, 10) }));
+        Assert.Equal(2, byKey.Position);
+        var byId = await Assert.ThrowsAsync<BlockNotFoundException>(async () => await session.AddBlocksetAsync(new[] { known, known + 1000 }));
+        Assert.Equal(1, byId.Position);
+        await Assert.ThrowsAsync<ArgumentException>(async () => await session.AddBlocksetAsync(new[] { known }, fullHash: "not base64"));
+        await Assert.ThrowsAsync<ArgumentException>(async () => await session.AddBlocksetAsync(new[] { new BlockKey(TestData.Hash(1), 0) }));
+
+        Assert.Equal(new BlockDbCounts(1, 1, 1), await session.GetCountsAsync());
+        Assert.Equal(2, session.PendingWrites);
+        await session.CommitAsync();
+        Assert.Single(await session.ListBlocksetBlocksAsync(kept));
+    }
+
+    [Fact]
+    public async Task Unknown_blockset_ids_get_a_typed_error()
+    {
+        await using var db = Open();
+        await using var session = await db.OpenSessionAsync();
+        var e = await Assert.ThrowsAsync<BlocksetNotFoundException>(async () => await session.ListBlocksetBlocksAsync(42));
+        Assert.Equal(42, e.BlocksetId);
+        await Assert.ThrowsAsync<BlocksetNotFoundException>(async () => await session.GetBlocksetAsync(-1));
+    }
+
+    [Theory]
+    [InlineData("", typeof(ArgumentException))]
+    [InlineData("not base64 at all", typeof(ArgumentException))]
+    [InlineData("abc", typeof(ArgumentException))]
+    [InlineData("ab c", typeof(ArgumentException))]
+    [InlineData("a===", typeof(ArgumentException))]
+    [InlineData("====", typeof(ArgumentException))]
+    public async Task Bad_hashes_are_refused_before_anything_is_written(string hash, Type expected)
+    {
+        await using var db = Open();
+        await using var session = await db.OpenSessionAsync();
+        var e = await Assert.ThrowsAnyAsync<ArgumentException>(async () => await session.SelectXorInsertAsync(hash, 10));
+        Assert.IsType(expected, e);
+        Assert.Contains("base64", e.Message + (hash.Length == 0 ? " base64" : string.Empty), StringComparison.Ordinal);
+        await Assert.ThrowsAnyAsync<ArgumentException>(async () => await session.InsertBlockAsync(hash, 10));
+        await Assert.ThrowsAnyAsync<ArgumentException>(async () => await session.FindBlockAsync(hash, 10));
+        Assert.Equal(0, (await session.GetCountsAsync()).Blocks);
+    }
+
+    [Fact]
+    public async Task Null_hashes_and_sizes_below_one_byte_are_refused()
+    {
+        await using var db = Open();
+        await using var session = await db.OpenSessionAsync();
+        await Assert.ThrowsAsync<ArgumentNullException>(async () => await session.SelectXorInsertAsync(null!, 10));
+        var negative = await Assert.ThrowsAsync<ArgumentOutOfRangeException>(async () => await session.SelectXorInsertAsync(TestData.Hash(1), -5));
+        Assert.Contains("1 or more", negative.Message, StringComparison.Ordinal);
+        await Assert.ThrowsAsync<ArgumentOutOfRangeException>(async () => await session.InsertBlockAsync(TestData.Hash(1), 0));
+        Assert.Equal(0, (await session.GetCountsAsync()).Blocks);
+    }
+
+    [Fact]
+    public async Task Hashes_of_other_lengths_and_padding_are_accepted()
+    {
+        await using var db = Open();
+        await using var session = await db.OpenSessionAsync();
+        Assert.True((await session.SelectXorInsertAsync("AAAA", 1)).Created);
+        Assert.True((await session.SelectXorInsertAsync("AA==", 1)).Created);
+        Assert.True((await session.SelectXorInsertAsync(Convert.ToBase64String(new byte[64]), 1)).Created);
+    }
+
+    [Fact]
+    public async Task A_batch_of_n_writes_commits_exactly_at_the_nth_and_is_invisible_to_another_connection_before()
+    {
+        await using var db = Open(o => o.Batching.CommitEvery = 3);
+        await using var writer = await db.OpenSessionAsync();
+        await using var reader = await db.OpenSessionAsync();
+
+        await writer.InsertBlockAsync(TestData.Hash(1), 1);
+        await writer.SelectXorInsertAsync(TestData.Hash(2), 1);
+        Assert.Equal(2, writer.PendingWrites);
+        Assert.Equal(2, (await writer.GetCountsAsync()).Blocks);
+        Assert.Equal(0, (await reader.GetCountsAsync()).Blocks);
+        Assert.Null(await reader.FindBlockAsync(TestData.Hash(1), 1));
+
+        await writer.AddBlocksetAsync(new[] { TestData.Block(1, 1), TestData.Block(2, 1) });
+        Assert.Equal(0, writer.PendingWrites);
+        Assert.Equal(new BlockDbCounts(2, 1, 2), await reader.GetCountsAsync());
+
+        await writer.InsertBlockAsync(TestData.Hash(3), 1);
+        Assert.Equal(1, writer.PendingWrites);
+        Assert.Equal(2, (await reader.GetCountsAsync()).Blocks);
+    }
+
+    [Fact]
+    public async Task Commit_every_one_makes_each_write_visible_at_once()
+    {
+        await using var db = Open(o => o.Batching.CommitEvery = 1);
+        await using var writer = await db.OpenSessionAsync();
+        await using var reader = await db.OpenSessionAsync();
+        var id = await writer.InsertBlockAsync(TestData.Hash(1), 1);
+        Assert.Equal(0, writer.PendingWrites);
+        Assert.Equal(id, await reader.FindBlockAsync(TestData.Hash(1), 1));
+    }
+
+    [Fact]
+    public async Task Commit_every_zero_commits_only_on_an_explicit_commit()
+    {
+        await using var db = Open(o => o.Batching.CommitEvery = 0);
+        await using var writer = await db.OpenSessionAsync();
+        await using var reader = await db.OpenSessionAsync();
+        for (var i = 0; i < 50; i++)
+        {
+            await writer.SelectXorInsertAsync(TestData.Hash(i), 1);
+        }
+
+        Assert.Equal(50, writer.PendingWrites);
+        Assert.Equal(0, (await reader.GetCountsAsync()).Blocks);
+        await writer.CommitAsync();
+        Assert.Equal(0, writer.PendingWrites);
+        Assert.Equal(50, (await reader.GetCountsAsync()).Blocks);
+    }
+
+    [Fact]
+    public async Task An_old_batch_commits_at_the_next_write()
+    {
+        await using var db = Open(o => { o.Batching.CommitEvery = 0; o.Batching.CommitAfterMilliseconds = 30; });
+        await using var writer = await db.OpenSessionAsync();
+        await using var reader = await db.OpenSessionAsync();
+        await writer.InsertBlockAsync(TestData.Hash(1), 1);
+        await Task.Delay(120);
+        await writer.InsertBlockAsync(TestData.Hash(2), 1);
+        Assert.Equal(0, writer.PendingWrites);
+        Assert.Equal(2, (await reader.GetCountsAsync()).Blocks);
+    }
+
+    [Fact]
+    public async Task Rollback_discards_the_open_batch_only()
+    {
+        await using var db = Open(o => o.Batching.CommitEvery = 0);
+        await using var session = await db.OpenSessionAsync();
+        await session.InsertBlockAsync(TestData.Hash(1), 1);
+        await session.CommitAsync();
+        await session.InsertBlockAsync(TestData.Hash(2), 1);
+        await session.RollbackAsync();
+        Assert.Equal(0, session.PendingWrites);
+        Assert.Equal(1, (await session.GetCountsAsync()).Blocks);
+        Assert.True((await session.SelectXorInsertAsync(TestData.Hash(2), 1)).Created);
+    }
+
+    [Theory]
+    [InlineData(DisposeBehavior.Commit, 3)]
+    [InlineData(DisposeBehavior.Rollback, 1)]
+    public async Task Disposing_a_session_ends_its_open_batch_as_configured(DisposeBehavior onDispose, long expectedBlocks)
+    {
+        await using (var db = Open(o => { o.Batching.CommitEvery = 0; o.Batching.OnDispose = onDispose; }))
+        {
+            await using (var session = await db.OpenSessionAsync())
+            {
+                await session.InsertBlockAsync(TestData.Hash(1), 1);
+                await session.CommitAsync();
+                await session.InsertBlockAsync(TestData.Hash(2), 1);
+                await session.InsertBlockAsync(TestData.Hash(3), 1);
+            }
+        }
+
+        await using var reopened = Open();
+        await using var check = await reopened.OpenSessionAsync();
+        Assert.Equal(expectedBlocks, (await check.GetCountsAsync()).Blocks);
+    }
+
+    [Fact]
+    public async Task Disposing_the_database_disposes_open_sessions_and_releases_the_file()
+    {
+        var db = Open(o => o.Batching.CommitEvery = 0);
+        var session = await db.OpenSessionAsync();
+        await session.InsertBlockAsync(TestData.Hash(1), 1);
+        await db.DisposeAsync();
+
+        await Assert.ThrowsAsync<ObjectDisposedException>(async () => await session.FindBlockAsync(TestData.Hash(1), 1));
+        await Assert.ThrowsAsync<ObjectDisposedException>(async () => await db.OpenSessionAsync());
+
+        // Released: the file can be deleted and a new index created in its place.
+        File.Delete(DbPath);
+        File.Delete(DbPath + "-wal");
+        File.Delete(DbPath + "-shm");
+        await using var fresh = Open();
+        await using var s = await fresh.OpenSessionAsync();
+        Assert.Equal(0, (await s.GetCountsAsync()).Blocks);
+    }
+
+    [Fact]
+    public async Task Cancellation_before_a_call_writes_nothing()
+    {
+        await using var db = Open();
+        await using var session = await db.OpenSessionAsync();
+        using var cts = new CancellationTokenSource();
+        await cts.CancelAsync();
+        await Assert.ThrowsAnyAsync<OperationCanceledException>(async () => await session.SelectXorInsertAsync(TestData.Hash(1), 1, cts.Token));
+        await Assert.ThrowsAnyAsync<OperationCanceledException>(async () => await db.OpenSessionAsync(cts.Token));
+        Assert.Equal(0, (await session.GetCountsAsync()).Blocks);
+    }
+
+    [Fact]
+    public async Task Cancellation_in_the_middle_of_a_blockset_writes_none_of_it()
+    {
+        await using var db = Open(o => o.Batching.CommitEvery = 0);
+        await using var session = await db.OpenSessionAsync();
+        var id = (await session.SelectXorInsertAsync(TestData.Hash(1), 1)).Id;
+        using var cts = new CancellationTokenSource();
+        var ids = new CancellingList<long>(Enumerable.Repeat(id, 2000).ToArray(), cancelAt: 700, cts);
+        await Assert.ThrowsAnyAsync<OperationCanceledException>(async () => await session.AddBlocksetAsync(ids, null, cts.Token));
+        await session.CommitAsync();
+        Assert.Equal(new BlockDbCounts(1, 0, 0), await session.GetCountsAsync());
+    }
+
+    [Fact]
+    public async Task A_session_refuses_a_second_call_while_one_is_running()
+    {
+        await using var db = Open();
+        await using var session = await db.OpenSessionAsync();
+        var id = (await session.SelectXorInsertAsync(TestData.Hash(1), 1)).Id;
+        Exception? reentrant = null;
+        var ids = new CallbackList<long>([id, id], () =>
+        {
+            var pending = session.FindBlockAsync(TestData.Hash(1), 1);
+            reentrant = pending.IsFaulted ? pending.AsTask().Exception!.InnerException : null;
+        });
+        await session.AddBlocksetAsync(ids);
+        Assert.IsType<InvalidOperationException>(reentrant);
+    }
+
+    [Fact]
+    public async Task Recommended_pragmas_are_applied_and_read_back()
+    {
+        await using var db = Open(o => o.Pragmas.Preset = PragmaPreset.Recommended);
+        await using var session = await db.OpenSessionAsync();
+        Assert.Equal(PragmaSettings.Recommended, session.AppliedPragmas);
+        Assert.Equal(PragmaSettings.Recommended, db.AppliedPragmas);
+    }
+
+    [Fact]
+    public async Task The_sqlite_defaults_preset_really_leaves_wal()
+    {
+        await using (var wal = Open(o => o.Pragmas.Preset = PragmaPreset.Recommended))
+        {
+            Assert.Equal(JournalMode.Wal, wal.AppliedPragmas.JournalMode);
+        }
+
+        await using (var none = Open(o => o.Pragmas.Preset = PragmaPreset.None))
+        {
+            // WAL persists in the file: a run "without pragmas" would still be in WAL (the seed's fault 7).
+            Assert.Equal(JournalMode.Wal, none.AppliedPragmas.JournalMode);
+        }
+
+        await using var defaults = Open(o => o.Pragmas.Preset = PragmaPreset.SqliteDefaults);
+        await using var session = await defaults.OpenSessionAsync();
+        Assert.Equal(PragmaSettings.SqliteDefaults, session.AppliedPragmas);
+    }
+
+    [Fact]
+    public async Task Single_pragmas_override_the_preset()
+    {
+        await using var db = Open(o =>
+        {
+            o.Pragmas.Preset = PragmaPreset.SqliteDefaults;
+            o.Pragmas.JournalMode = JournalMode.Truncate;
+            o.Pragmas.CacheSize = 5000;
+            o.Pragmas.BusyTimeout = 250;
+        });
+        await using var session = await db.OpenSessionAsync();
+        Assert.Equal(PragmaSettings.SqliteDefaults with { JournalMode = JournalMode.Truncate, CacheSize = 5000, BusyTimeout = 250 }, session.AppliedPragmas);
+    }
+
+    [Fact]
+    public void A_path_in_a_missing_folder_fails_with_cantopen()
+    {
+        var e = Assert.Throws<BlockDbException>(() => BlockDatabase.Open(Options(o => o.DataSource = Path.Combine(DbPath + ".missing", "x.db"))));
+        Assert.Equal(SqliteResultCode.CantOpen, e.SqliteErrorCode);
+        Assert.Contains("does not exist", e.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void A_path_in_a_read_only_folder_fails_with_sqlites_code()
+    {
+        // /proc refuses new files even to root, so this holds whoever runs the tests.
+        var e = Assert.Throws<BlockDbException>(() => BlockDatabase.Open(Options(o => o.DataSource = "/proc/blockdb-test.db")));
+        Assert.Equal(SqliteResultCode.CantOpen, e.SqliteErrorCode);
+    }
+
+    [Fact]
+    public void A_file_that_is_not_a_database_fails_with_notadb_and_is_left_untouched()
+    {
+        var bytes = new byte[8192];
+        new Random(5).NextBytes(bytes);
+        File.WriteAllBytes(DbPath, bytes);
+        var e = Assert.Throws<BlockDbException>(() => Open());
+        Assert.Equal(SqliteResultCode.NotADatabase, e.SqliteErrorCode);
+        Assert.Contains("not a SQLite database", e.Message, StringComparison.Ordinal);
+        Assert.Equal(bytes, File.ReadAllBytes(DbPath));
+    }
+
+    [Fact]
+    public void Another_applications_database_is_refused_and_left_untouched()
+    {
+        using (var raw = BlockDbProviders.Get(Provider).Open(new SqliteOpenOptions(DbPath, SqliteOpenMode.ReadWriteCreate)))
+        {
+            raw.Execute("CREATE TABLE Notes (Text TEXT)");
+        }
+
+        var before = File.ReadAllBytes(DbPath);
+        Assert.Throws<BlockDbFormatException>(() => Open(o => o.Pragmas.Preset = PragmaPreset.None));
+        Assert.Equal(before, File.ReadAllBytes(DbPath));
+    }
+
+    [Fact]
+    public async Task A_database_from_a_newer_blockdb_is_refused()
+    {
+        await using (var db = Open(o => o.Pragmas.Preset = PragmaPreset.SqliteDefaults))
+        {
+        }
+
+        using (var raw = BlockDbProviders.Get(Provider).Open(new SqliteOpenOptions(DbPath, SqliteOpenMode.ReadWrite)))
+        {
+            raw.Execute($"PRAGMA user_version = {BlockDbSql.SchemaVersion + 1}");
+        }
+
+        var e = Assert.Throws<BlockDbFormatException>(() => Open());
+        Assert.Contains("newer", e.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void Invalid_options_name_the_setting_and_what_is_allowed()
+    {
+        var provider = Assert.Throws<BlockDbConfigurationException>(() => Open(o => o.Provider = "Oracle"));
+        Assert.Equal("BlockDb:Provider", provider.Setting);
+        Assert.Contains("MicrosoftData, SystemData, PInvoke", provider.Message, StringComparison.Ordinal);
+
+        var busy = Assert.Throws<BlockDbConfigurationException>(() => Open(o => o.Pragmas.BusyTimeout = -1));
+        Assert.Equal("BlockDb:Pragmas:BusyTimeout", busy.Setting);
+        Assert.Contains("0 to 3600000", busy.Message, StringComparison.Ordinal);
+
+        var journal = Assert.Throws<BlockDbConfigurationException>(() => Open(o => o.Pragmas.JournalMode = (JournalMode)42));
+        Assert.Contains("Delete, Truncate, Persist, Memory, Wal, Off", journal.Message, StringComparison.Ordinal);
+
+        Assert.Throws<BlockDbConfigurationException>(() => Open(o => o.Pragmas.MmapSize = -1));
+        Assert.Throws<BlockDbConfigurationException>(() => Open(o => o.Batching.CommitEvery = -1));
+        Assert.Throws<BlockDbConfigurationException>(() => Open(o => o.DataSource = " "));
+        Assert.Throws<BlockDbConfigurationException>(() => Open(o => o.DataSource = ":memory:"));
+        Assert.False(File.Exists(DbPath));
+    }
+
+    [Fact]
+    public async Task The_native_sqlite_version_is_reported()
+    {
+        await using var db = Open();
+        Assert.Matches(@"^3\.\d+\.\d+$", db.SqliteVersion);
+        Assert.Equal(BlockDbProviders.Get(Provider).NativeLibraryVersion, db.SqliteVersion);
+    }
+}
+
+public sealed class MicrosoftDataConformanceTests : ConformanceTests
+{
+    protected override string Provider => "MicrosoftData";
+}
+
+public sealed class SystemDataConformanceTests : ConformanceTests
+{
+    protected override string Provider => "SystemData";
+}
+
+public sealed class PInvokeConformanceTests : ConformanceTests
+{
+    protected override string Provider => "PInvoke";
+}

@@ -1,0 +1,11 @@
+using System.Security.Cryptography;
+
+namespace BlockDb.Tests;
+
+internal static class TestData
+{
+    /// <summary>A real SHA-256 hash as 44-character base64, distinct per <paramref name="seed"/>.</summary>
+    public static string Hash(int seed) => Convert.ToBase64String(SHA256.HashData(BitConverter.GetBytes(seed)));
+
+    public static BlockKey Block(int seed, long size = 102_400) => new(Hash(seed), size);
+}
