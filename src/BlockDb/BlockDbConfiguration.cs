@@ -1,0 +1,92 @@
+using System.Reflection;
+using System.Text.RegularExpressions;
+using Microsoft.Extensions.Configuration;
+
+namespace BlockDb;
+
+/// <summary>
+/// Binds <see cref="BlockDbOptions"/> from Microsoft.Extensions.Configuration (an <c>appsettings.json</c>
+/// <c>BlockDb</c> section, environment variables such as <c>BlockDb__Provider</c>, command-line arguments such as
+/// <c>--BlockDb:Provider=PInvoke</c>) and validates the result, so bad settings fail at start with a message
+/// that names the setting and lists the values allowed.
+/// </summary>
+public static partial class BlockDbConfiguration
+{
+    /// <summary>Binds and validates the options.</summary>
+    /// <param name="configuration">The configuration root (its <c>BlockDb</c> section is read) or the <c>BlockDb</c> section itself.</param>
+    /// <returns>The validated options.</returns>
+    /// <exception cref="BlockDbConfigurationException">A key is unknown, a value does not convert, a value is out of range, or the provider name is unknown.</exception>
+    public static BlockDbOptions Bind(IConfiguration configuration)
+    {
+        ArgumentNullException.ThrowIfNull(configuration);
+        var section = configuration is IConfigurationSection { Key: BlockDbOptions.SectionName } own
+            ? own
+            : configuration.GetSection(BlockDbOptions.SectionName);
+        var options = new BlockDbOptions();
+        try
+        {
+            section.Bind(options, binder => binder.ErrorOnUnknownConfiguration = true);
+        }
+        catch (InvalidOperationException e)
+        {
+            throw Explain(e);
+        }
+
+        options.Validate();
+        BlockDbProviders.Get(options.Provider);
+        return options;
+    }
+
+    private static BlockDbConfigurationException Explain(InvalidOperationException e)
+    {
+        var conversion = ConversionFailure().Match(e.Message);
+        if (conversion.Success)
+        {
+            var path = conversion.Groups[1].Value;
+            var type = PropertyType(path);
+            var allowed = type switch
+            {
+                { IsEnum: true } => "allowed values: " + string.Join(", ", Enum.GetNames(type)),
+                not null when type == typeof(int) || type == typeof(long) => "allowed: an integer",
+                _ => "see docs for the allowed values",
+            };
+            return new BlockDbConfigurationException(path, $"{path} has a value that is not valid; {allowed}.", e);
+        }
+
+        var unknown = UnknownKey().Match(e.Message);
+        if (unknown.Success)
+        {
+            return new BlockDbConfigurationException(
+                BlockDbOptions.SectionName,
+                $"Unknown BlockDb setting(s) {unknown.Groups[1].Value}; known settings: {string.Join(", ", KnownSettings(typeof(BlockDbOptions), BlockDbOptions.SectionName))}.",
+                e);
+        }
+
+        return new BlockDbConfigurationException(BlockDbOptions.SectionName, $"The BlockDb configuration section could not be bound: {e.Message}", e);
+    }
+
+    /// <summary>The type of the option at a configuration path such as <c>BlockDb:Pragmas:JournalMode</c>.</summary>
+    private static Type? PropertyType(string path)
+    {
+        Type? type = typeof(BlockDbOptions);
+        foreach (var part in path.Split(':').Skip(1))
+        {
+            type = type?.GetProperty(part, BindingFlags.Public | BindingFlags.Instance | BindingFlags.IgnoreCase)?.PropertyType;
+        }
+
+        return type is null ? null : Nullable.GetUnderlyingType(type) ?? type;
+    }
+
+    private static IEnumerable<string> KnownSettings(Type type, string prefix) =>
+        type.GetProperties(BindingFlags.Public | BindingFlags.Instance)
+            .Where(p => p.CanWrite)
+            .SelectMany(p => p.PropertyType.IsClass && p.PropertyType != typeof(string)
+                ? KnownSettings(p.PropertyType, $"{prefix}:{p.Name}")
+                : [$"{prefix}:{p.Name}"]);
+
+    [GeneratedRegex("configuration value at '([^']+)'")]
+    private static partial Regex ConversionFailure();
+
+    [GeneratedRegex("not found were:? ?(.+)$|'([^']+)' was not found", RegexOptions.Singleline)]
+    private static partial Regex UnknownKey();
+}
