@@ -84,9 +84,9 @@ public static partial class BlockDbConfiguration
                 ? KnownSettings(p.PropertyType, $"{prefix}:{p.Name}")
                 : [$"{prefix}:{p.Name}"]);
 
-    [GeneratedRegex("configuration value at '([^']+)'")]
+    [GeneratedRegex("configuration value .* at '([^']+)' to type", RegexOptions.Singleline)]
     private static partial Regex ConversionFailure();
 
-    [GeneratedRegex("not found were:? ?(.+)$|'([^']+)' was not found", RegexOptions.Singleline)]
+    [GeneratedRegex("not found on the instance of [^:]+: (.+)$", RegexOptions.Singleline)]
     private static partial Regex UnknownKey();
 }
