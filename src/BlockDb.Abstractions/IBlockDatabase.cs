@@ -28,4 +28,14 @@ public interface IBlockDatabase : IAsyncDisposable, IDisposable
     /// <exception cref="ObjectDisposedException">The database was disposed.</exception>
     /// <exception cref="BlockDbException">SQLite failed to open or configure the connection.</exception>
     ValueTask<IBlockRepository> OpenSessionAsync(CancellationToken cancellationToken = default);
+
+    /// <summary>
+    /// Opens a thread-safe repository for many concurrent tasks: one writer connection that gathers concurrent
+    /// writes into shared transactions (group commit, <see cref="BlockDbOptions.GroupCommit"/>), and a pool of
+    /// reader connections for find, list and get, which see committed data only. Keep one per database.
+    /// </summary>
+    /// <returns>The shared repository; dispose it to finish queued writes and close its connections.</returns>
+    /// <exception cref="ObjectDisposedException">The database was disposed.</exception>
+    /// <exception cref="BlockDbException">SQLite failed to open the writer connection.</exception>
+    ISharedBlockRepository OpenSharedRepository();
 }

@@ -17,6 +17,7 @@ public sealed class BlockDatabase : IBlockDatabase
     private readonly PragmaSettings _requested;
     private readonly ILogger _logger;
     private readonly ConcurrentDictionary<BlockRepository, byte> _sessions = new();
+    private readonly ConcurrentDictionary<SharedBlockRepository, byte> _shared = new();
     private int _disposed;
 
     private BlockDatabase(BlockDbOptions options, ISqliteDriver driver, string path, ILogger logger)
@@ -141,14 +142,26 @@ public sealed class BlockDatabase : IBlockDatabase
     /// <returns>A session the caller disposes.</returns>
     /// <exception cref="ObjectDisposedException">The database was disposed.</exception>
     /// <exception cref="BlockDbException">SQLite failed to open or configure the connection.</exception>
-    public IBlockRepository OpenSession()
+    public IBlockRepository OpenSession() => OpenSession(Options.Batching);
+
+    /// <inheritdoc />
+    public ISharedBlockRepository OpenSharedRepository()
+    {
+        ObjectDisposedException.ThrowIf(Volatile.Read(ref _disposed) != 0, this);
+        var shared = new SharedBlockRepository(this, Options.GroupCommit, s => _shared.TryRemove(s, out _));
+        _shared.TryAdd(shared, 0);
+        return shared;
+    }
+
+    /// <summary>Opens a session with its own batching (the shared repository's writer commits only when told).</summary>
+    internal BlockRepository OpenSession(BatchingOptions batching)
     {
         ObjectDisposedException.ThrowIf(Volatile.Read(ref _disposed) != 0, this);
         var connection = OpenConnection();
         try
         {
             var applied = Pragmas.ApplyAndVerify(connection, _requested, _logger, DataSource);
-            var session = new BlockRepository(connection, Options, applied, s => _sessions.TryRemove(s, out _));
+            var session = new BlockRepository(connection, batching, Options.SelectXorInsert, applied, s => _sessions.TryRemove(s, out _));
             _sessions.TryAdd(session, 0);
             return session;
         }
@@ -159,7 +172,7 @@ public sealed class BlockDatabase : IBlockDatabase
         }
     }
 
-    /// <summary>Disposes the sessions still open (each commits or rolls back as <see cref="BatchingOptions.OnDispose"/> says); the file is then released.</summary>
+    /// <summary>Disposes the shared repositories (their queued writes commit first) and the sessions still open (each commits or rolls back as <see cref="BatchingOptions.OnDispose"/> says); the file is then released.</summary>
     public void Dispose()
     {
         if (Interlocked.Exchange(ref _disposed, 1) != 0)
@@ -168,6 +181,18 @@ public sealed class BlockDatabase : IBlockDatabase
         }
 
         List<Exception>? errors = null;
+        foreach (var shared in _shared.Keys)
+        {
+            try
+            {
+                shared.Dispose();
+            }
+            catch (Exception e)
+            {
+                (errors ??= []).Add(e);
+            }
+        }
+
         foreach (var session in _sessions.Keys)
         {
             try

@@ -38,11 +38,11 @@ internal sealed class BlockRepository : IBlockRepository
     private int _inCall;
     private bool _disposed;
 
-    public BlockRepository(ISqliteConnection connection, BlockDbOptions options, PragmaSettings applied, Action<BlockRepository> onDisposed)
+    public BlockRepository(ISqliteConnection connection, BatchingOptions batching, SelectXorInsertStrategy strategy, PragmaSettings applied, Action<BlockRepository> onDisposed)
     {
         _connection = connection;
-        _batching = options.Batching;
-        _strategy = options.SelectXorInsert;
+        _batching = batching;
+        _strategy = strategy;
         _onDisposed = onDisposed;
         AppliedPragmas = applied;
         _find = connection.Prepare(BlockDbSql.FindBlock);

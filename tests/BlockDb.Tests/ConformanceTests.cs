@@ -6,7 +6,7 @@ namespace BlockDb.Tests;
 /// The behaviour every provider must have, on real SQLite files in temp folders. Each provider runs it
 /// through an empty sealed subclass (the Dapper way): adding a provider adds no test code.
 /// </summary>
-public abstract class ConformanceTests : IDisposable
+public abstract partial class ConformanceTests : IDisposable
 {
     private readonly TempFolder _folder = new();
 

@@ -21,6 +21,9 @@ public sealed class BlockDbOptions
     /// <summary>When writes are committed.</summary>
     public BatchingOptions Batching { get; set; } = new();
 
+    /// <summary>How the shared repository groups concurrent writers into transactions.</summary>
+    public GroupCommitOptions GroupCommit { get; set; } = new();
+
     /// <summary>How <c>SelectXorInsertAsync</c> finds or creates a block. Default: <see cref="SelectXorInsertStrategy.SelectThenInsert"/>, as Duplicati does.</summary>
     public SelectXorInsertStrategy SelectXorInsert { get; set; } = SelectXorInsertStrategy.SelectThenInsert;
 
@@ -51,5 +54,6 @@ public sealed class BlockDbOptions
         OptionGuard.Defined(SelectXorInsert, $"{SectionName}:SelectXorInsert");
         (Pragmas ?? throw new BlockDbConfigurationException($"{SectionName}:Pragmas", "BlockDb:Pragmas is null.")).Validate();
         (Batching ?? throw new BlockDbConfigurationException($"{SectionName}:Batching", "BlockDb:Batching is null.")).Validate();
+        (GroupCommit ?? throw new BlockDbConfigurationException($"{SectionName}:GroupCommit", "BlockDb:GroupCommit is null.")).Validate();
     }
 }

@@ -1,0 +1,59 @@
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Logging;
+
+namespace BlockDb.Backup.Cli;
+
+/// <summary>
+/// The service container of one command: console logging (to standard error) and BlockDb registered with
+/// <c>services.AddBlockDb(configuration)</c>, which binds and validates the <c>BlockDb</c> section at once
+/// (throwing <see cref="BlockDbConfigurationException"/>); the database itself opens on first use.
+/// </summary>
+internal sealed class AppServices : IAsyncDisposable
+{
+    private readonly ServiceProvider _provider;
+
+    private AppServices(ServiceProvider provider)
+    {
+        _provider = provider;
+        Options = provider.GetRequiredService<BlockDbOptions>();
+        LoggerFactory = provider.GetRequiredService<ILoggerFactory>();
+        DatabasePath = Path.GetFullPath(Options.DataSource!);
+    }
+
+    /// <summary>The validated options.</summary>
+    public BlockDbOptions Options { get; }
+
+    /// <summary>The full path of the database file.</summary>
+    public string DatabasePath { get; }
+
+    public ILoggerFactory LoggerFactory { get; }
+
+    /// <summary>Gets the database, opening it (and creating the file) on first use.</summary>
+    public IBlockDatabase Database => _provider.GetRequiredService<IBlockDatabase>();
+
+    /// <exception cref="BlockDbConfigurationException">A BlockDb setting is unknown or invalid.</exception>
+    /// <exception cref="UsageException">A configuration file is missing or not valid JSON.</exception>
+    public static AppServices Create(CommonSettings settings)
+    {
+        var configuration = AppConfiguration.Build(settings);
+        var services = new ServiceCollection();
+        services.AddLogging(logging => ConfigureLogging(logging, settings.Verbose));
+        services.AddBlockDb(configuration);
+        var provider = services.BuildServiceProvider();
+        try
+        {
+            return new AppServices(provider);
+        }
+        catch
+        {
+            provider.Dispose();
+            throw;
+        }
+    }
+
+    public static void ConfigureLogging(ILoggingBuilder logging, bool verbose) => logging
+        .SetMinimumLevel(verbose ? LogLevel.Information : LogLevel.Warning)
+        .AddConsole(console => console.LogToStandardErrorThreshold = LogLevel.Trace);
+
+    public ValueTask DisposeAsync() => _provider.DisposeAsync();
+}
