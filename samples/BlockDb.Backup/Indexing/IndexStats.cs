@@ -61,20 +61,17 @@ internal sealed class IndexStats
         Interlocked.Add(ref _bytesFound, length);
     }
 
-    public void AddBlock(long size, bool created)
+    public void AddNewBlock(long size)
     {
-        Interlocked.Increment(ref _blocks);
-        if (created)
-        {
-            Interlocked.Increment(ref _newBlocks);
-            Interlocked.Add(ref _newBytes, size);
-        }
+        Interlocked.Increment(ref _newBlocks);
+        Interlocked.Add(ref _newBytes, size);
     }
 
-    public void AddIndexed(long length)
+    public void AddIndexed(long length, int blocks)
     {
         Interlocked.Increment(ref _filesIndexed);
         Interlocked.Add(ref _bytes, length);
+        Interlocked.Add(ref _blocks, blocks);
     }
 
     public void AddEmpty() => Interlocked.Increment(ref _empty);

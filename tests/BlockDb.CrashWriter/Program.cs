@@ -1,0 +1,74 @@
+using System.Security.Cryptography;
+using BlockDb;
+using BlockDb.Drivers;
+
+// Usage:
+//   write <db> <provider> <tasks>   write blocksets from <tasks> concurrent tasks through the shared repository;
+//                                    print "ACK <task> <n> <blocksetId>" once each is acknowledged (committed).
+//   lock <db> <provider> <ms>       hold an exclusive lock on <db> for <ms> milliseconds, printing "LOCKED".
+if (args.Length != 4)
+{
+    Console.Error.WriteLine("usage: write <db> <provider> <tasks> | lock <db> <provider> <ms>");
+    return 2;
+}
+
+var (mode, path, provider, number) = (args[0], args[1], args[2], int.Parse(args[3], System.Globalization.CultureInfo.InvariantCulture));
+if (mode == "lock")
+{
+    using var connection = BlockDbProviders.Get(provider).Open(new SqliteOpenOptions(path, SqliteOpenMode.ReadWrite));
+    connection.Execute("BEGIN EXCLUSIVE");
+    connection.QueryText("SELECT COUNT(*) FROM \"Block\"");
+    Console.WriteLine("LOCKED");
+    Console.Out.Flush();
+    Thread.Sleep(number);
+    connection.Execute("ROLLBACK");
+    return 0;
+}
+
+var output = Console.Out;
+var gate = new object();
+await using var db = BlockDatabase.Open(new BlockDbOptions
+{
+    Provider = provider,
+    DataSource = path,
+    GroupCommit = { MaxDelayMilliseconds = 5 },
+});
+await using var shared = db.OpenSharedRepository();
+lock (gate)
+{
+    output.WriteLine("READY");
+    output.Flush();
+}
+
+await Task.WhenAll(Enumerable.Range(0, number).Select(task => Task.Run(async () =>
+{
+    for (var n = 0; ; n++)
+    {
+        var blocks = CrashData.Blocks(task, n);
+        foreach (var block in blocks)
+        {
+            await shared.SelectXorInsertAsync(block.Hash, block.Size);
+        }
+
+        var id = await shared.AddBlocksetAsync(blocks, CrashData.FullHash(task, n));
+        lock (gate)
+        {
+            output.WriteLine($"ACK {task} {n} {id}");
+            output.Flush();
+        }
+    }
+})));
+return 0;
+
+/// <summary>The deterministic content of blockset (task, n), shared with the test that checks it.</summary>
+public static class CrashData
+{
+    public static BlockKey[] Blocks(int task, int n) =>
+        Enumerable.Range(0, 1 + ((task + n) % 12))
+            .Select(i => new BlockKey(Hash($"block {(n * 3) + i} of {task % 3}"), 1 + (((n * 31) + i) % 102_400)))
+            .ToArray();
+
+    public static string FullHash(int task, int n) => Hash($"file {task} {n}");
+
+    private static string Hash(string text) => Convert.ToBase64String(SHA256.HashData(System.Text.Encoding.UTF8.GetBytes(text)));
+}
