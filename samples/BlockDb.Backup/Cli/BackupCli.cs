@@ -1,0 +1,181 @@
+using System.CommandLine;
+using System.CommandLine.Parsing;
+using BlockDb.Backup.Comparison;
+using BlockDb.Backup.Indexing;
+using BlockDb.Backup.Output;
+using BlockDb.Backup.Verification;
+
+namespace BlockDb.Backup.Cli;
+
+/// <summary>The command line (System.CommandLine): <c>index</c>, <c>verify</c> and <c>compare</c>.</summary>
+internal sealed class BackupCli
+{
+    private const long MinBlockSize = 1 << 10;
+    private const long MaxBlockSize = 256 << 20;
+
+    private readonly IReadOnlyList<string> _configurationArgs;
+
+    private readonly Option<string?> _config = new("--config")
+    {
+        Description = "A JSON file layered over appsettings.json (same shape: a \"BlockDb\" section)",
+        HelpName = "file.json",
+        Recursive = true,
+    };
+
+    private readonly Option<string?> _provider = new("--provider")
+    {
+        Description = $"The SQLite provider, BlockDb:Provider ({string.Join(", ", BlockDbProviders.Names)})",
+        HelpName = "name",
+        Recursive = true,
+    };
+
+    private readonly Option<bool> _verbose = new("--verbose", "-v")
+    {
+        Description = "Log at Information level (default: Warning)",
+        Recursive = true,
+    };
+
+    private readonly Option<string?> _db = new("--db")
+    {
+        Description = $"The database file, BlockDb:DataSource (default: ./{AppConfiguration.DefaultDatabase}); the sidecar is <db>.files.tsv",
+        HelpName = "path",
+    };
+
+    private readonly Option<ProgressMode> _progress = new("--progress")
+    {
+        Description = "auto: live on a terminal, plain lines on stderr when redirected or in CI; live; plain; none",
+        DefaultValueFactory = _ => ProgressMode.Auto,
+    };
+
+    private readonly Option<int?> _sample = new("--sample")
+    {
+        Description = "Verify N files chosen at random (default: all)",
+        HelpName = "N",
+    };
+
+    private readonly Option<int?> _seed = new("--seed")
+    {
+        Description = "The random seed of --sample, for a repeatable sample",
+    };
+
+    private BackupCli(IReadOnlyList<string> configurationArgs)
+    {
+        _configurationArgs = configurationArgs;
+        _sample.Validators.Add(r =>
+        {
+            if (r.GetValueOrDefault<int?>() is < 1)
+            {
+                r.AddError("--sample must be 1 or more.");
+            }
+        });
+    }
+
+    /// <param name="configurationArgs">The <c>--BlockDb:Key=Value</c> arguments taken out before parsing (<see cref="ConfigArgs"/>).</param>
+    public static RootCommand Create(IReadOnlyList<string> configurationArgs)
+    {
+        var cli = new BackupCli(configurationArgs);
+        var root = new RootCommand(
+            "blockdb-backup: indexes a directory into a BlockDb block index (Block, Blockset, BlocksetEntry) as a Duplicati-style backup would, "
+            + "verifies it against the files, and compares indexes. Any BlockDb setting can be given as --BlockDb:Section:Key=Value.")
+        {
+            cli._config,
+            cli._provider,
+            cli._verbose,
+        };
+        root.Add(cli.IndexCommand());
+        root.Add(cli.VerifyCommand());
+        root.Add(cli.CompareCommand());
+        return root;
+    }
+
+    private Command IndexCommand()
+    {
+        var directory = new Argument<string>("directory") { Description = "The directory to index, recursively" };
+        var fresh = new Option<bool>("--fresh") { Description = "Delete the database (and its -wal, -shm and sidecar) first" };
+        var blockSize = new Option<long>("--block-size")
+        {
+            Description = "The fixed block size: bytes, or with a unit such as 100KiB or 1MiB (K, M, G are 1024-based)",
+            HelpName = "size",
+            DefaultValueFactory = _ => 1 << 20,
+            CustomParser = ParseBlockSize,
+        };
+        var record = new Option<string?>("--record")
+        {
+            Description = "Also write the block stream as TSV (file_index, block_index, hash, size) for the benchmark harness",
+            HelpName = "file.tsv",
+        };
+        var hashers = new Option<int>("--hashers")
+        {
+            Description = "Hashing tasks running in parallel (default: the processor count)",
+            DefaultValueFactory = _ => Environment.ProcessorCount,
+        };
+        hashers.Validators.Add(r =>
+        {
+            if (r.GetValueOrDefault<int>() is < 1 or > 64)
+            {
+                r.AddError("--hashers must be 1 to 64.");
+            }
+        });
+        var verify = new Option<bool>("--verify") { Description = "Verify after indexing (with --sample and --seed)" };
+        var command = new Command("index", "Walk a directory, cut each regular file into fixed-size blocks, hash them (SHA-256) and record each file as a blockset")
+        {
+            directory, _db, fresh, blockSize, record, hashers, _progress, verify, _sample, _seed,
+        };
+        command.SetAction((r, ct) => CommandRunner.RunAsync(
+            () => Indexing.IndexCommand.RunAsync(
+                Common(r),
+                new IndexSettings(r.GetRequiredValue(directory), r.GetValue(fresh), r.GetValue(blockSize), r.GetValue(record), r.GetValue(hashers), r.GetValue(_progress), r.GetValue(verify), r.GetValue(_sample), r.GetValue(_seed)),
+                ct),
+            ct));
+        return command;
+    }
+
+    private Command VerifyCommand()
+    {
+        var directory = new Argument<string?>("directory")
+        {
+            Description = "Verify only the indexed files under this directory (default: all in the sidecar)",
+            Arity = ArgumentArity.ZeroOrOne,
+        };
+        var command = new Command("verify", "Read each indexed file's blockset back (GetBlocksetAsync, ListBlocksetBlocksAsync) and check it against the file on disk")
+        {
+            directory, _db, _sample, _seed, _progress,
+        };
+        command.SetAction((r, ct) => CommandRunner.RunAsync(
+            () => Verification.VerifyCommand.RunAsync(Common(r), new VerifySettings(r.GetValue(directory), r.GetValue(_sample), r.GetValue(_seed), r.GetValue(_progress)), ct),
+            ct));
+        return command;
+    }
+
+    private Command CompareCommand()
+    {
+        var databases = new Argument<string[]>("databases")
+        {
+            Description = "Two or more database files; each is compared with the first",
+            Arity = new ArgumentArity(2, 64),
+        };
+        var command = new Command("compare", "Check that databases hold the same blocks, blocksets and row counts, and the same content per path (through their sidecars)")
+        {
+            databases,
+        };
+        command.SetAction((r, ct) => CommandRunner.RunAsync(
+            () => Comparison.CompareCommand.RunAsync(Common(r), r.GetRequiredValue(databases), ct),
+            ct));
+        return command;
+    }
+
+    private CommonSettings Common(ParseResult r) =>
+        new(r.GetValue(_config), r.GetValue(_provider), r.GetResult(_db) is null ? null : r.GetValue(_db), r.GetValue(_verbose), _configurationArgs);
+
+    private static long ParseBlockSize(ArgumentResult result)
+    {
+        var text = result.Tokens.Count == 1 ? result.Tokens[0].Value : string.Empty;
+        if (ByteSize.TryParse(text, out var bytes) && bytes is >= MinBlockSize and <= MaxBlockSize)
+        {
+            return bytes;
+        }
+
+        result.AddError($"--block-size '{text}' is not valid: give {MinBlockSize} to {MaxBlockSize} bytes, e.g. 1048576, 100KiB or 1MiB.");
+        return 0;
+    }
+}

@@ -1,0 +1,35 @@
+namespace BlockDb.Backup.Cli;
+
+/// <summary>Runs a command and turns the errors a user can fix into one line on standard error and an exit code, without a stack trace.</summary>
+internal static class CommandRunner
+{
+    public static async Task<int> RunAsync(Func<Task<int>> command, CancellationToken cancellationToken)
+    {
+        try
+        {
+            return await command().ConfigureAwait(false);
+        }
+        catch (BlockDbConfigurationException e)
+        {
+            return await FailAsync($"invalid configuration ({e.Setting}): {e.Message}", ExitCodes.Configuration).ConfigureAwait(false);
+        }
+        catch (UsageException e)
+        {
+            return await FailAsync(e.Message, ExitCodes.Configuration).ConfigureAwait(false);
+        }
+        catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
+        {
+            return await FailAsync("cancelled.", ExitCodes.Cancelled).ConfigureAwait(false);
+        }
+        catch (Exception e) when (e is BlockDbException or IOException or UnauthorizedAccessException)
+        {
+            return await FailAsync(e.Message, ExitCodes.Failure).ConfigureAwait(false);
+        }
+    }
+
+    private static async Task<int> FailAsync(string message, int exitCode)
+    {
+        await Console.Error.WriteLineAsync($"blockdb-backup: error: {message}").ConfigureAwait(false);
+        return exitCode;
+    }
+}

@@ -1,0 +1,105 @@
+using System.Diagnostics;
+using System.Globalization;
+using System.Security.Cryptography;
+using System.Text;
+using BlockDb.Backup.Sidecar;
+using Microsoft.Extensions.Logging;
+
+namespace BlockDb.Backup.Comparison;
+
+/// <summary>
+/// Reads a database through the repository API only. <c>IBlockRepository</c> cannot list blocksets, so this walks
+/// blockset IDs from 1 until it has found as many as <c>GetCountsAsync</c> reports (IDs are SQLite rowids and BlockDb
+/// never deletes, so they are 1..N); each blockset's blocks come from <c>ListBlocksetBlocksAsync</c>.
+/// </summary>
+internal static class SnapshotReader
+{
+    public static async Task<DatabaseSnapshot> ReadAsync(BlockDbOptions configured, string path, ILoggerFactory loggerFactory, CancellationToken cancellationToken)
+    {
+        var clock = Stopwatch.StartNew();
+        var options = new BlockDbOptions
+        {
+            Provider = configured.Provider,
+            DataSource = path,
+            Pragmas = configured.Pragmas,
+            Batching = configured.Batching,
+            SelectXorInsert = configured.SelectXorInsert,
+        };
+        await using var database = await BlockDatabase.OpenAsync(options, loggerFactory, cancellationToken).ConfigureAwait(false);
+        await using var repository = await database.OpenSessionAsync(cancellationToken).ConfigureAwait(false);
+        var counts = await repository.GetCountsAsync(cancellationToken).ConfigureAwait(false);
+        var blocks = new HashSet<BlockKey>();
+        var byId = new Dictionary<long, string>();
+        using var hash = IncrementalHash.CreateHash(HashAlgorithmName.SHA256);
+        long id = 0;
+        long missing = 0;
+        while (byId.Count < counts.Blocksets && missing <= counts.Blocksets)
+        {
+            id++;
+            try
+            {
+                var info = await repository.GetBlocksetAsync(id, cancellationToken).ConfigureAwait(false);
+                var list = await repository.ListBlocksetBlocksAsync(id, cancellationToken).ConfigureAwait(false);
+                byId[id] = Digest(hash, info, list);
+                foreach (var block in list)
+                {
+                    blocks.Add(new BlockKey(block.Hash, block.Size));
+                }
+            }
+            catch (BlocksetNotFoundException)
+            {
+                missing++;
+            }
+        }
+
+        var sidecarPath = FileMap.PathFor(database.DataSource);
+        var pathDigests = File.Exists(sidecarPath)
+            ? FileMap.Read(sidecarPath).ToDictionary(e => e.Path, e => byId.GetValueOrDefault(e.BlocksetId, $"missing blockset {e.BlocksetId}"), StringComparer.Ordinal)
+            : null;
+        return new DatabaseSnapshot(
+            database.DataSource,
+            database.ProviderName,
+            database.SqliteVersion,
+            counts,
+            blocks.Count,
+            SortedDigest(hash, blocks.Select(b => string.Create(CultureInfo.InvariantCulture, $"{b.Hash}\t{b.Size}"))),
+            SortedDigest(hash, byId.Values),
+            pathDigests,
+            clock.Elapsed);
+    }
+
+    /// <summary>A blockset's identity: its length, full hash and ordered (hash, size) list.</summary>
+    private static string Digest(IncrementalHash hash, BlocksetInfo info, IReadOnlyList<BlocksetBlock> blocks)
+    {
+        Append(hash, string.Create(CultureInfo.InvariantCulture, $"{info.Length}\t{info.FullHash}\n"));
+        foreach (var block in blocks)
+        {
+            Append(hash, string.Create(CultureInfo.InvariantCulture, $"{block.Index}\t{block.Hash}\t{block.Size}\n"));
+        }
+
+        return Convert.ToBase64String(hash.GetHashAndReset());
+    }
+
+    private static string SortedDigest(IncrementalHash hash, IEnumerable<string> items)
+    {
+        foreach (var item in items.Order(StringComparer.Ordinal))
+        {
+            Append(hash, item + "\n");
+        }
+
+        return Convert.ToBase64String(hash.GetHashAndReset());
+    }
+
+    private static void Append(IncrementalHash hash, string text)
+    {
+        Span<byte> buffer = stackalloc byte[512];
+        if (Encoding.UTF8.TryGetBytes(text, buffer, out var written))
+        {
+            hash.AppendData(buffer[..written]);
+        }
+        else
+        {
+            hash.AppendData(Encoding.UTF8.GetBytes(text));
+        }
+    }
+}

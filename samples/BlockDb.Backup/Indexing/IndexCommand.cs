@@ -1,0 +1,103 @@
+using System.Diagnostics;
+using BlockDb.Backup.Cli;
+using BlockDb.Backup.Output;
+using BlockDb.Backup.Sidecar;
+using BlockDb.Backup.Verification;
+using BlockDb.Backup.Walking;
+using Microsoft.Extensions.Logging;
+
+namespace BlockDb.Backup.Indexing;
+
+/// <summary><c>index DIRECTORY</c>: walks, cuts, hashes and records every regular file, then prints the summary table.</summary>
+internal static class IndexCommand
+{
+    public static async Task<int> RunAsync(CommonSettings common, IndexSettings settings, CancellationToken cancellationToken)
+    {
+        var root = Path.TrimEndingDirectorySeparator(Path.GetFullPath(settings.Directory));
+        if (!Directory.Exists(root))
+        {
+            throw new UsageException($"'{root}' is not a directory.");
+        }
+
+        var pseudoMounts = PseudoFileSystems.MountPoints();
+        if (pseudoMounts.Any(m => root == m || root.StartsWith(m + "/", StringComparison.Ordinal)))
+        {
+            throw new UsageException($"'{root}' is on a kernel pseudo file system (proc, sysfs, devtmpfs…); it holds no files to back up.");
+        }
+
+        await using var app = AppServices.Create(common);
+        var databasePath = app.DatabasePath;
+        var sidecarPath = FileMap.PathFor(databasePath);
+        var recordPath = settings.Record is { } record ? Path.GetFullPath(record) : null;
+        Directory.CreateDirectory(Path.GetDirectoryName(databasePath)!);
+        if (settings.Fresh)
+        {
+            DeleteDatabase(databasePath, sidecarPath);
+        }
+
+        await Console.Error.WriteLineAsync($"Indexing {root} into {databasePath} with provider {app.Options.Provider}").ConfigureAwait(false);
+        var database = app.Database;
+        var stats = new IndexStats();
+        var excluded = new HashSet<string>(StringComparer.Ordinal)
+        {
+            databasePath, databasePath + "-wal", databasePath + "-shm", databasePath + "-journal", sidecarPath,
+        };
+        if (recordPath is not null)
+        {
+            excluded.Add(recordPath);
+        }
+
+        var clock = Stopwatch.StartNew();
+        var walker = new FileWalker(stats, pseudoMounts, excluded);
+        var (completed, counts) = await IndexAsync(app, database, walker, root, settings, sidecarPath, recordPath, stats, cancellationToken).ConfigureAwait(false);
+        clock.Stop();
+        IndexReport.Write(new IndexReport(database, root, settings, stats, counts, clock.Elapsed, completed, sidecarPath, recordPath));
+        if (!completed)
+        {
+            return ExitCodes.Cancelled;
+        }
+
+        return settings.Verify
+            ? await VerifyCommand.RunAsync(app, new VerifySettings(root, settings.Sample, settings.Seed, settings.Progress), cancellationToken).ConfigureAwait(false)
+            : ExitCodes.Success;
+    }
+
+    private static async Task<(bool Completed, BlockDbCounts Counts)> IndexAsync(
+        AppServices app, IBlockDatabase database, FileWalker walker, string root, IndexSettings settings, string sidecarPath, string? recordPath, IndexStats stats, CancellationToken cancellationToken)
+    {
+        await using var repository = await database.OpenSessionAsync(cancellationToken).ConfigureAwait(false);
+        await using var sidecar = FileMap.OpenAppend(sidecarPath);
+        await using var recorder = recordPath is null ? null : new BlockRecorder(recordPath);
+        var writer = new IndexWriter(repository, stats, sidecar, recorder, app.LoggerFactory.CreateLogger("blockdb-backup"));
+        var pipeline = new IndexPipeline(walker, checked((int)settings.BlockSize), settings.Hashers, writer);
+        var completed = false;
+        try
+        {
+            await ProgressDisplay.RunAsync(settings.Progress, "indexing", () => Status(stats), pipeline.RunAsync(root, cancellationToken)).ConfigureAwait(false);
+            completed = true;
+        }
+        catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
+        {
+            await Console.Error.WriteLineAsync($"Cancelled: the open batch is ended as BlockDb:Batching:OnDispose says ({app.Options.Batching.OnDispose}).").ConfigureAwait(false);
+        }
+        finally
+        {
+            await writer.FinishAsync(completed ? DisposeBehavior.Commit : app.Options.Batching.OnDispose).ConfigureAwait(false);
+        }
+
+        return (completed, await repository.GetCountsAsync(CancellationToken.None).ConfigureAwait(false));
+    }
+
+    private static string Status(IndexStats s) =>
+        $"{ReportTable.Count(s.FilesIndexed)} files recorded of {ReportTable.Count(s.FilesFound)} found, "
+        + $"{ByteSize.Format(s.Bytes)} of {ByteSize.Format(s.BytesFound)}, {ReportTable.Count(s.Blocks)} blocks "
+        + $"({ReportTable.Count(s.NewBlocks)} new), {ReportTable.Count(s.Skipped)} skipped";
+
+    private static void DeleteDatabase(string databasePath, string sidecarPath)
+    {
+        foreach (var path in new[] { databasePath, databasePath + "-wal", databasePath + "-shm", databasePath + "-journal", sidecarPath })
+        {
+            File.Delete(path);
+        }
+    }
+}
