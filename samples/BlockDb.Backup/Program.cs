@@ -31,6 +31,19 @@ internal static class Program
         // Ctrl+C (SIGINT) or SIGTERM cancels the token passed to the command, which then ends its batch and prints
         // its table; System.CommandLine waits this long for it before ending the process.
         var invocation = new InvocationConfiguration { ProcessTerminationTimeout = TimeSpan.FromSeconds(30) };
-        return await BackupCli.Create(configurationArgs).Parse(commandArgs).InvokeAsync(invocation).ConfigureAwait(false);
+        var parsed = BackupCli.Create(configurationArgs).Parse(commandArgs);
+        if (parsed.Errors.Count > 0)
+        {
+            // Exit code 2 like other usage errors (System.CommandLine would use 1, which here means "difference found").
+            foreach (var error in parsed.Errors)
+            {
+                await Console.Error.WriteLineAsync($"blockdb-backup: error: {error.Message}").ConfigureAwait(false);
+            }
+
+            await Console.Error.WriteLineAsync("Run 'blockdb-backup --help' or 'blockdb-backup COMMAND --help' for usage.").ConfigureAwait(false);
+            return ExitCodes.Configuration;
+        }
+
+        return await parsed.InvokeAsync(invocation).ConfigureAwait(false);
     }
 }

@@ -56,9 +56,11 @@ public static partial class BlockDbConfiguration
         var unknown = UnknownKey().Match(e.Message);
         if (unknown.Success)
         {
+            var section = SectionOf(typeof(BlockDbOptions), BlockDbOptions.SectionName, unknown.Groups[1].Value) ?? BlockDbOptions.SectionName;
+            var keys = string.Join(", ", unknown.Groups[2].Value.Split(',', StringSplitOptions.TrimEntries | StringSplitOptions.RemoveEmptyEntries).Select(k => $"'{section}:{k.Trim('\'')}'"));
             return new BlockDbConfigurationException(
-                BlockDbOptions.SectionName,
-                $"Unknown BlockDb setting(s) {unknown.Groups[1].Value}; known settings: {string.Join(", ", KnownSettings(typeof(BlockDbOptions), BlockDbOptions.SectionName))}.",
+                section,
+                $"Unknown BlockDb setting(s) {keys}; known settings: {string.Join(", ", KnownSettings(typeof(BlockDbOptions), BlockDbOptions.SectionName))}.",
                 e);
         }
 
@@ -77,6 +79,20 @@ public static partial class BlockDbConfiguration
         return type is null ? null : Nullable.GetUnderlyingType(type) ?? type;
     }
 
+    /// <summary>The configuration path of the options class named <paramref name="typeName"/> (the binder names the type, not the path).</summary>
+    private static string? SectionOf(Type type, string path, string typeName)
+    {
+        if (type.FullName == typeName)
+        {
+            return path;
+        }
+
+        return type.GetProperties(BindingFlags.Public | BindingFlags.Instance)
+            .Where(p => p.PropertyType.IsClass && p.PropertyType != typeof(string))
+            .Select(p => SectionOf(p.PropertyType, $"{path}:{p.Name}", typeName))
+            .FirstOrDefault(found => found is not null);
+    }
+
     private static IEnumerable<string> KnownSettings(Type type, string prefix) =>
         type.GetProperties(BindingFlags.Public | BindingFlags.Instance)
             .Where(p => p.CanWrite)
@@ -87,6 +103,6 @@ public static partial class BlockDbConfiguration
     [GeneratedRegex("configuration value .* at '([^']+)' to type", RegexOptions.Singleline)]
     private static partial Regex ConversionFailure();
 
-    [GeneratedRegex("not found on the instance of [^:]+: (.+)$", RegexOptions.Singleline)]
+    [GeneratedRegex("not found on the instance of ([^:]+): (.+)$", RegexOptions.Singleline)]
     private static partial Regex UnknownKey();
 }

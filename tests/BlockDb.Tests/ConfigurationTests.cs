@@ -104,7 +104,8 @@ public sealed class ConfigurationTests : IDisposable
         var e = Assert.Throws<BlockDbConfigurationException>(() => BlockDbConfiguration.Bind(Json($$"""
             { "BlockDb": { "DataSource": "{{_folder.File("e.db")}}", "Pragmas": { "JournalMod": "Wal" } } }
             """)));
-        Assert.Contains("JournalMod", e.Message, StringComparison.Ordinal);
+        Assert.Contains("'BlockDb:Pragmas:JournalMod'", e.Message, StringComparison.Ordinal);
+        Assert.Equal("BlockDb:Pragmas", e.Setting);
         Assert.Contains("BlockDb:Pragmas:JournalMode", e.Message, StringComparison.Ordinal);
     }
 

@@ -11,7 +11,7 @@ internal static class CommandRunner
         }
         catch (BlockDbConfigurationException e)
         {
-            return await FailAsync($"invalid configuration ({e.Setting}): {e.Message}", ExitCodes.Configuration).ConfigureAwait(false);
+            return await FailAsync($"invalid configuration: {e.Message}", ExitCodes.Configuration).ConfigureAwait(false);
         }
         catch (UsageException e)
         {
