@@ -213,18 +213,7 @@ public sealed class BlockDatabase : IBlockDatabase
 
     /// <inheritdoc cref="Dispose"/>
     /// <returns>A completed task.</returns>
-    public ValueTask DisposeAsync()
-    {
-        try
-        {
-            Dispose();
-            return ValueTask.CompletedTask;
-        }
-        catch (Exception e)
-        {
-            return ValueTask.FromException(e);
-        }
-    }
+    public ValueTask DisposeAsync() => Completed.Run(Dispose);
 
     /// <summary>The pragmas for a connection opened now: mmap_size follows the file's size when configured to.</summary>
     private PragmaSettings RequestedFor(string path) =>

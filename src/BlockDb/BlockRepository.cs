@@ -67,291 +67,63 @@ internal sealed class BlockRepository : IBlockRepository
 
     public int PendingWrites => _pending;
 
-    public ValueTask<long?> FindBlockAsync(string hash, long size, CancellationToken cancellationToken = default)
-    {
-        try
+    public ValueTask<long?> FindBlockAsync(string hash, long size, CancellationToken cancellationToken = default) =>
+        Call((hash, size), static (r, s) =>
         {
-            Enter(cancellationToken);
+            ValidateBlock(s.hash, s.size);
+            return r.Find(s.hash, s.size);
+        }, cancellationToken);
+
+    public ValueTask<long> InsertBlockAsync(string hash, long size, CancellationToken cancellationToken = default) =>
+        Call((hash, size), static (r, s) =>
+        {
+            ValidateBlock(s.hash, s.size);
+            return r.WriteOne(s.hash, s.size, r._insert);
+        }, cancellationToken);
+
+    public ValueTask<SelectXorInsertResult> SelectXorInsertAsync(string hash, long size, CancellationToken cancellationToken = default) =>
+        Call((hash, size), static (r, s) =>
+        {
+            ValidateBlock(s.hash, s.size);
+            return r._strategy switch
+            {
+                SelectXorInsertStrategy.InsertOrIgnoreThenSelect => r.InsertOrIgnoreThenSelect(s.hash, s.size),
+                SelectXorInsertStrategy.InsertReturningThenSelect => r.InsertReturningThenSelect(s.hash, s.size),
+                _ => r.Find(s.hash, s.size) is { } id ? new SelectXorInsertResult(id, false) : new SelectXorInsertResult(r.WriteOne(s.hash, s.size, r._insert), true),
+            };
+        }, cancellationToken);
+
+    public ValueTask<long> AddBlocksetAsync(IReadOnlyList<BlockKey> blocks, string? fullHash = null, CancellationToken cancellationToken = default) =>
+        Call((blocks, fullHash, cancellationToken), static (r, s) => r.AddBlockset(s.blocks, s.fullHash, s.cancellationToken), cancellationToken);
+
+    public ValueTask<long> AddBlocksetAsync(IReadOnlyList<long> blockIds, string? fullHash = null, CancellationToken cancellationToken = default) =>
+        Call((blockIds, fullHash, cancellationToken), static (r, s) => r.AddBlockset(s.blockIds, s.fullHash, s.cancellationToken), cancellationToken);
+
+    public ValueTask<IReadOnlyList<BlocksetBlock>> ListBlocksetBlocksAsync(long blocksetId, CancellationToken cancellationToken = default) =>
+        Call(blocksetId, static (r, id) => r.ListBlocksetBlocks(id), cancellationToken);
+
+    public ValueTask<BlocksetInfo> GetBlocksetAsync(long blocksetId, CancellationToken cancellationToken = default) =>
+        Call(blocksetId, static (r, id) => r.GetBlockset(id), cancellationToken);
+
+    public ValueTask CommitAsync(CancellationToken cancellationToken = default) =>
+        Call(static r => r.CommitBatch(), cancellationToken);
+
+    public ValueTask RollbackAsync(CancellationToken cancellationToken = default) =>
+        Call(static r => r.RollbackBatch(), cancellationToken);
+
+    public ValueTask<BlockDbCounts> GetCountsAsync(CancellationToken cancellationToken = default) =>
+        Call(0, static (r, _) =>
+        {
             try
             {
-                ValidateBlock(hash, size);
-                return new(Find(hash, size));
+                r._counts.Step();
+                return new BlockDbCounts(r._counts.ColumnInt64(0), r._counts.ColumnInt64(1), r._counts.ColumnInt64(2));
             }
             finally
             {
-                Exit();
+                r._counts.Reset();
             }
-        }
-        catch (Exception e)
-        {
-            return ValueTask.FromException<long?>(e);
-        }
-    }
-
-    public ValueTask<long> InsertBlockAsync(string hash, long size, CancellationToken cancellationToken = default)
-    {
-        try
-        {
-            Enter(cancellationToken);
-            try
-            {
-                ValidateBlock(hash, size);
-                return new(WriteOne(hash, size, _insert));
-            }
-            finally
-            {
-                Exit();
-            }
-        }
-        catch (Exception e)
-        {
-            return ValueTask.FromException<long>(e);
-        }
-    }
-
-    public ValueTask<SelectXorInsertResult> SelectXorInsertAsync(string hash, long size, CancellationToken cancellationToken = default)
-    {
-        try
-        {
-            Enter(cancellationToken);
-            try
-            {
-                ValidateBlock(hash, size);
-                return new(_strategy switch
-                {
-                    SelectXorInsertStrategy.InsertOrIgnoreThenSelect => InsertOrIgnoreThenSelect(hash, size),
-                    SelectXorInsertStrategy.InsertReturningThenSelect => InsertReturningThenSelect(hash, size),
-                    _ => Find(hash, size) is { } id ? new SelectXorInsertResult(id, false) : new SelectXorInsertResult(WriteOne(hash, size, _insert), true),
-                });
-            }
-            finally
-            {
-                Exit();
-            }
-        }
-        catch (Exception e)
-        {
-            return ValueTask.FromException<SelectXorInsertResult>(e);
-        }
-    }
-
-    public ValueTask<long> AddBlocksetAsync(IReadOnlyList<BlockKey> blocks, string? fullHash = null, CancellationToken cancellationToken = default)
-    {
-        long[]? ids = null;
-        try
-        {
-            Enter(cancellationToken);
-            try
-            {
-                var count = ValidateBlockset(blocks, fullHash);
-                for (var i = 0; i < count; i++)
-                {
-                    var block = blocks[i];
-                    if (block.Hash is null || !BlockHash.IsValid(block.Hash) || block.Size < 1)
-                    {
-                        throw new ArgumentException($"Block {i} of the blockset is invalid: hash '{block.Hash}', size {block.Size}; give a base64 hash with '=' padding and a size of 1 byte or more.", nameof(blocks));
-                    }
-                }
-
-                ids = ArrayPool<long>.Shared.Rent(count);
-                long length = 0;
-                for (var i = 0; i < count; i++)
-                {
-                    CheckCancellation(i, cancellationToken);
-                    var block = blocks[i];
-                    ids[i] = Find(block.Hash, block.Size)
-                        ?? throw new BlockNotFoundException($"Block {i} of the blockset (hash {block.Hash}, {block.Size} bytes) is not in the index; add it first (SelectXorInsertAsync). Nothing of the blockset was written.", i);
-                    length = checked(length + block.Size);
-                }
-
-                return new(WriteBlockset(ids, count, length, fullHash, cancellationToken));
-            }
-            finally
-            {
-                Exit();
-            }
-        }
-        catch (Exception e)
-        {
-            return ValueTask.FromException<long>(e);
-        }
-        finally
-        {
-            if (ids is not null)
-            {
-                ArrayPool<long>.Shared.Return(ids);
-            }
-        }
-    }
-
-    public ValueTask<long> AddBlocksetAsync(IReadOnlyList<long> blockIds, string? fullHash = null, CancellationToken cancellationToken = default)
-    {
-        long[]? ids = null;
-        try
-        {
-            Enter(cancellationToken);
-            try
-            {
-                var count = ValidateBlockset(blockIds, fullHash);
-                ids = ArrayPool<long>.Shared.Rent(count);
-                long length = 0;
-                for (var i = 0; i < count; i++)
-                {
-                    CheckCancellation(i, cancellationToken);
-                    var id = ids[i] = blockIds[i];
-                    length = checked(length + (BlockSize(id)
-                        ?? throw new BlockNotFoundException($"Block {i} of the blockset (ID {id}) is not in the index. Nothing of the blockset was written.", i)));
-                }
-
-                return new(WriteBlockset(ids, count, length, fullHash, cancellationToken));
-            }
-            finally
-            {
-                Exit();
-            }
-        }
-        catch (Exception e)
-        {
-            return ValueTask.FromException<long>(e);
-        }
-        finally
-        {
-            if (ids is not null)
-            {
-                ArrayPool<long>.Shared.Return(ids);
-            }
-        }
-    }
-
-    public ValueTask<IReadOnlyList<BlocksetBlock>> ListBlocksetBlocksAsync(long blocksetId, CancellationToken cancellationToken = default)
-    {
-        try
-        {
-            Enter(cancellationToken);
-            try
-            {
-                var blocks = new List<BlocksetBlock>();
-                _list.BindInt64(1, blocksetId);
-                try
-                {
-                    while (_list.Step())
-                    {
-                        blocks.Add(new BlocksetBlock((int)_list.ColumnInt64(0), _list.ColumnInt64(1), _list.ColumnText(2)!, _list.ColumnInt64(3)));
-                    }
-                }
-                finally
-                {
-                    _list.Reset();
-                }
-
-                if (blocks.Count == 0)
-                {
-                    // A blockset always has entries, so none means no such blockset; GetBlockset throws the typed error.
-                    GetBlockset(blocksetId);
-                }
-
-                return new(blocks);
-            }
-            finally
-            {
-                Exit();
-            }
-        }
-        catch (Exception e)
-        {
-            return ValueTask.FromException<IReadOnlyList<BlocksetBlock>>(e);
-        }
-    }
-
-    public ValueTask<BlocksetInfo> GetBlocksetAsync(long blocksetId, CancellationToken cancellationToken = default)
-    {
-        try
-        {
-            Enter(cancellationToken);
-            try
-            {
-                return new(GetBlockset(blocksetId));
-            }
-            finally
-            {
-                Exit();
-            }
-        }
-        catch (Exception e)
-        {
-            return ValueTask.FromException<BlocksetInfo>(e);
-        }
-    }
-
-    public ValueTask CommitAsync(CancellationToken cancellationToken = default)
-    {
-        try
-        {
-            Enter(cancellationToken);
-            try
-            {
-                CommitBatch();
-                return ValueTask.CompletedTask;
-            }
-            finally
-            {
-                Exit();
-            }
-        }
-        catch (Exception e)
-        {
-            return ValueTask.FromException(e);
-        }
-    }
-
-    public ValueTask RollbackAsync(CancellationToken cancellationToken = default)
-    {
-        try
-        {
-            Enter(cancellationToken);
-            try
-            {
-                RollbackBatch();
-                return ValueTask.CompletedTask;
-            }
-            finally
-            {
-                Exit();
-            }
-        }
-        catch (Exception e)
-        {
-            return ValueTask.FromException(e);
-        }
-    }
-
-    public ValueTask<BlockDbCounts> GetCountsAsync(CancellationToken cancellationToken = default)
-    {
-        try
-        {
-            Enter(cancellationToken);
-            try
-            {
-                try
-                {
-                    _counts.Step();
-                    return new(new BlockDbCounts(_counts.ColumnInt64(0), _counts.ColumnInt64(1), _counts.ColumnInt64(2)));
-                }
-                finally
-                {
-                    _counts.Reset();
-                }
-            }
-            finally
-            {
-                Exit();
-            }
-        }
-        catch (Exception e)
-        {
-            return ValueTask.FromException<BlockDbCounts>(e);
-        }
-    }
+        }, cancellationToken);
 
     /// <summary>Ends the open batch as <see cref="BatchingOptions.OnDispose"/> says, then closes the connection (finalizing its statements).</summary>
     public void Dispose()
@@ -383,17 +155,122 @@ internal sealed class BlockRepository : IBlockRepository
         }
     }
 
-    public ValueTask DisposeAsync()
+    public ValueTask DisposeAsync() => Completed.Run(Dispose);
+
+    /// <summary>
+    /// Every public call: one caller at a time, the token checked first, the work done synchronously (SQLite is
+    /// synchronous), and a failure returned in the task rather than thrown at the call site. The static lambdas
+    /// and struct state keep this free of allocation.
+    /// </summary>
+    private ValueTask<TResult> Call<TState, TResult>(TState state, Func<BlockRepository, TState, TResult> operation, CancellationToken cancellationToken)
     {
         try
         {
-            Dispose();
-            return ValueTask.CompletedTask;
+            Enter(cancellationToken);
+            try
+            {
+                return new(operation(this, state));
+            }
+            finally
+            {
+                Exit();
+            }
         }
         catch (Exception e)
         {
-            return ValueTask.FromException(e);
+            return ValueTask.FromException<TResult>(e);
         }
+    }
+
+    private ValueTask Call(Action<BlockRepository> operation, CancellationToken cancellationToken)
+    {
+        var done = Call(operation, static (r, op) =>
+        {
+            op(r);
+            return true;
+        }, cancellationToken);
+        return done.IsCompletedSuccessfully ? ValueTask.CompletedTask : new ValueTask(done.AsTask());
+    }
+
+    private long AddBlockset(IReadOnlyList<BlockKey> blocks, string? fullHash, CancellationToken cancellationToken)
+    {
+        var count = ValidateBlockset(blocks, fullHash);
+        for (var i = 0; i < count; i++)
+        {
+            var block = blocks[i];
+            if (block.Hash is null || !BlockHash.IsValid(block.Hash) || block.Size < 1)
+            {
+                throw new ArgumentException($"Block {i} of the blockset is invalid: hash '{block.Hash}', size {block.Size}; give a base64 hash with '=' padding and a size of 1 byte or more.", nameof(blocks));
+            }
+        }
+
+        var ids = ArrayPool<long>.Shared.Rent(count);
+        try
+        {
+            long length = 0;
+            for (var i = 0; i < count; i++)
+            {
+                CheckCancellation(i, cancellationToken);
+                var block = blocks[i];
+                ids[i] = Find(block.Hash, block.Size)
+                    ?? throw new BlockNotFoundException($"Block {i} of the blockset (hash {block.Hash}, {block.Size} bytes) is not in the index; add it first (SelectXorInsertAsync). Nothing of the blockset was written.", i);
+                length = checked(length + block.Size);
+            }
+
+            return WriteBlockset(ids, count, length, fullHash, cancellationToken);
+        }
+        finally
+        {
+            ArrayPool<long>.Shared.Return(ids);
+        }
+    }
+
+    private long AddBlockset(IReadOnlyList<long> blockIds, string? fullHash, CancellationToken cancellationToken)
+    {
+        var count = ValidateBlockset(blockIds, fullHash);
+        var ids = ArrayPool<long>.Shared.Rent(count);
+        try
+        {
+            long length = 0;
+            for (var i = 0; i < count; i++)
+            {
+                CheckCancellation(i, cancellationToken);
+                var id = ids[i] = blockIds[i];
+                length = checked(length + (BlockSize(id)
+                    ?? throw new BlockNotFoundException($"Block {i} of the blockset (ID {id}) is not in the index. Nothing of the blockset was written.", i)));
+            }
+
+            return WriteBlockset(ids, count, length, fullHash, cancellationToken);
+        }
+        finally
+        {
+            ArrayPool<long>.Shared.Return(ids);
+        }
+    }
+
+    private IReadOnlyList<BlocksetBlock> ListBlocksetBlocks(long blocksetId)
+    {
+        var blocks = new List<BlocksetBlock>();
+        _list.BindInt64(1, blocksetId);
+        try
+        {
+            while (_list.Step())
+            {
+                blocks.Add(new BlocksetBlock((int)_list.ColumnInt64(0), _list.ColumnInt64(1), _list.ColumnText(2)!, _list.ColumnInt64(3)));
+            }
+        }
+        finally
+        {
+            _list.Reset();
+        }
+
+        if (blocks.Count == 0)
+        {
+            // A blockset always has entries, so none means no such blockset; GetBlockset throws the typed error.
+            GetBlockset(blocksetId);
+        }
+
+        return blocks;
     }
 
     private static void ValidateBlock(string hash, long size)
