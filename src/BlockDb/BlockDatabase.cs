@@ -32,7 +32,7 @@ public sealed class BlockDatabase : IBlockDatabase
             using var connection = OpenConnection();
             SqliteVersion = connection.QueryText(BlockDbSql.SqliteVersionQuery) ?? "unknown";
             Schema.EnsureCreated(connection, path);
-            AppliedPragmas = Pragmas.ApplyAndVerify(connection, RequestedFor(path), _logger, path);
+            AppliedPragmas = Pragmas.ApplyAndVerify(connection, _requested, _logger, path);
         }
         catch (BlockDbException e) when (e.SqliteErrorCode == SqliteResultCode.NotADatabase)
         {
@@ -160,7 +160,7 @@ public sealed class BlockDatabase : IBlockDatabase
         var connection = OpenConnection();
         try
         {
-            var applied = Pragmas.ApplyAndVerify(connection, RequestedFor(DataSource), _logger, DataSource);
+            var applied = Pragmas.ApplyAndVerify(connection, _requested, _logger, DataSource);
             var session = new BlockRepository(connection, batching, Options.SelectXorInsert, applied, s => _sessions.TryRemove(s, out _));
             _sessions.TryAdd(session, 0);
             return session;
@@ -214,10 +214,6 @@ public sealed class BlockDatabase : IBlockDatabase
     /// <inheritdoc cref="Dispose"/>
     /// <returns>A completed task.</returns>
     public ValueTask DisposeAsync() => Completed.Run(Dispose);
-
-    /// <summary>The pragmas for a connection opened now: mmap_size follows the file's size when configured to.</summary>
-    private PragmaSettings RequestedFor(string path) =>
-        Options.Pragmas.SizeMmapToDatabase ? Options.Pragmas.SizeFor(_requested, File.Exists(path) ? new FileInfo(path).Length : 0) : _requested;
 
     private ISqliteConnection OpenConnection()
     {

@@ -469,28 +469,6 @@ public abstract partial class ConformanceTests : IDisposable
     }
 
     [Fact]
-    public async Task Mmap_size_can_follow_the_database_size_within_its_limit()
-    {
-        await using (var db = Open())
-        await using (var session = await db.OpenSessionAsync())
-        {
-            for (var i = 0; i < 2000; i++)
-            {
-                await session.InsertBlockAsync(TestData.Hash(i), 1);
-            }
-        }
-
-        var fileBytes = new FileInfo(DbPath).Length;
-        await using (var sized = Open(o => { o.Pragmas.MmapSize = 0; o.Pragmas.SizeMmapToDatabase = true; }))
-        {
-            Assert.Equal((2 * fileBytes) + (64L << 20), sized.AppliedPragmas.MmapSize);
-        }
-
-        await using var capped = Open(o => { o.Pragmas.SizeMmapToDatabase = true; o.Pragmas.MmapSizeLimit = 1 << 20; });
-        Assert.Equal(PragmaSettings.Recommended.MmapSize, capped.AppliedPragmas.MmapSize);
-    }
-
-    [Fact]
     public void A_path_in_a_missing_folder_fails_with_cantopen()
     {
         var e = Assert.Throws<BlockDbException>(() => BlockDatabase.Open(Options(o => o.DataSource = Path.Combine(DbPath + ".missing", "x.db"))));

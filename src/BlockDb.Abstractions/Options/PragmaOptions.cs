@@ -37,33 +37,6 @@ public sealed class PragmaOptions
     /// <summary><c>busy_timeout</c> in milliseconds: how long a connection waits for another's lock before <c>SQLITE_BUSY</c>. Allowed: 0 to 3,600,000.</summary>
     public int? BusyTimeout { get; set; }
 
-    /// <summary>
-    /// Grow <c>mmap_size</c> with the database: on every connection open, at least twice the file's size plus
-    /// 64 MiB, capped by <see cref="MmapSizeLimit"/>. Memory-mapped pages are shared by every connection through
-    /// the OS page cache, so this keeps a large index's random lookups off <c>read()</c> calls without a private
-    /// cache per connection (issue 6; <see href="https://www.sqlite.org/mmap.html"/>). Default <see langword="false"/>.
-    /// </summary>
-    public bool SizeMmapToDatabase { get; set; }
-
-    /// <summary>The cap for <see cref="SizeMmapToDatabase"/>, in bytes. Default 8 GiB; allowed 0 to <see cref="MaxMmapSize"/>.</summary>
-    public long MmapSizeLimit { get; set; } = 8L << 30;
-
-    /// <summary>The <c>mmap_size</c> to request for a database file of <paramref name="fileBytes"/> bytes, given <see cref="SizeMmapToDatabase"/>.</summary>
-    /// <param name="resolved">The resolved settings (<see cref="Resolve"/>).</param>
-    /// <param name="fileBytes">The database file's current size in bytes.</param>
-    /// <returns><paramref name="resolved"/>, with <c>mmap_size</c> raised to fit the file when sizing is on.</returns>
-    public PragmaSettings SizeFor(PragmaSettings resolved, long fileBytes)
-    {
-        ArgumentNullException.ThrowIfNull(resolved);
-        if (!SizeMmapToDatabase)
-        {
-            return resolved;
-        }
-
-        var wanted = Math.Min(MmapSizeLimit, (2 * Math.Max(0, fileBytes)) + (64L << 20));
-        return resolved with { MmapSize = Math.Max(resolved.MmapSize ?? 0, wanted) };
-    }
-
     /// <summary>The values to apply: the preset's, overridden by every property that is set. <see langword="null"/> means "leave as is".</summary>
     /// <returns>The resolved settings.</returns>
     public PragmaSettings Resolve()
@@ -95,7 +68,6 @@ public sealed class PragmaOptions
         OptionGuard.Defined(TempStore, p + nameof(TempStore));
         OptionGuard.InRange(CacheSize, -1_073_741_824, 1_073_741_824, p + nameof(CacheSize), "(pages if positive, KiB if negative)");
         OptionGuard.InRange(MmapSize, 0, MaxMmapSize, p + nameof(MmapSize), "bytes");
-        OptionGuard.InRange(MmapSizeLimit, 0, MaxMmapSize, p + nameof(MmapSizeLimit), "bytes");
         OptionGuard.InRange(Threads, 0, 64, p + nameof(Threads), "threads");
         OptionGuard.InRange(BusyTimeout, 0, 3_600_000, p + nameof(BusyTimeout), "milliseconds");
     }
