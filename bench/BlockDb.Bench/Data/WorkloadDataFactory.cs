@@ -123,8 +123,11 @@ public sealed class WorkloadDataFactory(int seed, double duplicateShare, int blo
 
     private static void AddBlock(StreamBuilder b, PrefillPlan plan, double dupShare, Random rng, List<int> fresh, Func<(string Hash, long Size)> next)
     {
+        // r < share/2: repeat a pre-filled block; share/2 <= r < share: repeat an earlier new block of this
+        // slice (a pre-filled one while there is none yet); otherwise a new block.
         var r = rng.NextDouble();
-        if (r < dupShare && (r >= dupShare / 2 && fresh.Count > 0))
+        var repeatEarlier = r < dupShare && r >= dupShare / 2 && fresh.Count > 0;
+        if (repeatEarlier)
         {
             var earlier = fresh[rng.Next(fresh.Count)];
             b.Add(b.HashAt(earlier), b.SizeAt(earlier), -1);

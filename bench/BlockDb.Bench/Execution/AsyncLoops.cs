@@ -1,0 +1,146 @@
+using BlockDb.Bench.Data;
+using BlockDb.Bench.Model;
+
+namespace BlockDb.Bench.Execution;
+
+/// <summary>
+/// The headline path: each workload as a user writes it, <c>await</c>ing the public repository API. Units
+/// [from, to) of the stream run between the recorder's start and stop; the final <c>CommitAsync</c> is inside.
+/// </summary>
+internal static class AsyncLoops
+{
+    public static ValueTask<Tally> Run(Workload workload, IBlockRepository s, BlockStream d, int from, int to, LatencyRecorder r) => workload switch
+    {
+        Workload.Select => Select(s, d, from, to, r),
+        Workload.Insert => Insert(s, d, from, to, r),
+        Workload.XorSelectInsert or Workload.XorIgnoreSelect or Workload.XorReturning => Xor(s, d, from, to, r),
+        Workload.Join => Join(s, d, from, to, r),
+        Workload.NewBlockset => Blocksets(s, d, from, to, r, opPerBlock: false),
+        Workload.Replay => Blocksets(s, d, from, to, r, opPerBlock: true),
+        _ => throw new ArgumentOutOfRangeException(nameof(workload), workload, null),
+    };
+
+    private static async ValueTask<Tally> Select(IBlockRepository s, BlockStream d, int from, int to, LatencyRecorder r)
+    {
+        var hashes = d.Hashes;
+        var sizes = d.Sizes;
+        var digest = new Fnv64();
+        r.Start();
+        for (var i = from; i < to; i++)
+        {
+            var id = await s.FindBlockAsync(hashes[i], sizes[i]);
+            digest.Add(id ?? -1);
+            r.Tick();
+        }
+
+        await s.CommitAsync();
+        r.Stop();
+        return new Tally(to - from, 0, 0, digest.Value);
+    }
+
+    private static async ValueTask<Tally> Insert(IBlockRepository s, BlockStream d, int from, int to, LatencyRecorder r)
+    {
+        var hashes = d.Hashes;
+        var sizes = d.Sizes;
+        var digest = new Fnv64();
+        r.Start();
+        for (var i = from; i < to; i++)
+        {
+            digest.Add(await s.InsertBlockAsync(hashes[i], sizes[i]));
+            r.Tick();
+        }
+
+        await s.CommitAsync();
+        r.Stop();
+        return new Tally(to - from, 0, to - from, digest.Value);
+    }
+
+    private static async ValueTask<Tally> Xor(IBlockRepository s, BlockStream d, int from, int to, LatencyRecorder r)
+    {
+        var hashes = d.Hashes;
+        var sizes = d.Sizes;
+        var digest = new Fnv64();
+        long created = 0;
+        r.Start();
+        for (var i = from; i < to; i++)
+        {
+            var result = await s.SelectXorInsertAsync(hashes[i], sizes[i]);
+            digest.Add(result.Id);
+            digest.Add(result.Created ? 1 : 0);
+            created += result.Created ? 1 : 0;
+            r.Tick();
+        }
+
+        await s.CommitAsync();
+        r.Stop();
+        return new Tally(to - from, 0, created, digest.Value);
+    }
+
+    private static async ValueTask<Tally> Join(IBlockRepository s, BlockStream d, int from, int to, LatencyRecorder r)
+    {
+        var ids = d.BlocksetIds!;
+        var digest = new Fnv64();
+        long rows = 0;
+        r.Start();
+        for (var i = from; i < to; i++)
+        {
+            var blocks = await s.ListBlocksetBlocksAsync(ids[i]);
+            for (var j = 0; j < blocks.Count; j++)
+            {
+                var b = blocks[j];
+                digest.Add(b.Index);
+                digest.Add(b.BlockId);
+                digest.Add(b.Size);
+            }
+
+            rows += blocks.Count;
+            r.Tick();
+        }
+
+        await s.CommitAsync();
+        r.Stop();
+        return new Tally(to - from, rows, 0, digest.Value);
+    }
+
+    /// <summary>New blockset (op = blockset, units = blocks) and replay (op = block, units = files).</summary>
+    private static async ValueTask<Tally> Blocksets(IBlockRepository s, BlockStream d, int from, int to, LatencyRecorder r, bool opPerBlock)
+    {
+        var hashes = d.Hashes;
+        var sizes = d.Sizes;
+        var starts = d.GroupStarts!;
+        var fullHashes = d.GroupFullHashes!;
+        var ids = new List<long>(64);
+        var digest = new Fnv64();
+        long created = 0;
+        long ops = 0;
+        long units = 0;
+        r.Start();
+        for (var g = from; g < to; g++)
+        {
+            ids.Clear();
+            var end = starts[g + 1];
+            for (var i = starts[g]; i < end; i++)
+            {
+                var result = await s.SelectXorInsertAsync(hashes[i], sizes[i]);
+                digest.Add(result.Id);
+                digest.Add(result.Created ? 1 : 0);
+                created += result.Created ? 1 : 0;
+                ids.Add(result.Id);
+                if (opPerBlock && i + 1 < end)
+                {
+                    ops++;
+                    r.Tick();
+                }
+            }
+
+            digest.Add(await s.AddBlocksetAsync(ids, fullHashes[g]));
+            units += opPerBlock ? 1 : ids.Count;
+            ops++;
+            r.Tick();
+        }
+
+        await s.CommitAsync();
+        r.Stop();
+        return new Tally(ops, units, created, digest.Value);
+    }
+}

@@ -1,0 +1,67 @@
+using System.Globalization;
+using BlockDb.Bench.Model;
+
+namespace BlockDb.Bench.Execution;
+
+/// <summary>
+/// Runs one repetition on the C baseline: the program reads the SQL and data files, applies the same PRAGMAs,
+/// warms up, times the same ops to the final commit, and prints key=value results; latencies come back in a
+/// binary file of doubles (ns per op).
+/// </summary>
+internal sealed class NativeRunner(NativeBuild build, int latencyGroup, int prefaultMb)
+{
+    public RepetitionResult Run(RunSpec spec, int repetition, string dataFile, string dbPath)
+    {
+        var result = new RepetitionResult { Spec = spec, Repetition = repetition };
+        var pragmas = ManagedRunner.Options(spec, dbPath).Pragmas.Resolve();
+        var latencyFile = dbPath + ".latency";
+        string[] args =
+        [
+            "--lib", build.Library,
+            "--db", dbPath,
+            "--sql", build.SqlFile(pragmas),
+            "--data", dataFile,
+            "--workload", WorkloadInfo.Name(spec.Workload),
+            "--batch", spec.Batch.ToString(CultureInfo.InvariantCulture),
+            "--threads", spec.Threads.ToString(CultureInfo.InvariantCulture),
+            "--shared", spec.Connections == ConnectionMode.Shared ? "1" : "0",
+            "--group", latencyGroup.ToString(CultureInfo.InvariantCulture),
+            "--latency", latencyFile,
+            "--prefault-mb", prefaultMb.ToString(CultureInfo.InvariantCulture),
+        ];
+        try
+        {
+            var (code, stdout, stderr) = ProcessRunner.Run(build.Binary, args);
+            var values = stdout.Split('\n', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries)
+                .Select(l => l.Split('=', 2))
+                .Where(p => p.Length == 2)
+                .GroupBy(p => p[0])
+                .ToDictionary(g => g.Key, g => g.Last()[1]);
+            if (code != 0 || !values.TryGetValue("status", out var status) || status != "ok")
+            {
+                throw new InvalidOperationException($"native exit {code}: {values.GetValueOrDefault("error") ?? (stdout + stderr).Trim()}");
+            }
+
+            long L(string key) => long.Parse(values[key], CultureInfo.InvariantCulture);
+            result.SqliteVersion = values["libversion"];
+            result.ElapsedNs = L("elapsed_ns");
+            result.Ops = L("ops");
+            result.Units = L("units");
+            result.Created = L("created");
+            result.Digest = ulong.Parse(values["digest"], CultureInfo.InvariantCulture);
+            var counts = values["counts"].Split(',').Select(c => long.Parse(c, CultureInfo.InvariantCulture)).ToArray();
+            result.Counts = new BlockDbCounts(counts[0], counts[1], counts[2]);
+            result.AppliedPragmas = PragmaSql.Parse(name => values.GetValueOrDefault("pragma." + name)).ToString();
+            var bytes = File.ReadAllBytes(latencyFile);
+            var samples = new double[bytes.Length / sizeof(double)];
+            Buffer.BlockCopy(bytes, 0, samples, 0, samples.Length * sizeof(double));
+            result.LatenciesNs = samples;
+        }
+        finally
+        {
+            File.Delete(latencyFile);
+        }
+
+        return result;
+    }
+}

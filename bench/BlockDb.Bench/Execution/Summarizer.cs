@@ -1,0 +1,62 @@
+using BlockDb.Bench.Model;
+using MathNet.Numerics.Statistics;
+
+namespace BlockDb.Bench.Execution;
+
+/// <summary>
+/// Summarizes repetitions with MathNet.Numerics: median, min and max of ops/s, CV (sample standard deviation
+/// over mean), and per-op latency quantiles (p50, p99; SortedArrayStatistics.Quantile, R-8, the
+/// median-unbiased estimator) per repetition, reported as the median over repetitions; max is the largest sample.
+/// </summary>
+internal static class Summarizer
+{
+    public static ResultSummary Summarize(RunSpec spec, IReadOnlyList<RepetitionResult> reps)
+    {
+        var ok = reps.Where(r => r.Error is null && r.Ops > 0).ToList();
+        var ops = ok.Select(r => r.OpsPerSecond).ToArray();
+        var p50 = new List<double>();
+        var p99 = new List<double>();
+        var max = 0.0;
+        foreach (var r in ok.Where(r => r.LatenciesNs.Length > 0))
+        {
+            var sorted = (double[])r.LatenciesNs.Clone();
+            Array.Sort(sorted);
+            p50.Add(SortedArrayStatistics.Quantile(sorted, 0.50));
+            p99.Add(SortedArrayStatistics.Quantile(sorted, 0.99));
+            max = Math.Max(max, sorted[^1]);
+        }
+
+        return new ResultSummary
+        {
+            Spec = spec,
+            Repetitions = reps,
+            MedianOps = ops.Length > 0 ? ops.Median() : 0,
+            MinOps = ops.Length > 0 ? ops.Min() : 0,
+            MaxOps = ops.Length > 0 ? ops.Max() : 0,
+            Cv = ops.Length > 1 ? ops.StandardDeviation() / ops.Mean() : double.NaN,
+            MedianUnits = ok.Count > 0 ? ok.Select(r => r.UnitsPerSecond).Median() : 0,
+            P50Us = p50.Count > 0 ? p50.Median() / 1000 : double.NaN,
+            P99Us = p99.Count > 0 ? p99.Median() / 1000 : double.NaN,
+            MaxUs = max / 1000,
+            SqliteVersion = string.Join("/", reps.Select(r => r.SqliteVersion).Where(v => v.Length > 0).Distinct()),
+            AppliedPragmas = reps.Select(r => r.AppliedPragmas).FirstOrDefault(p => p.Length > 0) ?? string.Empty,
+        };
+    }
+
+    /// <summary>Sets each summary's ratio to the native baseline of the same configuration.</summary>
+    public static void SetRatios(IReadOnlyCollection<ResultSummary> summaries)
+    {
+        var native = summaries.Where(s => s.Spec.IsNative && s.MedianOps > 0)
+            .ToDictionary(s => NativeKey(s.Spec), s => s.MedianOps);
+        foreach (var s in summaries)
+        {
+            if (native.TryGetValue(NativeKey(s.Spec), out var baseline))
+            {
+                s.RatioToNative = s.MedianOps / baseline;
+            }
+        }
+    }
+
+    /// <summary>The native run a spec compares with: the same configuration, on the C loop (which has no api path).</summary>
+    private static string NativeKey(RunSpec spec) => (spec with { Provider = RunSpec.NativeProvider, Api = ApiPath.Async }).ConfigKey;
+}

@@ -1,0 +1,230 @@
+using System.Globalization;
+using System.Text;
+using BlockDb.Bench.Data;
+using BlockDb.Bench.Execution;
+using BlockDb.Bench.Model;
+
+namespace BlockDb.Bench.Reporting;
+
+/// <summary>
+/// <c>results.md</c>: machine, settings, method, the reference table (ops/s and ratio to native), latency,
+/// and one pivot table per study and workload (rows = the study's x, columns = series), with the plots.
+/// Figures whose CV exceeds 10 % carry a <c>~</c>.
+/// </summary>
+internal static class MarkdownReport
+{
+    public static string Write(string folder, ReportData d)
+    {
+        var md = new StringBuilder();
+        var s = d.Settings;
+        md.AppendLine(CultureInfo.InvariantCulture, $"# BlockDb provider sweep: {s.Preset}, {d.Started:yyyy-MM-dd HH:mm} UTC");
+        md.AppendLine();
+        md.AppendLine(CultureInfo.InvariantCulture, $"Wall time {d.Elapsed.TotalMinutes:0.0} min. Compare ratios measured side by side in this run, not absolute ops/s: the machine is shared and noisy. `~` marks a figure whose CV over repetitions exceeds 10 % (noisy).");
+        md.AppendLine();
+        Machine(md, d);
+        Settings(md, d);
+        Reference(md, d);
+        foreach (var study in s.Studies)
+        {
+            StudySection(md, d, study);
+        }
+
+        Failures(md, d);
+        var path = Path.Combine(folder, "results.md");
+        File.WriteAllText(path, md.ToString());
+        return path;
+    }
+
+    /// <summary>A cell: ops/s, ratio to native, noisy mark.</summary>
+    public static string Cell(ResultSummary? r, bool ratio = true)
+    {
+        if (r is null)
+        {
+            return " ";
+        }
+
+        if (r.Failed)
+        {
+            return "FAILED";
+        }
+
+        var cell = Fmt.Rate(r.MedianOps) + (r.Noisy ? "~" : string.Empty);
+        return ratio && !r.Spec.IsNative && !double.IsNaN(r.RatioToNative) ? $"{cell} ({Fmt.Ratio(r.RatioToNative)})" : cell;
+    }
+
+    private static void Machine(StringBuilder md, ReportData d)
+    {
+        md.AppendLine("## Machine");
+        md.AppendLine();
+        md.AppendLine("| | |");
+        md.AppendLine("|---|---|");
+        foreach (var (key, value) in d.Machine.Entries)
+        {
+            md.AppendLine(CultureInfo.InvariantCulture, $"| {key} | {value.Replace("|", "\\|", StringComparison.Ordinal)} |");
+        }
+
+        md.AppendLine();
+    }
+
+    private static void Settings(StringBuilder md, ReportData d)
+    {
+        var s = d.Settings;
+        md.AppendLine("## Settings and method");
+        md.AppendLine();
+        md.AppendLine(CultureInfo.InvariantCulture, $"- Providers: {string.Join(", ", s.Providers)}. Studies: {string.Join(", ", s.Studies).ToLowerInvariant()}.");
+        md.AppendLine(CultureInfo.InvariantCulture, $"- Reference configuration: {RunSpec.SizeLabel(s.RefSize)} pre-filled blocks, pragma set `{s.RefPragma}`, commit batch {RunSpec.BatchLabel(s.RefBatch)} (`all` = one transaction for the run, as the seed's table), 1 thread, `await` on the public API. Each study varies one dimension from it; the threads study commits every {s.ThreadBatch} writes.");
+        var extended = s.Sizes.Any(z => z > s.RefSize) && s.Workloads.Any(w => !s.ExtendedWorkloads.Contains(w))
+            ? $" (above {RunSpec.SizeLabel(s.RefSize)} only {string.Join(", ", s.ExtendedWorkloads.Select(WorkloadInfo.Name))})"
+            : string.Empty;
+        md.AppendLine(CultureInfo.InvariantCulture, $"- Sizes {string.Join(", ", s.Sizes.Select(RunSpec.SizeLabel))}{extended}; pragma sets {string.Join(", ", s.Pragmas)}; batches {string.Join(", ", s.BatchSizes.Select(RunSpec.BatchLabel))} (batch-study runs of batch b do min(ops, max(1000, 100 b)) ops); threads {string.Join(", ", s.Threads)} ({string.Join(", ", s.Connections.Select(SweepPlanner.Label))}); api paths {string.Join(", ", s.ApiPaths).ToLowerInvariant()}.");
+        md.AppendLine(CultureInfo.InvariantCulture, $"- Per run: {s.Ops:N0} timed ops after {s.Warmup:N0} warm-up ops on the same fresh copy (new-blockset: ⌈ops / k⌉ blocksets, the same number of blocks); {s.Repetitions} repetitions per configuration, providers interleaved; figures are medians, with min/max and CV in summary.csv. Seed {s.Seed}, {s.DuplicateShare:P0} repeated blocks in write streams, k = {s.BlocksetBlocks} blocks per new blockset.");
+        md.AppendLine(CultureInfo.InvariantCulture, $"- Timed region: first op to the final COMMIT (commits included); open, PRAGMAs, prepare, data generation and the file copy are outside. Latency: a Stopwatch timestamp every {s.LatencyGroup} op(s), each sample = group time / ops in it (the final commit lands in the last sample); p50/p99 per repetition (MathNet, R-8), median over repetitions; max over all.");
+        md.AppendLine(CultureInfo.InvariantCulture, $"- Data: real SHA-256 (44-char base64) of seeded records; {FileSizeModel.Description}.");
+        foreach (var (size, plan) in d.Prefills.OrderBy(p => p.Key))
+        {
+            md.AppendLine(CultureInfo.InvariantCulture, $"  - {RunSpec.SizeLabel(size)}: {plan.Blocks:N0} blocks in {plan.Blocksets:N0} blocksets ({plan.Blocks / (double)Math.Max(1, plan.Blocksets):0.0} blocks per file), {plan.FullBlockShare:P1} full-size blocks.");
+        }
+
+        if (d.Replay is { } replay)
+        {
+            md.AppendLine(CultureInfo.InvariantCulture, $"- Replay: {replay.Source}: {replay.Hashes.Length:N0} blocks in {replay.Files:N0} files ({replay.SkippedLines} invalid lines skipped).");
+        }
+
+        md.AppendLine();
+        md.AppendLine("| workload | one op is | also reported |");
+        md.AppendLine("|---|---|---|");
+        foreach (var w in s.Workloads)
+        {
+            md.AppendLine(CultureInfo.InvariantCulture, $"| {WorkloadInfo.Name(w)} | {WorkloadInfo.OpDefinition(w)} | {WorkloadInfo.SecondaryUnit(w) ?? string.Empty}{(WorkloadInfo.SecondaryUnit(w) is null ? string.Empty : "/s")} |");
+        }
+
+        md.AppendLine();
+    }
+
+    private static void Reference(StringBuilder md, ReportData d)
+    {
+        var s = d.Settings;
+        var providers = s.Providers;
+        var rows = s.Workloads.Where(w => providers.Any(p => d.Reference(w, p) is not null)).ToList();
+        if (rows.Count == 0)
+        {
+            return;
+        }
+
+        md.AppendLine(CultureInfo.InvariantCulture, $"## Reference configuration: ops/s (ratio to native), {RunSpec.SizeLabel(s.RefSize)} rows");
+        md.AppendLine();
+        md.AppendLine("| workload | " + string.Join(" | ", providers) + " |");
+        md.AppendLine("|---|" + string.Concat(providers.Select(_ => "---:|")));
+        foreach (var w in rows)
+        {
+            md.AppendLine(CultureInfo.InvariantCulture, $"| {WorkloadInfo.Name(w)} | {string.Join(" | ", providers.Select(p => Cell(d.Reference(w, p))))} |");
+        }
+
+        md.AppendLine();
+        foreach (var w in rows.Where(w => WorkloadInfo.SecondaryUnit(w) is not null))
+        {
+            md.AppendLine(CultureInfo.InvariantCulture, $"- {WorkloadInfo.Name(w)}, {WorkloadInfo.SecondaryUnit(w)}/s: {string.Join(", ", providers.Select(p => d.Reference(w, p) is { } r ? $"{p} {Fmt.Rate(r.MedianUnits)}" : null).Where(t => t is not null))}");
+        }
+
+        md.AppendLine();
+        md.AppendLine("Per-op latency at the reference configuration, p50 / p99 / max in µs:");
+        md.AppendLine();
+        md.AppendLine("| workload | " + string.Join(" | ", providers) + " |");
+        md.AppendLine("|---|" + string.Concat(providers.Select(_ => "---:|")));
+        foreach (var w in rows)
+        {
+            md.AppendLine(CultureInfo.InvariantCulture, $"| {WorkloadInfo.Name(w)} | {string.Join(" | ", providers.Select(p => d.Reference(w, p) is { } r ? $"{Fmt.Us(r.P50Us)} / {Fmt.Us(r.P99Us)} / {Fmt.Us(r.MaxUs)}" : " "))} |");
+        }
+
+        md.AppendLine();
+        if (d.PlotFiles.Contains("ratio.png"))
+        {
+            md.AppendLine("![ratio to native](plots/ratio.png)");
+            md.AppendLine();
+        }
+    }
+
+    private static void StudySection(StringBuilder md, ReportData d, Study study)
+    {
+        var name = study.ToString().ToLowerInvariant();
+        md.AppendLine(CultureInfo.InvariantCulture, $"## {study} study");
+        md.AppendLine();
+        md.AppendLine(StudyBlurb(study, d.Settings));
+        md.AppendLine();
+        foreach (var plot in d.PlotFiles.Where(f => f == name + ".png" || f.StartsWith(name + "-", StringComparison.Ordinal)))
+        {
+            md.AppendLine(CultureInfo.InvariantCulture, $"![{plot}](plots/{plot})");
+            md.AppendLine();
+        }
+
+        foreach (var w in d.Settings.Workloads)
+        {
+            var points = d.Points(study, w);
+            if (points.Count == 0)
+            {
+                continue;
+            }
+
+            var series = points.Select(p => p.Series).Distinct().ToList();
+            md.AppendLine(CultureInfo.InvariantCulture, $"**{WorkloadInfo.Name(w)}** — ops/s (ratio to native)");
+            md.AppendLine();
+            md.AppendLine(CultureInfo.InvariantCulture, $"| {XName(study)} | {string.Join(" | ", series)} |");
+            md.AppendLine("|---|" + string.Concat(series.Select(_ => "---:|")));
+            foreach (var x in points.OrderBy(p => p.X).Select(p => p.XLabel).Distinct())
+            {
+                var cells = series.Select(se => points.FirstOrDefault(p => p.Series == se && p.XLabel == x) is { } point ? Cell(d.Find(point.Spec)) : " ");
+                md.AppendLine(CultureInfo.InvariantCulture, $"| {x} | {string.Join(" | ", cells)} |");
+            }
+
+            md.AppendLine();
+        }
+    }
+
+    private static string XName(Study study) => study switch
+    {
+        Study.Size => "rows",
+        Study.Pragma => "pragma set",
+        Study.Batch => "commit every",
+        Study.Threads => "threads",
+        _ => "path",
+    };
+
+    private static string StudyBlurb(Study study, SweepSettings s) => study switch
+    {
+        Study.Size => "Throughput against the number of pre-filled blocks (each size its own template, copied fresh per run).",
+        Study.Pragma => "Each pragma on top of SQLite's defaults, and the recommended combination. The template is in DELETE mode and copied fresh per run, so a WAL set by one run never leaks into the next; the mode read back is checked and recorded (summary.csv `applied_pragmas`). " +
+            string.Join("; ", PragmaSet.All.Where(p => s.Pragmas.Contains(p.Name)).Select(p => $"`{p.Name}` = {p.Description}")) + ".",
+        Study.Batch => "Commit every b writes (BlockDb's `Batching:CommitEvery`), `all` = one transaction for the run. Reads do not open transactions in BlockDb, so only writing workloads are shown.",
+        Study.Threads => $"Threads split the ops; per-thread = one session (connection) each, shared = one session behind a lock (seed 001). SQLite has one writer: per-thread writers queue on the write lock (busy_timeout raised to {ManagedRunner.MultiWriterBusyTimeoutMs / 1000} s), committing every {s.ThreadBatch} writes. Repeats stay within a thread's slice: with SelectThenInsert, two sessions inserting the same new block race (see the report).",
+        _ => "`async` awaits each ValueTask (the headline path); `sync` calls `.GetAwaiter().GetResult()` on it; `driver` drives the provider's prepared statements directly (same SQL, same batching, no engine: no validation, no call guard, no ValueTask); `native` is the C loop.",
+    };
+
+    private static void Failures(StringBuilder md, ReportData d)
+    {
+        md.AppendLine("## Consistency");
+        md.AppendLine();
+        var failures = d.Failures.ToList();
+        if (failures.Count == 0 && d.GlobalIssues.Count == 0)
+        {
+            md.AppendLine("Every run returned the IDs, created flags, units and row counts the oracle predicts, and every provider loaded the same SQLite.");
+        }
+
+        foreach (var issue in d.GlobalIssues)
+        {
+            md.AppendLine(CultureInfo.InvariantCulture, $"- {issue}");
+        }
+
+        foreach (var r in failures.Take(50))
+        {
+            md.AppendLine(CultureInfo.InvariantCulture, $"- {r.Spec} rep {r.Repetition}: {r.Error ?? string.Join("; ", r.Issues)}");
+        }
+
+        if (d.PlotNote.Length > 0)
+        {
+            md.AppendLine();
+            md.AppendLine(d.PlotNote);
+        }
+
+        md.AppendLine();
+    }
+}

@@ -1,0 +1,22 @@
+set terminal pngcairo size 1155,420 enhanced font "Sans,9"
+set output "ratio.png"
+set title "Ratio to the native C baseline, 1e6 rows, reference configuration (1 = as fast as C)"
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.8 border -1
+set grid ytics
+set yrange [0:*]
+set ylabel "x native"
+set key top right
+set datafile missing "?"
+set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2 lc rgb "gray"
+$ratio << EOD
+"select" 0.773445 0.843221 0.977877
+"insert" 0.912969 0.961697 0.989746
+"xor-select-insert" 0.886793 0.91295 0.961022
+"xor-ignore-select" 0.907139 0.917356 0.964656
+"xor-returning" 0.940633 0.939502 0.969708
+"join" 0.623593 0.674916 0.891435
+"new-blockset" 0.869324 0.880873 0.970239
+EOD
+plot $ratio using 2:xtic(1) title "MicrosoftData" lc rgb "#1f77b4", '' using 3 title "SystemData" lc rgb "#ff7f0e", '' using 4 title "PInvoke" lc rgb "#2ca02c"
