@@ -60,33 +60,31 @@ internal static class ConcurrencyStudy
     {
         await using var session = await db.OpenSessionAsync();
         using var gate = new SemaphoreSlim(1);
-        var latencies = new double[hashes.Length];
-        var per = hashes.Length / callers;
-        var clock = Stopwatch.StartNew();
-        await Task.WhenAll(Enumerable.Range(0, callers).Select(c => Task.Run(async () =>
+        var (opsPerSecond, latencies) = await RunCallersAsync(callers, hashes, async hash =>
         {
-            for (var i = c * per; i < (c + 1) * per; i++)
+            await gate.WaitAsync();
+            try
             {
-                var start = Stopwatch.GetTimestamp();
-                await gate.WaitAsync();
-                try
-                {
-                    await session.InsertBlockAsync(hashes[i], 4096);
-                }
-                finally
-                {
-                    gate.Release();
-                }
-
-                latencies[i] = Stopwatch.GetElapsedTime(start).TotalMilliseconds;
+                await session.InsertBlockAsync(hash, 4096);
             }
-        })));
-        return (hashes.Length / clock.Elapsed.TotalSeconds, latencies, 1.0);
+            finally
+            {
+                gate.Release();
+            }
+        });
+        return (opsPerSecond, latencies, 1.0);
     }
 
     private static async Task<(double, double[], double)> RunGroupedAsync(BlockDatabase db, int callers, string[] hashes)
     {
         await using var shared = db.OpenSharedRepository();
+        var (opsPerSecond, latencies) = await RunCallersAsync(callers, hashes, hash => shared.InsertBlockAsync(hash, 4096));
+        return (opsPerSecond, latencies, shared.AcknowledgedWrites / (double)Math.Max(1, shared.CommittedBatches));
+    }
+
+    /// <summary>Starts the callers together; each inserts its share of the keys one after another, timing every call.</summary>
+    private static async Task<(double OpsPerSecond, double[] Latencies)> RunCallersAsync(int callers, string[] hashes, Func<string, Task> insert)
+    {
         var latencies = new double[hashes.Length];
         var per = hashes.Length / callers;
         var clock = Stopwatch.StartNew();
@@ -95,12 +93,11 @@ internal static class ConcurrencyStudy
             for (var i = c * per; i < (c + 1) * per; i++)
             {
                 var start = Stopwatch.GetTimestamp();
-                await shared.InsertBlockAsync(hashes[i], 4096);
+                await insert(hashes[i]);
                 latencies[i] = Stopwatch.GetElapsedTime(start).TotalMilliseconds;
             }
         })));
-        var seconds = clock.Elapsed.TotalSeconds;
-        return (hashes.Length / seconds, latencies, shared.AcknowledgedWrites / (double)Math.Max(1, shared.CommittedBatches));
+        return (hashes.Length / clock.Elapsed.TotalSeconds, latencies);
     }
 
     private static ConcurrencyResult Summarize(
