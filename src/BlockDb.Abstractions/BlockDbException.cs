@@ -34,7 +34,6 @@ public class BlockDbException : DbException
     {
         SqliteErrorCode = sqliteErrorCode;
         SqliteExtendedErrorCode = sqliteExtendedErrorCode;
-        HResult = sqliteErrorCode == 0 ? HResult : sqliteErrorCode;
     }
 
     /// <summary>SQLite's primary result code (<see cref="SqliteResultCode"/>), or 0 when BlockDb raised the error.</summary>

@@ -385,6 +385,11 @@ internal sealed class BlockRepository : IBlockRepository
         {
             throw lost;
         }
+        catch
+        {
+            ReleaseIdleBatch();
+            throw;
+        }
 
         EndWrite(wrote: true);
         return id;
@@ -403,6 +408,11 @@ internal sealed class BlockRepository : IBlockRepository
         catch (Exception e) when (BatchLost(e) is { } lost)
         {
             throw lost;
+        }
+        catch
+        {
+            ReleaseIdleBatch();
+            throw;
         }
 
         var id = Find(hash, size) ?? throw new BlockDbException($"Block ({hash}, {size} bytes) is missing right after INSERT OR IGNORE.");
@@ -430,6 +440,11 @@ internal sealed class BlockRepository : IBlockRepository
         catch (Exception e) when (BatchLost(e) is { } lost)
         {
             throw lost;
+        }
+        catch
+        {
+            ReleaseIdleBatch();
+            throw;
         }
 
         if (created is { } newId)
@@ -499,9 +514,23 @@ internal sealed class BlockRepository : IBlockRepository
         {
             throw lost;
         }
+        catch
+        {
+            ReleaseIdleBatch();
+            throw;
+        }
 
         EndWrite(wrote: true);
         return blocksetId;
+    }
+
+    /// <summary>After a failed write: a transaction that holds no write of its own is ended, so the write lock is not kept while idle.</summary>
+    private void ReleaseIdleBatch()
+    {
+        if (_batchOpen && _pending == 0)
+        {
+            CommitBatch();
+        }
     }
 
     private void BeginWrite()

@@ -202,8 +202,14 @@ internal sealed class SharedBlockRepository : ISharedBlockRepository
 
             try
             {
+                // Always end the transaction, even when every write of this round failed: an open one would keep
+                // the write lock from other processes while the queue is idle.
                 await _writer.CommitAsync().ConfigureAwait(false);
-                Interlocked.Increment(ref _batches);
+                if (batch.Count > 0)
+                {
+                    Interlocked.Increment(ref _batches);
+                }
+
                 Interlocked.Add(ref _acknowledged, batch.Count);
                 foreach (var done in batch)
                 {

@@ -67,7 +67,7 @@ public abstract partial class ConformanceTests
     [Fact]
     public async Task A_failed_write_fails_only_its_own_call()
     {
-        await using var db = Open();
+        await using var db = Open(o => o.Pragmas.BusyTimeout = 500);
         await using var shared = db.OpenSharedRepository();
         await shared.InsertBlockAsync(TestData.Hash(0), 1);
         var calls = Enumerable.Range(0, 50).Select(i => shared.InsertBlockAsync(TestData.Hash(i % 25 == 0 ? 0 : i), 1)).ToArray();
@@ -87,6 +87,12 @@ public abstract partial class ConformanceTests
         Assert.Equal(2, outcomes.Count(code => code == SqliteResultCode.Constraint));
         Assert.Equal(48, outcomes.Count(code => code == 0));
         Assert.Equal(49, (await shared.GetCountsAsync()).Blocks);
+
+        // A round in which every write failed still ends its transaction: the write lock is free for others.
+        await Assert.ThrowsAsync<BlockDbException>(() => shared.InsertBlockAsync(TestData.Hash(0), 1));
+        await using var other = await db.OpenSessionAsync();
+        await other.InsertBlockAsync(TestData.Hash(-7), 1);
+        await other.CommitAsync();
     }
 
     [Fact]

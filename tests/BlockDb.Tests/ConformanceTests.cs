@@ -74,6 +74,20 @@ public abstract partial class ConformanceTests : IDisposable
         Assert.Equal(2, (await other.GetCountsAsync()).Blocks);
     }
 
+    [Fact]
+    public async Task A_failed_write_in_an_empty_batch_does_not_keep_the_write_lock()
+    {
+        await using var db = Open(o => { o.Batching.CommitEvery = 1; o.Pragmas.BusyTimeout = 300; });
+        await using var first = await db.OpenSessionAsync();
+        await first.InsertBlockAsync(TestData.Hash(1), 1);
+        await Assert.ThrowsAsync<BlockDbException>(async () => await first.InsertBlockAsync(TestData.Hash(1), 1));
+        await Assert.ThrowsAsync<BlockNotFoundException>(async () => await first.AddBlocksetAsync(new[] { 999L }));
+        Assert.Equal(0, first.PendingWrites);
+
+        await using var second = await db.OpenSessionAsync();
+        Assert.True((await second.SelectXorInsertAsync(TestData.Hash(2), 1)).Created);
+    }
+
     [Theory]
     [InlineData(SelectXorInsertStrategy.SelectThenInsert)]
     [InlineData(SelectXorInsertStrategy.InsertOrIgnoreThenSelect)]
