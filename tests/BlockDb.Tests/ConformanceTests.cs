@@ -251,7 +251,7 @@ public abstract partial class ConformanceTests : IDisposable
         await using var session = await db.OpenSessionAsync();
         var e = await Assert.ThrowsAnyAsync<ArgumentException>(async () => await session.SelectXorInsertAsync(hash, 10));
         Assert.IsType(expected, e);
-        Assert.Contains("base64", e.Message + (hash.Length == 0 ? " base64" : string.Empty), StringComparison.Ordinal);
+        Assert.Contains("base64", e.Message, StringComparison.Ordinal);
         await Assert.ThrowsAnyAsync<ArgumentException>(async () => await session.InsertBlockAsync(hash, 10));
         await Assert.ThrowsAnyAsync<ArgumentException>(async () => await session.FindBlockAsync(hash, 10));
         Assert.Equal(0, (await session.GetCountsAsync()).Blocks);
