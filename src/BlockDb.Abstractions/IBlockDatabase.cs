@@ -22,6 +22,18 @@ public interface IBlockDatabase : IAsyncDisposable, IDisposable
     /// <summary>The options this database was opened with (a validated copy).</summary>
     BlockDbOptions Options { get; }
 
+    /// <summary>
+    /// The file's block layout, as recorded in it (schema version 1: <see cref="BlockLayout.TextHash"/>; version 2:
+    /// the <c>BlockDbSettings</c> row). A new file gets <see cref="IndexOptions.Layout"/>, or <see cref="IndexOptions.DefaultLayout"/> when unset.
+    /// </summary>
+    BlockLayout Layout { get; }
+
+    /// <summary>
+    /// The <see cref="BlockLayout.KeyMap"/> layout's in-memory key map: blocks held and bytes used (8 per slot),
+    /// or (0, 0) for the other layouts and before the first lookup loads it.
+    /// </summary>
+    (long Blocks, long Bytes) KeyMapUsage { get; }
+
     /// <summary>Opens a repository session on its own connection, with the pragmas applied and verified.</summary>
     /// <param name="cancellationToken">Cancels before the connection opens.</param>
     /// <returns>A session that the caller disposes; not thread-safe.</returns>

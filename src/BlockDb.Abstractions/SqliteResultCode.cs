@@ -33,6 +33,9 @@ public static class SqliteResultCode
     /// <summary><c>SQLITE_CONSTRAINT</c> (19): a constraint such as the unique (hash, size) index failed.</summary>
     public const int Constraint = 19;
 
+    /// <summary><c>SQLITE_CONSTRAINT_UNIQUE</c> (2067): a unique constraint failed (<see href="https://www.sqlite.org/rescode.html#constraint_unique"/>).</summary>
+    public const int ConstraintUnique = 2067;
+
     /// <summary><c>SQLITE_MISUSE</c> (21): the library was used incorrectly.</summary>
     public const int Misuse = 21;
 

@@ -76,6 +76,9 @@ internal static unsafe partial class NativeMethods
     internal static partial int sqlite3_bind_text(nint stmt, int index, byte* text, int byteCount, nint destructor);
 
     [LibraryImport(Library)]
+    internal static partial int sqlite3_bind_blob(nint stmt, int index, byte* value, int byteCount, nint destructor);
+
+    [LibraryImport(Library)]
     internal static partial int sqlite3_bind_null(nint stmt, int index);
 
     [LibraryImport(Library)]
@@ -95,6 +98,9 @@ internal static unsafe partial class NativeMethods
 
     [LibraryImport(Library)]
     internal static partial byte* sqlite3_column_text(nint stmt, int column);
+
+    [LibraryImport(Library)]
+    internal static partial byte* sqlite3_column_blob(nint stmt, int column);
 
     [LibraryImport(Library)]
     internal static partial int sqlite3_column_bytes(nint stmt, int column);

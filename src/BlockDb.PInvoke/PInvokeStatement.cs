@@ -63,38 +63,44 @@ internal sealed unsafe class PInvokeStatement : ISqliteStatement
         ArgumentNullException.ThrowIfNull(value);
         var stmt = CheckBindable(index, nameof(BindText));
         var slot = index - 1;
+        var worstCase = Encoding.UTF8.GetMaxByteCount(value.Length);
         var buffer = _buffers[slot];
         var capacity = _capacities[slot];
-        nint replaced = 0;
-
-        if (buffer == 0 || capacity < Encoding.UTF8.GetMaxByteCount(value.Length))
+        if (buffer == 0 || capacity < worstCase)
         {
+            // Size exactly only when the worst case is large; short text (hashes) gets a buffer that always fits.
             var needed = Encoding.UTF8.GetByteCount(value);
-            if (buffer == 0 || capacity < needed)
-            {
-                var worstCase = Encoding.UTF8.GetMaxByteCount(value.Length);
-                capacity = Math.Max(MinimumBufferSize, worstCase <= WorstCaseBufferLimit ? worstCase : needed);
-                replaced = buffer;
-                buffer = (nint)NativeMemory.Alloc((nuint)capacity);
-            }
+            (buffer, capacity) = Reserve(needed, worstCase <= WorstCaseBufferLimit ? worstCase : needed);
         }
 
         var byteCount = Encoding.UTF8.GetBytes(value, new Span<byte>((void*)buffer, capacity));
         var rc = NativeMethods.sqlite3_bind_text(stmt, index, (byte*)buffer, byteCount, NativeMethods.SQLITE_STATIC);
-        if (buffer != _buffers[slot])
-        {
-            // The statement no longer points at the old buffer (the bind replaced or cleared its value).
-            _buffers[slot] = buffer;
-            _capacities[slot] = capacity;
-            if (replaced != 0)
-            {
-                NativeMemory.Free((void*)replaced);
-            }
-        }
-
+        Adopt(slot, buffer, capacity);
         if (rc != NativeMethods.SQLITE_OK)
         {
             throw Failure(rc, nameof(BindText));
+        }
+
+        GC.KeepAlive(this);
+    }
+
+    public void BindBlob(int index, ReadOnlySpan<byte> value)
+    {
+        var stmt = CheckBindable(index, nameof(BindBlob));
+        var slot = index - 1;
+        var buffer = _buffers[slot];
+        var capacity = _capacities[slot];
+        if (buffer == 0 || capacity < value.Length)
+        {
+            (buffer, capacity) = Reserve(value.Length, value.Length);
+        }
+
+        value.CopyTo(new Span<byte>((void*)buffer, capacity));
+        var rc = NativeMethods.sqlite3_bind_blob(stmt, index, (byte*)buffer, value.Length, NativeMethods.SQLITE_STATIC);
+        Adopt(slot, buffer, capacity);
+        if (rc != NativeMethods.SQLITE_OK)
+        {
+            throw Failure(rc, nameof(BindBlob));
         }
 
         GC.KeepAlive(this);
@@ -135,6 +141,28 @@ internal sealed unsafe class PInvokeStatement : ISqliteStatement
         }
 
         throw StepFailure(rc, nameof(Step));
+    }
+
+    public int ColumnBlob(int column, Span<byte> destination)
+    {
+        var stmt = CheckReadable(column, nameof(ColumnBlob));
+        if (NativeMethods.sqlite3_column_type(stmt, column) == NativeMethods.SQLITE_NULL)
+        {
+            GC.KeepAlive(this);
+            return -1;
+        }
+
+        var bytes = NativeMethods.sqlite3_column_blob(stmt, column);
+        var length = NativeMethods.sqlite3_column_bytes(stmt, column);
+        if (bytes == null && length > 0)
+        {
+            // Not NULL and not empty, so SQLite failed to convert the value (out of memory).
+            throw SqliteErrors.FromConnection(_db, 7, $"ColumnBlob of statement '{Statement.Name}'");
+        }
+
+        new ReadOnlySpan<byte>(bytes, Math.Min(length, destination.Length)).CopyTo(destination);
+        GC.KeepAlive(this);
+        return length;
     }
 
     public long ColumnInt64(int column)
@@ -235,6 +263,30 @@ internal sealed unsafe class PInvokeStatement : ISqliteStatement
         }
 
         return Encoding.UTF8.GetString(text, length);
+    }
+
+    /// <summary>A new native buffer of at least <paramref name="needed"/> bytes for a bind; the slot keeps its old one until <see cref="Adopt"/>.</summary>
+    private static (nint Buffer, int Capacity) Reserve(int needed, int preferred)
+    {
+        var capacity = Math.Max(MinimumBufferSize, Math.Max(needed, preferred));
+        return ((nint)NativeMemory.Alloc((nuint)capacity), capacity);
+    }
+
+    /// <summary>After a bind: the statement points at <paramref name="buffer"/>, so the slot owns it and the buffer it replaced is freed.</summary>
+    private void Adopt(int slot, nint buffer, int capacity)
+    {
+        var old = _buffers[slot];
+        if (buffer == old)
+        {
+            return;
+        }
+
+        _buffers[slot] = buffer;
+        _capacities[slot] = capacity;
+        if (old != 0)
+        {
+            NativeMemory.Free((void*)old);
+        }
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]

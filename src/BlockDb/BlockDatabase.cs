@@ -16,6 +16,7 @@ public sealed class BlockDatabase : IBlockDatabase
     private readonly ISqliteDriver _driver;
     private readonly PragmaSettings _requested;
     private readonly ILogger _logger;
+    private readonly BlockKeyMap? _keyMap;
     private readonly ConcurrentDictionary<BlockRepository, byte> _sessions = new();
     private readonly ConcurrentDictionary<SharedBlockRepository, byte> _shared = new();
     private int _disposed;
@@ -31,7 +32,8 @@ public sealed class BlockDatabase : IBlockDatabase
         {
             using var connection = OpenConnection();
             SqliteVersion = connection.QueryText(BlockDbSql.SqliteVersionQuery) ?? "unknown";
-            Schema.EnsureCreated(connection, path);
+            Layout = Schema.EnsureCreated(connection, path, options.Index.Layout);
+            _keyMap = Layout == BlockLayout.KeyMap ? new BlockKeyMap(options.Index.KeyMapMemoryLimitMegabytes) : null;
             AppliedPragmas = Pragmas.ApplyAndVerify(connection, _requested, _logger, path);
         }
         catch (BlockDbException e) when (e.SqliteErrorCode == SqliteResultCode.NotADatabase)
@@ -40,8 +42,8 @@ public sealed class BlockDatabase : IBlockDatabase
         }
 
         _logger.LogInformation(
-            "Opened BlockDb '{Path}' with provider {Provider} on SQLite {Version}; pragmas: {Pragmas}",
-            path, driver.Name, SqliteVersion, AppliedPragmas);
+            "Opened BlockDb '{Path}' ({Layout} layout) with provider {Provider} on SQLite {Version}; pragmas: {Pragmas}",
+            path, Layout, driver.Name, SqliteVersion, AppliedPragmas);
     }
 
     /// <inheritdoc />
@@ -59,12 +61,18 @@ public sealed class BlockDatabase : IBlockDatabase
     /// <inheritdoc />
     public BlockDbOptions Options { get; }
 
+    /// <inheritdoc />
+    public BlockLayout Layout { get; }
+
+    /// <inheritdoc />
+    public (long Blocks, long Bytes) KeyMapUsage => _keyMap is null ? (0, 0) : (_keyMap.Count, _keyMap.MemoryBytes);
+
     /// <summary>Opens a block index with the provider named in <paramref name="options"/>.</summary>
     /// <param name="options">The options; validated, then used as given (do not change them afterwards).</param>
     /// <param name="loggerFactory">Where the applied pragmas and warnings are logged; none when <see langword="null"/>.</param>
     /// <returns>The open database.</returns>
     /// <exception cref="BlockDbConfigurationException">An option is invalid or names an unknown provider.</exception>
-    /// <exception cref="BlockDbFormatException">The file belongs to another application or a newer BlockDb.</exception>
+    /// <exception cref="BlockDbFormatException">The file belongs to another application or a newer BlockDb, or has another layout than <see cref="IndexOptions.Layout"/> asks for.</exception>
     /// <exception cref="BlockDbException">SQLite could not open the file (<c>SQLITE_CANTOPEN</c> for a missing folder, <c>SQLITE_NOTADB</c> for a file that is not a database, <c>SQLITE_READONLY</c> for a read-only file), or a pragma did not take effect.</exception>
     public static BlockDatabase Open(BlockDbOptions options, ILoggerFactory? loggerFactory = null)
     {
@@ -79,7 +87,7 @@ public sealed class BlockDatabase : IBlockDatabase
     /// <param name="loggerFactory">Where the applied pragmas and warnings are logged; none when <see langword="null"/>.</param>
     /// <returns>The open database.</returns>
     /// <exception cref="BlockDbConfigurationException">An option is invalid.</exception>
-    /// <exception cref="BlockDbFormatException">The file belongs to another application or a newer BlockDb.</exception>
+    /// <exception cref="BlockDbFormatException">The file belongs to another application or a newer BlockDb, or has another layout than <see cref="IndexOptions.Layout"/> asks for.</exception>
     /// <exception cref="BlockDbException">SQLite could not open or configure the file.</exception>
     public static BlockDatabase Open(BlockDbOptions options, ISqliteDriver driver, ILoggerFactory? loggerFactory = null)
     {
@@ -161,7 +169,7 @@ public sealed class BlockDatabase : IBlockDatabase
         try
         {
             var applied = Pragmas.ApplyAndVerify(connection, _requested, _logger, DataSource);
-            var session = new BlockRepository(connection, batching, Options.SelectXorInsert, applied, s => _sessions.TryRemove(s, out _));
+            var session = new BlockRepository(connection, Layout, _keyMap, batching, Options.SelectXorInsert, applied, s => _sessions.TryRemove(s, out _));
             _sessions.TryAdd(session, 0);
             return session;
         }

@@ -27,8 +27,26 @@ public static class BlockHash
             }
         }
 
-        return end > 0;
+        // Canonical form only: the bits below the last byte must be zero ("AB==" decodes like "AA=="), so one
+        // hash has one text and the BLOB layouts, which store the decoded bytes, cannot merge two texts.
+        return end > 0 && (padding == 0 || (Sextet(hash[end - 1]) & (padding == 1 ? 0b11 : 0b1111)) == 0);
     }
+
+    /// <summary>Decodes a valid hash text into its bytes (for the BLOB layouts).</summary>
+    /// <returns>The number of bytes written.</returns>
+    internal static int Decode(string hash, Span<byte> into) =>
+        Convert.TryFromBase64String(hash, into, out var written)
+            ? written
+            : throw new ArgumentException($"The hash '{Shorten(hash)}' does not decode to at most {into.Length} bytes.", nameof(hash));
+
+    private static int Sextet(char c) => c switch
+    {
+        >= 'A' and <= 'Z' => c - 'A',
+        >= 'a' and <= 'z' => c - 'a' + 26,
+        >= '0' and <= '9' => c - '0' + 52,
+        '+' => 62,
+        _ => 63,
+    };
 
     /// <summary>Throws when <paramref name="hash"/> is not a valid hash text.</summary>
     /// <param name="hash">The text to check.</param>
@@ -46,7 +64,7 @@ public static class BlockHash
         throw new ArgumentException(
             hash.Length == 0
                 ? "The hash is empty; give the block hash as standard base64 with '=' padding (44 characters for SHA-256)."
-                : $"The hash '{Shorten(hash)}' ({hash.Length} characters) is not standard base64 with '=' padding of 1 to 64 bytes (A-Z, a-z, 0-9, '+', '/', length a multiple of 4, at most {MaxLength}; SHA-256 is 44 characters).",
+                : $"The hash '{Shorten(hash)}' ({hash.Length} characters) is not canonical standard base64 with '=' padding of 1 to 64 bytes (A-Z, a-z, 0-9, '+', '/', length a multiple of 4, at most {MaxLength}, unused low bits of the last character zero; SHA-256 is 44 characters).",
             paramName);
     }
 

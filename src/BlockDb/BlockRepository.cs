@@ -16,10 +16,10 @@ internal sealed class BlockRepository : IBlockRepository
     private readonly BatchingOptions _batching;
     private readonly SelectXorInsertStrategy _strategy;
     private readonly Action<BlockRepository> _onDisposed;
-    private readonly ISqliteStatement _find;
+    private readonly ISqliteStatement _find = null!;
     private readonly ISqliteStatement _insert;
-    private readonly ISqliteStatement _insertOrIgnore;
-    private readonly ISqliteStatement _insertReturning;
+    private readonly ISqliteStatement _insertOrIgnore = null!;
+    private readonly ISqliteStatement _insertReturning = null!;
     private readonly ISqliteStatement _blockSize;
     private readonly ISqliteStatement _insertBlockset;
     private readonly ISqliteStatement _insertEntry;
@@ -32,23 +32,34 @@ internal sealed class BlockRepository : IBlockRepository
     private readonly ISqliteStatement _savepoint;
     private readonly ISqliteStatement _release;
     private readonly ISqliteStatement _rollbackTo;
+    private readonly bool _blobHashes;
+    private readonly BlockKeyMap? _map;
+    private readonly ISqliteStatement? _getById;
+    private readonly ISqliteStatement? _blocksAfter;
+    private long _rewindTo;
     private long _batchStarted;
     private int _pending;
     private bool _batchOpen;
     private int _inCall;
     private bool _disposed;
 
-    public BlockRepository(ISqliteConnection connection, BatchingOptions batching, SelectXorInsertStrategy strategy, PragmaSettings applied, Action<BlockRepository> onDisposed)
+    public BlockRepository(ISqliteConnection connection, BlockLayout layout, BlockKeyMap? map, BatchingOptions batching, SelectXorInsertStrategy strategy, PragmaSettings applied, Action<BlockRepository> onDisposed)
     {
+        _blobHashes = layout != BlockLayout.TextHash;
+        _map = layout == BlockLayout.KeyMap ? map ?? throw new ArgumentNullException(nameof(map), "The KeyMap layout needs its key map.") : null;
         _connection = connection;
         _batching = batching;
         _strategy = strategy;
         _onDisposed = onDisposed;
         AppliedPragmas = applied;
-        _find = connection.Prepare(BlockDbSql.FindBlock);
         _insert = connection.Prepare(BlockDbSql.InsertBlock);
-        _insertOrIgnore = connection.Prepare(BlockDbSql.InsertBlockOrIgnore);
-        _insertReturning = connection.Prepare(BlockDbSql.InsertBlockReturningUnlessExists);
+        if (_map is null)
+        {
+            // The hash-index statements; the KeyMap layout has no hash index and finds blocks through its map.
+            _find = connection.Prepare(BlockDbSql.FindBlock);
+            _insertOrIgnore = connection.Prepare(BlockDbSql.InsertBlockOrIgnore);
+            _insertReturning = connection.Prepare(BlockDbSql.InsertBlockReturningUnlessExists);
+        }
         _blockSize = connection.Prepare(BlockDbSql.GetBlockSize);
         _insertBlockset = connection.Prepare(BlockDbSql.InsertBlockset);
         _insertEntry = connection.Prepare(BlockDbSql.InsertBlocksetEntry);
@@ -61,6 +72,11 @@ internal sealed class BlockRepository : IBlockRepository
         _savepoint = connection.Prepare(BlockDbSql.Savepoint);
         _release = connection.Prepare(BlockDbSql.ReleaseSavepoint);
         _rollbackTo = connection.Prepare(BlockDbSql.RollbackToSavepoint);
+        if (_map is not null)
+        {
+            _getById = connection.Prepare(BlockDbSql.GetBlockById);
+            _blocksAfter = connection.Prepare(BlockDbSql.BlocksAfter);
+        }
     }
 
     public PragmaSettings AppliedPragmas { get; }
@@ -78,13 +94,18 @@ internal sealed class BlockRepository : IBlockRepository
         Call((hash, size), static (r, s) =>
         {
             ValidateBlock(s.hash, s.size);
-            return r.WriteOne(s.hash, s.size, r._insert);
+            return r._map is null ? r.WriteOne(s.hash, s.size, r._insert) : r.MapInsert(s.hash, s.size);
         }, cancellationToken);
 
     public ValueTask<SelectXorInsertResult> SelectXorInsertAsync(string hash, long size, CancellationToken cancellationToken = default) =>
         Call((hash, size), static (r, s) =>
         {
             ValidateBlock(s.hash, s.size);
+            if (r._map is not null)
+            {
+                return r.MapSelectXorInsert(s.hash, s.size);
+            }
+
             return r._strategy switch
             {
                 SelectXorInsertStrategy.InsertOrIgnoreThenSelect => r.InsertOrIgnoreThenSelect(s.hash, s.size),
@@ -256,7 +277,7 @@ internal sealed class BlockRepository : IBlockRepository
         {
             while (_list.Step())
             {
-                blocks.Add(new BlocksetBlock((int)_list.ColumnInt64(0), _list.ColumnInt64(1), _list.ColumnText(2)!, _list.ColumnInt64(3)));
+                blocks.Add(new BlocksetBlock((int)_list.ColumnInt64(0), _list.ColumnInt64(1), ReadHash(_list, 2), _list.ColumnInt64(3)));
             }
         }
         finally
@@ -322,7 +343,12 @@ internal sealed class BlockRepository : IBlockRepository
 
     private long? Find(string hash, long size)
     {
-        _find.BindText(1, hash);
+        if (_map is not null)
+        {
+            return MapFind(hash, size, catchUp: true);
+        }
+
+        BindHash(_find, 1, hash);
         _find.BindInt64(2, size);
         try
         {
@@ -362,6 +388,94 @@ internal sealed class BlockRepository : IBlockRepository
         }
     }
 
+    /// <summary>Binds a hash as the layout stores it: the base64 text, or its decoded bytes.</summary>
+    private void BindHash(ISqliteStatement statement, int index, string hash)
+    {
+        if (!_blobHashes)
+        {
+            statement.BindText(index, hash);
+            return;
+        }
+
+        Span<byte> bytes = stackalloc byte[BlockKeyMap.MaxHashBytes];
+        statement.BindBlob(index, bytes[..BlockHash.Decode(hash, bytes)]);
+    }
+
+    /// <summary>Reads a stored hash back as base64 text, whichever way the layout stores it.</summary>
+    private string ReadHash(ISqliteStatement statement, int column)
+    {
+        if (!_blobHashes)
+        {
+            return statement.ColumnText(column)!;
+        }
+
+        Span<byte> bytes = stackalloc byte[BlockKeyMap.MaxHashBytes];
+        var length = statement.ColumnBlob(column, bytes);
+        return length is >= 0 and <= BlockKeyMap.MaxHashBytes
+            ? Convert.ToBase64String(bytes[..length])
+            : throw new BlockDbFormatException($"A stored block hash is {length} bytes; BlockDb stores 1 to 64.");
+    }
+
+    private long? MapFind(string hash, long size, bool catchUp)
+    {
+        Span<byte> key = stackalloc byte[BlockKeyMap.MaxHashBytes];
+        return _map!.Find(key[..BlockHash.Decode(hash, key)], size, _getById!, _blocksAfter!, catchUp);
+    }
+
+    /// <summary>
+    /// Select-xor-insert on the key map: a verified hit needs no lock; a miss is looked up again under the write
+    /// lock (which catches up with every committed row) before the block is appended, so no duplicate can be made.
+    /// </summary>
+    private SelectXorInsertResult MapSelectXorInsert(string hash, long size)
+    {
+        if (MapFind(hash, size, catchUp: false) is { } known)
+        {
+            return new SelectXorInsertResult(known, false);
+        }
+
+        if (LockedMapFind(hash, size) is { } id)
+        {
+            EndWrite(wrote: false);
+            return new SelectXorInsertResult(id, false);
+        }
+
+        return new SelectXorInsertResult(WriteOne(hash, size, _insert), true);
+    }
+
+    /// <summary>Insert on the key map: fails like the unique index of the other layouts when the block exists.</summary>
+    private long MapInsert(string hash, long size)
+    {
+        if (LockedMapFind(hash, size) is { } id)
+        {
+            ReleaseIdleBatch();
+            throw new BlockDbException(
+                $"Block ({hash}, {size} bytes) is already in the index as ID {id}; use SelectXorInsertAsync to get the ID of a block that may exist. (SQLITE_CONSTRAINT_UNIQUE, as the unique index of the other layouts reports.)",
+                SqliteResultCode.Constraint,
+                SqliteResultCode.ConstraintUnique);
+        }
+
+        return WriteOne(hash, size, _insert);
+    }
+
+    /// <summary>Opens the batch (taking the write lock), then looks the block up with catch-up.</summary>
+    private long? LockedMapFind(string hash, long size)
+    {
+        BeginWrite();
+        try
+        {
+            return MapFind(hash, size, catchUp: true);
+        }
+        catch (Exception e) when (BatchLost(e) is { } lost)
+        {
+            throw lost;
+        }
+        catch
+        {
+            ReleaseIdleBatch();
+            throw;
+        }
+    }
+
     /// <summary>Runs an insert that returns the new ID (one row) inside the batch.</summary>
     private long WriteOne(string hash, long size, ISqliteStatement insert)
     {
@@ -369,12 +483,18 @@ internal sealed class BlockRepository : IBlockRepository
         long id;
         try
         {
-            insert.BindText(1, hash);
+            _map?.EnsureRoomForOne();
+            BindHash(insert, 1, hash);
             insert.BindInt64(2, size);
             try
             {
                 insert.Step();
                 id = insert.ColumnInt64(0);
+                if (_map is not null)
+                {
+                    Span<byte> key = stackalloc byte[BlockKeyMap.MaxHashBytes];
+                    _map.Add(key[..BlockHash.Decode(hash, key)], id);
+                }
             }
             finally
             {
@@ -401,7 +521,7 @@ internal sealed class BlockRepository : IBlockRepository
         int changes;
         try
         {
-            _insertOrIgnore.BindText(1, hash);
+            BindHash(_insertOrIgnore, 1, hash);
             _insertOrIgnore.BindInt64(2, size);
             changes = _insertOrIgnore.ExecuteNonQuery();
         }
@@ -426,7 +546,7 @@ internal sealed class BlockRepository : IBlockRepository
         long? created;
         try
         {
-            _insertReturning.BindText(1, hash);
+            BindHash(_insertReturning, 1, hash);
             _insertReturning.BindInt64(2, size);
             try
             {
@@ -542,6 +662,7 @@ internal sealed class BlockRepository : IBlockRepository
 
         _begin.ExecuteNonQuery();
         _batchOpen = true;
+        _rewindTo = _map?.LastId ?? 0;
         _batchStarted = Stopwatch.GetTimestamp();
     }
 
@@ -580,6 +701,7 @@ internal sealed class BlockRepository : IBlockRepository
                 _rollback.ExecuteNonQuery();
             }
 
+            _map?.Rewind(_rewindTo);
             throw new BlockDbException($"{e.Message} The commit failed and its batch of {pending} writes was rolled back.", e.SqliteErrorCode, e.SqliteExtendedErrorCode, e);
         }
         finally
@@ -605,6 +727,7 @@ internal sealed class BlockRepository : IBlockRepository
         }
         finally
         {
+            _map?.Rewind(_rewindTo);
             _batchOpen = false;
             _pending = 0;
         }
@@ -623,6 +746,7 @@ internal sealed class BlockRepository : IBlockRepository
         }
 
         var lost = _pending;
+        _map?.Rewind(_rewindTo);
         _batchOpen = false;
         _pending = 0;
         return e is BlockDbException b

@@ -6,8 +6,19 @@ namespace BlockDb.Drivers;
 /// </summary>
 public static class BlockDbSql
 {
-    /// <summary>The schema format version this build writes and reads, stored in <c>PRAGMA user_version</c>.</summary>
-    public const int SchemaVersion = 1;
+    /// <summary>
+    /// The newest schema format version this build writes and reads, stored in <c>PRAGMA user_version</c>.
+    /// Version 1 is the <see cref="BlockLayout.TextHash"/> layout (no settings table); version 2 files carry a
+    /// <c>BlockDbSettings</c> table whose <c>BlockLayout</c> row names their layout. Builds before version 2
+    /// refuse version 2 files as written by a newer BlockDb.
+    /// </summary>
+    public const int SchemaVersion = 2;
+
+    /// <summary>The schema version of <see cref="BlockLayout.TextHash"/> files (kept at 1 so older builds still open them).</summary>
+    public const int TextHashSchemaVersion = 1;
+
+    /// <summary>The <c>BlockDbSettings</c> row that names a version-2 file's layout (a <see cref="BlockLayout"/> name).</summary>
+    public const string LayoutSetting = "BlockLayout";
 
     /// <summary>
     /// The value BlockDb stores in <c>PRAGMA application_id</c> (ASCII <c>BlkD</c>), so a BlockDb file can be
@@ -30,6 +41,47 @@ public static class BlockDbSql
         """CREATE TABLE "BlocksetEntry" ("BlocksetID" INTEGER NOT NULL, "Index" INTEGER NOT NULL, "BlockID" INTEGER NOT NULL, CONSTRAINT "BlocksetEntry_PK_IdIndex" PRIMARY KEY ("BlocksetID", "Index")) WITHOUT ROWID""",
         """CREATE INDEX "BlocksetEntry_IndexIdsBackwards" ON "BlocksetEntry" ("BlockID")""",
     ];
+
+    /// <summary>
+    /// The schema of a version-2 file with <paramref name="layout"/>: version 1's tables with <c>Hash</c> as a
+    /// BLOB, the hash index only for <see cref="BlockLayout.BlobHash"/>, and the <c>BlockDbSettings</c> table.
+    /// </summary>
+    /// <param name="layout"><see cref="BlockLayout.BlobHash"/> or <see cref="BlockLayout.KeyMap"/>.</param>
+    /// <returns>The DDL statements, in order.</returns>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="layout"/> is not a version-2 layout.</exception>
+    public static IReadOnlyList<string> SchemaV2(BlockLayout layout)
+    {
+        if (layout is not (BlockLayout.BlobHash or BlockLayout.KeyMap))
+        {
+            throw new ArgumentOutOfRangeException(nameof(layout), layout, "Version 2 schemas exist for BlobHash and KeyMap only.");
+        }
+
+        List<string> ddl = ["""CREATE TABLE "Block" ("ID" INTEGER PRIMARY KEY, "Hash" BLOB NOT NULL, "Size" INTEGER NOT NULL)"""];
+        if (layout == BlockLayout.BlobHash)
+        {
+            ddl.Add(SchemaV1[1]);
+        }
+
+        ddl.AddRange(SchemaV1.Skip(2));
+        ddl.Add("""CREATE TABLE "BlockDbSettings" ("Name" TEXT NOT NULL PRIMARY KEY, "Value" TEXT NOT NULL) WITHOUT ROWID""");
+        return ddl;
+    }
+
+    /// <summary>Reads one row of a version-2 file's settings table; no row when the setting is absent.</summary>
+    public static readonly SqlStatement ReadSetting = new(
+        nameof(ReadSetting), """SELECT "Value" FROM "BlockDbSettings" WHERE "Name" = @Name""", "@Name");
+
+    /// <summary>Writes one row of a version-2 file's settings table (once, when the file is created).</summary>
+    public static readonly SqlStatement WriteSetting = new(
+        nameof(WriteSetting), """INSERT INTO "BlockDbSettings" ("Name", "Value") VALUES (@Name, @Value)""", "@Name", "@Value");
+
+    /// <summary>A block's hash and size by ID (the key map verifies each hit with it); no row when the ID is unknown.</summary>
+    public static readonly SqlStatement GetBlockById = new(
+        nameof(GetBlockById), """SELECT "Hash", "Size" FROM "Block" WHERE "ID" = @ID""", "@ID");
+
+    /// <summary>Blocks with an ID above <c>@ID</c>, in ID order (the key map's initial load and catch-up).</summary>
+    public static readonly SqlStatement BlocksAfter = new(
+        nameof(BlocksAfter), """SELECT "ID", "Hash" FROM "Block" WHERE "ID" > @ID ORDER BY "ID" """, "@ID");
 
     /// <summary>Find a block's ID by hash and size (Duplicati's lookup).</summary>
     public static readonly SqlStatement FindBlock = new(

@@ -24,6 +24,11 @@ public interface ISqliteStatement : IDisposable
     /// <param name="value">The text; never <see langword="null"/> (use <see cref="BindNull"/>).</param>
     void BindText(int index, string value);
 
+    /// <summary>Binds a BLOB to parameter <paramref name="index"/> (1-based). The bytes are copied before this returns.</summary>
+    /// <param name="index">The 1-based parameter index.</param>
+    /// <param name="value">The bytes (a zero-length span binds an empty BLOB, not NULL).</param>
+    void BindBlob(int index, ReadOnlySpan<byte> value);
+
     /// <summary>Binds SQL NULL to parameter <paramref name="index"/> (1-based).</summary>
     /// <param name="index">The 1-based parameter index.</param>
     void BindNull(int index);
@@ -41,6 +46,14 @@ public interface ISqliteStatement : IDisposable
     /// <param name="column">The 0-based column index.</param>
     /// <returns>The value.</returns>
     string? ColumnText(int column);
+
+    /// <summary>
+    /// Reads column <paramref name="column"/> (0-based) of the current row as a BLOB into <paramref name="destination"/>.
+    /// </summary>
+    /// <param name="column">The 0-based column index.</param>
+    /// <param name="destination">Receives the first <c>min(length, destination.Length)</c> bytes.</param>
+    /// <returns>The value's full length in bytes, or -1 for SQL NULL.</returns>
+    int ColumnBlob(int column, Span<byte> destination);
 
     /// <summary>Runs the statement to completion, resets it, and returns the rows it changed (<c>sqlite3_changes()</c>).</summary>
     /// <returns>The number of rows inserted, updated or deleted.</returns>

@@ -24,6 +24,9 @@ public sealed class BlockDbOptions
     /// <summary>How the shared repository groups concurrent writers into transactions.</summary>
     public GroupCommitOptions GroupCommit { get; set; } = new();
 
+    /// <summary>The block index's layout (text or BLOB hashes, SQLite index or in-memory key map) and its memory limit.</summary>
+    public IndexOptions Index { get; set; } = new();
+
     /// <summary>How <c>SelectXorInsertAsync</c> finds or creates a block. Default: <see cref="SelectXorInsertStrategy.SelectThenInsert"/>, as Duplicati does.</summary>
     public SelectXorInsertStrategy SelectXorInsert { get; set; } = SelectXorInsertStrategy.SelectThenInsert;
 
@@ -54,6 +57,7 @@ public sealed class BlockDbOptions
         OptionGuard.Defined(SelectXorInsert, $"{SectionName}:SelectXorInsert");
         (Pragmas ?? throw new BlockDbConfigurationException($"{SectionName}:Pragmas", "BlockDb:Pragmas is null.")).Validate();
         (Batching ?? throw new BlockDbConfigurationException($"{SectionName}:Batching", "BlockDb:Batching is null.")).Validate();
+        (Index ?? throw new BlockDbConfigurationException($"{SectionName}:Index", "BlockDb:Index is null.")).Validate();
         (GroupCommit ?? throw new BlockDbConfigurationException($"{SectionName}:GroupCommit", "BlockDb:GroupCommit is null.")).Validate();
     }
 }

@@ -13,6 +13,7 @@ internal sealed class AdoNetSqliteStatement : ISqliteStatement
     private readonly DbCommand _command;
     private readonly DbParameter[] _parameters;
     private DbDataReader? _reader;
+    private byte[]? _blobScratch;
     private bool _disposed;
 
     public AdoNetSqliteStatement(AdoNetSqliteConnection owner, SqlStatement statement, DbCommand command, DbParameter[] parameters)
@@ -31,6 +32,21 @@ internal sealed class AdoNetSqliteStatement : ISqliteStatement
 
     public void BindNull(int index) => Parameter(index).Value = DBNull.Value;
 
+    public void BindBlob(int index, ReadOnlySpan<byte> value)
+    {
+        // ADO.NET takes a byte[]; the parameter's array is reused while the length stays the same (hashes
+        // always have one length), as the providers copy it into SQLite when the command runs.
+        var parameter = Parameter(index);
+        var buffer = parameter.Value as byte[];
+        if (buffer is null || buffer.Length != value.Length)
+        {
+            buffer = new byte[value.Length];
+        }
+
+        value.CopyTo(buffer);
+        parameter.Value = buffer;
+    }
+
     public bool Step()
     {
         ObjectDisposedException.ThrowIf(_disposed, this);
@@ -47,6 +63,21 @@ internal sealed class AdoNetSqliteStatement : ISqliteStatement
     }
 
     public long ColumnInt64(int column) => Reader.GetInt64(column);
+
+    public int ColumnBlob(int column, Span<byte> destination)
+    {
+        var reader = Reader;
+        if (reader.IsDBNull(column))
+        {
+            return -1;
+        }
+
+        var length = checked((int)reader.GetBytes(column, 0, null, 0, 0));
+        var scratch = _blobScratch is { } held && held.Length >= length ? held : _blobScratch = new byte[Math.Max(length, 64)];
+        var read = (int)reader.GetBytes(column, 0, scratch, 0, length);
+        scratch.AsSpan(0, Math.Min(read, destination.Length)).CopyTo(destination);
+        return length;
+    }
 
     public string? ColumnText(int column) => Reader.IsDBNull(column) ? null : Reader.GetString(column);
 
