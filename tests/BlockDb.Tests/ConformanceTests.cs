@@ -12,6 +12,9 @@ public abstract partial class ConformanceTests : IDisposable
 
     protected abstract string Provider { get; }
 
+    /// <summary>The block layout of the files this run creates; <see langword="null"/>: the default.</summary>
+    protected virtual BlockLayout? Layout => null;
+
     protected string DbPath => _folder.File("index.db");
 
     public void Dispose()
@@ -22,7 +25,7 @@ public abstract partial class ConformanceTests : IDisposable
 
     protected BlockDbOptions Options(Action<BlockDbOptions>? configure = null)
     {
-        var options = new BlockDbOptions { Provider = Provider, DataSource = DbPath };
+        var options = new BlockDbOptions { Provider = Provider, DataSource = DbPath, Index = { Layout = Layout } };
         configure?.Invoke(options);
         return options;
     }
@@ -40,7 +43,15 @@ public abstract partial class ConformanceTests : IDisposable
         }
 
         using var raw = BlockDbProviders.Get(Provider).Open(new SqliteOpenOptions(DbPath, SqliteOpenMode.ReadOnly));
-        Assert.Equal(BlockDbSql.SchemaVersion.ToString(), raw.QueryText("PRAGMA user_version"));
+        var layout = Layout ?? IndexOptions.DefaultLayout;
+        Assert.Equal(layout == BlockLayout.TextHash ? "1" : "2", raw.QueryText("PRAGMA user_version"));
+        Assert.Equal(layout == BlockLayout.TextHash ? "0" : "1", raw.QueryText("""SELECT COUNT(*) FROM sqlite_schema WHERE name = 'BlockDbSettings'"""));
+        if (layout != BlockLayout.TextHash)
+        {
+            Assert.Equal(layout.ToString(), raw.QueryText("""SELECT "Value" FROM "BlockDbSettings" WHERE "Name" = 'BlockLayout'"""));
+        }
+
+        Assert.Equal(layout == BlockLayout.KeyMap ? "0" : "1", raw.QueryText("""SELECT COUNT(*) FROM sqlite_schema WHERE type = 'index' AND name = 'BlockHashSize'"""));
         Assert.Equal(BlockDbSql.ApplicationId.ToString(), raw.QueryText("PRAGMA application_id"));
         Assert.Equal("3", raw.QueryText("""SELECT COUNT(*) FROM sqlite_schema WHERE type = 'table' AND name IN ('Block', 'Blockset', 'BlocksetEntry')"""));
     }
@@ -245,6 +256,8 @@ public abstract partial class ConformanceTests : IDisposable
     [InlineData("ab c", typeof(ArgumentException))]
     [InlineData("a===", typeof(ArgumentException))]
     [InlineData("====", typeof(ArgumentException))]
+    [InlineData("AB==", typeof(ArgumentException))] // not canonical: decodes like "AA=="
+    [InlineData("AAB=", typeof(ArgumentException))] // not canonical: decodes like "AAA="
     public async Task Bad_hashes_are_refused_before_anything_is_written(string hash, Type expected)
     {
         await using var db = Open();
@@ -582,4 +595,20 @@ public sealed class SystemDataConformanceTests : ConformanceTests
 public sealed class PInvokeConformanceTests : ConformanceTests
 {
     protected override string Provider => "PInvoke";
+}
+
+/// <summary>The suite on the Duplicati-compatible <see cref="BlockLayout.TextHash"/> layout (the default is <see cref="BlockLayout.KeyMap"/>).</summary>
+public sealed class MicrosoftDataTextHashConformanceTests : ConformanceTests
+{
+    protected override string Provider => "MicrosoftData";
+
+    protected override BlockLayout? Layout => BlockLayout.TextHash;
+}
+
+/// <summary>The suite on the <see cref="BlockLayout.BlobHash"/> layout.</summary>
+public sealed class PInvokeBlobHashConformanceTests : ConformanceTests
+{
+    protected override string Provider => "PInvoke";
+
+    protected override BlockLayout? Layout => BlockLayout.BlobHash;
 }

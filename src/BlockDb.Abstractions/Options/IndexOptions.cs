@@ -3,8 +3,8 @@ namespace BlockDb;
 /// <summary>The block index's on-disk layout and the memory of its in-memory structures.</summary>
 public sealed class IndexOptions
 {
-    /// <summary>The smallest <see cref="KeyMapMemoryLimitMegabytes"/> accepted: 16 MB.</summary>
-    public const int MinKeyMapMemoryLimitMegabytes = 16;
+    /// <summary>The smallest <see cref="KeyMapMemoryLimitMegabytes"/> accepted: 1 MB (about 100,000 blocks).</summary>
+    public const int MinKeyMapMemoryLimitMegabytes = 1;
 
     /// <summary>The largest <see cref="KeyMapMemoryLimitMegabytes"/> accepted: 1,048,576 MB (1 TiB).</summary>
     public const int MaxKeyMapMemoryLimitMegabytes = 1_048_576;
@@ -22,7 +22,7 @@ public sealed class IndexOptions
     /// use in one open database. Default 4096 (room for about 300 million blocks). When a new block would need
     /// more, the write fails with <see cref="BlockDbConfigurationException"/> before anything is written, and
     /// everything committed stays; opening a file whose blocks need more fails the same way on first use.
-    /// Allowed: 16 to 1,048,576.
+    /// Allowed: 1 to 1,048,576.
     /// </summary>
     public int KeyMapMemoryLimitMegabytes { get; set; } = 4096;
 
