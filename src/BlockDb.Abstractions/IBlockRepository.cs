@@ -22,6 +22,15 @@ public interface IBlockRepository : IAsyncDisposable, IDisposable
     /// <summary>Write operations in the open batch, not yet committed.</summary>
     int PendingWrites { get; }
 
+    /// <summary>
+    /// This session's page-cache counters since it opened (pages read from the cache, read from the file, written),
+    /// from <c>sqlite3_db_status</c>; <see langword="null"/> when the provider does not expose them (SystemData).
+    /// Call it between operations, like any other call of the session.
+    /// </summary>
+    /// <returns>The counters, or <see langword="null"/>.</returns>
+    /// <exception cref="ObjectDisposedException">The session is disposed.</exception>
+    SqliteCacheStats? ReadCacheStats();
+
     /// <summary>Finds a block's ID by hash and size.</summary>
     /// <param name="hash">The block hash (base64).</param>
     /// <param name="size">The block size in bytes.</param>

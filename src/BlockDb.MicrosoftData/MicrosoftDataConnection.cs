@@ -8,6 +8,17 @@ internal sealed class MicrosoftDataConnection(SqliteConnection connection) : Ado
 {
     public override bool InTransaction => SQLitePCL.raw.sqlite3_get_autocommit(connection.Handle) == 0;
 
+    public override SqliteCacheStats? ReadCacheStats()
+    {
+        long Read(int op)
+        {
+            var rc = SQLitePCL.raw.sqlite3_db_status(connection.Handle, op, out var current, out _, 0);
+            return rc == SQLitePCL.raw.SQLITE_OK ? current : throw new BlockDbException($"sqlite3_db_status({op}) failed.", rc, rc);
+        }
+
+        return new SqliteCacheStats(Read(SqliteCacheCounters.Hit), Read(SqliteCacheCounters.Miss), Read(SqliteCacheCounters.Write), Read(SqliteCacheCounters.Spill));
+    }
+
     public static BlockDbException ToBlockDbException(SqliteException e, string what) =>
         new($"{what}: {e.Message}", e.SqliteErrorCode, e.SqliteExtendedErrorCode, e);
 

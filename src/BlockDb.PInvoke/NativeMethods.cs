@@ -112,6 +112,9 @@ internal static unsafe partial class NativeMethods
     internal static partial int sqlite3_changes(nint db);
 
     [LibraryImport(Library)]
+    internal static partial int sqlite3_db_status(nint db, int op, int* current, int* highwater, int resetFlag);
+
+    [LibraryImport(Library)]
     internal static partial int sqlite3_get_autocommit(nint db);
 
     [LibraryImport(Library)]

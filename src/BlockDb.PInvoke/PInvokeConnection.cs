@@ -131,6 +131,21 @@ internal sealed unsafe class PInvokeConnection : ISqliteConnection
         GC.KeepAlive(this);
     }
 
+    public SqliteCacheStats? ReadCacheStats()
+    {
+        var db = ThrowIfDisposed(nameof(ReadCacheStats));
+        long Read(int op)
+        {
+            int current, highwater;
+            var rc = NativeMethods.sqlite3_db_status(db, op, &current, &highwater, 0);
+            return rc == NativeMethods.SQLITE_OK ? current : throw SqliteErrors.FromConnection(db, rc, $"sqlite3_db_status({op}) on '{_path}'");
+        }
+
+        var stats = new SqliteCacheStats(Read(SqliteCacheCounters.Hit), Read(SqliteCacheCounters.Miss), Read(SqliteCacheCounters.Write), Read(SqliteCacheCounters.Spill));
+        GC.KeepAlive(this);
+        return stats;
+    }
+
     public string? QueryText(string sql)
     {
         ArgumentNullException.ThrowIfNull(sql);

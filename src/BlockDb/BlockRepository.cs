@@ -83,6 +83,12 @@ internal sealed class BlockRepository : IBlockRepository
 
     public int PendingWrites => _pending;
 
+    public SqliteCacheStats? ReadCacheStats()
+    {
+        ObjectDisposedException.ThrowIf(_disposed, this);
+        return _connection.ReadCacheStats();
+    }
+
     public ValueTask<long?> FindBlockAsync(string hash, long size, CancellationToken cancellationToken = default) =>
         Call((hash, size), static (r, s) =>
         {

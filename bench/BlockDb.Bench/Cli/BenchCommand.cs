@@ -13,7 +13,7 @@ internal static class BenchCommand
     private static readonly Option<bool> Full = new("--full") { Description = "Same as --preset full: sizes 1e4..1e7, all pragma sets, batch sizes, threads 1/2/4 (about 25 minutes on 2 cores)." };
     private static readonly Option<string[]> Providers = List("--providers", "MicrosoftData, SystemData, PInvoke, Native (comma-separated or repeated; default all).");
     private static readonly Option<string[]> Workloads = List("--workloads", "select, insert, xor-select-insert, xor-ignore-select, xor-returning (or xor = all three), join, new-blockset, replay (needs --replay).");
-    private static readonly Option<string[]> Studies = List("--studies", "size, pragma, batch, threads, api (default: the preset's).");
+    private static readonly Option<string[]> Studies = List("--studies", "size, pragma, batch, threads, api, scale (default: the preset's).");
     private static readonly Option<string[]> Sizes = List("--sizes", "Pre-filled blocks for the size study, e.g. 1e4,1e5,1e6,1e7 (also 10k, 1m).");
     private static readonly Option<string?> RefSize = new("--ref-size") { Description = "The size every other study runs at (default: the largest size up to 1e6)." };
     private static readonly Option<string[]> ExtendedWorkloads = List("--extended-workloads", "Workloads that also run at sizes above --ref-size (default: all selected).");
@@ -22,6 +22,9 @@ internal static class BenchCommand
     private static readonly Option<string[]> BatchSizes = List("--batch-sizes", "Commit every N writes for the batch study, e.g. 1,16,256,4096,65536,all (all = one transaction).");
     private static readonly Option<string?> RefBatch = new("--ref-batch") { Description = "The batch size of the other studies (default all = one transaction per run, as the seed's table)." };
     private static readonly Option<int?> ThreadBatch = new("--thread-batch") { Description = "Commit every N writes in the threads study (default 1000, BlockDb's default)." };
+    private static readonly Option<string[]> Layouts = List("--layouts", "Block layouts of the scale study: TextHash, BlobHash, KeyMap (default all).");
+    private static readonly Option<string[]> ScaleSizes = List("--scale-sizes", "Pre-filled blocks for the scale study, e.g. 1e5,1e6,1e7 (default: --sizes).");
+    private static readonly Option<int?> ScaleBatch = new("--scale-batch") { Description = "Commit every N writes in the scale study (default 1000, BlockDb's default; 0 = one transaction)." };
     private static readonly Option<string[]> Threads = List("--threads", "Thread counts for the threads study, e.g. 1,2,4.");
     private static readonly Option<string[]> Connections = List("--connections", "per-thread, shared (default both).");
     private static readonly Option<string[]> Api = List("--api", "async, sync, driver (default all).");
@@ -46,7 +49,7 @@ internal static class BenchCommand
         var root = new RootCommand("BlockDb provider sweep: workloads x providers (and a native C baseline) x DB size x pragmas x batch size x threads x call path.");
         foreach (var option in new Option[]
         {
-            Preset, Smoke, Quick, Full, Providers, Workloads, Studies, Sizes, RefSize, ExtendedWorkloads, Pragmas, RefPragma, BatchSizes, RefBatch, ThreadBatch,
+            Preset, Smoke, Quick, Full, Providers, Workloads, Studies, Sizes, RefSize, ExtendedWorkloads, Pragmas, RefPragma, BatchSizes, RefBatch, ThreadBatch, Layouts, ScaleSizes, ScaleBatch,
             Threads, Connections, Api, Ops, Warmup, Repetitions, LatencyGroup, Seed, DuplicateShare, BlocksetBlocks, Replay, Work, Out, NoPlots, Plain, JitWarmup, NativePrefault, DryRun,
         })
         {
@@ -109,6 +112,9 @@ internal static class BenchCommand
         s.BatchSizes = Values(BatchSizes)?.Select(ListParser.Batch).Distinct().ToList() ?? s.BatchSizes;
         s.RefBatch = r.GetValue(RefBatch) is { } rb ? ListParser.Batch(rb) : s.RefBatch;
         s.ThreadBatch = r.GetValue(ThreadBatch) ?? s.ThreadBatch;
+        s.Layouts = Values(Layouts)?.Select(l => ListParser.Enum<BlockLayout>(l, "layout")).Distinct().ToList() ?? s.Layouts;
+        s.ScaleSizes = Values(ScaleSizes)?.Select(ListParser.Size).Distinct().Order().ToList() ?? (r.GetResult(Sizes) is not null ? [] : s.ScaleSizes);
+        s.ScaleBatch = r.GetValue(ScaleBatch) ?? s.ScaleBatch;
         s.Threads = Values(Threads)?.Select(t => ListParser.Positive(t, "thread count")).Distinct().Order().ToList() ?? s.Threads;
         s.Connections = Values(Connections)?.Select(c => ListParser.Enum<ConnectionMode>(c, "connection mode")).Distinct().ToList() ?? [ConnectionMode.PerThread, ConnectionMode.Shared];
         s.ApiPaths = Values(Api)?.Select(a => ListParser.Enum<ApiPath>(a, "api path")).Distinct().ToList() ?? [ApiPath.Async, ApiPath.Sync, ApiPath.Driver];

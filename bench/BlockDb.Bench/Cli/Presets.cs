@@ -17,7 +17,7 @@ internal static class Presets
         "smoke" => new SweepSettings
         {
             Preset = "smoke",
-            Studies = [Study.Size, Study.Pragma, Study.Batch, Study.Threads, Study.Api],
+            Studies = [Study.Size, Study.Pragma, Study.Batch, Study.Threads, Study.Api, Study.Scale],
             Sizes = [2000],
             RefSize = 2000,
             Pragmas = ["defaults", PragmaSet.RecommendedName],
@@ -51,6 +51,7 @@ internal static class Presets
             Preset = "full",
             Studies = Enum.GetValues<Study>(),
             Sizes = [10_000, 100_000, 1_000_000, 10_000_000],
+            ScaleSizes = [100_000, 1_000_000, 10_000_000],
             RefSize = 1_000_000,
             ExtendedWorkloads = [Workload.Select, Workload.XorSelectInsert],
             Pragmas = [.. PragmaSet.All.Select(p => p.Name)],

@@ -13,6 +13,8 @@ internal sealed class LockedRepository(IBlockRepository inner) : IBlockRepositor
 
     public int PendingWrites => inner.PendingWrites;
 
+    public SqliteCacheStats? ReadCacheStats() => inner.ReadCacheStats();
+
     public ValueTask<long?> FindBlockAsync(string hash, long size, CancellationToken cancellationToken = default)
     {
         lock (_gate)

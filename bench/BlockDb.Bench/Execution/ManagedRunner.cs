@@ -21,6 +21,7 @@ internal sealed class ManagedRunner(int latencyGroup)
         Pragmas = PragmaSet.Get(spec.Pragma).Create(spec.Threads > 1 && spec.Connections == ConnectionMode.PerThread ? MultiWriterBusyTimeoutMs : 0),
         Batching = new BatchingOptions { CommitEvery = spec.Batch, OnDispose = DisposeBehavior.Commit },
         SelectXorInsert = WorkloadInfo.Strategy(spec.Workload),
+        Index = new IndexOptions { Layout = spec.Layout },
     };
 
     public RepetitionResult Run(RunSpec spec, int repetition, WorkloadData data, string dbPath)
@@ -47,6 +48,7 @@ internal sealed class ManagedRunner(int latencyGroup)
             IBlockRepository SessionOf(int t) => shared ?? sessions[t];
             var recorders = Enumerable.Range(0, spec.Threads).Select(_ => new LatencyRecorder(data.Timed.Hashes.Length + data.Timed.Units, latencyGroup)).ToArray();
             var tallies = new Tally[spec.Threads];
+            var cacheBefore = new SqliteCacheStats?[sessions.Count];
             GcQuiesce();
             var error = WorkerThreads.Run(
                 spec.Threads,
@@ -54,6 +56,10 @@ internal sealed class ManagedRunner(int latencyGroup)
                 {
                     var (from, to) = data.Warmup.Slice(t, spec.Threads);
                     Loop(spec, SessionOf(t), data.Warmup, from, to, new LatencyRecorder(data.Warmup.Hashes.Length + data.Warmup.Units, latencyGroup));
+                    if (t < sessions.Count)
+                    {
+                        cacheBefore[t] = sessions[t].ReadCacheStats();
+                    }
                 },
                 t =>
                 {
@@ -73,6 +79,8 @@ internal sealed class ManagedRunner(int latencyGroup)
             result.LatenciesNs = [.. recorders.SelectMany(r => r.SamplesNs())];
             result.Counts = sessions[0].GetCountsAsync().GetAwaiter().GetResult();
             result.AppliedPragmas = sessions[0].AppliedPragmas.ToString();
+            result.Cache = CacheDelta(sessions, cacheBefore);
+            result.KeyMapBytes = db.KeyMapUsage.Bytes;
             return result;
         }
         finally
@@ -82,6 +90,24 @@ internal sealed class ManagedRunner(int latencyGroup)
                 session.Dispose();
             }
         }
+    }
+
+    /// <summary>The page-cache counters of the timed region, summed over the sessions; null when the provider has none.</summary>
+    private static SqliteCacheStats? CacheDelta(List<IBlockRepository> sessions, SqliteCacheStats?[] before)
+    {
+        var total = new SqliteCacheStats(0, 0, 0, 0);
+        for (var i = 0; i < sessions.Count; i++)
+        {
+            if (sessions[i].ReadCacheStats() is not { } after || before[i] is not { } start)
+            {
+                return null;
+            }
+
+            var d = after.Since(start);
+            total = new SqliteCacheStats(total.Hits + d.Hits, total.Misses + d.Misses, total.Writes + d.Writes, total.Spills + d.Spills);
+        }
+
+        return total;
     }
 
     /// <summary>Collects garbage before the timed region, so earlier runs' garbage is not collected inside it.</summary>

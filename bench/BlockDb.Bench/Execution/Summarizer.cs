@@ -40,7 +40,16 @@ internal static class Summarizer
             MaxUs = max / 1000,
             SqliteVersion = string.Join("/", reps.Select(r => r.SqliteVersion).Where(v => v.Length > 0).Distinct()),
             AppliedPragmas = reps.Select(r => r.AppliedPragmas).FirstOrDefault(p => p.Length > 0) ?? string.Empty,
+            MissesPerOp = PerOp(ok, c => c.Misses),
+            WritesPerOp = PerOp(ok, c => c.Writes),
+            KeyMapBytes = ok.Select(r => r.KeyMapBytes).DefaultIfEmpty(0).Max(),
         };
+    }
+
+    private static double PerOp(List<RepetitionResult> reps, Func<SqliteCacheStats, long> counter)
+    {
+        var values = reps.Where(r => r.Cache is not null && r.Ops > 0).Select(r => counter(r.Cache!.Value) / (double)r.Ops).ToArray();
+        return values.Length > 0 ? values.Median() : double.NaN;
     }
 
     /// <summary>Sets each summary's ratio to the native baseline of the same configuration.</summary>

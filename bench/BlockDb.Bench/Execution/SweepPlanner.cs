@@ -26,10 +26,10 @@ internal static class SweepPlanner
         var dotnet = s.Providers.Where(p => p != RunSpec.NativeProvider).ToList();
         var refPragma = s.RefPragma;
 
-        RunSpec Spec(string provider, Workload w, long size, string pragma, int batch, int threads = 1, ConnectionMode mode = ConnectionMode.PerThread, ApiPath api = ApiPath.Async, int? ops = null)
+        RunSpec Spec(string provider, Workload w, long size, string pragma, int batch, int threads = 1, ConnectionMode mode = ConnectionMode.PerThread, ApiPath api = ApiPath.Async, int? ops = null, BlockLayout layout = BlockLayout.TextHash)
         {
             var n = OpsFor(w, ops ?? s.Ops, s.BlocksetBlocks);
-            return new RunSpec(provider, w, size, pragma, WorkloadInfo.Writes(w) ? batch : 0, threads, mode, api, n, Math.Min(OpsFor(w, s.Warmup, s.BlocksetBlocks), n));
+            return new RunSpec(provider, w, size, pragma, WorkloadInfo.Writes(w) ? batch : 0, threads, mode, api, n, Math.Min(OpsFor(w, s.Warmup, s.BlocksetBlocks), n), layout);
         }
 
         void Add(Study study, RunSpec spec, string series, string label, double x) => points.Add(new StudyPoint(study, spec, series, label, x));
@@ -87,6 +87,21 @@ internal static class SweepPlanner
                 }
             }
 
+            // The scale study: select and select-xor-insert per layout; the native C baseline speaks TextHash only.
+            if (s.Studies.Contains(Study.Scale) && w is Workload.Select or Workload.XorSelectInsert)
+            {
+                foreach (var size in s.ScaleSizes.Count > 0 ? s.ScaleSizes : s.Sizes)
+                {
+                    foreach (var layout in s.Layouts)
+                    {
+                        foreach (var p in s.Providers.Where(p => layout == BlockLayout.TextHash || p != RunSpec.NativeProvider))
+                        {
+                            Add(Study.Scale, Spec(p, w, size, refPragma, s.ScaleBatch, layout: layout), ScaleSeries(p, layout), RunSpec.SizeLabel(size), size);
+                        }
+                    }
+                }
+            }
+
             if (s.Studies.Contains(Study.Api) && WorkloadInfo.HasAllApiPaths(w))
             {
                 for (var i = 0; i < s.ApiPaths.Count; i++)
@@ -119,6 +134,9 @@ internal static class SweepPlanner
     /// </summary>
     public static bool IsRepresented(SweepSettings s, Workload w) =>
         w is Workload.XorIgnoreSelect or Workload.XorReturning && s.Workloads.Contains(Workload.XorSelectInsert);
+
+    /// <summary>The scale study's series name: provider and layout.</summary>
+    public static string ScaleSeries(string provider, BlockLayout layout) => $"{provider} {layout}";
 
     public static string Label(ConnectionMode mode) => mode == ConnectionMode.PerThread ? "per-thread" : "shared";
 

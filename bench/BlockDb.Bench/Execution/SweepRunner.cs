@@ -83,9 +83,9 @@ internal sealed class SweepRunner
 
     private void Prepare(SweepPlan plan)
     {
-        foreach (var size in plan.Specs.Select(p => p.Size).Distinct().Order())
+        foreach (var (size, layout) in plan.Specs.Select(p => (p.Size, p.Layout)).Distinct().Order())
         {
-            _templates.GetOrBuild(Plan(size));
+            _templates.GetOrBuild(Plan(size), layout);
         }
 
         if (plan.Specs.Any(p => p.IsNative))
@@ -149,7 +149,7 @@ internal sealed class SweepRunner
     {
         _progress.Starting($"{spec} rep {rep}");
         var (data, expected, key) = Data(spec);
-        var template = _templates.GetOrBuild(Plan(spec.Size));
+        var template = _templates.GetOrBuild(Plan(spec.Size), spec.Layout);
         var path = FreshCopy.Create(template, _runFolder);
         RepetitionResult result;
         try

@@ -14,10 +14,10 @@ internal sealed class TemplateCache(string folder, Action<string> log)
     /// <summary>Bump when the data generation changes, so stale templates are not reused.</summary>
     private const int GeneratorVersion = 1;
 
-    public string GetOrBuild(PrefillPlan plan)
+    public string GetOrBuild(PrefillPlan plan, BlockLayout layout = BlockLayout.TextHash)
     {
         Directory.CreateDirectory(folder);
-        var path = Path.Combine(folder, string.Create(CultureInfo.InvariantCulture, $"prefill-v{GeneratorVersion}-n{plan.Blocks}-s{plan.Seed}.db"));
+        var path = Path.Combine(folder, string.Create(CultureInfo.InvariantCulture, $"prefill-v{GeneratorVersion}-n{plan.Blocks}-s{plan.Seed}{(layout == BlockLayout.TextHash ? string.Empty : "-" + layout)}.db"));
         if (File.Exists(path))
         {
             return path;
@@ -26,14 +26,14 @@ internal sealed class TemplateCache(string folder, Action<string> log)
         var building = path + ".building";
         FreshCopy.Delete(building);
         var clock = Stopwatch.StartNew();
-        log(string.Create(CultureInfo.InvariantCulture, $"Building the {plan.Blocks:N0}-block template ({plan.Blocksets:N0} blocksets) at {path} ..."));
-        Build(plan, building);
+        log(string.Create(CultureInfo.InvariantCulture, $"Building the {plan.Blocks:N0}-block {layout} template ({plan.Blocksets:N0} blocksets) at {path} ..."));
+        Build(plan, layout, building);
         File.Move(building, path);
         log(string.Create(CultureInfo.InvariantCulture, $"Built the {plan.Blocks:N0}-block template in {clock.Elapsed.TotalSeconds:F1} s ({new FileInfo(path).Length / 1e6:F1} MB)."));
         return path;
     }
 
-    private static void Build(PrefillPlan plan, string path)
+    private static void Build(PrefillPlan plan, BlockLayout layout, string path)
     {
         var options = new BlockDbOptions
         {
@@ -47,6 +47,7 @@ internal sealed class TemplateCache(string folder, Action<string> log)
                 CacheSize = -1_048_576,
             },
             Batching = new BatchingOptions { CommitEvery = 0 },
+            Index = new IndexOptions { Layout = layout },
         };
         using var db = BlockDatabase.Open(options);
         using var session = db.OpenSession();

@@ -37,6 +37,12 @@ public sealed class RepetitionResult
     public string SqliteVersion { get; set; } = string.Empty;
 
     /// <summary>The failure, or <see langword="null"/>.</summary>
+    /// <summary>Page-cache counters of the timed region (sqlite3_db_status), or null (SystemData, native, driver path).</summary>
+    public SqliteCacheStats? Cache { get; set; }
+
+    /// <summary>The KeyMap layout's map at the end of the run, in bytes (0 for the other layouts).</summary>
+    public long KeyMapBytes { get; set; }
+
     public string? Error { get; set; }
 
     /// <summary>Consistency problems found by the checks (empty when consistent).</summary>

@@ -48,6 +48,18 @@ public sealed class ResultSummary
     /// <summary>Whether CV exceeds <see cref="NoisyCv"/>.</summary>
     public bool Noisy => Cv > NoisyCv;
 
+    /// <summary>Median page-cache misses per op over the timed region (pages read from the file or mmap); NaN when not measured.</summary>
+    public double MissesPerOp { get; init; } = double.NaN;
+
+    /// <summary>Median pages written per op (commits, spills); NaN when not measured.</summary>
+    public double WritesPerOp { get; init; } = double.NaN;
+
+    /// <summary>The KeyMap layout's map size at the end of a run, in bytes (0 for the other layouts).</summary>
+    public long KeyMapBytes { get; init; }
+
+    /// <summary>Microseconds per op at the median throughput.</summary>
+    public double UsPerOp => MedianOps > 0 ? 1e6 / MedianOps : double.NaN;
+
     /// <summary>Whether any repetition failed or was inconsistent.</summary>
     public bool Failed => Repetitions.Any(r => r.Failed);
 }

@@ -26,7 +26,8 @@ public sealed record RunSpec(
     ConnectionMode Connections,
     ApiPath Api,
     int Ops,
-    int Warmup)
+    int Warmup,
+    BlockLayout Layout = BlockLayout.TextHash)
 {
     /// <summary>The provider name of the C baseline.</summary>
     public const string NativeProvider = "Native";
@@ -42,7 +43,7 @@ public sealed record RunSpec(
     /// <summary>The configuration without the provider (the key providers are compared on).</summary>
     public string ConfigKey => string.Create(
         CultureInfo.InvariantCulture,
-        $"{WorkloadInfo.Name(Workload)}|{Size}|{Pragma}|{BatchLabel(Batch)}|{Threads}|{Connections}|{Api}|{Ops}|{Warmup}");
+        $"{WorkloadInfo.Name(Workload)}|{Size}|{Pragma}|{BatchLabel(Batch)}|{Threads}|{Connections}|{Api}|{Ops}|{Warmup}|{Layout}");
 
     /// <summary>A batch size for display: <c>all</c> for one transaction.</summary>
     /// <param name="batch">The batch size.</param>
@@ -70,5 +71,5 @@ public sealed record RunSpec(
     /// <inheritdoc />
     public override string ToString() => string.Create(
         CultureInfo.InvariantCulture,
-        $"{WorkloadInfo.Name(Workload)} {Provider} size={SizeLabel(Size)} pragma={Pragma} batch={BatchLabel(Batch)} threads={Threads}{(Threads > 1 ? "/" + Connections : string.Empty)} api={Api}");
+        $"{WorkloadInfo.Name(Workload)} {Provider} size={SizeLabel(Size)} pragma={Pragma} batch={BatchLabel(Batch)} threads={Threads}{(Threads > 1 ? "/" + Connections : string.Empty)} api={Api}{(Layout == BlockLayout.TextHash ? string.Empty : " layout=" + Layout)}");
 }

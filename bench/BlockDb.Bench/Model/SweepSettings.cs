@@ -39,6 +39,15 @@ public sealed class SweepSettings
     /// <summary>The batch size of the threads study's writers.</summary>
     public int ThreadBatch { get; set; } = 1000;
 
+    /// <summary>Block layouts of the scale study (the other studies run on <see cref="BlockLayout.TextHash"/>, the native baseline's layout).</summary>
+    public IReadOnlyList<BlockLayout> Layouts { get; set; } = Enum.GetValues<BlockLayout>();
+
+    /// <summary>Sizes of the scale study (default: <see cref="Sizes"/>).</summary>
+    public IReadOnlyList<long> ScaleSizes { get; set; } = [];
+
+    /// <summary>Commit every N writes in the scale study (default 1000, BlockDb's default).</summary>
+    public int ScaleBatch { get; set; } = 1000;
+
     /// <summary>Thread counts of the threads study.</summary>
     public IReadOnlyList<int> Threads { get; set; } = [];
 

@@ -68,4 +68,7 @@ public enum Study
 
     /// <summary>Async vs sync vs driver-level loop.</summary>
     Api,
+
+    /// <summary>Per-op cost vs pre-filled DB size for each block layout (issue #6), at <see cref="SweepSettings.ScaleBatch"/>.</summary>
+    Scale,
 }

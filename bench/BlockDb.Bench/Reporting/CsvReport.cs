@@ -16,7 +16,7 @@ internal static class CsvReport
         var text = new StringBuilder();
         Line(text, "study", "series", "x", "workload", "op", "provider", "sqlite_version", "size", "pragma", "applied_pragmas", "batch", "threads", "connections", "api",
             "ops", "warmup", "reps", "ops_per_s_median", "ops_per_s_min", "ops_per_s_max", "cv", "noisy", "units_per_s_median", "unit",
-            "p50_us", "p99_us", "max_us", "ratio_to_native", "failed");
+            "p50_us", "p99_us", "max_us", "ratio_to_native", "failed", "layout", "cache_misses_per_op", "cache_writes_per_op", "keymap_bytes");
         foreach (var p in plan.Points)
         {
             var s = bySpec[p.Spec];
@@ -27,7 +27,8 @@ internal static class CsvReport
                 spec.Warmup.ToString(CultureInfo.InvariantCulture), s.Repetitions.Count.ToString(CultureInfo.InvariantCulture), Fmt.Num(s.MedianOps, "0.0"),
                 Fmt.Num(s.MinOps, "0.0"), Fmt.Num(s.MaxOps, "0.0"), Fmt.Num(s.Cv, "0.0000"), s.Noisy ? "yes" : "no", Fmt.Num(s.MedianUnits, "0.0"),
                 WorkloadInfo.SecondaryUnit(spec.Workload) ?? string.Empty, Fmt.Num(s.P50Us, "0.000"), Fmt.Num(s.P99Us, "0.000"), Fmt.Num(s.MaxUs, "0.0"),
-                Fmt.Num(s.RatioToNative, "0.000"), s.Failed ? "yes" : "no");
+                Fmt.Num(s.RatioToNative, "0.000"), s.Failed ? "yes" : "no", spec.Layout.ToString(), Fmt.Num(s.MissesPerOp, "0.000"), Fmt.Num(s.WritesPerOp, "0.000"),
+                s.KeyMapBytes.ToString(CultureInfo.InvariantCulture));
         }
 
         File.WriteAllText(Path.Combine(folder, "summary.csv"), text.ToString());

@@ -80,7 +80,8 @@ internal static class GnuplotReport
         }
 
         var bars = study is Study.Pragma or Study.Api;
-        var script = Header(workloads.Count, $"{study} study: k ops/s (median of {d.Settings.Repetitions})", bars);
+        var perOp = study == Study.Scale;
+        var script = Header(workloads.Count, perOp ? $"Scale study: us per op by layout (median of {d.Settings.Repetitions}; lower is better)" : $"{study} study: k ops/s (median of {d.Settings.Repetitions})", bars);
         foreach (var w in workloads)
         {
             var points = d.Points(study, w);
@@ -93,7 +94,7 @@ internal static class GnuplotReport
                 foreach (var se in series)
                 {
                     var r = points.FirstOrDefault(p => p.Series == se && p.XLabel == label) is { } p ? d.Find(p.Spec) : null;
-                    table.Append(' ').Append(r is null || r.Failed || r.MedianOps <= 0 ? "?" : Num(r.MedianOps / 1000));
+                    table.Append(' ').Append(r is null || r.Failed || r.MedianOps <= 0 ? "?" : Num(perOp ? r.UsPerOp : r.MedianOps / 1000));
                 }
 
                 table.Append('\n');
@@ -102,7 +103,7 @@ internal static class GnuplotReport
             var block = "$" + Id(study.ToString() + "_" + WorkloadInfo.Name(w));
             script.Append(block).Append(" << EOD\n").Append(table).Append("EOD\n");
             script.Append("set title \"").Append(WorkloadInfo.Name(w)).Append("\"\n");
-            script.Append("set ylabel \"k ops/s\"\nset yrange [0:*]\n");
+            script.Append(perOp ? "set ylabel \"us per op\"\nset yrange [0:*]\n" : "set ylabel \"k ops/s\"\nset yrange [0:*]\n");
             if (bars)
             {
                 script.Append("set xlabel \"\"\n");
@@ -112,11 +113,11 @@ internal static class GnuplotReport
             {
                 script.Append(study switch
                 {
-                    Study.Size => "set logscale x 10\nset xlabel \"pre-filled blocks\"\n",
+                    Study.Size or Study.Scale => "set logscale x 10\nset xlabel \"pre-filled blocks\"\n",
                     Study.Batch => "set logscale x 2\nset xlabel \"commit every (writes)\"\n",
                     _ => "unset logscale x\nset xlabel \"threads\"\n",
                 });
-                script.Append("plot ").AppendJoin(", ", series.Select((se, i) => $"{block} using 1:{i + 3}:xtic(2) with linespoints title \"{se}\" lc rgb \"{Color(se)}\" dt {(se.EndsWith("shared", StringComparison.Ordinal) ? 2 : 1)} pt {7 + (i % 6)}")).Append('\n');
+                script.Append("plot ").AppendJoin(", ", series.Select((se, i) => $"{block} using 1:{i + 3}:xtic(2) with linespoints title \"{se}\" lc rgb \"{Color(se)}\" dt {DashType(se)} pt {7 + (i % 6)}")).Append('\n');
             }
         }
 
@@ -204,6 +205,14 @@ internal static class GnuplotReport
         script.Append(CultureInfo.InvariantCulture, $"set multiplot layout {rows},{columns} title \"{title}\"\n");
         return script;
     }
+
+    /// <summary>Dashes: shared connections and the TextHash layout dashed, BlobHash dotted, the rest solid.</summary>
+    private static int DashType(string series) => series.Split(' ')[^1] switch
+    {
+        "shared" or "TextHash" => 2,
+        "BlobHash" => 3,
+        _ => 1,
+    };
 
     private static string Color(string series) => series.Split(' ')[0] switch
     {

@@ -26,7 +26,14 @@ internal static class MarkdownReport
         Reference(md, d);
         foreach (var study in s.Studies)
         {
-            StudySection(md, d, study);
+            if (study == Study.Scale)
+            {
+                ScaleSection(md, d);
+            }
+            else
+            {
+                StudySection(md, d, study);
+            }
         }
 
         Failures(md, d);
@@ -174,6 +181,65 @@ internal static class MarkdownReport
             {
                 var cells = series.Select(se => points.FirstOrDefault(p => p.Series == se && p.XLabel == x) is { } point ? Cell(d.Find(point.Spec)) : " ");
                 md.AppendLine(CultureInfo.InvariantCulture, $"| {x} | {string.Join(" | ", cells)} |");
+            }
+
+            md.AppendLine();
+        }
+    }
+
+    /// <summary>
+    /// The scale study: µs per op (and page-cache misses per op) per size, a column per provider and layout,
+    /// the growth from the smallest to the largest size, and the KeyMap map's memory per million blocks.
+    /// </summary>
+    private static void ScaleSection(StringBuilder md, ReportData d)
+    {
+        md.AppendLine("## Scale study");
+        md.AppendLine();
+        md.AppendLine(CultureInfo.InvariantCulture, $"Per-op cost against pre-filled blocks for each block layout (`BlockDb:Index:Layout`), committing every {d.Settings.ScaleBatch} writes (BlockDb's default). Cells: µs per op at the median throughput, then SQLite page-cache misses per op (pages read from the file; `n/a` where the provider does not expose `sqlite3_db_status`). `growth` = per-op cost at the largest size over the smallest. The native C loop runs the TextHash layout only. The Duplicati-style baseline is TextHash with select-then-insert on the same provider.");
+        md.AppendLine();
+        foreach (var plot in d.PlotFiles.Where(f => f == "scale.png"))
+        {
+            md.AppendLine(CultureInfo.InvariantCulture, $"![{plot}](plots/{plot})");
+            md.AppendLine();
+        }
+
+        foreach (var w in d.Settings.Workloads)
+        {
+            var points = d.Points(Study.Scale, w);
+            if (points.Count == 0)
+            {
+                continue;
+            }
+
+            var series = points.Select(p => p.Series).Distinct().ToList();
+            var xs = points.OrderBy(p => p.X).Select(p => p.XLabel).Distinct().ToList();
+            ResultSummary? At(string se, string x) => points.FirstOrDefault(p => p.Series == se && p.XLabel == x) is { } point ? d.Find(point.Spec) : null;
+            md.AppendLine(CultureInfo.InvariantCulture, $"**{WorkloadInfo.Name(w)}** — µs/op (page-cache misses/op)");
+            md.AppendLine();
+            md.AppendLine(CultureInfo.InvariantCulture, $"| rows | {string.Join(" | ", series)} |");
+            md.AppendLine("|---|" + string.Concat(series.Select(_ => "---:|")));
+            foreach (var x in xs)
+            {
+                var cells = series.Select(se => At(se, x) is { } r
+                    ? r.Failed ? "FAILED" : string.Create(CultureInfo.InvariantCulture, $"{r.UsPerOp:0.00}{(r.Noisy ? "~" : string.Empty)} ({(double.IsNaN(r.MissesPerOp) ? "n/a" : r.MissesPerOp.ToString("0.00", CultureInfo.InvariantCulture))})")
+                    : " ");
+                md.AppendLine(CultureInfo.InvariantCulture, $"| {x} | {string.Join(" | ", cells)} |");
+            }
+
+            if (xs.Count > 1)
+            {
+                var growth = series.Select(se => At(se, xs[0]) is { UsPerOp: > 0 } a && At(se, xs[^1]) is { UsPerOp: > 0 } b && !a.Failed && !b.Failed
+                    ? string.Create(CultureInfo.InvariantCulture, $"{b.UsPerOp / a.UsPerOp:0.00}x")
+                    : " ");
+                md.AppendLine(CultureInfo.InvariantCulture, $"| growth {xs[^1]}/{xs[0]} | {string.Join(" | ", growth)} |");
+            }
+
+            var maps = points.Select(p => d.Find(p.Spec)).Where(r => r is { KeyMapBytes: > 0 }).Select(r => r!).ToList();
+            if (maps.Count > 0)
+            {
+                md.AppendLine();
+                md.AppendLine(string.Join("; ", maps.GroupBy(r => r.Spec.Size).OrderBy(g => g.Key).Select(g =>
+                    string.Create(CultureInfo.InvariantCulture, $"KeyMap map at {RunSpec.SizeLabel(g.Key)}: {g.Max(r => r.KeyMapBytes) / 1048576.0:0.0} MB ({g.Max(r => r.KeyMapBytes) / 1048576.0 / Math.Max(1, g.Key + g.Max(r => r.Spec.Ops)) * 1e6:0.0} MB per million blocks)"))) + ".");
             }
 
             md.AppendLine();

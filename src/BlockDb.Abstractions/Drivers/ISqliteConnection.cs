@@ -28,4 +28,8 @@ public interface ISqliteConnection : IDisposable
 
     /// <summary><see langword="true"/> while a transaction is open (<c>sqlite3_get_autocommit() == 0</c>).</summary>
     bool InTransaction { get; }
+
+    /// <summary>Reads the connection's page-cache counters (<c>sqlite3_db_status</c>), or <see langword="null"/> when the provider does not expose them.</summary>
+    /// <returns>The counters since the connection opened, or <see langword="null"/>.</returns>
+    SqliteCacheStats? ReadCacheStats();
 }

@@ -107,6 +107,10 @@ public abstract class AdoNetSqliteConnection : ISqliteConnection
         }
     }
 
+    /// <summary>The page-cache counters; <see langword="null"/> unless the provider exposes its <c>sqlite3*</c> handle (override).</summary>
+    /// <returns>The counters, or <see langword="null"/>.</returns>
+    public virtual SqliteCacheStats? ReadCacheStats() => null;
+
     /// <summary>Disposes the prepared statements, then closes the provider connection.</summary>
     public void Dispose()
     {
