@@ -574,6 +574,30 @@ public abstract partial class ConformanceTests : IDisposable
     }
 
     [Fact]
+    public async Task Page_cache_counters_count_reads_where_the_provider_exposes_them()
+    {
+        await using var db = Open();
+        await using var session = await db.OpenSessionAsync();
+        await session.InsertBlockAsync(TestData.Hash(1), 10);
+        await session.CommitAsync();
+        var before = session.ReadCacheStats();
+        if (Provider == "SystemData")
+        {
+            Assert.Null(before); // Mono.Data.Sqlite does not expose its sqlite3* handle
+            return;
+        }
+
+        for (var i = 0; i < 100; i++)
+        {
+            Assert.NotNull(await session.FindBlockAsync(TestData.Hash(1), 10));
+        }
+
+        var reads = session.ReadCacheStats()!.Value.Since(before!.Value);
+        Assert.InRange(reads.Hits, 100, 100_000);
+        Assert.Equal(0, reads.Writes);
+    }
+
+    [Fact]
     public async Task The_native_sqlite_version_is_reported()
     {
         await using var db = Open();

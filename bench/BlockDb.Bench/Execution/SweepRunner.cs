@@ -123,12 +123,11 @@ internal sealed class SweepRunner
         }
 
         var clock = Stopwatch.StartNew();
-        var template = _templates.GetOrBuild(Plan(JitWarmupSize));
         for (var i = 0; i < _s.JitWarmupRuns; i++)
         {
             foreach (var spec in kinds)
             {
-                var path = FreshCopy.Create(template, _runFolder);
+                var path = FreshCopy.Create(_templates.GetOrBuild(Plan(JitWarmupSize), spec.Layout), _runFolder);
                 try
                 {
                     var r = _managed.Run(spec, 0, Data(spec).Data, path);
