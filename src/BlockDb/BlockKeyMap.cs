@@ -99,10 +99,7 @@ internal sealed class BlockKeyMap
     {
         lock (_gate)
         {
-            if (_count + 1 > (long)(_slots.Length * MaxLoad))
-            {
-                CheckLimit(NextCapacity(_count + 1));
-            }
+            CheckRoomForOneLocked();
         }
     }
 
@@ -225,11 +222,7 @@ internal sealed class BlockKeyMap
                         throw new BlockDbFormatException(string.Create(CultureInfo.InvariantCulture, $"Block {id} has a hash of {length} bytes; the KeyMap layout stores 1 to {BlockHash.MaxLength * 3 / 4} bytes."));
                     }
 
-                    if (_count + 1 > (long)(_slots.Length * MaxLoad))
-                    {
-                        CheckLimit(NextCapacity(_count + 1));
-                    }
-
+                    CheckRoomForOneLocked();
                     AddLocked(hash[..length], id);
                     _lastId = id;
                     added = true;
@@ -251,7 +244,7 @@ internal sealed class BlockKeyMap
             throw new BlockDbException(string.Create(CultureInfo.InvariantCulture, $"Block ID {id} is outside what the KeyMap layout holds (1 to {uint.MaxValue}); use the BlobHash layout for an index of more than 4,294,967,295 blocks."));
         }
 
-        if (_count + 1 > (long)(_slots.Length * MaxLoad))
+        if (MustGrowForOne)
         {
             Resize(NextCapacity(_count + 1));
         }
@@ -298,9 +291,18 @@ internal sealed class BlockKeyMap
         _slots = slots;
     }
 
-    private void CheckLimit(long capacity)
+    /// <summary>Whether one more entry would pass the maximum load, so the slots must grow first.</summary>
+    private bool MustGrowForOne => _count + 1 > (long)(_slots.Length * MaxLoad);
+
+    /// <summary>Fails when the growth one more entry needs would pass the memory limit.</summary>
+    private void CheckRoomForOneLocked()
     {
-        var bytes = capacity * SlotBytes;
+        if (!MustGrowForOne)
+        {
+            return;
+        }
+
+        var bytes = NextCapacity(_count + 1) * SlotBytes;
         if (bytes > _limitBytes)
         {
             throw new BlockDbConfigurationException(

@@ -425,8 +425,10 @@ internal sealed class BlockRepository : IBlockRepository
     private long? MapFind(string hash, long size, bool catchUp)
     {
         Span<byte> key = stackalloc byte[BlockKeyMap.MaxHashBytes];
-        return _map!.Find(key[..BlockHash.Decode(hash, key)], size, _getById!, _blocksAfter!, catchUp);
+        return MapFind(key[..BlockHash.Decode(hash, key)], size, catchUp);
     }
+
+    private long? MapFind(ReadOnlySpan<byte> key, long size, bool catchUp) => _map!.Find(key, size, _getById!, _blocksAfter!, catchUp);
 
     /// <summary>
     /// Select-xor-insert on the key map: a verified hit needs no lock; a miss is looked up again under the write
@@ -434,24 +436,28 @@ internal sealed class BlockRepository : IBlockRepository
     /// </summary>
     private SelectXorInsertResult MapSelectXorInsert(string hash, long size)
     {
-        if (MapFind(hash, size, catchUp: false) is { } known)
+        Span<byte> buffer = stackalloc byte[BlockKeyMap.MaxHashBytes];
+        var key = buffer[..BlockHash.Decode(hash, buffer)];
+        if (MapFind(key, size, catchUp: false) is { } known)
         {
             return new SelectXorInsertResult(known, false);
         }
 
-        if (LockedMapFind(hash, size) is { } id)
+        if (LockedMapFind(key, size) is { } id)
         {
             EndWrite(wrote: false);
             return new SelectXorInsertResult(id, false);
         }
 
-        return new SelectXorInsertResult(WriteOne(hash, size, _insert), true);
+        return new SelectXorInsertResult(WriteOne(hash, size, _insert, key), true);
     }
 
     /// <summary>Insert on the key map: fails like the unique index of the other layouts when the block exists.</summary>
     private long MapInsert(string hash, long size)
     {
-        if (LockedMapFind(hash, size) is { } id)
+        Span<byte> buffer = stackalloc byte[BlockKeyMap.MaxHashBytes];
+        var key = buffer[..BlockHash.Decode(hash, buffer)];
+        if (LockedMapFind(key, size) is { } id)
         {
             ReleaseIdleBatch();
             throw new BlockDbException(
@@ -460,16 +466,16 @@ internal sealed class BlockRepository : IBlockRepository
                 SqliteResultCode.ConstraintUnique);
         }
 
-        return WriteOne(hash, size, _insert);
+        return WriteOne(hash, size, _insert, key);
     }
 
     /// <summary>Opens the batch (taking the write lock), then looks the block up with catch-up.</summary>
-    private long? LockedMapFind(string hash, long size)
+    private long? LockedMapFind(ReadOnlySpan<byte> key, long size)
     {
         BeginWrite();
         try
         {
-            return MapFind(hash, size, catchUp: true);
+            return MapFind(key, size, catchUp: true);
         }
         catch (Exception e) when (BatchLost(e) is { } lost)
         {
@@ -482,25 +488,32 @@ internal sealed class BlockRepository : IBlockRepository
         }
     }
 
-    /// <summary>Runs an insert that returns the new ID (one row) inside the batch.</summary>
-    private long WriteOne(string hash, long size, ISqliteStatement insert)
+    /// <summary>
+    /// Runs an insert that returns the new ID (one row) inside the batch. The KeyMap layout passes the hash's
+    /// decoded bytes (<paramref name="key"/>), which are bound and added to the map without decoding again.
+    /// </summary>
+    private long WriteOne(string hash, long size, ISqliteStatement insert, ReadOnlySpan<byte> key = default)
     {
         BeginWrite();
         long id;
         try
         {
             _map?.EnsureRoomForOne();
-            BindHash(insert, 1, hash);
+            if (_map is null)
+            {
+                BindHash(insert, 1, hash);
+            }
+            else
+            {
+                insert.BindBlob(1, key);
+            }
+
             insert.BindInt64(2, size);
             try
             {
                 insert.Step();
                 id = insert.ColumnInt64(0);
-                if (_map is not null)
-                {
-                    Span<byte> key = stackalloc byte[BlockKeyMap.MaxHashBytes];
-                    _map.Add(key[..BlockHash.Decode(hash, key)], id);
-                }
+                _map?.Add(key, id);
             }
             finally
             {

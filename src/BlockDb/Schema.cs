@@ -104,15 +104,14 @@ internal static class Schema
             throw new BlockDbFormatException($"'{path}' has BlockDb schema version {version} but no {BlockDbSql.LayoutSetting} setting; the file is damaged or was not written by BlockDb.");
         }
 
-        // Names only: a number or a name this build does not know is refused, never guessed.
-        if (!Enum.TryParse<BlockLayout>(name, ignoreCase: false, out var layout) || !Enum.IsDefined(layout) || layout == BlockLayout.TextHash
-            || name.Length == 0 || char.IsAsciiDigit(name[0]))
+        // The exact names of the version-2 layouts only: a number, another case or an unknown name is refused, never guessed.
+        if (name is not (nameof(BlockLayout.BlobHash) or nameof(BlockLayout.KeyMap)))
         {
             throw new BlockDbFormatException(
                 $"'{path}' uses the block layout '{name}', which this build does not know (it knows {BlockLayout.BlobHash} and {BlockLayout.KeyMap} for version {version}); open it with the newer BlockDb that wrote it.");
         }
 
-        return layout;
+        return Enum.Parse<BlockLayout>(name);
     }
 
     private static long ReadInt(ISqliteConnection connection, string sql) =>
