@@ -36,6 +36,12 @@ public static class SqliteResultCode
     /// <summary><c>SQLITE_CONSTRAINT_UNIQUE</c> (2067): a unique constraint failed (<see href="https://www.sqlite.org/rescode.html#constraint_unique"/>).</summary>
     public const int ConstraintUnique = 2067;
 
+    /// <summary><c>SQLITE_CONSTRAINT_PRIMARYKEY</c> (1555): a primary key constraint failed.</summary>
+    public const int ConstraintPrimaryKey = 1555;
+
+    /// <summary><c>SQLITE_CONSTRAINT_TRIGGER</c> (1811): a trigger raised an error, such as a KeyMap guard refusing a block ID outside 1 to 4,294,967,295 (<see href="https://www.sqlite.org/rescode.html#constraint_trigger"/>).</summary>
+    public const int ConstraintTrigger = 1811;
+
     /// <summary><c>SQLITE_MISUSE</c> (21): the library was used incorrectly.</summary>
     public const int Misuse = 21;
 

@@ -1,5 +1,7 @@
 using System.Collections.Concurrent;
 using BlockDb.Drivers;
+using BlockDb.KeyMap;
+using BlockDb.Maintenance;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
 
@@ -9,7 +11,8 @@ namespace BlockDb;
 /// An open block index: the thread-safe entry point. <see cref="Open(BlockDbOptions, ILoggerFactory?)"/> validates
 /// the options, opens the file through the configured provider, creates or checks the schema
 /// (<c>PRAGMA user_version</c>), applies and verifies the pragmas; <see cref="OpenSessionAsync"/> then gives
-/// each task its own repository session and connection.
+/// each task its own repository session and connection. Opening an existing file never takes the write lock, so a
+/// reader can open beside a writer that holds an open batch.
 /// </summary>
 public sealed class BlockDatabase : IBlockDatabase
 {
@@ -32,9 +35,9 @@ public sealed class BlockDatabase : IBlockDatabase
         {
             using var connection = OpenConnection();
             SqliteVersion = connection.QueryText(BlockDbSql.SqliteVersionQuery) ?? "unknown";
-            Layout = Schema.EnsureCreated(connection, path, options.Index.Layout);
+            Layout = Schema.Open(connection, path, options.Index.Layout, options.ReadOnly, _logger);
             _keyMap = Layout == BlockLayout.KeyMap ? new BlockKeyMap(options.Index.KeyMapMemoryLimitMegabytes) : null;
-            AppliedPragmas = Pragmas.ApplyAndVerify(connection, _requested, _logger, path);
+            AppliedPragmas = Pragmas.ApplyAndVerify(connection, _requested, _logger, path, options.ReadOnly);
         }
         catch (BlockDbException e) when (e.SqliteErrorCode == SqliteResultCode.NotADatabase)
         {
@@ -72,8 +75,8 @@ public sealed class BlockDatabase : IBlockDatabase
     /// <param name="loggerFactory">Where the applied pragmas and warnings are logged; none when <see langword="null"/>.</param>
     /// <returns>The open database.</returns>
     /// <exception cref="BlockDbConfigurationException">An option is invalid or names an unknown provider.</exception>
-    /// <exception cref="BlockDbFormatException">The file belongs to another application or a newer BlockDb, or has another layout than <see cref="IndexOptions.Layout"/> asks for.</exception>
-    /// <exception cref="BlockDbException">SQLite could not open the file (<c>SQLITE_CANTOPEN</c> for a missing folder, <c>SQLITE_NOTADB</c> for a file that is not a database, <c>SQLITE_READONLY</c> for a read-only file), or a pragma did not take effect.</exception>
+    /// <exception cref="BlockDbFormatException">The file belongs to another application or a newer BlockDb, has another layout than <see cref="IndexOptions.Layout"/> asks for, or (<see cref="BlockDbOptions.ReadOnly"/>) is empty or needs a schema upgrade.</exception>
+    /// <exception cref="BlockDbException">SQLite could not open the file (<c>SQLITE_CANTOPEN</c> for a missing folder or, read-only, a missing file; <c>SQLITE_NOTADB</c> for a file that is not a database; <c>SQLITE_READONLY</c> for a read-only file), creating or upgrading the schema waited longer than <c>busy_timeout</c> for the write lock (<c>SQLITE_BUSY</c>), or a pragma did not take effect.</exception>
     public static BlockDatabase Open(BlockDbOptions options, ILoggerFactory? loggerFactory = null)
     {
         ArgumentNullException.ThrowIfNull(options);
@@ -158,7 +161,45 @@ public sealed class BlockDatabase : IBlockDatabase
         ObjectDisposedException.ThrowIf(Volatile.Read(ref _disposed) != 0, this);
         var shared = new SharedBlockRepository(this, Options.GroupCommit, s => _shared.TryRemove(s, out _));
         _shared.TryAdd(shared, 0);
+        if (Volatile.Read(ref _disposed) != 0)
+        {
+            shared.Dispose();
+            throw new ObjectDisposedException(nameof(BlockDatabase), "The BlockDb database was disposed while the shared repository was opening.");
+        }
+
         return shared;
+    }
+
+    /// <inheritdoc />
+    public ValueTask<BlockDbCheckResult> CheckAsync(CancellationToken cancellationToken = default)
+    {
+        ObjectDisposedException.ThrowIf(Volatile.Read(ref _disposed) != 0, this);
+        return new(Task.Run(
+            () =>
+            {
+                using var connection = OpenConfiguredConnection();
+                return IndexChecker.Check(connection, Layout, _keyMap, cancellationToken);
+            },
+            cancellationToken));
+    }
+
+    /// <inheritdoc />
+    public ValueTask<BlockDbRepairResult> RepairAsync(CancellationToken cancellationToken = default)
+    {
+        ObjectDisposedException.ThrowIf(Volatile.Read(ref _disposed) != 0, this);
+        if (Options.ReadOnly)
+        {
+            return ValueTask.FromException<BlockDbRepairResult>(new BlockDbReadOnlyException(nameof(RepairAsync), DataSource));
+        }
+
+        return new(Task.Run(
+            () =>
+            {
+                using var connection = OpenConfiguredConnection();
+                var result = IndexChecker.Repair(connection, Layout, _keyMap, _logger, DataSource, cancellationToken);
+                return result;
+            },
+            cancellationToken));
     }
 
     /// <summary>Opens a session with its own batching (the shared repository's writer commits only when told).</summary>
@@ -166,21 +207,37 @@ public sealed class BlockDatabase : IBlockDatabase
     {
         ObjectDisposedException.ThrowIf(Volatile.Read(ref _disposed) != 0, this);
         var connection = OpenConnection();
+        BlockRepository session;
         try
         {
-            var applied = Pragmas.ApplyAndVerify(connection, _requested, _logger, DataSource);
-            var session = new BlockRepository(connection, Layout, _keyMap, batching, Options.SelectXorInsert, applied, s => _sessions.TryRemove(s, out _));
-            _sessions.TryAdd(session, 0);
-            return session;
+            var applied = Pragmas.ApplyAndVerify(connection, _requested, _logger, DataSource, Options.ReadOnly);
+            var settings = new SessionSettings(DataSource, Layout, _keyMap, batching, Options.SelectXorInsert, Options.ReadOnly, applied);
+            session = new BlockRepository(connection, settings, s => _sessions.TryRemove(s, out _));
         }
         catch
         {
             connection.Dispose();
             throw;
         }
+
+        _sessions.TryAdd(session, 0);
+        if (Volatile.Read(ref _disposed) != 0)
+        {
+            // The database was disposed while this session opened: its dispose may not have seen it.
+            session.Dispose();
+            throw new ObjectDisposedException(nameof(BlockDatabase), "The BlockDb database was disposed while the session was opening.");
+        }
+
+        return session;
     }
 
-    /// <summary>Disposes the shared repositories (their queued writes commit first) and the sessions still open (each commits or rolls back as <see cref="BatchingOptions.OnDispose"/> says); the file is then released.</summary>
+    /// <summary>
+    /// Disposes the shared repositories (their queued writes commit first, their reads in flight finish) and the
+    /// sessions still open (each waits for a call in flight, then commits or rolls back as
+    /// <see cref="BatchingOptions.OnDispose"/> says); the file is then released. Calls made afterwards throw
+    /// <see cref="ObjectDisposedException"/>.
+    /// </summary>
+    /// <exception cref="AggregateException">Ending a session's batch failed (its connection is closed all the same).</exception>
     public void Dispose()
     {
         if (Interlocked.Exchange(ref _disposed, 1) != 0)
@@ -189,11 +246,11 @@ public sealed class BlockDatabase : IBlockDatabase
         }
 
         List<Exception>? errors = null;
-        foreach (var shared in _shared.Keys)
+        foreach (var disposable in _shared.Keys.Cast<IDisposable>().Concat(_sessions.Keys))
         {
             try
             {
-                shared.Dispose();
+                disposable.Dispose();
             }
             catch (Exception e)
             {
@@ -201,11 +258,24 @@ public sealed class BlockDatabase : IBlockDatabase
             }
         }
 
-        foreach (var session in _sessions.Keys)
+        ThrowIfAny(errors);
+    }
+
+    /// <inheritdoc cref="Dispose"/>
+    /// <returns>A task that completes once every call in flight has finished and every connection is closed.</returns>
+    public async ValueTask DisposeAsync()
+    {
+        if (Interlocked.Exchange(ref _disposed, 1) != 0)
+        {
+            return;
+        }
+
+        List<Exception>? errors = null;
+        foreach (var disposable in _shared.Keys.Cast<IAsyncDisposable>().Concat(_sessions.Keys))
         {
             try
             {
-                session.Dispose();
+                await disposable.DisposeAsync().ConfigureAwait(false);
             }
             catch (Exception e)
             {
@@ -213,19 +283,37 @@ public sealed class BlockDatabase : IBlockDatabase
             }
         }
 
+        ThrowIfAny(errors);
+    }
+
+    private static void ThrowIfAny(List<Exception>? errors)
+    {
         if (errors is not null)
         {
             throw new AggregateException("Disposing the open BlockDb sessions failed.", errors);
         }
     }
 
-    /// <inheritdoc cref="Dispose"/>
-    /// <returns>A completed task.</returns>
-    public ValueTask DisposeAsync() => Completed.Run(Dispose);
+    /// <summary>A connection with the pragmas applied (for the check and the repair).</summary>
+    private ISqliteConnection OpenConfiguredConnection()
+    {
+        var connection = OpenConnection();
+        try
+        {
+            Pragmas.ApplyAndVerify(connection, _requested, _logger, DataSource, Options.ReadOnly);
+            return connection;
+        }
+        catch
+        {
+            connection.Dispose();
+            throw;
+        }
+    }
 
     private ISqliteConnection OpenConnection()
     {
-        var connection = _driver.Open(new SqliteOpenOptions(DataSource, SqliteOpenMode.ReadWriteCreate, _requested.BusyTimeout ?? 0));
+        var mode = Options.ReadOnly ? SqliteOpenMode.ReadOnly : SqliteOpenMode.ReadWriteCreate;
+        var connection = _driver.Open(new SqliteOpenOptions(DataSource, mode, _requested.BusyTimeout ?? 0));
         try
         {
             Pragmas.ApplyBusyTimeout(connection, _requested);

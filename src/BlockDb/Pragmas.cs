@@ -18,13 +18,28 @@ internal static class Pragmas
         }
     }
 
-    /// <summary>Applies every requested value but busy_timeout (applied first, on its own), then reads all back and checks them.</summary>
-    public static PragmaSettings ApplyAndVerify(ISqliteConnection connection, PragmaSettings requested, ILogger logger, string path)
+    /// <summary>
+    /// Applies every requested value but busy_timeout (applied first, on its own), then reads all back and checks them.
+    /// A read-only connection cannot change <c>journal_mode</c>: the file's mode must then be the requested one.
+    /// </summary>
+    public static PragmaSettings ApplyAndVerify(ISqliteConnection connection, PragmaSettings requested, ILogger logger, string path, bool readOnly)
     {
         if (requested.JournalMode is { } journal)
         {
-            // Returns the mode now in force; checked below with the others.
-            connection.QueryText("PRAGMA journal_mode = " + JournalName(journal));
+            if (readOnly)
+            {
+                var current = ParseJournal(connection.QueryText("PRAGMA journal_mode"));
+                if (current != journal)
+                {
+                    throw new BlockDbConfigurationException(
+                        "BlockDb:Pragmas:JournalMode",
+                        $"'{path}' is in journal mode {current} and BlockDb:ReadOnly = true cannot change it to the requested {journal}; set BlockDb:Pragmas:JournalMode to {current} (or use Preset None) for read-only opens.");
+                }
+            }
+            else
+            {
+                SetJournalMode(connection, journal, requested.BusyTimeout ?? 0);
+            }
         }
 
         if (requested.Synchronous is { } sync)
@@ -56,6 +71,30 @@ internal static class Pragmas
         Verify(requested, applied, logger, path);
         logger.LogDebug("Pragmas on {Path}: {Pragmas}", path, applied);
         return applied;
+    }
+
+    /// <summary>
+    /// Changing the journal mode needs a lock that SQLite does not wait for through <c>busy_timeout</c>: while another
+    /// connection opens the same new file it returns <c>SQLITE_BUSY</c> at once. Retry for up to the busy timeout.
+    /// </summary>
+    private static void SetJournalMode(ISqliteConnection connection, JournalMode journal, int busyTimeoutMilliseconds)
+    {
+        var sql = "PRAGMA journal_mode = " + JournalName(journal);
+        var started = System.Diagnostics.Stopwatch.GetTimestamp();
+        for (var attempt = 0; ; attempt++)
+        {
+            try
+            {
+                // Returns the mode now in force; checked with the others afterwards.
+                connection.QueryText(sql);
+                return;
+            }
+            catch (BlockDbException e) when (e.IsTransient
+                && System.Diagnostics.Stopwatch.GetElapsedTime(started).TotalMilliseconds < busyTimeoutMilliseconds)
+            {
+                Thread.Sleep(Math.Min(1 << Math.Min(attempt, 5), 50));
+            }
+        }
     }
 
     public static PragmaSettings Read(ISqliteConnection connection) => new(

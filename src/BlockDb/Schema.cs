@@ -1,81 +1,130 @@
 using System.Globalization;
 using BlockDb.Drivers;
+using Microsoft.Extensions.Logging;
 
 namespace BlockDb;
 
-/// <summary>Creates the schema in a new file, or checks that an existing file is a BlockDb index this build can read, and returns its layout.</summary>
+/// <summary>
+/// Checks that a file is a BlockDb index this build can use and returns its layout; creates the schema in a new
+/// file, upgrades a version-2 KeyMap file to version 3 and restores removed KeyMap guards. The check runs in a
+/// read transaction, so opening an existing file never waits for a writer; only creating or changing the schema
+/// takes the write lock (and then checks again under it, so two processes cannot both create or upgrade).
+/// </summary>
 internal static class Schema
 {
-    public static BlockLayout EnsureCreated(ISqliteConnection connection, string path, BlockLayout? requested)
+    private enum Change
     {
-        // BEGIN IMMEDIATE first, so two processes creating the same new file cannot both create it.
-        connection.Execute(BlockDbSql.Begin.Text);
-        try
+        None,
+        Create,
+        Upgrade,
+        RestoreGuards,
+    }
+
+    public static BlockLayout Open(ISqliteConnection connection, string path, BlockLayout? requested, bool readOnly, ILogger logger)
+    {
+        var (layout, change) = InTransaction(connection, BlockDbSql.BeginRead, () => Inspect(connection, path, requested));
+        if (change == Change.None)
         {
-            var applicationId = ReadInt(connection, "PRAGMA application_id");
-            var version = ReadInt(connection, "PRAGMA user_version");
-            var objects = ReadInt(connection, "SELECT COUNT(*) FROM sqlite_schema");
-            BlockLayout layout;
-            if (applicationId == 0 && version == 0 && objects == 0)
-            {
-                layout = requested ?? IndexOptions.DefaultLayout;
-                Create(connection, layout);
-            }
-            else if (applicationId != BlockDbSql.ApplicationId)
-            {
-                throw new BlockDbFormatException(
-                    $"'{path}' is a SQLite database of another application (application_id {applicationId}, user_version {version}, {objects} schema objects); BlockDb opens only files it created (application_id {BlockDbSql.ApplicationId}) or empty files.");
-            }
-            else
-            {
-                layout = ReadLayout(connection, path, version);
-            }
-
-            if (requested is { } wanted && wanted != layout)
-            {
-                throw new BlockDbFormatException(
-                    $"'{path}' has the {layout} block layout, but BlockDb:Index:Layout asks for {wanted}; a file keeps the layout it was created with. Leave Index:Layout unset to open any layout, or set it to {layout}.");
-            }
-
-            connection.Execute(BlockDbSql.Commit.Text);
             return layout;
         }
-        catch
+
+        if (readOnly)
         {
-            if (connection.InTransaction)
+            throw new BlockDbFormatException(change == Change.Create
+                ? $"'{path}' is empty, and BlockDb:ReadOnly = true cannot create an index; open it once without ReadOnly."
+                : $"'{path}' is a KeyMap index that needs a one-time schema change to version {BlockDbSql.SchemaVersion} (its guards), which BlockDb:ReadOnly = true cannot make; open it once without ReadOnly.");
+        }
+
+        (layout, change) = InTransaction(connection, BlockDbSql.Begin.Text, () =>
+        {
+            var found = Inspect(connection, path, requested);
+            switch (found.Change)
             {
-                connection.Execute(BlockDbSql.Rollback.Text);
+                case Change.Create:
+                    Create(connection, found.Layout);
+                    break;
+                case Change.Upgrade:
+                    RunAll(connection, BlockDbSql.KeyMapGuards);
+                    connection.Execute(VersionPragma(BlockDbSql.SchemaVersion));
+                    break;
+                case Change.RestoreGuards:
+                    var stateRowExisted = HasStateRow(connection);
+                    RunAll(connection, BlockDbSql.KeyMapGuards);
+                    connection.Execute(stateRowExisted
+                        ? BlockDbSql.BumpGeneration
+                        : string.Create(CultureInfo.InvariantCulture, $"""UPDATE "BlockDbState" SET "Generation" = {DateTime.UtcNow.Ticks}"""));
+                    break;
             }
 
-            throw;
+            return found;
+        });
+
+        switch (change)
+        {
+            case Change.Upgrade:
+                logger.LogInformation("Upgraded '{Path}' to BlockDb schema version {Version}: the KeyMap guards (BlockDbState and its triggers) were added.", path, BlockDbSql.SchemaVersion);
+                break;
+            case Change.RestoreGuards:
+                logger.LogWarning("'{Path}' had lost some of its KeyMap guards (removed by SQL outside BlockDb); they were re-created and every open key map will reload.", path);
+                break;
         }
+
+        return layout;
+    }
+
+    /// <summary>What the file is and what it needs; throws for files BlockDb must not touch.</summary>
+    private static (BlockLayout Layout, Change Change) Inspect(ISqliteConnection connection, string path, BlockLayout? requested)
+    {
+        // The schema read first starts the snapshot the two header reads then share.
+        var objects = ReadInt(connection, "SELECT COUNT(*) FROM sqlite_schema");
+        var applicationId = ReadInt(connection, "PRAGMA application_id");
+        var version = ReadInt(connection, "PRAGMA user_version");
+        if (applicationId == 0 && version == 0 && objects == 0)
+        {
+            return (requested ?? IndexOptions.DefaultLayout, Change.Create);
+        }
+
+        if (applicationId != BlockDbSql.ApplicationId)
+        {
+            throw new BlockDbFormatException(
+                $"'{path}' is a SQLite database of another application (application_id {applicationId}, user_version {version}, {objects} schema objects); BlockDb opens only files it created (application_id {BlockDbSql.ApplicationId}) or empty files.");
+        }
+
+        var layout = ReadLayout(connection, path, version);
+        if (requested is { } wanted && wanted != layout)
+        {
+            throw new BlockDbFormatException(
+                $"'{path}' has the {layout} block layout, but BlockDb:Index:Layout asks for {wanted}; a file keeps the layout it was created with. Leave Index:Layout unset to open any layout, or set it to {layout}.");
+        }
+
+        if (layout != BlockLayout.KeyMap)
+        {
+            return (layout, Change.None);
+        }
+
+        if (version < BlockDbSql.SchemaVersion)
+        {
+            return (layout, Change.Upgrade);
+        }
+
+        return (layout, ReadInt(connection, BlockDbSql.KeyMapGuardCount) == BlockDbSql.KeyMapGuardTriggers.Count + 1 && HasStateRow(connection)
+            ? Change.None
+            : Change.RestoreGuards);
     }
 
     private static void Create(ISqliteConnection connection, BlockLayout layout)
     {
-        if (layout == BlockLayout.TextHash)
+        RunAll(connection, BlockDbSql.Schema(layout));
+        if (layout != BlockLayout.TextHash)
         {
-            foreach (var ddl in BlockDbSql.SchemaV1)
-            {
-                connection.Execute(ddl);
-            }
-        }
-        else
-        {
-            foreach (var ddl in BlockDbSql.SchemaV2(layout))
-            {
-                connection.Execute(ddl);
-            }
-
             using var write = connection.Prepare(BlockDbSql.WriteSetting);
             write.BindText(1, BlockDbSql.LayoutSetting);
             write.BindText(2, layout.ToString());
             write.ExecuteNonQuery();
         }
 
-        var version = layout == BlockLayout.TextHash ? BlockDbSql.TextHashSchemaVersion : BlockDbSql.SchemaVersion;
         connection.Execute(string.Create(CultureInfo.InvariantCulture, $"PRAGMA application_id = {BlockDbSql.ApplicationId}"));
-        connection.Execute(string.Create(CultureInfo.InvariantCulture, $"PRAGMA user_version = {version}"));
+        connection.Execute(VersionPragma(BlockDbSql.SchemaVersionOf(layout)));
     }
 
     private static BlockLayout ReadLayout(ISqliteConnection connection, string path, long version)
@@ -85,10 +134,10 @@ internal static class Schema
             return BlockLayout.TextHash;
         }
 
-        if (version != BlockDbSql.SchemaVersion)
+        if (version is < BlockDbSql.BlobHashSchemaVersion or > BlockDbSql.SchemaVersion)
         {
             throw new BlockDbFormatException(
-                $"'{path}' has BlockDb schema version {version}; this build reads versions {BlockDbSql.TextHashSchemaVersion} and {BlockDbSql.SchemaVersion} only{(version > BlockDbSql.SchemaVersion ? " (the file was written by a newer BlockDb)" : string.Empty)}.");
+                $"'{path}' has BlockDb schema version {version}; this build reads versions {BlockDbSql.TextHashSchemaVersion} to {BlockDbSql.SchemaVersion} only{(version > BlockDbSql.SchemaVersion ? " (the file was written by a newer BlockDb)" : string.Empty)}.");
         }
 
         string? name;
@@ -104,7 +153,7 @@ internal static class Schema
             throw new BlockDbFormatException($"'{path}' has BlockDb schema version {version} but no {BlockDbSql.LayoutSetting} setting; the file is damaged or was not written by BlockDb.");
         }
 
-        // The exact names of the version-2 layouts only: a number, another case or an unknown name is refused, never guessed.
+        // The exact names of the BLOB layouts only: a number, another case or an unknown name is refused, never guessed.
         if (name is not (nameof(BlockLayout.BlobHash) or nameof(BlockLayout.KeyMap)))
         {
             throw new BlockDbFormatException(
@@ -113,6 +162,40 @@ internal static class Schema
 
         return Enum.Parse<BlockLayout>(name);
     }
+
+    private static bool HasStateRow(ISqliteConnection connection) =>
+        ReadInt(connection, """SELECT COUNT(*) FROM sqlite_schema WHERE type = 'table' AND name = 'BlockDbState'""") == 1
+        && ReadInt(connection, """SELECT COUNT(*) FROM "BlockDbState" WHERE "Key" = 1""") == 1;
+
+    private static T InTransaction<T>(ISqliteConnection connection, string begin, Func<T> body)
+    {
+        connection.Execute(begin);
+        try
+        {
+            var result = body();
+            connection.Execute(BlockDbSql.Commit.Text);
+            return result;
+        }
+        catch
+        {
+            if (connection.InTransaction)
+            {
+                connection.Execute(BlockDbSql.Rollback.Text);
+            }
+
+            throw;
+        }
+    }
+
+    private static void RunAll(ISqliteConnection connection, IEnumerable<string> statements)
+    {
+        foreach (var sql in statements)
+        {
+            connection.Execute(sql);
+        }
+    }
+
+    private static string VersionPragma(int version) => string.Create(CultureInfo.InvariantCulture, $"PRAGMA user_version = {version}");
 
     private static long ReadInt(ISqliteConnection connection, string sql) =>
         long.Parse(connection.QueryText(sql) ?? "0", NumberStyles.Integer, CultureInfo.InvariantCulture);

@@ -8,6 +8,13 @@ namespace BlockDb;
 /// The thread-safe repository: one writer session fed by a bounded queue, committing groups of writes
 /// (group commit), and a pool of reader sessions. See <see cref="ISharedBlockRepository"/>.
 /// </summary>
+/// <remarks>
+/// Invariants: the writer session is used only by the writer loop; a reader session is used by one read at a time
+/// (taken from <c>_idleReaders</c>, returned after); <c>_inFlightReads</c> counts reads between their entry check
+/// and their exit, and disposal waits for it to reach zero before any reader is disposed; disposal wakes reads that
+/// wait for a reader slot (they fail with <see cref="ObjectDisposedException"/>) and lets queued writes commit.
+/// No call is left pending after <see cref="DisposeAsync"/> returns.
+/// </remarks>
 internal sealed class SharedBlockRepository : ISharedBlockRepository
 {
     private static readonly BatchingOptions WriterBatching = new() { CommitEvery = 0, CommitAfterMilliseconds = null, OnDispose = DisposeBehavior.Rollback };
@@ -20,7 +27,11 @@ internal sealed class SharedBlockRepository : ISharedBlockRepository
     private readonly ConcurrentBag<IBlockRepository> _idleReaders = [];
     private readonly ConcurrentQueue<IBlockRepository> _allReaders = new();
     private readonly SemaphoreSlim _readerSlots;
+    private readonly CancellationTokenSource _closing = new();
+    private readonly TaskCompletionSource _readsDrained = new(TaskCreationOptions.RunContinuationsAsynchronously);
+    private readonly bool _readOnly;
     private readonly Task _writerLoop;
+    private int _inFlightReads;
     private long _batches;
     private long _acknowledged;
     private int _disposed;
@@ -30,6 +41,7 @@ internal sealed class SharedBlockRepository : ISharedBlockRepository
         _database = database;
         _options = options;
         _onDisposed = onDisposed;
+        _readOnly = database.Options.ReadOnly;
         _writer = database.OpenSession(WriterBatching);
         _queue = Channel.CreateBounded<WriteRequest>(new BoundedChannelOptions(options.QueueCapacity)
         {
@@ -99,6 +111,7 @@ internal sealed class SharedBlockRepository : ISharedBlockRepository
             return;
         }
 
+        await _closing.CancelAsync().ConfigureAwait(false);
         _queue.Writer.TryComplete();
         try
         {
@@ -106,13 +119,18 @@ internal sealed class SharedBlockRepository : ISharedBlockRepository
         }
         finally
         {
+            if (Volatile.Read(ref _inFlightReads) != 0)
+            {
+                await _readsDrained.Task.ConfigureAwait(false);
+            }
+
             _writer.Dispose();
             while (_allReaders.TryDequeue(out var reader))
             {
                 reader.Dispose();
             }
 
-            _readerSlots.Dispose();
+            _closing.Dispose();
             _onDisposed(this);
         }
     }
@@ -120,35 +138,90 @@ internal sealed class SharedBlockRepository : ISharedBlockRepository
     private async ValueTask<TResult> ReadAsync<TState, TResult>(
         Func<IBlockRepository, TState, CancellationToken, ValueTask<TResult>> read, TState state, CancellationToken cancellationToken)
     {
-        ObjectDisposedException.ThrowIf(Volatile.Read(ref _disposed) != 0, this);
-        await _readerSlots.WaitAsync(cancellationToken).ConfigureAwait(false);
-        IBlockRepository? reader = null;
+        ThrowIfDisposed();
+        Interlocked.Increment(ref _inFlightReads);
         try
         {
-            ObjectDisposedException.ThrowIf(Volatile.Read(ref _disposed) != 0, this);
-            if (!_idleReaders.TryTake(out reader))
+            ThrowIfDisposed();
+            await WaitForReaderSlotAsync(cancellationToken).ConfigureAwait(false);
+            IBlockRepository? reader = null;
+            try
             {
-                reader = _database.OpenSession();
-                _allReaders.Enqueue(reader);
-            }
+                ThrowIfDisposed();
+                if (!_idleReaders.TryTake(out reader))
+                {
+                    reader = _database.OpenSession();
+                    _allReaders.Enqueue(reader);
+                }
 
-            return await read(reader, state, cancellationToken).ConfigureAwait(false);
+                return await read(reader, state, cancellationToken).ConfigureAwait(false);
+            }
+            finally
+            {
+                if (reader is not null)
+                {
+                    _idleReaders.Add(reader);
+                }
+
+                _readerSlots.Release();
+            }
         }
         finally
         {
-            if (reader is not null)
+            if (Interlocked.Decrement(ref _inFlightReads) == 0 && Volatile.Read(ref _disposed) != 0)
             {
-                _idleReaders.Add(reader);
+                _readsDrained.TrySetResult();
             }
-
-            _readerSlots.Release();
         }
     }
+
+    /// <summary>Waits for a reader slot; disposal ends the wait with <see cref="ObjectDisposedException"/>.</summary>
+    private async ValueTask WaitForReaderSlotAsync(CancellationToken cancellationToken)
+    {
+        if (!cancellationToken.CanBeCanceled)
+        {
+            try
+            {
+                await _readerSlots.WaitAsync(_closing.Token).ConfigureAwait(false);
+                return;
+            }
+            catch (OperationCanceledException)
+            {
+                throw Disposed();
+            }
+        }
+
+        using var linked = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken, _closing.Token);
+        try
+        {
+            await _readerSlots.WaitAsync(linked.Token).ConfigureAwait(false);
+        }
+        catch (OperationCanceledException) when (!cancellationToken.IsCancellationRequested)
+        {
+            throw Disposed();
+        }
+    }
+
+    private void ThrowIfDisposed()
+    {
+        if (Volatile.Read(ref _disposed) != 0)
+        {
+            throw Disposed();
+        }
+    }
+
+    private static ObjectDisposedException Disposed() =>
+        new(nameof(SharedBlockRepository), "The shared BlockDb repository was disposed; this call did not run.");
 
     private async Task<TResult> EnqueueAsync<TState, TResult>(
         Func<BlockRepository, TState, CancellationToken, ValueTask<TResult>> write, TState state, CancellationToken cancellationToken)
     {
-        ObjectDisposedException.ThrowIf(Volatile.Read(ref _disposed) != 0, this);
+        ThrowIfDisposed();
+        if (_readOnly)
+        {
+            throw new BlockDbReadOnlyException("a write of the shared repository", _database.DataSource);
+        }
+
         var request = new WriteRequest<TState, TResult>(write, state, cancellationToken);
         try
         {
@@ -183,20 +256,20 @@ internal sealed class SharedBlockRepository : ISharedBlockRepository
                     continue;
                 }
 
-                var pendingBefore = _writer.PendingWrites;
                 try
                 {
                     request.Execute(_writer);
                     batch.Add(request);
                 }
+                catch (BlockDbBatchRolledBackException e)
+                {
+                    // SQLite rolled the whole transaction back: the batch's earlier writes are gone, not acknowledged.
+                    request.Fail(e);
+                    FailAll(batch, e);
+                }
                 catch (Exception e)
                 {
                     request.Fail(e);
-                    if (_writer.PendingWrites < pendingBefore)
-                    {
-                        // SQLite rolled the whole transaction back: the batch's earlier writes are gone, not acknowledged.
-                        FailAll(batch, e);
-                    }
                 }
             }
 

@@ -26,8 +26,12 @@ public abstract partial class ConformanceTests
         Assert.True(e.IsTransient);
         Assert.True(clock.Elapsed < TimeSpan.FromSeconds(5), $"waited {clock.Elapsed} for a 200 ms busy_timeout");
 
-        var opening = Assert.Throws<BlockDbException>(() => Open(o => o.Pragmas.BusyTimeout = 200));
-        Assert.Equal(SqliteResultCode.Busy, opening.SqliteErrorCode);
+        // Opening and reading need no write lock: a reader opens beside the writer (issue 10, defect 7).
+        await using (var beside = Open(o => o.Pragmas.BusyTimeout = 200))
+        await using (var reader = await beside.OpenSessionAsync())
+        {
+            Assert.NotNull(await reader.FindBlockAsync(TestData.Hash(1), 1));
+        }
 
         locker.Kill();
         Assert.True((await writer.SelectXorInsertAsync(TestData.Hash(2), 1)).Created);

@@ -7,15 +7,24 @@ namespace BlockDb.Drivers;
 public static class BlockDbSql
 {
     /// <summary>
-    /// The newest schema format version this build writes and reads, stored in <c>PRAGMA user_version</c>.
-    /// Version 1 is the <see cref="BlockLayout.TextHash"/> layout (no settings table); version 2 files carry a
-    /// <c>BlockDbSettings</c> table whose <c>BlockLayout</c> row names their layout. Builds before version 2
-    /// refuse version 2 files as written by a newer BlockDb.
+    /// The newest schema format version this build writes and reads, stored in <c>PRAGMA user_version</c>:
+    /// 1 is the <see cref="BlockLayout.TextHash"/> layout (no settings table); 2 is <see cref="BlockLayout.BlobHash"/>
+    /// (and, in files written before version 3 existed, <see cref="BlockLayout.KeyMap"/> without its guards); 3 is
+    /// <see cref="BlockLayout.KeyMap"/> with the <c>BlockDbState</c> table and the guard triggers
+    /// (<see cref="KeyMapGuards"/>). Files of versions 2 and 3 carry a <c>BlockDbSettings</c> table whose
+    /// <c>BlockLayout</c> row names their layout. A version-2 KeyMap file is upgraded to 3 in place when opened
+    /// for writing; builds that know only versions 1 and 2 refuse version-3 files as written by a newer BlockDb.
     /// </summary>
-    public const int SchemaVersion = 2;
+    public const int SchemaVersion = 3;
 
     /// <summary>The schema version of <see cref="BlockLayout.TextHash"/> files (kept at 1 so older builds still open them).</summary>
     public const int TextHashSchemaVersion = 1;
+
+    /// <summary>The schema version of <see cref="BlockLayout.BlobHash"/> files, and of KeyMap files written before the guards existed.</summary>
+    public const int BlobHashSchemaVersion = 2;
+
+    /// <summary>The highest block ID the <see cref="BlockLayout.KeyMap"/> layout holds: 4,294,967,295 (2^32 − 1; its map stores 32-bit IDs).</summary>
+    public const long KeyMapMaxBlockId = uint.MaxValue;
 
     /// <summary>The <c>BlockDbSettings</c> row that names a version-2 file's layout (a <see cref="BlockLayout"/> name).</summary>
     public const string LayoutSetting = "BlockLayout";
@@ -43,29 +52,109 @@ public static class BlockDbSql
     ];
 
     /// <summary>
-    /// The schema of a version-2 file with <paramref name="layout"/>: version 1's tables with <c>Hash</c> as a
-    /// BLOB, the hash index only for <see cref="BlockLayout.BlobHash"/>, and the <c>BlockDbSettings</c> table.
+    /// The schema of a new file with <paramref name="layout"/>: <see cref="SchemaV1"/> for
+    /// <see cref="BlockLayout.TextHash"/>; otherwise version 1's tables with <c>Hash</c> as a BLOB, the hash index only
+    /// for <see cref="BlockLayout.BlobHash"/>, the <c>BlockDbSettings</c> table, and for <see cref="BlockLayout.KeyMap"/>
+    /// the <see cref="KeyMapGuards"/>.
     /// </summary>
-    /// <param name="layout"><see cref="BlockLayout.BlobHash"/> or <see cref="BlockLayout.KeyMap"/>.</param>
+    /// <param name="layout">The layout.</param>
     /// <returns>The DDL statements, in order.</returns>
-    /// <exception cref="ArgumentOutOfRangeException"><paramref name="layout"/> is not a version-2 layout.</exception>
-    public static IReadOnlyList<string> SchemaV2(BlockLayout layout)
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="layout"/> is not a defined layout.</exception>
+    public static IReadOnlyList<string> Schema(BlockLayout layout)
     {
-        if (layout is not (BlockLayout.BlobHash or BlockLayout.KeyMap))
+        switch (layout)
         {
-            throw new ArgumentOutOfRangeException(nameof(layout), layout, "Version 2 schemas exist for BlobHash and KeyMap only.");
-        }
+            case BlockLayout.TextHash:
+                return SchemaV1;
+            case BlockLayout.BlobHash:
+            case BlockLayout.KeyMap:
+                List<string> ddl = ["""CREATE TABLE "Block" ("ID" INTEGER PRIMARY KEY, "Hash" BLOB NOT NULL, "Size" INTEGER NOT NULL)"""];
+                if (layout == BlockLayout.BlobHash)
+                {
+                    ddl.Add(SchemaV1[1]);
+                }
 
-        List<string> ddl = ["""CREATE TABLE "Block" ("ID" INTEGER PRIMARY KEY, "Hash" BLOB NOT NULL, "Size" INTEGER NOT NULL)"""];
-        if (layout == BlockLayout.BlobHash)
-        {
-            ddl.Add(SchemaV1[1]);
-        }
+                ddl.AddRange(SchemaV1.Skip(2));
+                ddl.Add("""CREATE TABLE "BlockDbSettings" ("Name" TEXT NOT NULL PRIMARY KEY, "Value" TEXT NOT NULL) WITHOUT ROWID""");
+                if (layout == BlockLayout.KeyMap)
+                {
+                    ddl.AddRange(KeyMapGuards);
+                }
 
-        ddl.AddRange(SchemaV1.Skip(2));
-        ddl.Add("""CREATE TABLE "BlockDbSettings" ("Name" TEXT NOT NULL PRIMARY KEY, "Value" TEXT NOT NULL) WITHOUT ROWID""");
-        return ddl;
+                return ddl;
+            default:
+                throw new ArgumentOutOfRangeException(nameof(layout), layout, "Unknown block layout.");
+        }
     }
+
+    /// <summary>The schema version a new file with <paramref name="layout"/> gets: 1 (TextHash), 2 (BlobHash) or 3 (KeyMap).</summary>
+    /// <param name="layout">The layout.</param>
+    /// <returns>The <c>user_version</c> value.</returns>
+    public static int SchemaVersionOf(BlockLayout layout) => layout switch
+    {
+        BlockLayout.TextHash => TextHashSchemaVersion,
+        BlockLayout.BlobHash => BlobHashSchemaVersion,
+        _ => SchemaVersion,
+    };
+
+    /// <summary>
+    /// The guards of a <see cref="BlockLayout.KeyMap"/> file (schema version 3), which make the file itself keep the
+    /// key map's invariants whoever writes it, BlockDb or plain SQL:
+    /// <list type="bullet">
+    /// <item><c>BlockDbState</c>: one row holding <c>MaxBlockId</c>, the high-water mark of block IDs (BlockDb raises
+    /// it in the same transaction as its inserts), and <c>Generation</c>, a change counter; neither ever goes back.</item>
+    /// <item><c>BlockDbGuardInsert</c>: a <c>Block</c> row with an ID outside 1 to 4,294,967,295 is refused
+    /// (<c>SQLITE_CONSTRAINT_TRIGGER</c>); a row inserted at or below <c>MaxBlockId</c> (into a gap, or at an ID
+    /// SQLite reused after a delete) bumps <c>Generation</c>.</item>
+    /// <item><c>BlockDbGuardUpdate</c>: any update of a block's ID, hash or size bumps <c>Generation</c> (and an ID
+    /// outside the range is refused).</item>
+    /// </list>
+    /// A key map that sees <c>Generation</c> move reloads; rows above <c>MaxBlockId</c> are read by its catch-up.
+    /// Deleting blocks needs no guard: a key map only proposes IDs and verifies each against its row.
+    /// </summary>
+    public static readonly IReadOnlyList<string> KeyMapGuards =
+    [
+        """CREATE TABLE IF NOT EXISTS "BlockDbState" ("Key" INTEGER PRIMARY KEY CHECK ("Key" = 1), "MaxBlockId" INTEGER NOT NULL, "Generation" INTEGER NOT NULL)""",
+        """INSERT OR IGNORE INTO "BlockDbState" ("Key", "MaxBlockId", "Generation") VALUES (1, (SELECT COALESCE(MAX("ID"), 0) FROM "Block"), 0)""",
+        """DROP TRIGGER IF EXISTS "BlockDbStateNoRewind" """,
+        """CREATE TRIGGER "BlockDbStateNoRewind" BEFORE UPDATE ON "BlockDbState" WHEN NEW."MaxBlockId" < OLD."MaxBlockId" OR NEW."Generation" < OLD."Generation" OR NEW."Key" IS NOT OLD."Key" BEGIN SELECT RAISE(ABORT, 'BlockDb: BlockDbState.MaxBlockId and Generation never go back'); END""",
+        """DROP TRIGGER IF EXISTS "BlockDbStateKeep" """,
+        """CREATE TRIGGER "BlockDbStateKeep" BEFORE DELETE ON "BlockDbState" BEGIN SELECT RAISE(ABORT, 'BlockDb: the BlockDbState row is required by the KeyMap layout'); END""",
+        """DROP TRIGGER IF EXISTS "BlockDbGuardInsert" """,
+        """CREATE TRIGGER "BlockDbGuardInsert" AFTER INSERT ON "Block" WHEN NEW."ID" NOT BETWEEN 1 AND 4294967295 OR NEW."ID" <= (SELECT "MaxBlockId" FROM "BlockDbState") BEGIN SELECT RAISE(ABORT, 'BlockDb KeyMap: Block.ID must be between 1 and 4294967295') WHERE NEW."ID" NOT BETWEEN 1 AND 4294967295; UPDATE "BlockDbState" SET "Generation" = "Generation" + 1; END""",
+        """DROP TRIGGER IF EXISTS "BlockDbGuardUpdate" """,
+        """CREATE TRIGGER "BlockDbGuardUpdate" AFTER UPDATE OF "ID", "Hash", "Size" ON "Block" BEGIN SELECT RAISE(ABORT, 'BlockDb KeyMap: Block.ID must be between 1 and 4294967295') WHERE NEW."ID" NOT BETWEEN 1 AND 4294967295; UPDATE "BlockDbState" SET "Generation" = "Generation" + 1; END""",
+    ];
+
+    /// <summary>The names of the KeyMap guard triggers (<see cref="KeyMapGuards"/>), which a version-3 file must hold.</summary>
+    public static readonly IReadOnlyList<string> KeyMapGuardTriggers = ["BlockDbStateNoRewind", "BlockDbStateKeep", "BlockDbGuardInsert", "BlockDbGuardUpdate"];
+
+    /// <summary>How many of the KeyMap guards a file holds: the guard triggers plus the <c>BlockDbState</c> row (a whole set is <see cref="KeyMapGuardTriggers"/>.Count + 1).</summary>
+    public const string KeyMapGuardCount =
+        """SELECT (SELECT COUNT(*) FROM sqlite_schema WHERE type = 'trigger' AND tbl_name IN ('Block', 'BlockDbState') AND name IN ('BlockDbStateNoRewind', 'BlockDbStateKeep', 'BlockDbGuardInsert', 'BlockDbGuardUpdate')) + (SELECT COUNT(*) FROM sqlite_schema WHERE type = 'table' AND name = 'BlockDbState')""";
+
+    /// <summary>Bumps the KeyMap change counter, so every open key map reloads (after a repair renumbered blocks, or a guard was re-created).</summary>
+    public const string BumpGeneration = """UPDATE "BlockDbState" SET "Generation" = "Generation" + 1""";
+
+    /// <summary>
+    /// The key map's catch-up read, one statement so it sees one snapshot: every block above <c>@After</c> in ID
+    /// order (<c>ID, Hash, Size</c>), each with the state (<c>MaxBlockId, Generation</c>); one row with NULL block
+    /// columns when there is none; no row when the <c>BlockDbState</c> row is missing. (The state is joined from its
+    /// table rather than selected as constants: Microsoft.Data.Sqlite 10 on SQLitePCLRaw 3.0.3 crashes reading a
+    /// BLOB column of a compound select whose value is a constant.)
+    /// </summary>
+    public static readonly SqlStatement KeyMapCatchUp = new(
+        nameof(KeyMapCatchUp),
+        """SELECT S."MaxBlockId", S."Generation", B."ID", B."Hash", B."Size" FROM "BlockDbState" S LEFT JOIN "Block" B ON B."ID" > @After WHERE S."Key" = 1 ORDER BY B."ID" """,
+        "@After");
+
+    /// <summary>Inserts a block at an ID BlockDb chose (the KeyMap layout: above every ID in the file and above <c>MaxBlockId</c>).</summary>
+    public static readonly SqlStatement InsertBlockWithId = new(
+        nameof(InsertBlockWithId), """INSERT INTO "Block" ("ID", "Hash", "Size") VALUES (@ID, @Hash, @Size)""", "@ID", "@Hash", "@Size");
+
+    /// <summary>Raises the KeyMap high-water mark to <c>@MaxBlockId</c> (never lowers it), in the transaction that inserted up to it.</summary>
+    public static readonly SqlStatement RaiseMaxBlockId = new(
+        nameof(RaiseMaxBlockId), """UPDATE "BlockDbState" SET "MaxBlockId" = @MaxBlockId WHERE "MaxBlockId" < @MaxBlockId""", "@MaxBlockId");
 
     /// <summary>Reads one row of a version-2 file's settings table; no row when the setting is absent.</summary>
     public static readonly SqlStatement ReadSetting = new(
@@ -78,10 +167,6 @@ public static class BlockDbSql
     /// <summary>A block's hash and size by ID (the key map verifies each hit with it); no row when the ID is unknown.</summary>
     public static readonly SqlStatement GetBlockById = new(
         nameof(GetBlockById), """SELECT "Hash", "Size" FROM "Block" WHERE "ID" = @ID""", "@ID");
-
-    /// <summary>Blocks with an ID above <c>@ID</c>, in ID order (the key map's initial load and catch-up).</summary>
-    public static readonly SqlStatement BlocksAfter = new(
-        nameof(BlocksAfter), """SELECT "ID", "Hash" FROM "Block" WHERE "ID" > @ID ORDER BY "ID" """, "@ID");
 
     /// <summary>Find a block's ID by hash and size (Duplicati's lookup).</summary>
     public static readonly SqlStatement FindBlock = new(
@@ -132,6 +217,9 @@ public static class BlockDbSql
         nameof(Counts),
         """SELECT (SELECT COUNT(*) FROM "Block"), (SELECT COUNT(*) FROM "Blockset"), (SELECT COUNT(*) FROM "BlocksetEntry")""");
 
+    /// <summary>Starts a read transaction: the first read takes a snapshot that the following reads share, and no write lock is taken.</summary>
+    public const string BeginRead = "BEGIN DEFERRED";
+
     /// <summary>Starts a write transaction, taking the write lock at once so it cannot fail to upgrade later.</summary>
     public static readonly SqlStatement Begin = new(nameof(Begin), "BEGIN IMMEDIATE");
 
@@ -149,6 +237,57 @@ public static class BlockDbSql
 
     /// <summary>Undoes the writes since <see cref="Savepoint"/>, keeping earlier writes of the transaction.</summary>
     public static readonly SqlStatement RollbackToSavepoint = new(nameof(RollbackToSavepoint), """ROLLBACK TO "BlockDbOp" """);
+
+    /// <summary>The check: duplicate (Hash, Size) groups and the rows beyond the first of each.</summary>
+    public static readonly SqlStatement CheckDuplicateCounts = new(
+        nameof(CheckDuplicateCounts),
+        """SELECT COUNT(*), COALESCE(SUM("N") - COUNT(*), 0) FROM (SELECT COUNT(*) AS "N" FROM "Block" GROUP BY "Hash", "Size" HAVING COUNT(*) > 1)""");
+
+    /// <summary>The check and the repair: each duplicate row with the lowest ID of its (Hash, Size) group, which a repair keeps.</summary>
+    public static readonly SqlStatement CheckDuplicateRows = new(
+        nameof(CheckDuplicateRows),
+        """SELECT B."ID", K."Keep" FROM "Block" B JOIN (SELECT "Hash", "Size", MIN("ID") AS "Keep" FROM "Block" GROUP BY "Hash", "Size" HAVING COUNT(*) > 1) K ON B."Hash" = K."Hash" AND B."Size" = K."Size" AND B."ID" <> K."Keep" ORDER BY B."ID" """);
+
+    /// <summary>The check: blockset entries whose block does not exist, and the first blocksets holding them.</summary>
+    public static readonly SqlStatement CheckDanglingEntries = new(
+        nameof(CheckDanglingEntries),
+        """SELECT E."BlocksetID" FROM "BlocksetEntry" E WHERE NOT EXISTS (SELECT 1 FROM "Block" B WHERE B."ID" = E."BlockID") ORDER BY E."BlocksetID" """);
+
+    /// <summary>The check: blocksets whose <c>Length</c> is not the sum of their blocks' sizes.</summary>
+    public static readonly SqlStatement CheckLengthMismatches = new(
+        nameof(CheckLengthMismatches),
+        """SELECT S."ID" FROM "Blockset" S WHERE S."Length" <> (SELECT COALESCE(SUM(B."Size"), 0) FROM "BlocksetEntry" E JOIN "Block" B ON B."ID" = E."BlockID" WHERE E."BlocksetID" = S."ID") ORDER BY S."ID" """);
+
+    /// <summary>The check: blocksets whose entry indexes are not exactly 0 to n − 1.</summary>
+    public static readonly SqlStatement CheckEntryOrder = new(
+        nameof(CheckEntryOrder),
+        """SELECT "BlocksetID" FROM "BlocksetEntry" GROUP BY "BlocksetID" HAVING MIN("Index") <> 0 OR MAX("Index") <> COUNT(*) - 1 ORDER BY "BlocksetID" """);
+
+    /// <summary>The check and the repair: blocks whose ID is below 1 or above <c>@Max</c>.</summary>
+    public static readonly SqlStatement CheckIdsOutOfRange = new(
+        nameof(CheckIdsOutOfRange), """SELECT "ID" FROM "Block" WHERE "ID" < 1 OR "ID" > @Max ORDER BY "ID" """, "@Max");
+
+    /// <summary>The check: every block, to look each up in the key map.</summary>
+    public static readonly SqlStatement CheckAllBlocks = new(
+        nameof(CheckAllBlocks), """SELECT "ID", "Hash", "Size" FROM "Block" """);
+
+    /// <summary>The repair: moves a block's entries to another block.</summary>
+    public static readonly SqlStatement RepointEntries = new(
+        nameof(RepointEntries), """UPDATE "BlocksetEntry" SET "BlockID" = @To WHERE "BlockID" = @From""", "@To", "@From");
+
+    /// <summary>The repair: deletes one block row.</summary>
+    public static readonly SqlStatement DeleteBlock = new(
+        nameof(DeleteBlock), """DELETE FROM "Block" WHERE "ID" = @ID""", "@ID");
+
+    /// <summary>The repair: gives a block a new ID.</summary>
+    public static readonly SqlStatement RenumberBlock = new(
+        nameof(RenumberBlock), """UPDATE "Block" SET "ID" = @To WHERE "ID" = @From""", "@To", "@From");
+
+    /// <summary>The repair: the highest block ID in range and the KeyMap high-water mark, to renumber above both.</summary>
+    public const string MaxBlockIdInRange = """SELECT COALESCE(MAX("ID"), 0) FROM "Block" WHERE "ID" BETWEEN 1 AND 4294967295""";
+
+    /// <summary>The KeyMap high-water mark.</summary>
+    public const string ReadMaxBlockId = """SELECT "MaxBlockId" FROM "BlockDbState" """;
 
     /// <summary>The native library version, as SQL (<c>sqlite_version()</c>).</summary>
     public const string SqliteVersionQuery = "SELECT sqlite_version()";

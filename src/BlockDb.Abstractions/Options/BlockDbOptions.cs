@@ -15,6 +15,16 @@ public sealed class BlockDbOptions
     /// <summary>The database file path. Its folder must exist; the file is created when missing. Required.</summary>
     public string? DataSource { get; set; }
 
+    /// <summary>
+    /// Opens the file read-only (<c>SQLITE_OPEN_READONLY</c>): for a restore, verify or reporting process beside a
+    /// running backup. The file must exist with a schema this build reads as it is (a file that needs a schema
+    /// upgrade is refused with <see cref="BlockDbFormatException"/>; open it once for writing). Every write call
+    /// throws <see cref="BlockDbReadOnlyException"/> and nothing is written; <c>journal_mode</c> cannot be changed,
+    /// so a requested journal mode other than the file's is refused with <see cref="BlockDbConfigurationException"/>.
+    /// Opening never takes the write lock, read-only or not. Default <see langword="false"/>.
+    /// </summary>
+    public bool ReadOnly { get; set; }
+
     /// <summary>The pragmas applied and read back on every connection BlockDb opens.</summary>
     public PragmaOptions Pragmas { get; set; } = new();
 

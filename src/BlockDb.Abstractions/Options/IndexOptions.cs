@@ -6,8 +6,11 @@ public sealed class IndexOptions
     /// <summary>The smallest <see cref="KeyMapMemoryLimitMegabytes"/> accepted: 1 MB (about 100,000 blocks).</summary>
     public const int MinKeyMapMemoryLimitMegabytes = 1;
 
-    /// <summary>The largest <see cref="KeyMapMemoryLimitMegabytes"/> accepted: 1,048,576 MB (1 TiB).</summary>
-    public const int MaxKeyMapMemoryLimitMegabytes = 1_048_576;
+    /// <summary>
+    /// The largest <see cref="KeyMapMemoryLimitMegabytes"/> accepted: 16,383 MB, the most one .NET array of 8-byte
+    /// slots can hold (<see cref="Array.MaxLength"/> elements), room for about 1.4 billion blocks.
+    /// </summary>
+    public const int MaxKeyMapMemoryLimitMegabytes = 16_383;
 
     /// <summary>
     /// The layout of a new file. <see langword="null"/> (default): a new file gets
@@ -19,10 +22,12 @@ public sealed class IndexOptions
 
     /// <summary>
     /// The most memory, in megabytes (2^20 bytes), the <see cref="BlockLayout.KeyMap"/> layout's key map may
-    /// use in one open database. Default 4096 (room for about 300 million blocks). When a new block would need
-    /// more, the write fails with <see cref="BlockDbConfigurationException"/> before anything is written, and
-    /// everything committed stays; opening a file whose blocks need more fails the same way on first use.
-    /// Allowed: 1 to 1,048,576.
+    /// hold at any moment in one open database, counting both tables while it grows. Default 4096 (room for about
+    /// 250 million blocks). When a new block would need more, the write fails with
+    /// <see cref="BlockDbConfigurationException"/> before anything is written, and everything committed stays;
+    /// when the blocks already in the file need more, every call that needs the map fails the same way (first
+    /// and later calls alike) until the database is reopened with a higher limit.
+    /// Allowed: 1 to <see cref="MaxKeyMapMemoryLimitMegabytes"/> (16,383).
     /// </summary>
     public int KeyMapMemoryLimitMegabytes { get; set; } = 4096;
 

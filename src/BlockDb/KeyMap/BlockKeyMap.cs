@@ -1,0 +1,364 @@
+using System.Buffers;
+using System.Globalization;
+using BlockDb.Drivers;
+
+namespace BlockDb.KeyMap;
+
+/// <summary>
+/// The in-memory key map of the <see cref="BlockLayout.KeyMap"/> layout: one per open database, shared by its
+/// sessions. It maps a block's (hash, size) to candidate IDs (<see cref="KeyTable"/>); every candidate is verified
+/// against its <c>Block</c> row, so the map can never return a wrong ID. What it must never do is miss a block
+/// that is in the file, because an insert after a miss is what keeps the file free of duplicates.
+/// </summary>
+/// <remarks>
+/// <para>Invariants (docs/ARCHITECTURE.md, "The key map's invariants"):</para>
+/// <list type="number">
+/// <item>Entries are only ever added, from rows read in a snapshot of the file (<see cref="CatchUp"/>) or from a
+/// session's own inserts after their commit (<see cref="Merge"/>). A session's uncommitted inserts stay in that
+/// session's own table, so a rollback or a lost batch leaves nothing behind here.</item>
+/// <item>(<see cref="CoveredThrough"/>, <see cref="Generation"/>) = (W, G): in every snapshot whose
+/// <c>BlockDbState.Generation</c> is G, every <c>Block</c> row with ID ≤ W has an entry. W is only set to a
+/// <c>BlockDbState.MaxBlockId</c> read in a snapshot whose rows above the old W were all read, or by a merge
+/// whose session read every row above W under the write lock. The file's guards (<see cref="BlockDbSql.KeyMapGuards"/>)
+/// make any write that could break this (an insert at or below <c>MaxBlockId</c>, an update of an ID, hash or
+/// size) bump the generation, and a catch-up that sees a newer generation reads the whole table again.</item>
+/// <item>A catch-up reads the state row and the rows above W in one statement, so both come from one snapshot.
+/// Catch-ups run one at a time (<c>_load</c>); lookups take no lock (<see cref="KeyTable"/>'s reader rule).
+/// <c>_gate</c> serializes writes to the table and to (W, G).</item>
+/// <item>A failed load (memory limit, a row the layout cannot hold) leaves the map failed: every later call that
+/// needs it throws the same error, until <see cref="Reset"/> (after a repair) or a reopen.</item>
+/// </list>
+/// </remarks>
+internal sealed class BlockKeyMap
+{
+    /// <summary>The largest hash the map handles on the stack: 66 bytes, what <see cref="BlockHash.MaxLength"/> (88 characters) decodes to.</summary>
+    public const int MaxHashBytes = 66;
+
+    private const int ChunkRows = 4096;
+    private readonly Lock _gate = new();
+    private readonly Lock _load = new();
+    private readonly long _limitBytes;
+    private readonly KeyTable _table = new();
+    private long _coveredThrough;
+    private long _generation = -1;
+    private Failure? _failure;
+
+    public BlockKeyMap(int memoryLimitMegabytes)
+    {
+        _limitBytes = (long)memoryLimitMegabytes << 20;
+        LimitMegabytes = memoryLimitMegabytes;
+    }
+
+    public int LimitMegabytes { get; }
+
+    /// <summary>Entries in the map (including stale ones whose rows were deleted).</summary>
+    public long Count
+    {
+        get
+        {
+            lock (_gate)
+            {
+                return _table.Count;
+            }
+        }
+    }
+
+    /// <summary>Memory held by the slots, in bytes.</summary>
+    public long MemoryBytes
+    {
+        get
+        {
+            lock (_gate)
+            {
+                return _table.Bytes;
+            }
+        }
+    }
+
+    /// <summary>W: every row with an ID up to this is in the map, for snapshots of generation <see cref="Generation"/>.</summary>
+    public long CoveredThrough
+    {
+        get
+        {
+            lock (_gate)
+            {
+                return _coveredThrough;
+            }
+        }
+    }
+
+    /// <summary>G: the <c>BlockDbState.Generation</c> the map was last loaded at; −1 before the first load.</summary>
+    public long Generation
+    {
+        get
+        {
+            lock (_gate)
+            {
+                return _generation;
+            }
+        }
+    }
+
+    /// <summary>Whether a first load has completed.</summary>
+    public bool Loaded => Volatile.Read(ref _generation) >= 0;
+
+    /// <summary>The first entry for (hash, size) whose row verifies on the caller's connection, or <see langword="null"/>. Takes no lock.</summary>
+    /// <exception cref="BlockDbException">The map failed to load (see the class remarks).</exception>
+    public long? FindVerified(ReadOnlySpan<byte> hash, long size, uint key, ISqliteStatement getById)
+    {
+        ThrowIfFailed();
+        return KeyTable.FindVerified(_table.Slots, key, hash, size, getById);
+    }
+
+    /// <summary>Whether the exact entry (the block's key and ID) is in the map (for the check).</summary>
+    public bool Holds(uint key, long id) => KeyTable.Holds(_table.Slots, KeyTable.SlotOf(key, id));
+
+    /// <summary>
+    /// Reads the rows above W in the caller's snapshot (the whole table when the file's generation moved or the map
+    /// was never loaded), adds them, and advances (W, G) where that snapshot allows.
+    /// </summary>
+    /// <param name="catchUp">The caller's prepared <see cref="BlockDbSql.KeyMapCatchUp"/>.</param>
+    /// <returns>The first ID above every row and above <c>MaxBlockId</c> in that snapshot, and its generation.</returns>
+    /// <exception cref="BlockDbConfigurationException">The rows need more memory than the limit (the map is then failed).</exception>
+    /// <exception cref="BlockDbFormatException">A row the layout cannot hold (the map is then failed).</exception>
+    public CatchUpResult CatchUp(ISqliteStatement catchUp)
+    {
+        lock (_load)
+        {
+            ThrowIfFailed();
+            long after, generation;
+            lock (_gate)
+            {
+                (after, generation) = (_coveredThrough, _generation);
+            }
+
+            var pass = generation < 0 ? ReadAll(catchUp) : ReadAbove(catchUp, after, generation) ?? ReadAll(catchUp);
+            lock (_gate)
+            {
+                if (pass.Full ? pass.Generation > _generation : pass.Generation == _generation)
+                {
+                    _generation = pass.Generation;
+                    _coveredThrough = pass.Full ? pass.MaxBlockId : Math.Max(_coveredThrough, pass.MaxBlockId);
+                }
+            }
+
+            return new CatchUpResult(Math.Max(pass.MaxBlockId, pass.LastId) + 1, pass.Generation);
+        }
+    }
+
+    /// <summary>Makes room for <paramref name="more"/> entries before a session writes them.</summary>
+    /// <exception cref="BlockDbConfigurationException">They would take the map above its memory limit; nothing was written.</exception>
+    public void Reserve(long more)
+    {
+        lock (_gate)
+        {
+            ThrowIfFailed();
+            if (!TryReserveLocked(more))
+            {
+                throw LimitError(_table.Count + more);
+            }
+        }
+    }
+
+    /// <summary>
+    /// After a session's commit: adds its inserts (its own table) and advances W to <paramref name="committedMaxId"/>
+    /// when the map is still at the generation that session caught up at. Never throws: the rows are committed, and
+    /// when they cannot be added here a later catch-up reads them.
+    /// </summary>
+    public void Merge(KeyTable inserts, long committedMaxId, long generationSeen)
+    {
+        lock (_gate)
+        {
+            if (_failure is not null || !TryReserveLocked(inserts.Count))
+            {
+                return;
+            }
+
+            foreach (var slot in inserts.Slots)
+            {
+                if (slot != 0)
+                {
+                    _table.Add(slot);
+                }
+            }
+
+            if (_generation == generationSeen)
+            {
+                _coveredThrough = Math.Max(_coveredThrough, committedMaxId);
+            }
+        }
+    }
+
+    /// <summary>Forgets the generation and any failure, so the next catch-up reads the whole table (after a repair).</summary>
+    public void Reset()
+    {
+        lock (_load)
+        {
+            lock (_gate)
+            {
+                _generation = -1;
+                _coveredThrough = 0;
+                _failure = null;
+            }
+        }
+    }
+
+    /// <summary>The incremental pass: null when the snapshot's generation is newer than the map's (then the whole table must be read).</summary>
+    private Pass? ReadAbove(ISqliteStatement catchUp, long after, long generation)
+    {
+        catchUp.BindInt64(1, after);
+        try
+        {
+            var (maxBlockId, snapshotGeneration) = ReadState(catchUp);
+            return snapshotGeneration > generation ? null : new Pass(false, maxBlockId, snapshotGeneration, ReadRows(catchUp));
+        }
+        finally
+        {
+            catchUp.Reset();
+        }
+    }
+
+    private Pass ReadAll(ISqliteStatement catchUp)
+    {
+        // From the lowest possible ID, so rows at 0 or below (which the guards refuse, but older files may hold) are seen.
+        catchUp.BindInt64(1, long.MinValue);
+        try
+        {
+            var (maxBlockId, snapshotGeneration) = ReadState(catchUp);
+            lock (_gate)
+            {
+                TryReserveLocked(maxBlockId - _table.Count); // a first estimate of the rows; each chunk is checked as it comes
+            }
+
+            return new Pass(true, maxBlockId, snapshotGeneration, ReadRows(catchUp));
+        }
+        finally
+        {
+            catchUp.Reset();
+        }
+    }
+
+    /// <summary>Steps to the first row and reads the state every row carries.</summary>
+    private static (long MaxBlockId, long Generation) ReadState(ISqliteStatement catchUp) =>
+        catchUp.Step()
+            ? (catchUp.ColumnInt64(0), catchUp.ColumnInt64(1))
+            : throw new BlockDbFormatException("The KeyMap file has no BlockDbState row (its guards were removed by SQL outside BlockDb); reopen it for writing to restore them.");
+
+    /// <summary>Adds the current row and the rest in chunks; returns the last block ID read (0 when none).</summary>
+    private long ReadRows(ISqliteStatement catchUp)
+    {
+        Span<byte> hash = stackalloc byte[MaxHashBytes];
+        var chunk = ArrayPool<ulong>.Shared.Rent(ChunkRows);
+        try
+        {
+            var filled = 0;
+            long last = 0;
+            do
+            {
+                var length = catchUp.ColumnBlob(3, hash);
+                if (length == -1)
+                {
+                    break; // the one row of a pass with no block above the watermark
+                }
+
+                var id = catchUp.ColumnInt64(2);
+                if (id is < 1 or > BlockDbSql.KeyMapMaxBlockId || length is < 1 or > MaxHashBytes)
+                {
+                    throw Fail(new Failure(false, string.Create(CultureInfo.InvariantCulture,
+                        $"Block row {id} cannot be held by the KeyMap layout (IDs 1 to {BlockDbSql.KeyMapMaxBlockId}, hashes of 1 to {MaxHashBytes} bytes; this one has {length}): BlockDb could not find that block and would store it again. It was written outside BlockDb; run RepairAsync (blockdb-backup repair) to renumber such rows, or CheckAsync to list them.")));
+                }
+
+                chunk[filled++] = KeyTable.SlotOf(KeyTable.KeyOf(hash[..length], catchUp.ColumnInt64(4)), id);
+                last = id;
+                if (filled == ChunkRows)
+                {
+                    Flush(chunk, filled);
+                    filled = 0;
+                }
+            }
+            while (catchUp.Step());
+
+            Flush(chunk, filled);
+            return last;
+        }
+        finally
+        {
+            ArrayPool<ulong>.Shared.Return(chunk);
+        }
+    }
+
+    private void Flush(ulong[] chunk, int count)
+    {
+        lock (_gate)
+        {
+            if (!TryReserveLocked(count))
+            {
+                throw Fail(new Failure(true, LimitError(_table.Count + count).Message));
+            }
+
+            for (var i = 0; i < count; i++)
+            {
+                _table.Add(chunk[i]);
+            }
+        }
+    }
+
+    /// <summary>Grows the table when needed, counting the old and the new array together against the limit.</summary>
+    private bool TryReserveLocked(long more)
+    {
+        if (more <= 0 || _table.HasRoomFor(more))
+        {
+            return true;
+        }
+
+        var needed = _table.Count + more;
+        foreach (var capacity in (ReadOnlySpan<long>)[KeyTable.PreferredCapacity(needed), KeyTable.MinimumCapacity(needed)])
+        {
+            if (capacity <= Array.MaxLength && _table.Bytes + (capacity * KeyTable.SlotBytes) <= _limitBytes)
+            {
+                _table.Resize(capacity);
+                return true;
+            }
+        }
+
+        return false;
+    }
+
+    private BlockDbConfigurationException LimitError(long blocks) => new(
+        "BlockDb:Index:KeyMapMemoryLimitMegabytes",
+        string.Create(CultureInfo.InvariantCulture,
+            $"The KeyMap layout's key map needs more than BlockDb:Index:KeyMapMemoryLimitMegabytes = {LimitMegabytes} MB for {blocks:N0} blocks (it holds {_table.Bytes / 1048576.0:F1} MB now, and growing counts the old and the new table together); raise the limit (about 10-20 MB per million blocks) or use the BlobHash layout. Nothing was written."));
+
+    private Exception Fail(Failure failure)
+    {
+        lock (_gate)
+        {
+            _failure ??= failure;
+        }
+
+        return failure.Create();
+    }
+
+    private void ThrowIfFailed()
+    {
+        if (Volatile.Read(ref _failure) is { } failure)
+        {
+            throw failure.Create();
+        }
+    }
+
+    /// <summary>Why the map cannot be used: raised anew (same type and message) at every call until <see cref="Reset"/>.</summary>
+    private sealed record Failure(bool MemoryLimit, string Message)
+    {
+        public BlockDbException Create() => MemoryLimit
+            ? new BlockDbConfigurationException("BlockDb:Index:KeyMapMemoryLimitMegabytes", Message)
+            : new BlockDbFormatException(Message);
+    }
+
+    private readonly record struct Pass(bool Full, long MaxBlockId, long Generation, long LastId);
+}
+
+/// <summary>What a catch-up saw: the first free block ID in its snapshot (for a session holding the write lock) and the snapshot's generation.</summary>
+/// <param name="NextId">max(<c>MaxBlockId</c>, the highest row ID) + 1.</param>
+/// <param name="Generation">The snapshot's <c>BlockDbState.Generation</c>.</param>
+internal readonly record struct CatchUpResult(long NextId, long Generation);

@@ -1,0 +1,303 @@
+using System.Globalization;
+using BlockDb.Drivers;
+using BlockDb.KeyMap;
+using Microsoft.Extensions.Logging;
+
+namespace BlockDb.Maintenance;
+
+/// <summary><see cref="IBlockDatabase.CheckAsync"/> and <see cref="IBlockDatabase.RepairAsync"/>, on a connection of their own.</summary>
+internal static class IndexChecker
+{
+    /// <summary>Runs every check in one read transaction (one snapshot), beside running writers.</summary>
+    public static BlockDbCheckResult Check(ISqliteConnection connection, BlockLayout layout, BlockKeyMap? map, CancellationToken cancellationToken)
+    {
+        cancellationToken.ThrowIfCancellationRequested();
+        connection.Execute(BlockDbSql.BeginRead);
+        try
+        {
+            var result = CheckInSnapshot(connection, layout, map, cancellationToken);
+            connection.Execute(BlockDbSql.Commit.Text);
+            return result;
+        }
+        catch
+        {
+            if (connection.InTransaction)
+            {
+                connection.Execute(BlockDbSql.Rollback.Text);
+            }
+
+            throw;
+        }
+    }
+
+    /// <summary>
+    /// Merges duplicate groups into their lowest ID and renumbers out-of-range blocks, in one write transaction taken
+    /// without waiting (another writer means SQLITE_BUSY and no change); then resets the key map and checks again.
+    /// </summary>
+    public static BlockDbRepairResult Repair(ISqliteConnection connection, BlockLayout layout, BlockKeyMap? map, ILogger logger, string path, CancellationToken cancellationToken)
+    {
+        cancellationToken.ThrowIfCancellationRequested();
+        connection.Execute("PRAGMA busy_timeout = 0");
+        try
+        {
+            connection.Execute(BlockDbSql.Begin.Text);
+        }
+        catch (BlockDbException e) when (e.IsTransient)
+        {
+            throw new BlockDbException($"RepairAsync refuses to run beside another writer: the write lock on '{path}' is held (another process, or a session of this database with an open batch). Nothing was changed. {e.Message}", e.SqliteErrorCode, e.SqliteExtendedErrorCode, e);
+        }
+
+        long merged, deleted, repointed, renumbered;
+        try
+        {
+            (merged, deleted, repointed) = MergeDuplicates(connection);
+            renumbered = RenumberOutOfRange(connection, layout);
+            connection.Execute(BlockDbSql.Commit.Text);
+        }
+        catch
+        {
+            if (connection.InTransaction)
+            {
+                connection.Execute(BlockDbSql.Rollback.Text);
+            }
+
+            throw;
+        }
+
+        map?.Reset();
+        logger.LogWarning(
+            "Repaired '{Path}': {Merged} duplicate groups merged ({Deleted} blocks deleted, {Repointed} entries repointed), {Renumbered} blocks renumbered.",
+            path, merged, deleted, repointed, renumbered);
+        return new BlockDbRepairResult
+        {
+            MergedGroups = merged,
+            DeletedBlocks = deleted,
+            RepointedEntries = repointed,
+            RenumberedBlocks = renumbered,
+            After = Check(connection, layout, map, cancellationToken),
+        };
+    }
+
+    private static BlockDbCheckResult CheckInSnapshot(ISqliteConnection connection, BlockLayout layout, BlockKeyMap? map, CancellationToken cancellationToken)
+    {
+        var counts = Counts(connection);
+        long groups, extra;
+        using (var duplicates = connection.Prepare(BlockDbSql.CheckDuplicateCounts))
+        {
+            duplicates.Step();
+            (groups, extra) = (duplicates.ColumnInt64(0), duplicates.ColumnInt64(1));
+            duplicates.Reset();
+        }
+
+        cancellationToken.ThrowIfCancellationRequested();
+        var duplicateIds = groups == 0 ? ([], 0) : ListIds(connection, BlockDbSql.CheckDuplicateRows, distinct: false);
+        var dangling = ListIds(connection, BlockDbSql.CheckDanglingEntries, distinct: true);
+        cancellationToken.ThrowIfCancellationRequested();
+        var lengths = ListIds(connection, BlockDbSql.CheckLengthMismatches, distinct: false);
+        cancellationToken.ThrowIfCancellationRequested();
+        var order = ListIds(connection, BlockDbSql.CheckEntryOrder, distinct: false);
+        var outOfRange = ListIds(connection, BlockDbSql.CheckIdsOutOfRange, distinct: false, MaxIdOf(layout));
+        cancellationToken.ThrowIfCancellationRequested();
+        var (mapMissing, guards) = layout == BlockLayout.KeyMap && map is not null
+            ? (CheckMap(connection, map, cancellationToken), GuardsPresent(connection))
+            : (([], 0), true);
+        return new BlockDbCheckResult
+        {
+            Layout = layout,
+            Counts = counts,
+            DuplicateGroups = groups,
+            DuplicateRows = extra,
+            DuplicateBlockIds = duplicateIds.Ids,
+            DanglingEntries = dangling.Count,
+            DanglingEntryBlocksetIds = dangling.Ids,
+            LengthMismatches = lengths.Count,
+            LengthMismatchBlocksetIds = lengths.Ids,
+            EntryOrderProblems = order.Count,
+            EntryOrderBlocksetIds = order.Ids,
+            IdsOutOfRange = outOfRange.Count,
+            OutOfRangeBlockIds = outOfRange.Ids,
+            MapMissing = mapMissing.Count,
+            MapMissingBlockIds = mapMissing.Ids,
+            GuardsPresent = guards,
+            IntegrityCheck = connection.QueryText("PRAGMA integrity_check") ?? "(no answer)",
+        };
+    }
+
+    /// <summary>Catches the map up in this snapshot, then looks every block up in it (exact entry, no verification read needed).</summary>
+    private static (IReadOnlyList<long> Ids, long Count) CheckMap(ISqliteConnection connection, BlockKeyMap map, CancellationToken cancellationToken)
+    {
+        using (var catchUp = connection.Prepare(BlockDbSql.KeyMapCatchUp))
+        {
+            try
+            {
+                map.CatchUp(catchUp);
+            }
+            catch (BlockDbException)
+            {
+                // The map cannot load (a row it cannot hold, or its memory limit): the blocks it lacks are counted below.
+            }
+        }
+
+        Span<byte> hash = stackalloc byte[BlockKeyMap.MaxHashBytes];
+        var first = new List<long>();
+        long missing = 0;
+        using var all = connection.Prepare(BlockDbSql.CheckAllBlocks);
+        try
+        {
+            for (var row = 0L; all.Step(); row++)
+            {
+                if ((row & 0xFFFF) == 0)
+                {
+                    cancellationToken.ThrowIfCancellationRequested();
+                }
+
+                var id = all.ColumnInt64(0);
+                var length = all.ColumnBlob(1, hash);
+                var held = length is >= 1 and <= BlockKeyMap.MaxHashBytes
+                    && id is >= 1 and <= BlockDbSql.KeyMapMaxBlockId
+                    && map.Holds(KeyTable.KeyOf(hash[..length], all.ColumnInt64(2)), id);
+                if (!held)
+                {
+                    missing++;
+                    Keep(first, id);
+                }
+            }
+        }
+        finally
+        {
+            all.Reset();
+        }
+
+        first.Sort();
+        return (first, missing);
+    }
+
+    private static bool GuardsPresent(ISqliteConnection connection) =>
+        connection.QueryText(BlockDbSql.KeyMapGuardCount) == (BlockDbSql.KeyMapGuardTriggers.Count + 1).ToString(CultureInfo.InvariantCulture)
+        && connection.QueryText("""SELECT COUNT(*) FROM "BlockDbState" WHERE "Key" = 1""") == "1";
+
+    private static (long Merged, long Deleted, long Repointed) MergeDuplicates(ISqliteConnection connection)
+    {
+        var pairs = new List<(long Id, long Keep)>();
+        using (var rows = connection.Prepare(BlockDbSql.CheckDuplicateRows))
+        {
+            while (rows.Step())
+            {
+                pairs.Add((rows.ColumnInt64(0), rows.ColumnInt64(1)));
+            }
+
+            rows.Reset();
+        }
+
+        long repointed = 0;
+        using var repoint = connection.Prepare(BlockDbSql.RepointEntries);
+        using var delete = connection.Prepare(BlockDbSql.DeleteBlock);
+        foreach (var (id, keep) in pairs)
+        {
+            repoint.BindInt64(1, keep);
+            repoint.BindInt64(2, id);
+            repointed += repoint.ExecuteNonQuery();
+            delete.BindInt64(1, id);
+            delete.ExecuteNonQuery();
+        }
+
+        return (pairs.Select(p => p.Keep).Distinct().LongCount(), pairs.Count, repointed);
+    }
+
+    /// <summary>Gives out-of-range blocks new IDs above every ID in range (and above the KeyMap high-water mark), moving their entries along.</summary>
+    private static long RenumberOutOfRange(ISqliteConnection connection, BlockLayout layout)
+    {
+        var (ids, count) = ListIds(connection, BlockDbSql.CheckIdsOutOfRange, distinct: false, MaxIdOf(layout), keep: int.MaxValue);
+        if (count == 0)
+        {
+            return 0;
+        }
+
+        var next = Math.Max(ReadLong(connection, BlockDbSql.MaxBlockIdInRange), layout == BlockLayout.KeyMap ? ReadLong(connection, BlockDbSql.ReadMaxBlockId) : 0) + 1;
+        using var renumber = connection.Prepare(BlockDbSql.RenumberBlock);
+        using var repoint = connection.Prepare(BlockDbSql.RepointEntries);
+        foreach (var id in ids)
+        {
+            if (next > MaxIdOf(layout))
+            {
+                throw new BlockDbException($"RepairAsync cannot renumber block {id}: no free ID is left in the layout's range. Nothing was changed.", SqliteResultCode.Full, SqliteResultCode.Full);
+            }
+
+            renumber.BindInt64(1, next);
+            renumber.BindInt64(2, id);
+            renumber.ExecuteNonQuery();
+            repoint.BindInt64(1, next);
+            repoint.BindInt64(2, id);
+            repoint.ExecuteNonQuery();
+            next++;
+        }
+
+        if (layout == BlockLayout.KeyMap)
+        {
+            using var raise = connection.Prepare(BlockDbSql.RaiseMaxBlockId);
+            raise.BindInt64(1, next - 1);
+            raise.ExecuteNonQuery();
+        }
+
+        return count;
+    }
+
+    private static long MaxIdOf(BlockLayout layout) => layout == BlockLayout.KeyMap ? BlockDbSql.KeyMapMaxBlockId : long.MaxValue;
+
+    private static BlockDbCounts Counts(ISqliteConnection connection)
+    {
+        using var counts = connection.Prepare(BlockDbSql.Counts);
+        counts.Step();
+        var result = new BlockDbCounts(counts.ColumnInt64(0), counts.ColumnInt64(1), counts.ColumnInt64(2));
+        counts.Reset();
+        return result;
+    }
+
+    /// <summary>Runs a query of IDs (in ascending order) and returns the first <paramref name="keep"/> (each once when <paramref name="distinct"/>) and how many rows there were.</summary>
+    private static (IReadOnlyList<long> Ids, long Count) ListIds(ISqliteConnection connection, SqlStatement query, bool distinct, long? max = null, int keep = BlockDbCheckResult.MaxListed)
+    {
+        using var statement = connection.Prepare(query);
+        if (max is { } m)
+        {
+            statement.BindInt64(1, m);
+        }
+
+        var first = new List<long>();
+        long count = 0;
+        long? previous = null;
+        while (statement.Step())
+        {
+            var id = statement.ColumnInt64(0);
+            count++;
+            if (distinct && id == previous)
+            {
+                continue;
+            }
+
+            previous = id;
+            if (first.Count < keep)
+            {
+                first.Add(id);
+            }
+        }
+
+        statement.Reset();
+        return (first, count);
+    }
+
+    private static void Keep(List<long> first, long id)
+    {
+        if (first.Count < BlockDbCheckResult.MaxListed)
+        {
+            first.Add(id);
+        }
+        else if (id < first.Max())
+        {
+            first.Remove(first.Max());
+            first.Add(id);
+        }
+    }
+
+    private static long ReadLong(ISqliteConnection connection, string sql) =>
+        long.Parse(connection.QueryText(sql) ?? "0", NumberStyles.Integer, CultureInfo.InvariantCulture);
+}

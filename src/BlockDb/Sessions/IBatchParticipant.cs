@@ -1,0 +1,14 @@
+namespace BlockDb.Sessions;
+
+/// <summary>What a block store does at the edges of its session's write transaction (the KeyMap store raises its high-water mark and merges its inserts).</summary>
+internal interface IBatchParticipant
+{
+    /// <summary>Inside the transaction, just before <c>COMMIT</c>; a failure rolls the batch back.</summary>
+    void BeforeCommit();
+
+    /// <summary>After a successful <c>COMMIT</c>. Must not throw.</summary>
+    void AfterCommit();
+
+    /// <summary>After the transaction ended without committing (rollback, failed commit, or SQLite rolled it back). Must not throw.</summary>
+    void AfterRollback();
+}

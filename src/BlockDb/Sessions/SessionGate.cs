@@ -1,0 +1,108 @@
+namespace BlockDb.Sessions;
+
+/// <summary>
+/// A session's one-call-at-a-time gate. Invariant: at most one party is inside at a time (a caller's call, or the
+/// batch-age timer), and once <see cref="Close"/> has run, no one enters again. Closing waits for the party inside
+/// to leave, so a session is never disposed under a running call.
+/// </summary>
+internal sealed class SessionGate
+{
+    private const int Idle = 0;
+    private const int Busy = 1;
+    private const int Closed = 2;
+    private int _state;
+    private int _owner;
+
+    /// <summary>Whether the gate was closed (the session disposed).</summary>
+    public bool IsClosed => Volatile.Read(ref _state) == Closed;
+
+    /// <summary>Enters for a caller's call.</summary>
+    /// <exception cref="ObjectDisposedException">The session is disposed.</exception>
+    /// <exception cref="InvalidOperationException">Another call is running (sessions are not thread-safe).</exception>
+    /// <exception cref="OperationCanceledException">The token was cancelled.</exception>
+    public void Enter(object session, CancellationToken cancellationToken)
+    {
+        var state = Interlocked.CompareExchange(ref _state, Busy, Idle);
+        if (state != Idle)
+        {
+            ObjectDisposedException.ThrowIf(state == Closed, session);
+            throw new InvalidOperationException("This BlockDb session is already running a call. Sessions are not thread-safe: await each call before the next, or open one session per task.");
+        }
+
+        Volatile.Write(ref _owner, Environment.CurrentManagedThreadId);
+        if (cancellationToken.IsCancellationRequested)
+        {
+            Exit();
+            cancellationToken.ThrowIfCancellationRequested();
+        }
+    }
+
+    /// <summary>Enters without waiting, for background work (the batch-age timer); false when busy or closed.</summary>
+    public bool TryEnter()
+    {
+        if (Interlocked.CompareExchange(ref _state, Busy, Idle) != Idle)
+        {
+            return false;
+        }
+
+        Volatile.Write(ref _owner, Environment.CurrentManagedThreadId);
+        return true;
+    }
+
+    /// <summary>Leaves after <see cref="Enter"/> or a successful <see cref="TryEnter"/>.</summary>
+    public void Exit()
+    {
+        Volatile.Write(ref _owner, 0);
+        Volatile.Write(ref _state, Idle);
+    }
+
+    /// <summary>Waits for the party inside to leave, closes the gate and runs <paramref name="dispose"/> once; false when already closed.</summary>
+    /// <exception cref="InvalidOperationException">Called from inside one of the session's own calls (it would wait for itself).</exception>
+    public bool Close(Action dispose)
+    {
+        ThrowIfInsideOwnCall();
+        var spin = default(SpinWait);
+        while (true)
+        {
+            switch (Interlocked.CompareExchange(ref _state, Closed, Idle))
+            {
+                case Idle:
+                    dispose();
+                    return true;
+                case Closed:
+                    return false;
+                default:
+                    spin.SpinOnce(sleep1Threshold: 20);
+                    break;
+            }
+        }
+    }
+
+    /// <inheritdoc cref="Close"/>
+    public async ValueTask<bool> CloseAsync(Action dispose)
+    {
+        ThrowIfInsideOwnCall();
+        while (true)
+        {
+            switch (Interlocked.CompareExchange(ref _state, Closed, Idle))
+            {
+                case Idle:
+                    dispose();
+                    return true;
+                case Closed:
+                    return false;
+                default:
+                    await Task.Delay(1).ConfigureAwait(false);
+                    break;
+            }
+        }
+    }
+
+    private void ThrowIfInsideOwnCall()
+    {
+        if (Volatile.Read(ref _state) == Busy && Volatile.Read(ref _owner) == Environment.CurrentManagedThreadId)
+        {
+            throw new InvalidOperationException("A BlockDb session cannot be disposed from inside one of its own calls (the dispose would wait for the call that makes it); dispose it after the call returns.");
+        }
+    }
+}

@@ -1,0 +1,31 @@
+using System.Diagnostics.CodeAnalysis;
+using System.Runtime.CompilerServices;
+using BlockDb.KeyMap;
+
+namespace BlockDb.Stores;
+
+/// <summary>A hash's bytes decoded from its base64 text, held inline so it can travel in a struct through a write without allocating.</summary>
+internal struct DecodedHash
+{
+    private Buffer _bytes;
+
+    public int Length { get; private set; }
+
+    /// <summary>The decoded bytes.</summary>
+    [UnscopedRef]
+    public ReadOnlySpan<byte> Span => ((ReadOnlySpan<byte>)_bytes)[..Length];
+
+    /// <summary>Decodes a hash text that <see cref="BlockHash.Validate"/> accepted.</summary>
+    public static DecodedHash From(string hash)
+    {
+        var decoded = default(DecodedHash);
+        decoded.Length = BlockHash.Decode(hash, decoded._bytes);
+        return decoded;
+    }
+
+    [InlineArray(BlockKeyMap.MaxHashBytes)]
+    private struct Buffer
+    {
+        private byte _first;
+    }
+}

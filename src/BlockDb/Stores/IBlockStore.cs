@@ -1,0 +1,23 @@
+using BlockDb.Drivers;
+using BlockDb.Sessions;
+
+namespace BlockDb.Stores;
+
+/// <summary>
+/// How one block layout finds and writes blocks, for one session. Writes run through the session's
+/// <see cref="WriteBatch"/>, which the store joins as its participant.
+/// </summary>
+internal interface IBlockStore : IBatchParticipant
+{
+    /// <summary>A block's ID, or <see langword="null"/> when the session's connection sees no such block (complete: never a miss for a visible block).</summary>
+    long? Find(string hash, long size);
+
+    /// <summary>Finds a block, inserting it when absent, in the session's batch.</summary>
+    SelectXorInsertResult SelectXorInsert(string hash, long size);
+
+    /// <summary>Inserts a block, failing with <c>SQLITE_CONSTRAINT</c> when it exists.</summary>
+    long Insert(string hash, long size);
+
+    /// <summary>Reads a stored hash back as base64 text.</summary>
+    string ReadHash(ISqliteStatement statement, int column);
+}
