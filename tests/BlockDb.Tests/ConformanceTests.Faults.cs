@@ -4,11 +4,13 @@ using BlockDb.Drivers;
 namespace BlockDb.Tests;
 
 /// <summary>Faults and hostile input: each gets a typed error, no hang, no corruption, no lost acknowledged data.</summary>
-public abstract partial class ConformanceTests
+public sealed class FaultConformanceTests : ConformanceTestBase
 {
-    [Fact]
-    public async Task A_lock_held_by_another_process_beyond_busy_timeout_gives_sqlite_busy_without_hanging()
+    [Theory]
+    [MemberData(nameof(Matrix), MemberType = typeof(ConformanceTestBase))]
+    public async Task A_lock_held_by_another_process_beyond_busy_timeout_gives_sqlite_busy_without_hanging(string provider, BlockLayout layout)
     {
+        Use(provider, layout);
         await using (var db = Open())
         await using (var session = await db.OpenSessionAsync())
         {
@@ -38,10 +40,12 @@ public abstract partial class ConformanceTests
         Assert.Equal(2, (await writer.GetCountsAsync()).Blocks);
     }
 
-    [Fact]
-    public async Task A_full_disk_gives_sqlite_full_and_keeps_every_committed_write()
+    [Theory]
+    [MemberData(nameof(Matrix), MemberType = typeof(ConformanceTestBase))]
+    public async Task A_full_disk_gives_sqlite_full_and_keeps_every_committed_write(string provider, BlockLayout layout)
     {
-        using var disk = SmallDisk.Mount(_folder.File("full"), sizeKiB: 640);
+        Use(provider, layout);
+        using var disk = SmallDisk.Mount(Folder.File("full"), sizeKiB: 640);
         var path = Path.Combine(disk.Path, "index.db");
         long committed = 0;
         BlockDbException? full = null;
@@ -91,9 +95,11 @@ public abstract partial class ConformanceTests
         }
     }
 
-    [Fact]
-    public async Task A_read_only_file_gives_sqlite_readonly_and_is_not_changed()
+    [Theory]
+    [MemberData(nameof(Matrix), MemberType = typeof(ConformanceTestBase))]
+    public async Task A_read_only_file_gives_sqlite_readonly_and_is_not_changed(string provider, BlockLayout layout)
     {
+        Use(provider, layout);
         await using (var db = Open(o => o.Pragmas.Preset = PragmaPreset.SqliteDefaults))
         await using (var session = await db.OpenSessionAsync())
         {
@@ -116,9 +122,11 @@ public abstract partial class ConformanceTests
         Assert.Equal(before, await File.ReadAllBytesAsync(DbPath));
     }
 
-    [Fact]
-    public async Task A_truncated_file_gives_a_typed_error_not_a_hang_or_a_crash()
+    [Theory]
+    [MemberData(nameof(Matrix), MemberType = typeof(ConformanceTestBase))]
+    public async Task A_truncated_file_gives_a_typed_error_not_a_hang_or_a_crash(string provider, BlockLayout layout)
     {
+        Use(provider, layout);
         await using (var db = Open(o => o.Pragmas.Preset = PragmaPreset.SqliteDefaults))
         await using (var session = await db.OpenSessionAsync())
         {
@@ -150,16 +158,18 @@ public abstract partial class ConformanceTests
         Assert.Contains(e.SqliteErrorCode, new[] { SqliteResultCode.Corrupt, SqliteResultCode.NotADatabase, SqliteResultCode.IOError });
     }
 
-    [Fact]
-    public async Task Sessions_and_shared_repositories_leak_no_file_handles()
+    [Theory]
+    [MemberData(nameof(Matrix), MemberType = typeof(ConformanceTestBase))]
+    public async Task Sessions_and_shared_repositories_leak_no_file_handles(string provider, BlockLayout layout)
     {
+        Use(provider, layout);
         // Warm up: the native library and the drivers' one-time state.
         await using (var warm = Open())
         {
             await using var s = await warm.OpenSessionAsync();
         }
 
-        var before = OpenHandlesTo(_folder.Path);
+        var before = OpenHandlesTo(Folder.Path);
         for (var round = 0; round < 10; round++)
         {
             await using var db = Open();
@@ -169,10 +179,10 @@ public abstract partial class ConformanceTests
             await using var shared = db.OpenSharedRepository();
             await shared.SelectXorInsertAsync(TestData.Hash(1000 + round), 1);
             await shared.GetCountsAsync();
-            Assert.True(OpenHandlesTo(_folder.Path) > before);
+            Assert.True(OpenHandlesTo(Folder.Path) > before);
         }
 
-        Assert.Equal(before, OpenHandlesTo(_folder.Path));
+        Assert.Equal(before, OpenHandlesTo(Folder.Path));
         File.Delete(DbPath);
         Assert.False(File.Exists(DbPath));
     }

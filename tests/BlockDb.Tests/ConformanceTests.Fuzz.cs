@@ -3,7 +3,7 @@ using System.Diagnostics;
 namespace BlockDb.Tests;
 
 /// <summary>Random calls with random, often invalid, input for a bounded time, checked against a model.</summary>
-public abstract partial class ConformanceTests
+public sealed class FuzzConformanceTests : ConformanceTestBase
 {
     private static readonly string[] HostileHashes =
     [
@@ -11,9 +11,11 @@ public abstract partial class ConformanceTests
         "'; DROP TABLE \"Block\"; --", "AAAA AAAA", "-_-_", "%00AAAAAA",
     ];
 
-    [Fact]
-    public async Task Random_calls_with_hostile_input_only_raise_documented_errors_and_match_a_model()
+    [Theory]
+    [MemberData(nameof(Matrix), MemberType = typeof(ConformanceTestBase))]
+    public async Task Random_calls_with_hostile_input_only_raise_documented_errors_and_match_a_model(string provider, BlockLayout layout)
     {
+        Use(provider, layout);
         var seed = Environment.TickCount;
         var random = new Random(seed);
         var blocks = new Dictionary<BlockKey, long>();

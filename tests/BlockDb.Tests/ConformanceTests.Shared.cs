@@ -1,11 +1,13 @@
 namespace BlockDb.Tests;
 
 /// <summary>The shared repository: many concurrent tasks, one group-commit writer, pooled readers.</summary>
-public abstract partial class ConformanceTests
+public sealed class SharedRepositoryConformanceTests : ConformanceTestBase
 {
-    [Fact]
-    public async Task Concurrent_select_xor_insert_gives_one_id_per_block_and_groups_commits()
+    [Theory]
+    [MemberData(nameof(Matrix), MemberType = typeof(ConformanceTestBase))]
+    public async Task Concurrent_select_xor_insert_gives_one_id_per_block_and_groups_commits(string provider, BlockLayout layout)
     {
+        Use(provider, layout);
         await using var db = Open();
         await using var shared = db.OpenSharedRepository();
         const int tasks = 200;
@@ -35,9 +37,11 @@ public abstract partial class ConformanceTests
         }
     }
 
-    [Fact]
-    public async Task Concurrent_blocksets_are_complete_and_visible_once_acknowledged()
+    [Theory]
+    [MemberData(nameof(Matrix), MemberType = typeof(ConformanceTestBase))]
+    public async Task Concurrent_blocksets_are_complete_and_visible_once_acknowledged(string provider, BlockLayout layout)
     {
+        Use(provider, layout);
         await using var db = Open();
         await using var shared = db.OpenSharedRepository();
         var written = await Task.WhenAll(Enumerable.Range(0, 100).Select(f => Task.Run(async () =>
@@ -64,9 +68,11 @@ public abstract partial class ConformanceTests
         Assert.Equal(written.Sum(w => w.blocks.Length), (await shared.GetCountsAsync()).BlocksetEntries);
     }
 
-    [Fact]
-    public async Task A_failed_write_fails_only_its_own_call()
+    [Theory]
+    [MemberData(nameof(Matrix), MemberType = typeof(ConformanceTestBase))]
+    public async Task A_failed_write_fails_only_its_own_call(string provider, BlockLayout layout)
     {
+        Use(provider, layout);
         await using var db = Open(o => o.Pragmas.BusyTimeout = 500);
         await using var shared = db.OpenSharedRepository();
         await shared.InsertBlockAsync(TestData.Hash(0), 1);
@@ -95,9 +101,11 @@ public abstract partial class ConformanceTests
         await other.CommitAsync();
     }
 
-    [Fact]
-    public async Task Disposing_the_shared_repository_commits_the_queued_writes_and_refuses_new_ones()
+    [Theory]
+    [MemberData(nameof(Matrix), MemberType = typeof(ConformanceTestBase))]
+    public async Task Disposing_the_shared_repository_commits_the_queued_writes_and_refuses_new_ones(string provider, BlockLayout layout)
     {
+        Use(provider, layout);
         Task<long>[] pending;
         await using (var db = Open())
         {
@@ -117,9 +125,11 @@ public abstract partial class ConformanceTests
         Assert.Equal(pending.Select(t => t.Result).Order(), Enumerable.Range(1, 500).Select(i => (long)i));
     }
 
-    [Fact]
-    public async Task A_cancelled_shared_write_writes_nothing()
+    [Theory]
+    [MemberData(nameof(Matrix), MemberType = typeof(ConformanceTestBase))]
+    public async Task A_cancelled_shared_write_writes_nothing(string provider, BlockLayout layout)
     {
+        Use(provider, layout);
         await using var db = Open();
         await using var shared = db.OpenSharedRepository();
         using var cts = new CancellationTokenSource();
@@ -129,9 +139,11 @@ public abstract partial class ConformanceTests
         Assert.Equal(0, (await shared.GetCountsAsync()).Blocks);
     }
 
-    [Fact]
-    public async Task Shared_repository_bad_input_is_refused_before_queueing()
+    [Theory]
+    [MemberData(nameof(Matrix), MemberType = typeof(ConformanceTestBase))]
+    public async Task Shared_repository_bad_input_is_refused_before_queueing(string provider, BlockLayout layout)
     {
+        Use(provider, layout);
         await using var db = Open();
         await using var shared = db.OpenSharedRepository();
         await Assert.ThrowsAnyAsync<ArgumentException>(() => shared.SelectXorInsertAsync("bad hash", 1));

@@ -4,39 +4,14 @@ using BlockDb.Drivers;
 
 namespace BlockDb.Tests;
 
-/// <summary>
-/// The behaviour every provider must have, on real SQLite files in temp folders. Each provider runs it
-/// through an empty sealed subclass (the Dapper way): adding a provider adds no test code.
-/// </summary>
-public abstract partial class ConformanceTests : IDisposable
+/// <summary>The operations of a session, for every provider and layout (<see cref="ConformanceTestBase.Matrix"/>).</summary>
+public sealed class ConformanceTests : ConformanceTestBase
 {
-    private readonly TempFolder _folder = new();
-
-    protected abstract string Provider { get; }
-
-    /// <summary>The block layout of the files this run creates; <see langword="null"/>: the default.</summary>
-    protected virtual BlockLayout? Layout => null;
-
-    protected string DbPath => _folder.File("index.db");
-
-    public void Dispose()
+    [Theory]
+    [MemberData(nameof(Matrix), MemberType = typeof(ConformanceTestBase))]
+    public async Task A_new_file_gets_the_schema_and_its_version(string provider, BlockLayout layout)
     {
-        _folder.Dispose();
-        GC.SuppressFinalize(this);
-    }
-
-    protected BlockDbOptions Options(Action<BlockDbOptions>? configure = null)
-    {
-        var options = new BlockDbOptions { Provider = Provider, DataSource = DbPath, Index = { Layout = Layout } };
-        configure?.Invoke(options);
-        return options;
-    }
-
-    protected BlockDatabase Open(Action<BlockDbOptions>? configure = null) => BlockDatabase.Open(Options(configure));
-
-    [Fact]
-    public async Task A_new_file_gets_the_schema_and_its_version()
-    {
+        Use(provider, layout);
         await using (var db = Open())
         await using (var session = await db.OpenSessionAsync())
         {
@@ -45,7 +20,6 @@ public abstract partial class ConformanceTests : IDisposable
         }
 
         using var raw = BlockDbProviders.Get(Provider).Open(new SqliteOpenOptions(DbPath, SqliteOpenMode.ReadOnly));
-        var layout = Layout ?? IndexOptions.DefaultLayout;
         Assert.Equal(BlockDbSql.SchemaVersionOf(layout).ToString(CultureInfo.InvariantCulture), raw.QueryText("PRAGMA user_version"));
         Assert.Equal(layout == BlockLayout.TextHash ? "0" : "1", raw.QueryText("""SELECT COUNT(*) FROM sqlite_schema WHERE name = 'BlockDbSettings'"""));
         if (layout != BlockLayout.TextHash)
@@ -58,9 +32,11 @@ public abstract partial class ConformanceTests : IDisposable
         Assert.Equal("3", raw.QueryText("""SELECT COUNT(*) FROM sqlite_schema WHERE type = 'table' AND name IN ('Block', 'Blockset', 'BlocksetEntry')"""));
     }
 
-    [Fact]
-    public async Task Insert_then_find_returns_the_same_id_and_find_of_a_missing_block_returns_null()
+    [Theory]
+    [MemberData(nameof(Matrix), MemberType = typeof(ConformanceTestBase))]
+    public async Task Insert_then_find_returns_the_same_id_and_find_of_a_missing_block_returns_null(string provider, BlockLayout layout)
     {
+        Use(provider, layout);
         await using var db = Open();
         await using var session = await db.OpenSessionAsync();
         var a = await session.InsertBlockAsync(TestData.Hash(1), 100);
@@ -72,9 +48,11 @@ public abstract partial class ConformanceTests : IDisposable
         Assert.Null(await session.FindBlockAsync(TestData.Hash(3), 100));
     }
 
-    [Fact]
-    public async Task Inserting_an_existing_block_fails_with_sqlites_constraint_code_and_keeps_the_batch()
+    [Theory]
+    [MemberData(nameof(Matrix), MemberType = typeof(ConformanceTestBase))]
+    public async Task Inserting_an_existing_block_fails_with_sqlites_constraint_code_and_keeps_the_batch(string provider, BlockLayout layout)
     {
+        Use(provider, layout);
         await using var db = Open(o => o.Batching.CommitEvery = 0);
         await using var session = await db.OpenSessionAsync();
         await session.InsertBlockAsync(TestData.Hash(1), 100);
@@ -87,9 +65,11 @@ public abstract partial class ConformanceTests : IDisposable
         Assert.Equal(2, (await other.GetCountsAsync()).Blocks);
     }
 
-    [Fact]
-    public async Task A_failed_write_in_an_empty_batch_does_not_keep_the_write_lock()
+    [Theory]
+    [MemberData(nameof(Matrix), MemberType = typeof(ConformanceTestBase))]
+    public async Task A_failed_write_in_an_empty_batch_does_not_keep_the_write_lock(string provider, BlockLayout layout)
     {
+        Use(provider, layout);
         await using var db = Open(o => { o.Batching.CommitEvery = 1; o.Pragmas.BusyTimeout = 300; });
         await using var first = await db.OpenSessionAsync();
         await first.InsertBlockAsync(TestData.Hash(1), 1);
@@ -102,11 +82,10 @@ public abstract partial class ConformanceTests : IDisposable
     }
 
     [Theory]
-    [InlineData(SelectXorInsertStrategy.SelectThenInsert)]
-    [InlineData(SelectXorInsertStrategy.InsertOrIgnoreThenSelect)]
-    [InlineData(SelectXorInsertStrategy.InsertReturningThenSelect)]
-    public async Task Select_xor_insert_gives_one_id_per_block_across_sessions_and_reopening(SelectXorInsertStrategy strategy)
+    [MemberData(nameof(MatrixWithStrategies), MemberType = typeof(ConformanceTestBase))]
+    public async Task Select_xor_insert_gives_one_id_per_block_across_sessions_and_reopening(string provider, BlockLayout layout, SelectXorInsertStrategy strategy)
     {
+        Use(provider, layout);
         long id;
         await using (var db = Open(o => o.SelectXorInsert = strategy))
         {
@@ -136,11 +115,10 @@ public abstract partial class ConformanceTests : IDisposable
     }
 
     [Theory]
-    [InlineData(SelectXorInsertStrategy.SelectThenInsert)]
-    [InlineData(SelectXorInsertStrategy.InsertOrIgnoreThenSelect)]
-    [InlineData(SelectXorInsertStrategy.InsertReturningThenSelect)]
-    public async Task Select_xor_insert_of_a_known_block_counts_no_write_and_holds_no_transaction(SelectXorInsertStrategy strategy)
+    [MemberData(nameof(MatrixWithStrategies), MemberType = typeof(ConformanceTestBase))]
+    public async Task Select_xor_insert_of_a_known_block_counts_no_write_and_holds_no_transaction(string provider, BlockLayout layout, SelectXorInsertStrategy strategy)
     {
+        Use(provider, layout);
         await using var db = Open(o => { o.SelectXorInsert = strategy; o.Batching.CommitEvery = 1; });
         await using var writer = await db.OpenSessionAsync();
         await writer.SelectXorInsertAsync(TestData.Hash(1), 10);
@@ -153,9 +131,11 @@ public abstract partial class ConformanceTests : IDisposable
         Assert.True((await other.SelectXorInsertAsync(TestData.Hash(2), 10)).Created);
     }
 
-    [Fact]
-    public async Task A_blockset_keeps_its_blocks_in_order_with_repeats_and_its_length_in_bytes()
+    [Theory]
+    [MemberData(nameof(Matrix), MemberType = typeof(ConformanceTestBase))]
+    public async Task A_blockset_keeps_its_blocks_in_order_with_repeats_and_its_length_in_bytes(string provider, BlockLayout layout)
     {
+        Use(provider, layout);
         await using var db = Open();
         await using var session = await db.OpenSessionAsync();
         var keys = new[] { TestData.Block(3, 100), TestData.Block(1, 200), TestData.Block(3, 100), TestData.Block(2, 50) };
@@ -177,9 +157,11 @@ public abstract partial class ConformanceTests : IDisposable
         Assert.Equal(new BlockDbCounts(3, 1, 4), await session.GetCountsAsync());
     }
 
-    [Fact]
-    public async Task A_blockset_from_block_ids_matches_one_from_hashes()
+    [Theory]
+    [MemberData(nameof(Matrix), MemberType = typeof(ConformanceTestBase))]
+    public async Task A_blockset_from_block_ids_matches_one_from_hashes(string provider, BlockLayout layout)
     {
+        Use(provider, layout);
         await using var db = Open();
         await using var session = await db.OpenSessionAsync();
         var a = (await session.SelectXorInsertAsync(TestData.Hash(1), 1000)).Id;
@@ -198,9 +180,11 @@ public abstract partial class ConformanceTests : IDisposable
         Assert.Equal(3, info.BlockCount);
     }
 
-    [Fact]
-    public async Task A_large_blockset_reads_back_in_order()
+    [Theory]
+    [MemberData(nameof(Matrix), MemberType = typeof(ConformanceTestBase))]
+    public async Task A_large_blockset_reads_back_in_order(string provider, BlockLayout layout)
     {
+        Use(provider, layout);
         await using var db = Open();
         await using var session = await db.OpenSessionAsync();
         var keys = Enumerable.Range(0, 3000).Select(i => TestData.Block(i % 1700, 1 + (i % 1700))).ToArray();
@@ -216,9 +200,11 @@ public abstract partial class ConformanceTests : IDisposable
         Assert.Equal(keys.Sum(k => k.Size), (await session.GetBlocksetAsync(id)).Length);
     }
 
-    [Fact]
-    public async Task Bad_blocksets_are_refused_and_write_nothing()
+    [Theory]
+    [MemberData(nameof(Matrix), MemberType = typeof(ConformanceTestBase))]
+    public async Task Bad_blocksets_are_refused_and_write_nothing(string provider, BlockLayout layout)
     {
+        Use(provider, layout);
         await using var db = Open(o => o.Batching.CommitEvery = 0);
         await using var session = await db.OpenSessionAsync();
         var known = (await session.SelectXorInsertAsync(TestData.Hash(1), 10)).Id;
@@ -241,9 +227,11 @@ public abstract partial class ConformanceTests : IDisposable
         Assert.Single(await session.ListBlocksetBlocksAsync(kept));
     }
 
-    [Fact]
-    public async Task Unknown_blockset_ids_get_a_typed_error()
+    [Theory]
+    [MemberData(nameof(Matrix), MemberType = typeof(ConformanceTestBase))]
+    public async Task Unknown_blockset_ids_get_a_typed_error(string provider, BlockLayout layout)
     {
+        Use(provider, layout);
         await using var db = Open();
         await using var session = await db.OpenSessionAsync();
         var e = await Assert.ThrowsAsync<BlocksetNotFoundException>(async () => await session.ListBlocksetBlocksAsync(42));
@@ -252,16 +240,10 @@ public abstract partial class ConformanceTests : IDisposable
     }
 
     [Theory]
-    [InlineData("", typeof(ArgumentException))]
-    [InlineData("not base64 at all", typeof(ArgumentException))]
-    [InlineData("abc", typeof(ArgumentException))]
-    [InlineData("ab c", typeof(ArgumentException))]
-    [InlineData("a===", typeof(ArgumentException))]
-    [InlineData("====", typeof(ArgumentException))]
-    [InlineData("AB==", typeof(ArgumentException))] // not canonical: decodes like "AA=="
-    [InlineData("AAB=", typeof(ArgumentException))] // not canonical: decodes like "AAA="
-    public async Task Bad_hashes_are_refused_before_anything_is_written(string hash, Type expected)
+    [MemberData(nameof(MatrixWithBadHashes), MemberType = typeof(ConformanceTestBase))]
+    public async Task Bad_hashes_are_refused_before_anything_is_written(string provider, BlockLayout layout, string hash, Type expected)
     {
+        Use(provider, layout);
         await using var db = Open();
         await using var session = await db.OpenSessionAsync();
         var e = await Assert.ThrowsAnyAsync<ArgumentException>(async () => await session.SelectXorInsertAsync(hash, 10));
@@ -272,9 +254,11 @@ public abstract partial class ConformanceTests : IDisposable
         Assert.Equal(0, (await session.GetCountsAsync()).Blocks);
     }
 
-    [Fact]
-    public async Task Null_hashes_and_sizes_below_one_byte_are_refused()
+    [Theory]
+    [MemberData(nameof(Matrix), MemberType = typeof(ConformanceTestBase))]
+    public async Task Null_hashes_and_sizes_below_one_byte_are_refused(string provider, BlockLayout layout)
     {
+        Use(provider, layout);
         await using var db = Open();
         await using var session = await db.OpenSessionAsync();
         await Assert.ThrowsAsync<ArgumentNullException>(async () => await session.SelectXorInsertAsync(null!, 10));
@@ -284,9 +268,11 @@ public abstract partial class ConformanceTests : IDisposable
         Assert.Equal(0, (await session.GetCountsAsync()).Blocks);
     }
 
-    [Fact]
-    public async Task Hashes_of_other_lengths_and_padding_are_accepted()
+    [Theory]
+    [MemberData(nameof(Matrix), MemberType = typeof(ConformanceTestBase))]
+    public async Task Hashes_of_other_lengths_and_padding_are_accepted(string provider, BlockLayout layout)
     {
+        Use(provider, layout);
         await using var db = Open();
         await using var session = await db.OpenSessionAsync();
         Assert.True((await session.SelectXorInsertAsync("AAAA", 1)).Created);
@@ -294,9 +280,11 @@ public abstract partial class ConformanceTests : IDisposable
         Assert.True((await session.SelectXorInsertAsync(Convert.ToBase64String(new byte[64]), 1)).Created);
     }
 
-    [Fact]
-    public async Task A_batch_of_n_writes_commits_exactly_at_the_nth_and_is_invisible_to_another_connection_before()
+    [Theory]
+    [MemberData(nameof(Matrix), MemberType = typeof(ConformanceTestBase))]
+    public async Task A_batch_of_n_writes_commits_exactly_at_the_nth_and_is_invisible_to_another_connection_before(string provider, BlockLayout layout)
     {
+        Use(provider, layout);
         await using var db = Open(o => o.Batching.CommitEvery = 3);
         await using var writer = await db.OpenSessionAsync();
         await using var reader = await db.OpenSessionAsync();
@@ -317,9 +305,11 @@ public abstract partial class ConformanceTests : IDisposable
         Assert.Equal(2, (await reader.GetCountsAsync()).Blocks);
     }
 
-    [Fact]
-    public async Task Commit_every_one_makes_each_write_visible_at_once()
+    [Theory]
+    [MemberData(nameof(Matrix), MemberType = typeof(ConformanceTestBase))]
+    public async Task Commit_every_one_makes_each_write_visible_at_once(string provider, BlockLayout layout)
     {
+        Use(provider, layout);
         await using var db = Open(o => o.Batching.CommitEvery = 1);
         await using var writer = await db.OpenSessionAsync();
         await using var reader = await db.OpenSessionAsync();
@@ -328,9 +318,11 @@ public abstract partial class ConformanceTests : IDisposable
         Assert.Equal(id, await reader.FindBlockAsync(TestData.Hash(1), 1));
     }
 
-    [Fact]
-    public async Task Commit_every_zero_commits_only_on_an_explicit_commit()
+    [Theory]
+    [MemberData(nameof(Matrix), MemberType = typeof(ConformanceTestBase))]
+    public async Task Commit_every_zero_commits_only_on_an_explicit_commit(string provider, BlockLayout layout)
     {
+        Use(provider, layout);
         await using var db = Open(o => o.Batching.CommitEvery = 0);
         await using var writer = await db.OpenSessionAsync();
         await using var reader = await db.OpenSessionAsync();
@@ -346,9 +338,11 @@ public abstract partial class ConformanceTests : IDisposable
         Assert.Equal(50, (await reader.GetCountsAsync()).Blocks);
     }
 
-    [Fact]
-    public async Task An_old_batch_commits_without_another_write()
+    [Theory]
+    [MemberData(nameof(Matrix), MemberType = typeof(ConformanceTestBase))]
+    public async Task An_old_batch_commits_without_another_write(string provider, BlockLayout layout)
     {
+        Use(provider, layout);
         await using var db = Open(o => { o.Batching.CommitEvery = 0; o.Batching.CommitAfterMilliseconds = 30; });
         await using var writer = await db.OpenSessionAsync();
         await using var reader = await db.OpenSessionAsync();
@@ -368,9 +362,11 @@ public abstract partial class ConformanceTests : IDisposable
         Assert.Equal(1, writer.PendingWrites);
     }
 
-    [Fact]
-    public async Task Rollback_discards_the_open_batch_only()
+    [Theory]
+    [MemberData(nameof(Matrix), MemberType = typeof(ConformanceTestBase))]
+    public async Task Rollback_discards_the_open_batch_only(string provider, BlockLayout layout)
     {
+        Use(provider, layout);
         await using var db = Open(o => o.Batching.CommitEvery = 0);
         await using var session = await db.OpenSessionAsync();
         await session.InsertBlockAsync(TestData.Hash(1), 1);
@@ -383,10 +379,10 @@ public abstract partial class ConformanceTests : IDisposable
     }
 
     [Theory]
-    [InlineData(DisposeBehavior.Commit, 3)]
-    [InlineData(DisposeBehavior.Rollback, 1)]
-    public async Task Disposing_a_session_ends_its_open_batch_as_configured(DisposeBehavior onDispose, long expectedBlocks)
+    [MemberData(nameof(MatrixWithDisposeBehaviors), MemberType = typeof(ConformanceTestBase))]
+    public async Task Disposing_a_session_ends_its_open_batch_as_configured(string provider, BlockLayout layout, DisposeBehavior onDispose, long expectedBlocks)
     {
+        Use(provider, layout);
         await using (var db = Open(o => { o.Batching.CommitEvery = 0; o.Batching.OnDispose = onDispose; }))
         {
             await using (var session = await db.OpenSessionAsync())
@@ -403,9 +399,11 @@ public abstract partial class ConformanceTests : IDisposable
         Assert.Equal(expectedBlocks, (await check.GetCountsAsync()).Blocks);
     }
 
-    [Fact]
-    public async Task Disposing_the_database_disposes_open_sessions_and_releases_the_file()
+    [Theory]
+    [MemberData(nameof(Matrix), MemberType = typeof(ConformanceTestBase))]
+    public async Task Disposing_the_database_disposes_open_sessions_and_releases_the_file(string provider, BlockLayout layout)
     {
+        Use(provider, layout);
         var db = Open(o => o.Batching.CommitEvery = 0);
         var session = await db.OpenSessionAsync();
         await session.InsertBlockAsync(TestData.Hash(1), 1);
@@ -423,9 +421,11 @@ public abstract partial class ConformanceTests : IDisposable
         Assert.Equal(0, (await s.GetCountsAsync()).Blocks);
     }
 
-    [Fact]
-    public async Task Cancellation_before_a_call_writes_nothing()
+    [Theory]
+    [MemberData(nameof(Matrix), MemberType = typeof(ConformanceTestBase))]
+    public async Task Cancellation_before_a_call_writes_nothing(string provider, BlockLayout layout)
     {
+        Use(provider, layout);
         await using var db = Open();
         await using var session = await db.OpenSessionAsync();
         using var cts = new CancellationTokenSource();
@@ -435,9 +435,11 @@ public abstract partial class ConformanceTests : IDisposable
         Assert.Equal(0, (await session.GetCountsAsync()).Blocks);
     }
 
-    [Fact]
-    public async Task Cancellation_in_the_middle_of_a_blockset_writes_none_of_it()
+    [Theory]
+    [MemberData(nameof(Matrix), MemberType = typeof(ConformanceTestBase))]
+    public async Task Cancellation_in_the_middle_of_a_blockset_writes_none_of_it(string provider, BlockLayout layout)
     {
+        Use(provider, layout);
         await using var db = Open(o => o.Batching.CommitEvery = 0);
         await using var session = await db.OpenSessionAsync();
         var id = (await session.SelectXorInsertAsync(TestData.Hash(1), 1)).Id;
@@ -448,9 +450,11 @@ public abstract partial class ConformanceTests : IDisposable
         Assert.Equal(new BlockDbCounts(1, 0, 0), await session.GetCountsAsync());
     }
 
-    [Fact]
-    public async Task A_session_refuses_a_second_call_while_one_is_running()
+    [Theory]
+    [MemberData(nameof(Matrix), MemberType = typeof(ConformanceTestBase))]
+    public async Task A_session_refuses_a_second_call_while_one_is_running(string provider, BlockLayout layout)
     {
+        Use(provider, layout);
         await using var db = Open();
         await using var session = await db.OpenSessionAsync();
         var id = (await session.SelectXorInsertAsync(TestData.Hash(1), 1)).Id;
@@ -464,18 +468,22 @@ public abstract partial class ConformanceTests : IDisposable
         Assert.IsType<InvalidOperationException>(reentrant);
     }
 
-    [Fact]
-    public async Task Recommended_pragmas_are_applied_and_read_back()
+    [Theory]
+    [MemberData(nameof(Matrix), MemberType = typeof(ConformanceTestBase))]
+    public async Task Recommended_pragmas_are_applied_and_read_back(string provider, BlockLayout layout)
     {
+        Use(provider, layout);
         await using var db = Open(o => o.Pragmas.Preset = PragmaPreset.Recommended);
         await using var session = await db.OpenSessionAsync();
         Assert.Equal(PragmaSettings.Recommended, session.AppliedPragmas);
         Assert.Equal(PragmaSettings.Recommended, db.AppliedPragmas);
     }
 
-    [Fact]
-    public async Task The_sqlite_defaults_preset_really_leaves_wal()
+    [Theory]
+    [MemberData(nameof(Matrix), MemberType = typeof(ConformanceTestBase))]
+    public async Task The_sqlite_defaults_preset_really_leaves_wal(string provider, BlockLayout layout)
     {
+        Use(provider, layout);
         await using (var wal = Open(o => o.Pragmas.Preset = PragmaPreset.Recommended))
         {
             Assert.Equal(JournalMode.Wal, wal.AppliedPragmas.JournalMode);
@@ -492,9 +500,11 @@ public abstract partial class ConformanceTests : IDisposable
         Assert.Equal(PragmaSettings.SqliteDefaults, session.AppliedPragmas);
     }
 
-    [Fact]
-    public async Task Single_pragmas_override_the_preset()
+    [Theory]
+    [MemberData(nameof(Matrix), MemberType = typeof(ConformanceTestBase))]
+    public async Task Single_pragmas_override_the_preset(string provider, BlockLayout layout)
     {
+        Use(provider, layout);
         await using var db = Open(o =>
         {
             o.Pragmas.Preset = PragmaPreset.SqliteDefaults;
@@ -506,25 +516,31 @@ public abstract partial class ConformanceTests : IDisposable
         Assert.Equal(PragmaSettings.SqliteDefaults with { JournalMode = JournalMode.Truncate, CacheSize = 5000, BusyTimeout = 250 }, session.AppliedPragmas);
     }
 
-    [Fact]
-    public void A_path_in_a_missing_folder_fails_with_cantopen()
+    [Theory]
+    [MemberData(nameof(Matrix), MemberType = typeof(ConformanceTestBase))]
+    public void A_path_in_a_missing_folder_fails_with_cantopen(string provider, BlockLayout layout)
     {
+        Use(provider, layout);
         var e = Assert.Throws<BlockDbException>(() => BlockDatabase.Open(Options(o => o.DataSource = Path.Combine(DbPath + ".missing", "x.db"))));
         Assert.Equal(SqliteResultCode.CantOpen, e.SqliteErrorCode);
         Assert.Contains("does not exist", e.Message, StringComparison.Ordinal);
     }
 
-    [Fact]
-    public void A_path_in_a_read_only_folder_fails_with_sqlites_code()
+    [Theory]
+    [MemberData(nameof(Matrix), MemberType = typeof(ConformanceTestBase))]
+    public void A_path_in_a_read_only_folder_fails_with_sqlites_code(string provider, BlockLayout layout)
     {
+        Use(provider, layout);
         // /proc refuses new files even to root, so this holds whoever runs the tests.
         var e = Assert.Throws<BlockDbException>(() => BlockDatabase.Open(Options(o => o.DataSource = "/proc/blockdb-test.db")));
         Assert.Equal(SqliteResultCode.CantOpen, e.SqliteErrorCode);
     }
 
-    [Fact]
-    public void A_file_that_is_not_a_database_fails_with_notadb_and_is_left_untouched()
+    [Theory]
+    [MemberData(nameof(Matrix), MemberType = typeof(ConformanceTestBase))]
+    public void A_file_that_is_not_a_database_fails_with_notadb_and_is_left_untouched(string provider, BlockLayout layout)
     {
+        Use(provider, layout);
         var bytes = new byte[8192];
         new Random(5).NextBytes(bytes);
         File.WriteAllBytes(DbPath, bytes);
@@ -534,9 +550,11 @@ public abstract partial class ConformanceTests : IDisposable
         Assert.Equal(bytes, File.ReadAllBytes(DbPath));
     }
 
-    [Fact]
-    public void Another_applications_database_is_refused_and_left_untouched()
+    [Theory]
+    [MemberData(nameof(Matrix), MemberType = typeof(ConformanceTestBase))]
+    public void Another_applications_database_is_refused_and_left_untouched(string provider, BlockLayout layout)
     {
+        Use(provider, layout);
         using (var raw = BlockDbProviders.Get(Provider).Open(new SqliteOpenOptions(DbPath, SqliteOpenMode.ReadWriteCreate)))
         {
             raw.Execute("CREATE TABLE Notes (Text TEXT)");
@@ -547,9 +565,11 @@ public abstract partial class ConformanceTests : IDisposable
         Assert.Equal(before, File.ReadAllBytes(DbPath));
     }
 
-    [Fact]
-    public async Task A_database_from_a_newer_blockdb_is_refused()
+    [Theory]
+    [MemberData(nameof(Matrix), MemberType = typeof(ConformanceTestBase))]
+    public async Task A_database_from_a_newer_blockdb_is_refused(string provider, BlockLayout layout)
     {
+        Use(provider, layout);
         await using (var db = Open(o => o.Pragmas.Preset = PragmaPreset.SqliteDefaults))
         {
         }
@@ -563,12 +583,14 @@ public abstract partial class ConformanceTests : IDisposable
         Assert.Contains("newer", e.Message, StringComparison.Ordinal);
     }
 
-    [Fact]
-    public void Invalid_options_name_the_setting_and_what_is_allowed()
+    [Theory]
+    [MemberData(nameof(Matrix), MemberType = typeof(ConformanceTestBase))]
+    public void Invalid_options_name_the_setting_and_what_is_allowed(string provider, BlockLayout layout)
     {
-        var provider = Assert.Throws<BlockDbConfigurationException>(() => Open(o => o.Provider = "Oracle"));
-        Assert.Equal("BlockDb:Provider", provider.Setting);
-        Assert.Contains("MicrosoftData, SystemData, PInvoke", provider.Message, StringComparison.Ordinal);
+        Use(provider, layout);
+        var unknown = Assert.Throws<BlockDbConfigurationException>(() => Open(o => o.Provider = "Oracle"));
+        Assert.Equal("BlockDb:Provider", unknown.Setting);
+        Assert.Contains("MicrosoftData, SystemData, PInvoke", unknown.Message, StringComparison.Ordinal);
 
         var busy = Assert.Throws<BlockDbConfigurationException>(() => Open(o => o.Pragmas.BusyTimeout = -1));
         Assert.Equal("BlockDb:Pragmas:BusyTimeout", busy.Setting);
@@ -584,9 +606,11 @@ public abstract partial class ConformanceTests : IDisposable
         Assert.False(File.Exists(DbPath));
     }
 
-    [Fact]
-    public async Task Page_cache_counters_count_reads_where_the_provider_exposes_them()
+    [Theory]
+    [MemberData(nameof(Matrix), MemberType = typeof(ConformanceTestBase))]
+    public async Task Page_cache_counters_count_reads_where_the_provider_exposes_them(string provider, BlockLayout layout)
     {
+        Use(provider, layout);
         await using var db = Open();
         await using var session = await db.OpenSessionAsync();
         await session.InsertBlockAsync(TestData.Hash(1), 10);
@@ -608,42 +632,13 @@ public abstract partial class ConformanceTests : IDisposable
         Assert.Equal(0, reads.Writes);
     }
 
-    [Fact]
-    public async Task The_native_sqlite_version_is_reported()
+    [Theory]
+    [MemberData(nameof(Matrix), MemberType = typeof(ConformanceTestBase))]
+    public async Task The_native_sqlite_version_is_reported(string provider, BlockLayout layout)
     {
+        Use(provider, layout);
         await using var db = Open();
         Assert.Matches(@"^3\.\d+\.\d+$", db.SqliteVersion);
         Assert.Equal(BlockDbProviders.Get(Provider).NativeLibraryVersion, db.SqliteVersion);
     }
-}
-
-public sealed class MicrosoftDataConformanceTests : ConformanceTests
-{
-    protected override string Provider => "MicrosoftData";
-}
-
-public sealed class SystemDataConformanceTests : ConformanceTests
-{
-    protected override string Provider => "SystemData";
-}
-
-public sealed class PInvokeConformanceTests : ConformanceTests
-{
-    protected override string Provider => "PInvoke";
-}
-
-/// <summary>The suite on the Duplicati-compatible <see cref="BlockLayout.TextHash"/> layout (the default is <see cref="BlockLayout.KeyMap"/>).</summary>
-public sealed class MicrosoftDataTextHashConformanceTests : ConformanceTests
-{
-    protected override string Provider => "MicrosoftData";
-
-    protected override BlockLayout? Layout => BlockLayout.TextHash;
-}
-
-/// <summary>The suite on the <see cref="BlockLayout.BlobHash"/> layout.</summary>
-public sealed class PInvokeBlobHashConformanceTests : ConformanceTests
-{
-    protected override string Provider => "PInvoke";
-
-    protected override BlockLayout? Layout => BlockLayout.BlobHash;
 }
