@@ -195,7 +195,8 @@ public sealed class BlockDatabase : IBlockDatabase
         return new(Task.Run(
             () =>
             {
-                using var connection = OpenConfiguredConnection();
+                // No busy wait: a repair beside another writer is refused at once (providers that retry BUSY on their own wait their minimum).
+                using var connection = OpenConfiguredConnection(busyTimeoutMilliseconds: 0);
                 var result = IndexChecker.Repair(connection, Layout, _keyMap, _logger, DataSource, cancellationToken);
                 return result;
             },
@@ -295,9 +296,9 @@ public sealed class BlockDatabase : IBlockDatabase
     }
 
     /// <summary>A connection with the pragmas applied (for the check and the repair).</summary>
-    private ISqliteConnection OpenConfiguredConnection()
+    private ISqliteConnection OpenConfiguredConnection(int? busyTimeoutMilliseconds = null)
     {
-        var connection = OpenConnection();
+        var connection = OpenConnection(busyTimeoutMilliseconds);
         try
         {
             Pragmas.ApplyAndVerify(connection, _requested, _logger, DataSource, Options.ReadOnly);
@@ -310,10 +311,10 @@ public sealed class BlockDatabase : IBlockDatabase
         }
     }
 
-    private ISqliteConnection OpenConnection()
+    private ISqliteConnection OpenConnection(int? busyTimeoutMilliseconds = null)
     {
         var mode = Options.ReadOnly ? SqliteOpenMode.ReadOnly : SqliteOpenMode.ReadWriteCreate;
-        var connection = _driver.Open(new SqliteOpenOptions(DataSource, mode, _requested.BusyTimeout ?? 0));
+        var connection = _driver.Open(new SqliteOpenOptions(DataSource, mode, busyTimeoutMilliseconds ?? _requested.BusyTimeout ?? 0));
         try
         {
             Pragmas.ApplyBusyTimeout(connection, _requested);

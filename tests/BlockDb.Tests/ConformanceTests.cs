@@ -470,6 +470,73 @@ public sealed class ConformanceTests : ConformanceTestBase
 
     [Theory]
     [MemberData(nameof(Matrix), MemberType = typeof(ConformanceTestBase))]
+    public async Task A_read_only_database_opens_beside_a_writer_reads_committed_blocks_and_refuses_every_write(string provider, BlockLayout layout)
+    {
+        Use(provider, layout);
+        long blockset;
+        await using (var db = Open())
+        await using (var session = await db.OpenSessionAsync())
+        {
+            await session.SelectXorInsertAsync(TestData.Hash(1), 10);
+            blockset = await session.AddBlocksetAsync(new[] { TestData.Block(1, 10) });
+        }
+
+        await using var writing = Open(o => o.Batching.CommitEvery = 0);
+        await using var writer = await writing.OpenSessionAsync();
+        await writer.SelectXorInsertAsync(TestData.Hash(2), 10); // uncommitted: the writer holds the write lock
+
+        await using var db2 = Open(o => { o.ReadOnly = true; o.Pragmas.BusyTimeout = 200; });
+        await using var reader = await db2.OpenSessionAsync();
+        Assert.Equal(1, await reader.FindBlockAsync(TestData.Hash(1), 10));
+        Assert.Null(await reader.FindBlockAsync(TestData.Hash(2), 10));
+        Assert.Single(await reader.ListBlocksetBlocksAsync(blockset));
+        foreach (var write in new Func<Task>[]
+        {
+            async () => await reader.SelectXorInsertAsync(TestData.Hash(1), 10),
+            async () => await reader.SelectXorInsertAsync(TestData.Hash(3), 10),
+            async () => await reader.InsertBlockAsync(TestData.Hash(3), 10),
+            async () => await reader.AddBlocksetAsync(new[] { TestData.Block(1, 10) }),
+            async () => await reader.AddBlocksetAsync(new[] { 1L }),
+        })
+        {
+            var e = await Assert.ThrowsAsync<BlockDbReadOnlyException>(write);
+            Assert.Equal(SqliteResultCode.ReadOnly, e.SqliteErrorCode);
+        }
+
+        await reader.CommitAsync();
+        await using (var shared = db2.OpenSharedRepository())
+        {
+            Assert.Equal(new SelectXorInsertResult(1, false), await shared.SelectXorInsertAsync(TestData.Hash(1), 10));
+            await Assert.ThrowsAsync<BlockDbReadOnlyException>(() => shared.SelectXorInsertAsync(TestData.Hash(4), 10));
+        }
+
+        await writer.CommitAsync();
+        Assert.Equal(new BlockDbCounts(2, 1, 1), await reader.GetCountsAsync());
+    }
+
+    [Theory]
+    [MemberData(nameof(Matrix), MemberType = typeof(ConformanceTestBase))]
+    public async Task A_read_only_open_never_creates_a_file_nor_changes_its_journal_mode(string provider, BlockLayout layout)
+    {
+        Use(provider, layout);
+        var missing = Assert.Throws<BlockDbException>(() => Open(o => o.ReadOnly = true));
+        Assert.Equal(SqliteResultCode.CantOpen, missing.SqliteErrorCode);
+        Assert.False(File.Exists(DbPath));
+
+        await using (Open())
+        {
+        }
+
+        var journal = Assert.Throws<BlockDbConfigurationException>(() => Open(o => { o.ReadOnly = true; o.Pragmas.Preset = PragmaPreset.SqliteDefaults; }));
+        Assert.Equal("BlockDb:Pragmas:JournalMode", journal.Setting);
+        Assert.Contains("Wal", journal.Message, StringComparison.Ordinal);
+        await using var db = Open(o => { o.ReadOnly = true; o.Pragmas.Preset = PragmaPreset.SqliteDefaults; o.Pragmas.JournalMode = JournalMode.Wal; });
+        Assert.Equal(JournalMode.Wal, db.AppliedPragmas.JournalMode);
+        Assert.Equal(Layout, db.Layout);
+    }
+
+    [Theory]
+    [MemberData(nameof(Matrix), MemberType = typeof(ConformanceTestBase))]
     public async Task Recommended_pragmas_are_applied_and_read_back(string provider, BlockLayout layout)
     {
         Use(provider, layout);
