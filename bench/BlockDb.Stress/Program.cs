@@ -1,0 +1,34 @@
+using System.Globalization;
+using BlockDb;
+using BlockDb.Stress;
+
+// Usage:
+//   worker  <db> <provider> <journal> <seconds> <seed>   one stress worker process (started by the orchestrator)
+//   foreign <db> <provider> <journal> <seconds> <seed>   the foreign SQL writer (started by the orchestrator)
+//   soak [seconds] [providers,...] [journal]              a long run: prints the report; exit 1 when anything failed
+if (args.Length >= 1 && args[0] == "soak")
+{
+    var seconds = args.Length > 1 ? double.Parse(args[1], CultureInfo.InvariantCulture) : 600;
+    var providers = args.Length > 2 ? args[2].Split(',') : [.. BlockDbProviders.Names];
+    var journal = args.Length > 3 ? Enum.Parse<JournalMode>(args[3], ignoreCase: true) : JournalMode.Wal;
+    var folder = Path.Combine(Path.GetTempPath(), "blockdb-soak", DateTime.UtcNow.ToString("yyyyMMdd-HHmmss", CultureInfo.InvariantCulture));
+    var report = await StressRun.RunAsync(new StressOptions(folder, providers, TimeSpan.FromSeconds(seconds), Journal: journal, Seed: Environment.TickCount), Console.WriteLine);
+    return report.Failures.Count == 0 ? 0 : 1;
+}
+
+if (args.Length != 6)
+{
+    Console.Error.WriteLine("usage: worker|foreign <db> <provider> <journal> <seconds> <seed> | soak [seconds] [providers] [journal]");
+    return 2;
+}
+
+var (role, path, provider) = (args[0], args[1], args[2]);
+var mode = Enum.Parse<JournalMode>(args[3]);
+var duration = TimeSpan.FromSeconds(double.Parse(args[4], CultureInfo.InvariantCulture));
+var seed = int.Parse(args[5], CultureInfo.InvariantCulture);
+return role switch
+{
+    "worker" => await new StressWorker(path, provider, mode, duration, seed).RunAsync(),
+    "foreign" => new ForeignWriter(path, duration, seed).Run(),
+    _ => 2,
+};

@@ -1,0 +1,292 @@
+using System.Diagnostics;
+using System.Globalization;
+
+namespace BlockDb.Stress;
+
+/// <summary>
+/// One worker process: two <see cref="BlockDatabase"/> objects on the file (two key maps), each with two sessions
+/// (different batching and busy timeouts, rollbacks, explicit and age commits) and a shared repository; plus a churn
+/// loop that opens a third database, runs calls on it and disposes it under them. Prints an <c>ACKB</c> or
+/// <c>ACKS</c> line only once a write is known committed: after <c>CommitAsync</c> returned, or when a shared
+/// repository call completed.
+/// </summary>
+internal sealed class StressWorker(string path, string provider, JournalMode journal, TimeSpan duration, int seed)
+{
+    private const int HangSeconds = 30;
+    private readonly long _deadline = Stopwatch.GetTimestamp() + (long)(duration.TotalSeconds * Stopwatch.Frequency);
+    private readonly Dictionary<string, long> _stats = [];
+
+    public async Task<int> RunAsync()
+    {
+        await using var a = await OpenAsync(o => { o.Batching.CommitEvery = 1 + new Random(seed).Next(40); o.Pragmas.BusyTimeout = 50; });
+        await using var b = await OpenAsync(o => { o.Batching.CommitEvery = 0; o.Batching.CommitAfterMilliseconds = 20 + new Random(seed + 1).Next(60); o.Pragmas.BusyTimeout = 200; });
+        await Task.WhenAll(
+            Task.Run(() => SessionLoopAsync(a, seed + 10)),
+            Task.Run(() => SessionLoopAsync(a, seed + 11)),
+            Task.Run(() => SessionLoopAsync(b, seed + 12)),
+            Task.Run(() => SessionLoopAsync(b, seed + 13)),
+            Task.Run(() => SharedLoopAsync(a, seed + 20)),
+            Task.Run(() => SharedLoopAsync(b, seed + 21)),
+            Task.Run(() => ChurnLoopAsync(seed + 30)));
+        lock (_stats)
+        {
+            Output.Line("STAT " + string.Join(' ', _stats.Select(s => $"{s.Key}={s.Value}")));
+        }
+
+        return 0;
+    }
+
+    private bool Running => Stopwatch.GetTimestamp() < _deadline;
+
+    /// <summary>Opens the file; in DELETE journal mode even opening waits for a committing writer, so BUSY is retried.</summary>
+    private Task<BlockDatabase> OpenAsync(Action<BlockDbOptions>? configure = null)
+    {
+        var options = new BlockDbOptions { Provider = provider, DataSource = path, Pragmas = { JournalMode = journal } };
+        configure?.Invoke(options);
+        return RetryBusyAsync(() => Task.FromResult(BlockDatabase.Open(options)));
+    }
+
+    /// <summary>Opening a database, session or shared repository reads the file: in DELETE journal mode that waits for a committing writer, so BUSY is retried.</summary>
+    private async Task<T> RetryBusyAsync<T>(Func<Task<T>> open)
+    {
+        while (true)
+        {
+            try
+            {
+                return await open();
+            }
+            catch (BlockDbException e) when (e.IsTransient)
+            {
+                Count("busy-open");
+                await Task.Delay(10);
+            }
+        }
+    }
+
+    private async Task SessionLoopAsync(BlockDatabase db, int taskSeed)
+    {
+        var random = new Random(taskSeed);
+        await using var session = await RetryBusyAsync(() => db.OpenSessionAsync().AsTask());
+        var blocks = new List<string>();
+        var sets = new List<string>();
+        while (Running)
+        {
+            try
+            {
+                var roll = random.Next(100);
+                if (roll < 70)
+                {
+                    var file = StressKeys.File(random);
+                    foreach (var key in file)
+                    {
+                        var result = await session.SelectXorInsertAsync(key.Hash, key.Size);
+                        blocks.Add(AckBlock(key, result.Id, result.Created));
+                        Count(result.Created ? "created" : "found");
+                    }
+
+                    var id = await session.AddBlocksetAsync(file);
+                    sets.Add(AckBlockset(id, file));
+                    Count("blocksets");
+                }
+                else if (roll < 78)
+                {
+                    await session.RollbackAsync();
+                    if (blocks.Count + sets.Count > 0)
+                    {
+                        Count("rollbacks");
+                    }
+
+                    blocks.Clear();
+                    sets.Clear();
+                }
+                else if (roll < 92)
+                {
+                    await CommitAsync(session, blocks, sets);
+                }
+                else
+                {
+                    var key = StressKeys.Get(random.Next(StressKeys.Count));
+                    await session.FindBlockAsync(key.Hash, key.Size);
+                    Count("finds");
+                }
+
+                if (session.PendingWrites == 0 && blocks.Count + sets.Count > 0)
+                {
+                    // Committed by the batch size or the age timer: CommitAsync reports a failed age commit, if any.
+                    await CommitAsync(session, blocks, sets);
+                }
+            }
+            catch (BlockDbBatchRolledBackException)
+            {
+                Count("lost-batches");
+                blocks.Clear();
+                sets.Clear();
+            }
+            catch (Exception e)
+            {
+                Expected(e);
+            }
+        }
+
+        try
+        {
+            await CommitAsync(session, blocks, sets);
+        }
+        catch (Exception e)
+        {
+            Expected(e);
+        }
+    }
+
+    private async Task CommitAsync(IBlockRepository session, List<string> blocks, List<string> sets)
+    {
+        await session.CommitAsync();
+        Count("commits");
+        foreach (var line in blocks.Concat(sets))
+        {
+            Output.Line(line);
+        }
+
+        blocks.Clear();
+        sets.Clear();
+    }
+
+    private async Task SharedLoopAsync(BlockDatabase db, int taskSeed)
+    {
+        await using var shared = await RetryBusyAsync(() => Task.FromResult(db.OpenSharedRepository()));
+        await Task.WhenAll(Enumerable.Range(0, 3).Select(t => Task.Run(async () =>
+        {
+            var random = new Random(taskSeed * 7 + t);
+            while (Running)
+            {
+                await SharedFileAsync(shared, random);
+            }
+        })));
+    }
+
+    /// <summary>One file through a shared repository: every completed call is committed, so it is acknowledged at once.</summary>
+    private async Task SharedFileAsync(ISharedBlockRepository shared, Random random)
+    {
+        try
+        {
+            var file = StressKeys.File(random);
+            foreach (var key in file)
+            {
+                var result = await shared.SelectXorInsertAsync(key.Hash, key.Size);
+                Output.Line(AckBlock(key, result.Id, result.Created));
+                Count(result.Created ? "shared-created" : "shared-found");
+            }
+
+            Output.Line(AckBlockset(await shared.AddBlocksetAsync(file), file));
+            Count("shared-blocksets");
+        }
+        catch (ObjectDisposedException)
+        {
+            throw;
+        }
+        catch (Exception e)
+        {
+            Expected(e);
+        }
+    }
+
+    /// <summary>Opens a database, runs calls on it from several tasks, and disposes it under them: every call must end.</summary>
+    private async Task ChurnLoopAsync(int taskSeed)
+    {
+        var random = new Random(taskSeed);
+        while (Running)
+        {
+            var db = await OpenAsync(o => { o.Batching.CommitEvery = 1 + random.Next(10); o.Pragmas.BusyTimeout = 100; });
+            var session = await RetryBusyAsync(() => db.OpenSessionAsync().AsTask());
+            var shared = await RetryBusyAsync(() => Task.FromResult(db.OpenSharedRepository()));
+            var calls = new List<Task>
+            {
+                Task.Run(async () =>
+                {
+                    var r = new Random(random.Next());
+                    while (true)
+                    {
+                        var key = StressKeys.Get(r.Next(StressKeys.Count));
+                        await session.SelectXorInsertAsync(key.Hash, key.Size);
+                    }
+                }),
+            };
+            calls.AddRange(Enumerable.Range(0, 2).Select(_ => Task.Run(async () =>
+            {
+                var r = new Random(random.Next());
+                while (true)
+                {
+                    await SharedFileAsync(shared, r);
+                }
+            })));
+            await Task.Delay(50 + random.Next(250));
+            var dispose = db.DisposeAsync().AsTask();
+            var everything = Task.WhenAll([.. calls, dispose]);
+            try
+            {
+                await everything.WaitAsync(TimeSpan.FromSeconds(HangSeconds));
+            }
+            catch (TimeoutException)
+            {
+                Output.Line($"HANG disposing a database left {calls.Count(c => !c.IsCompleted)} call loops and dispose={dispose.IsCompleted} pending after {HangSeconds} s");
+                return;
+            }
+            catch (Exception)
+            {
+                // Inspected below, call by call.
+            }
+
+            foreach (var call in calls.Append(dispose))
+            {
+                if (call.Exception?.InnerException is { } e and not ObjectDisposedException)
+                {
+                    Expected(e);
+                }
+            }
+
+            Count("churned-databases");
+        }
+    }
+
+    /// <summary>
+    /// Counts the failures a stressed index may give: a block the foreign writer deleted, a lost batch, and errors
+    /// SQLite raised (they carry its result code: BUSY, and in DELETE journal mode under SIGKILL an I/O error while
+    /// another process rolls back a hot journal). Anything else (another exception type, or a BlockDb error without
+    /// a SQLite code) is reported as an error.
+    /// </summary>
+    private void Expected(Exception e)
+    {
+        switch (e)
+        {
+            case BlockNotFoundException:
+                Count("block-not-found");
+                break;
+            case BlockDbBatchRolledBackException:
+                Count("lost-batches");
+                break;
+            case BlockDbException { IsTransient: true }:
+                Count("busy");
+                break;
+            case BlockDbException { SqliteErrorCode: SqliteResultCode.IOError } io:
+                Count($"ioerr-{io.SqliteExtendedErrorCode}");
+                break;
+            default:
+                Output.Line($"ERROR {e.GetType().Name}: {e.Message.Replace('\n', ' ')}");
+                break;
+        }
+    }
+
+    private void Count(string what)
+    {
+        lock (_stats)
+        {
+            _stats[what] = _stats.GetValueOrDefault(what) + 1;
+        }
+    }
+
+    private static string AckBlock(BlockKey key, long id, bool created) =>
+        string.Create(CultureInfo.InvariantCulture, $"ACKB {StressKeys.Format(key)} {id} {(created ? 1 : 0)}");
+
+    private static string AckBlockset(long id, BlockKey[] file) =>
+        string.Create(CultureInfo.InvariantCulture, $"ACKS {id} {string.Join(',', file.Select(StressKeys.Format))}");
+}
