@@ -7,7 +7,7 @@ using BlockDb.Backup.Verification;
 
 namespace BlockDb.Backup.Cli;
 
-/// <summary>The command line (System.CommandLine): <c>index</c>, <c>verify</c> and <c>compare</c>.</summary>
+/// <summary>The command line (System.CommandLine): <c>index</c>, <c>verify</c>, <c>compare</c>, <c>check</c> and <c>repair</c>.</summary>
 internal sealed class BackupCli
 {
     private const long MinBlockSize = 1 << 10;
@@ -85,6 +85,8 @@ internal sealed class BackupCli
         root.Add(cli.IndexCommand());
         root.Add(cli.VerifyCommand());
         root.Add(cli.CompareCommand());
+        root.Add(cli.CheckCommand());
+        root.Add(cli.RepairCommand());
         return root;
     }
 
@@ -161,6 +163,26 @@ internal sealed class BackupCli
         command.SetAction((r, ct) => CommandRunner.RunAsync(
             () => Comparison.CompareCommand.RunAsync(Common(r), r.GetRequiredValue(databases), ct),
             ct));
+        return command;
+    }
+
+    private Command CheckCommand()
+    {
+        var command = new Command("check", "Check the index in one snapshot, beside running writers: duplicate blocks, entries naming missing blocks, blockset lengths, entry order, IDs the layout cannot hold, the KeyMap map and guards, integrity_check. Exit 1 when anything is found")
+        {
+            _db,
+        };
+        command.SetAction((r, ct) => CommandRunner.RunAsync(() => Maintenance.CheckCommand.CheckAsync(Common(r), ct), ct));
+        return command;
+    }
+
+    private Command RepairCommand()
+    {
+        var command = new Command("repair", "Merge duplicate blocks into their lowest ID and renumber IDs the layout cannot hold, in one transaction; refused while another writer holds the write lock. Then check again (exit 1 when problems remain)")
+        {
+            _db,
+        };
+        command.SetAction((r, ct) => CommandRunner.RunAsync(() => Maintenance.CheckCommand.RepairAsync(Common(r), ct), ct));
         return command;
     }
 

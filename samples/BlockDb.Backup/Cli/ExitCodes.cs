@@ -5,7 +5,7 @@ internal static class ExitCodes
 {
     public const int Success = 0;
 
-    /// <summary>verify found a mismatch, or compare found a difference (System.CommandLine also uses 1 for a parse error).</summary>
+    /// <summary>verify found a mismatch, compare a difference, check a problem, or problems remain after repair (System.CommandLine also uses 1 for a parse error).</summary>
     public const int Difference = 1;
 
     /// <summary>Invalid configuration or usage: bad provider, bad pragma value, missing file.</summary>

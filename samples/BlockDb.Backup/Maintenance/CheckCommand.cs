@@ -1,0 +1,58 @@
+using BlockDb.Backup.Cli;
+using BlockDb.Backup.Output;
+
+namespace BlockDb.Backup.Maintenance;
+
+/// <summary><c>check</c> and <c>repair</c>: <see cref="IBlockDatabase.CheckAsync"/> and <see cref="IBlockDatabase.RepairAsync"/> on the index, shown as a table.</summary>
+internal static class CheckCommand
+{
+    public static async Task<int> CheckAsync(CommonSettings common, CancellationToken cancellationToken)
+    {
+        await using var app = await OpenExistingAsync(common).ConfigureAwait(false);
+        var check = await app.Database.CheckAsync(cancellationToken).ConfigureAwait(false);
+        Table($"check of {app.DatabasePath}", check).Write();
+        return check.IsClean ? ExitCodes.Success : ExitCodes.Difference;
+    }
+
+    public static async Task<int> RepairAsync(CommonSettings common, CancellationToken cancellationToken)
+    {
+        await using var app = await OpenExistingAsync(common).ConfigureAwait(false);
+        var repair = await app.Database.RepairAsync(cancellationToken).ConfigureAwait(false);
+        new ReportTable($"repair of {app.DatabasePath}", "changed", "count")
+            .Row("duplicate groups merged into their lowest ID", ReportTable.Count(repair.MergedGroups))
+            .Row("duplicate blocks deleted", ReportTable.Count(repair.DeletedBlocks))
+            .Row("blockset entries repointed", ReportTable.Count(repair.RepointedEntries))
+            .Row("blocks renumbered into the layout's range", ReportTable.Count(repair.RenumberedBlocks))
+            .Write();
+        Table("check after the repair", repair.After).Write();
+        return repair.After.IsClean ? ExitCodes.Success : ExitCodes.Difference;
+    }
+
+    private static async Task<AppServices> OpenExistingAsync(CommonSettings common)
+    {
+        var app = AppServices.Create(common);
+        if (!File.Exists(app.DatabasePath))
+        {
+            await app.DisposeAsync().ConfigureAwait(false);
+            throw new UsageException($"The database '{app.DatabasePath}' does not exist; run 'index' first (or give --db).");
+        }
+
+        return app;
+    }
+
+    private static ReportTable Table(string title, BlockDbCheckResult check) =>
+        new ReportTable(title, "finding", "count", "first IDs")
+            .Row("layout", check.Layout.ToString(), string.Empty)
+            .Row("blocks / blocksets / entries", $"{ReportTable.Count(check.Counts.Blocks)} / {ReportTable.Count(check.Counts.Blocksets)} / {ReportTable.Count(check.Counts.BlocksetEntries)}", string.Empty)
+            .Row("duplicate (hash, size) groups", $"{ReportTable.Count(check.DuplicateGroups)} ({ReportTable.Count(check.DuplicateRows)} extra rows)", Ids(check.DuplicateBlockIds))
+            .Row("entries naming a missing block", ReportTable.Count(check.DanglingEntries), Ids(check.DanglingEntryBlocksetIds))
+            .Row("blocksets whose length is not the sum of their blocks", ReportTable.Count(check.LengthMismatches), Ids(check.LengthMismatchBlocksetIds))
+            .Row("blocksets with entries out of order or with gaps", ReportTable.Count(check.EntryOrderProblems), Ids(check.EntryOrderBlocksetIds))
+            .Row("block IDs outside the layout's range", ReportTable.Count(check.IdsOutOfRange), Ids(check.OutOfRangeBlockIds))
+            .Row("blocks the key map did not hold", ReportTable.Count(check.MapMissing), Ids(check.MapMissingBlockIds))
+            .Row("KeyMap guards present", check.GuardsPresent ? "yes" : "NO", string.Empty)
+            .Row("integrity_check", check.IntegrityCheck, string.Empty)
+            .Row("verdict", check.IsClean ? "clean" : "PROBLEMS FOUND", string.Empty);
+
+    private static string Ids(IReadOnlyList<long> ids) => string.Join(", ", ids.Select(ReportTable.Count));
+}
