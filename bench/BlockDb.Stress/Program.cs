@@ -6,6 +6,20 @@ using BlockDb.Stress;
 //   worker  <db> <provider> <journal> <seconds> <seed>   one stress worker process (started by the orchestrator)
 //   foreign <db> <provider> <journal> <seconds> <seed>   the foreign SQL writer (started by the orchestrator)
 //   soak [seconds] [providers,...] [journal]              a long run: prints the report; exit 1 when anything failed
+//   measure [blocks] [repetitions]                        the issue-10 measurements (map load, same-prefix lookups, opens)
+//   open <db> <provider> <startAtUtcTicks>                one first open at a given moment (started by measure)
+if (args.Length >= 1 && args[0] == "measure")
+{
+    return await Measure.RunAsync(
+        args.Length > 1 ? int.Parse(args[1], CultureInfo.InvariantCulture) : 1_000_000,
+        args.Length > 2 ? int.Parse(args[2], CultureInfo.InvariantCulture) : 3);
+}
+
+if (args.Length == 4 && args[0] == "open")
+{
+    return await Measure.OpenOnceAsync(args[1], args[2], long.Parse(args[3], CultureInfo.InvariantCulture));
+}
+
 if (args.Length >= 1 && args[0] == "soak")
 {
     var seconds = args.Length > 1 ? double.Parse(args[1], CultureInfo.InvariantCulture) : 600;

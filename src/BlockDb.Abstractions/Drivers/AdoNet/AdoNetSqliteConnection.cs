@@ -107,6 +107,36 @@ public abstract class AdoNetSqliteConnection : ISqliteConnection
         }
     }
 
+    /// <summary>
+    /// Reads a non-NULL BLOB column of the current row into <paramref name="destination"/> and returns its full length
+    /// in bytes. The default reads it with one <see cref="DbDataReader.GetBytes"/> into a reused buffer (asking for the
+    /// length only when the value fills the buffer): the cheapest way on System.Data.SQLite's design; a provider whose
+    /// <c>GetBytes</c> is slow overrides it.
+    /// </summary>
+    /// <param name="reader">The reader, on a row.</param>
+    /// <param name="column">The 0-based column.</param>
+    /// <param name="destination">Receives the first <c>min(length, destination.Length)</c> bytes.</param>
+    /// <param name="scratch">A buffer the statement keeps between calls (grown here when needed).</param>
+    /// <returns>The value's length in bytes.</returns>
+    protected internal virtual int ReadBlob(DbDataReader reader, int column, Span<byte> destination, ref byte[]? scratch)
+    {
+        ArgumentNullException.ThrowIfNull(reader);
+        scratch ??= new byte[Math.Max(256, destination.Length)];
+        var read = (int)reader.GetBytes(column, 0, scratch, 0, scratch.Length);
+        if (read == scratch.Length)
+        {
+            var length = checked((int)reader.GetBytes(column, 0, null, 0, 0));
+            if (length > scratch.Length)
+            {
+                scratch = new byte[length];
+                read = (int)reader.GetBytes(column, 0, scratch, 0, length);
+            }
+        }
+
+        scratch.AsSpan(0, Math.Min(read, destination.Length)).CopyTo(destination);
+        return read;
+    }
+
     /// <summary>The page-cache counters; <see langword="null"/> unless the provider exposes its <c>sqlite3*</c> handle (override).</summary>
     /// <returns>The counters, or <see langword="null"/>.</returns>
     public virtual SqliteCacheStats? ReadCacheStats() => null;

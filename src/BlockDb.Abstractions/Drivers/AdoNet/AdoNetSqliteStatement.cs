@@ -72,11 +72,7 @@ internal sealed class AdoNetSqliteStatement : ISqliteStatement
             return -1;
         }
 
-        var length = checked((int)reader.GetBytes(column, 0, null, 0, 0));
-        var scratch = _blobScratch is { } held && held.Length >= length ? held : _blobScratch = new byte[Math.Max(length, 64)];
-        var read = (int)reader.GetBytes(column, 0, scratch, 0, length);
-        scratch.AsSpan(0, Math.Min(read, destination.Length)).CopyTo(destination);
-        return length;
+        return _owner.ReadBlob(reader, column, destination, ref _blobScratch);
     }
 
     public string? ColumnText(int column) => Reader.IsDBNull(column) ? null : Reader.GetString(column);
