@@ -30,6 +30,9 @@ public sealed class StressReport
 
     public TimeSpan Elapsed { get; set; }
 
+    /// <summary>What ran: the providers and the journal mode.</summary>
+    public string Label { get; set; } = string.Empty;
+
     /// <summary>Takes in one process's output lines.</summary>
     public void Read(IEnumerable<string> lines)
     {
@@ -79,7 +82,7 @@ public sealed class StressReport
     public override string ToString()
     {
         var text = new StringBuilder();
-        text.Append(CultureInfo.InvariantCulture, $"stress: {Elapsed.TotalSeconds:F1} s, {Processes} processes started, {Kills} SIGKILLs; ");
+        text.Append(CultureInfo.InvariantCulture, $"stress [{Label}]: {Elapsed.TotalSeconds:F1} s, {Processes} processes started, {Kills} SIGKILLs; ");
         text.Append(CultureInfo.InvariantCulture, $"acknowledged {AckedBlockLines:N0} block results ({AckedIds.Count:N0} distinct blocks) and {AckedBlocksets.Count:N0} blocksets; ");
         text.Append(CultureInfo.InvariantCulture, $"foreign writer touched {ForeignIds.Count:N0} IDs; ");
         text.Append(string.Join(", ", Counters.Select(c => $"{c.Key} {c.Value:N0}")));

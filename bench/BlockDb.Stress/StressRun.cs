@@ -37,7 +37,7 @@ public static class StressRun
 
         var random = new Random(options.Seed);
         var clock = Stopwatch.StartNew();
-        var report = new StressReport();
+        var report = new StressReport { Label = $"{string.Join('+', options.Providers)}, {options.Journal}" };
         var workers = new List<Child>();
         var finished = new List<Child>();
         var foreign = Child.Start("foreign", path, "PInvoke", options.Journal, options.Duration, random.Next());
