@@ -22,7 +22,7 @@ internal static class Schema
 
     public static BlockLayout Open(ISqliteConnection connection, string path, BlockLayout? requested, bool readOnly, ILogger logger)
     {
-        var (layout, change) = InTransaction(connection, BlockDbSql.BeginRead, () => Inspect(connection, path, requested));
+        var (layout, change) = Transactions.Run(connection, BlockDbSql.BeginRead, () => Inspect(connection, path, requested));
         if (change == Change.None)
         {
             return layout;
@@ -35,7 +35,7 @@ internal static class Schema
                 : $"'{path}' is a KeyMap index that needs a one-time schema change to version {BlockDbSql.SchemaVersion} (its guards), which BlockDb:ReadOnly = true cannot make; open it once without ReadOnly.");
         }
 
-        (layout, change) = InTransaction(connection, BlockDbSql.Begin.Text, () =>
+        (layout, change) = Transactions.Run(connection, BlockDbSql.Begin.Text, () =>
         {
             var found = Inspect(connection, path, requested);
             switch (found.Change)
@@ -166,26 +166,6 @@ internal static class Schema
     private static bool HasStateRow(ISqliteConnection connection) =>
         ReadInt(connection, """SELECT COUNT(*) FROM sqlite_schema WHERE type = 'table' AND name = 'BlockDbState'""") == 1
         && ReadInt(connection, """SELECT COUNT(*) FROM "BlockDbState" WHERE "Key" = 1""") == 1;
-
-    private static T InTransaction<T>(ISqliteConnection connection, string begin, Func<T> body)
-    {
-        connection.Execute(begin);
-        try
-        {
-            var result = body();
-            connection.Execute(BlockDbSql.Commit.Text);
-            return result;
-        }
-        catch
-        {
-            if (connection.InTransaction)
-            {
-                connection.Execute(BlockDbSql.Rollback.Text);
-            }
-
-            throw;
-        }
-    }
 
     private static void RunAll(ISqliteConnection connection, IEnumerable<string> statements)
     {

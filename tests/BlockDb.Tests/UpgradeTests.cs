@@ -13,24 +13,10 @@ public sealed class UpgradeTests : IDisposable
     private const int Blocksets = 14;
     private readonly TempFolder _folder = new();
 
-    public static TheoryData<string, BlockLayout> Fixtures()
-    {
-        var data = new TheoryData<string, BlockLayout>();
-        foreach (var provider in BlockDbProviders.Names)
-        {
-            foreach (var layout in Enum.GetValues<BlockLayout>())
-            {
-                data.Add(provider, layout);
-            }
-        }
-
-        return data;
-    }
-
     public void Dispose() => _folder.Dispose();
 
     [Theory]
-    [MemberData(nameof(Fixtures))]
+    [MemberData(nameof(ConformanceTestBase.Matrix), MemberType = typeof(ConformanceTestBase))]
     public async Task An_older_file_opens_with_every_block_and_blockset_and_keeps_its_ids(string provider, BlockLayout layout)
     {
         var path = CopyFixture(layout);

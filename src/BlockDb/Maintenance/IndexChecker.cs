@@ -12,22 +12,7 @@ internal static class IndexChecker
     public static BlockDbCheckResult Check(ISqliteConnection connection, BlockLayout layout, BlockKeyMap? map, CancellationToken cancellationToken)
     {
         cancellationToken.ThrowIfCancellationRequested();
-        connection.Execute(BlockDbSql.BeginRead);
-        try
-        {
-            var result = CheckInSnapshot(connection, layout, map, cancellationToken);
-            connection.Execute(BlockDbSql.Commit.Text);
-            return result;
-        }
-        catch
-        {
-            if (connection.InTransaction)
-            {
-                connection.Execute(BlockDbSql.Rollback.Text);
-            }
-
-            throw;
-        }
+        return Transactions.Run(connection, BlockDbSql.BeginRead, () => CheckInSnapshot(connection, layout, map, cancellationToken));
     }
 
     /// <summary>
@@ -38,30 +23,19 @@ internal static class IndexChecker
     {
         cancellationToken.ThrowIfCancellationRequested();
         connection.Execute("PRAGMA busy_timeout = 0");
-        try
-        {
-            connection.Execute(BlockDbSql.Begin.Text);
-        }
-        catch (BlockDbException e) when (e.IsTransient)
-        {
-            throw new BlockDbException($"RepairAsync refuses to run beside another writer: the write lock on '{path}' is held (another process, or a session of this database with an open batch). Nothing was changed. {e.Message}", e.SqliteErrorCode, e.SqliteExtendedErrorCode, e);
-        }
-
         long merged, deleted, repointed, renumbered;
         try
         {
-            (merged, deleted, repointed) = MergeDuplicates(connection);
-            renumbered = RenumberOutOfRange(connection, layout);
-            connection.Execute(BlockDbSql.Commit.Text);
-        }
-        catch
-        {
-            if (connection.InTransaction)
+            (merged, deleted, repointed, renumbered) = Transactions.Run(connection, BlockDbSql.Begin.Text, () =>
             {
-                connection.Execute(BlockDbSql.Rollback.Text);
-            }
-
-            throw;
+                var (m, d, r) = MergeDuplicates(connection);
+                return (m, d, r, RenumberOutOfRange(connection, layout));
+            });
+        }
+        catch (BlockDbException e) when (e.IsTransient)
+        {
+            // Only BEGIN IMMEDIATE waits for a lock: once it is taken, nothing else in the repair can be busy.
+            throw new BlockDbException($"RepairAsync refuses to run beside another writer: the write lock on '{path}' is held (another process, or a session of this database with an open batch). Nothing was changed. {e.Message}", e.SqliteErrorCode, e.SqliteExtendedErrorCode, e);
         }
 
         map?.Reset();

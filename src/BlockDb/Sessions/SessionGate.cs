@@ -62,39 +62,40 @@ internal sealed class SessionGate
     {
         ThrowIfInsideOwnCall();
         var spin = default(SpinWait);
-        while (true)
+        bool? closed;
+        while ((closed = TryClose(dispose)) is null)
         {
-            switch (Interlocked.CompareExchange(ref _state, Closed, Idle))
-            {
-                case Idle:
-                    dispose();
-                    return true;
-                case Closed:
-                    return false;
-                default:
-                    spin.SpinOnce(sleep1Threshold: 20);
-                    break;
-            }
+            spin.SpinOnce(sleep1Threshold: 20);
         }
+
+        return closed.Value;
     }
 
     /// <inheritdoc cref="Close"/>
     public async ValueTask<bool> CloseAsync(Action dispose)
     {
         ThrowIfInsideOwnCall();
-        while (true)
+        bool? closed;
+        while ((closed = TryClose(dispose)) is null)
         {
-            switch (Interlocked.CompareExchange(ref _state, Closed, Idle))
-            {
-                case Idle:
-                    dispose();
-                    return true;
-                case Closed:
-                    return false;
-                default:
-                    await Task.Delay(1).ConfigureAwait(false);
-                    break;
-            }
+            await Task.Delay(1).ConfigureAwait(false);
+        }
+
+        return closed.Value;
+    }
+
+    /// <summary>Closes an idle gate and disposes (true), reports it closed already (false), or says someone is inside (null).</summary>
+    private bool? TryClose(Action dispose)
+    {
+        switch (Interlocked.CompareExchange(ref _state, Closed, Idle))
+        {
+            case Idle:
+                dispose();
+                return true;
+            case Closed:
+                return false;
+            default:
+                return null;
         }
     }
 
