@@ -56,6 +56,16 @@ public sealed record BlockDbCheckResult
     public required IReadOnlyList<long> OutOfRangeBlockIds { get; init; }
 
     /// <summary>
+    /// Blocks whose stored hash no lookup can ask for: not TEXT (TextHash) or not a BLOB (BlobHash, KeyMap), or
+    /// longer than a hash BlockDb accepts (88 characters, 66 bytes). SQL outside BlockDb wrote them; BlockDb never
+    /// finds them, and a repair leaves them (deleting them could lose what the writer meant).
+    /// </summary>
+    public required long UnusableHashes { get; init; }
+
+    /// <summary>The first blocks with an unusable hash.</summary>
+    public required IReadOnlyList<long> UnusableHashBlockIds { get; init; }
+
+    /// <summary>
     /// KeyMap only: blocks of the file that this process's key map did not hold after catching up in the same
     /// snapshot (a block it could not find). Always 0 for the other layouts.
     /// </summary>
@@ -73,5 +83,5 @@ public sealed record BlockDbCheckResult
     /// <summary><see langword="true"/> when nothing above was found and <c>integrity_check</c> said <c>ok</c>.</summary>
     public bool IsClean =>
         DuplicateGroups == 0 && DanglingEntries == 0 && LengthMismatches == 0 && EntryOrderProblems == 0
-        && IdsOutOfRange == 0 && MapMissing == 0 && GuardsPresent && IntegrityCheck == "ok";
+        && IdsOutOfRange == 0 && UnusableHashes == 0 && MapMissing == 0 && GuardsPresent && IntegrityCheck == "ok";
 }

@@ -22,6 +22,8 @@ public sealed class BlockDatabase : IBlockDatabase
     private readonly BlockKeyMap? _keyMap;
     private readonly ConcurrentDictionary<BlockRepository, byte> _sessions = new();
     private readonly ConcurrentDictionary<SharedBlockRepository, byte> _shared = new();
+    private readonly ConcurrentDictionary<Task, byte> _maintenance = new();
+    private readonly CancellationTokenSource _closing = new();
     private int _disposed;
 
     private BlockDatabase(BlockDbOptions options, ISqliteDriver driver, string path, ILogger logger)
@@ -171,40 +173,66 @@ public sealed class BlockDatabase : IBlockDatabase
     }
 
     /// <inheritdoc />
-    public ValueTask<BlockDbCheckResult> CheckAsync(CancellationToken cancellationToken = default)
-    {
-        ObjectDisposedException.ThrowIf(Volatile.Read(ref _disposed) != 0, this);
-        return new(Task.Run(
-            () =>
+    public ValueTask<BlockDbCheckResult> CheckAsync(CancellationToken cancellationToken = default) =>
+        RunMaintenance(
+            token =>
             {
                 using var connection = OpenConfiguredConnection();
-                return IndexChecker.Check(connection, Layout, _keyMap, cancellationToken);
+                return IndexChecker.Check(connection, Layout, _keyMap, token);
             },
-            cancellationToken));
-    }
+            cancellationToken);
 
     /// <inheritdoc />
     public ValueTask<BlockDbRepairResult> RepairAsync(CancellationToken cancellationToken = default)
     {
-        ObjectDisposedException.ThrowIf(Volatile.Read(ref _disposed) != 0, this);
         if (Options.ReadOnly)
         {
             return ValueTask.FromException<BlockDbRepairResult>(new BlockDbReadOnlyException(nameof(RepairAsync), DataSource));
         }
 
-        return new(Task.Run(
-            () =>
+        return RunMaintenance(
+            token =>
             {
                 // No busy wait: a repair beside another writer is refused at once (providers that retry BUSY on their own wait their minimum).
                 using var connection = OpenConfiguredConnection(busyTimeoutMilliseconds: 0);
-                var result = IndexChecker.Repair(connection, Layout, _keyMap, _logger, DataSource, cancellationToken);
-                return result;
+                return IndexChecker.Repair(connection, Layout, _keyMap, _logger, DataSource, token);
             },
-            cancellationToken));
+            cancellationToken);
     }
 
-    /// <summary>Opens a session with its own batching (the shared repository's writer commits only when told).</summary>
-    internal BlockRepository OpenSession(BatchingOptions batching)
+    /// <summary>
+    /// Runs a check or repair on a connection of its own, off the caller's thread, registered so that disposing the
+    /// database cancels it and waits for it (it stops between its steps; a repair then rolls back).
+    /// </summary>
+    private ValueTask<T> RunMaintenance<T>(Func<CancellationToken, T> work, CancellationToken cancellationToken)
+    {
+        ObjectDisposedException.ThrowIf(Volatile.Read(ref _disposed) != 0, this);
+        var linked = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken, _closing.Token);
+        var task = Task.Run(() => work(linked.Token), linked.Token);
+        _maintenance.TryAdd(task, 0);
+        _ = task.ContinueWith(
+            t =>
+            {
+                _maintenance.TryRemove(t, out _);
+                linked.Dispose();
+            },
+            CancellationToken.None,
+            TaskContinuationOptions.ExecuteSynchronously,
+            TaskScheduler.Default);
+        if (Volatile.Read(ref _disposed) != 0)
+        {
+            linked.Cancel(); // disposed while starting: the dispose may not have seen it
+        }
+
+        return new(task);
+    }
+
+    /// <summary>
+    /// Opens a session with its own batching (the shared repository's writer commits only when told). A session of a
+    /// shared repository (<paramref name="register"/> false) is owned and disposed by it, so the database's dispose
+    /// never disposes it under the repository's running writer loop.
+    /// </summary>
+    internal BlockRepository OpenSession(BatchingOptions batching, bool register = true)
     {
         ObjectDisposedException.ThrowIf(Volatile.Read(ref _disposed) != 0, this);
         var connection = OpenConnection();
@@ -219,6 +247,11 @@ public sealed class BlockDatabase : IBlockDatabase
         {
             connection.Dispose();
             throw;
+        }
+
+        if (!register)
+        {
+            return session;
         }
 
         _sessions.TryAdd(session, 0);
@@ -246,6 +279,8 @@ public sealed class BlockDatabase : IBlockDatabase
             return;
         }
 
+        _closing.Cancel();
+        WaitForMaintenance().GetAwaiter().GetResult();
         List<Exception>? errors = null;
         foreach (var disposable in _shared.Keys.Cast<IDisposable>().Concat(_sessions.Keys))
         {
@@ -271,6 +306,8 @@ public sealed class BlockDatabase : IBlockDatabase
             return;
         }
 
+        await _closing.CancelAsync().ConfigureAwait(false);
+        await WaitForMaintenance().ConfigureAwait(false);
         List<Exception>? errors = null;
         foreach (var disposable in _shared.Keys.Cast<IAsyncDisposable>().Concat(_sessions.Keys))
         {
@@ -285,6 +322,16 @@ public sealed class BlockDatabase : IBlockDatabase
         }
 
         ThrowIfAny(errors);
+    }
+
+    /// <summary>Waits for running checks and repairs (their own failures, cancellation included, go to their callers).</summary>
+    private async Task WaitForMaintenance()
+    {
+        var running = _maintenance.Keys.ToArray();
+        if (running.Length > 0)
+        {
+            await Task.WhenAll(running).ContinueWith(static _ => { }, CancellationToken.None, TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default).ConfigureAwait(false);
+        }
     }
 
     private static void ThrowIfAny(List<Exception>? errors)

@@ -129,6 +129,7 @@ internal sealed class BlockRepository : IBlockRepository
     /// closes the connection (finalizing its statements).
     /// </summary>
     /// <exception cref="InvalidOperationException">Called from inside one of this session's own calls.</exception>
+    /// <exception cref="BlockDbBatchRolledBackException">The batch-age timer's commit failed after the last call (the connection is closed all the same).</exception>
     public void Dispose() => _gate.Close(DisposeCore);
 
     /// <inheritdoc cref="Dispose"/>
@@ -153,6 +154,9 @@ internal sealed class BlockRepository : IBlockRepository
             _connection.Dispose();
             _onDisposed(this);
         }
+
+        // An age commit that failed after the last call: its writes are not in the file, so dispose says so.
+        _batch.ThrowDeferred();
     }
 
     /// <summary>
@@ -169,6 +173,10 @@ internal sealed class BlockRepository : IBlockRepository
             {
                 _batch.ThrowDeferred();
                 return new(operation(this, state));
+            }
+            catch (Exception e) when (_batch.Lost(e) is { } lost)
+            {
+                throw lost;
             }
             finally
             {

@@ -107,9 +107,7 @@ internal static class Schema
             return (layout, Change.Upgrade);
         }
 
-        return (layout, ReadInt(connection, BlockDbSql.KeyMapGuardCount) == BlockDbSql.KeyMapGuardTriggers.Count + 1 && HasStateRow(connection)
-            ? Change.None
-            : Change.RestoreGuards);
+        return (layout, GuardsIntact(connection) ? Change.None : Change.RestoreGuards);
     }
 
     private static void Create(ISqliteConnection connection, BlockLayout layout)
@@ -161,6 +159,13 @@ internal static class Schema
         }
 
         return Enum.Parse<BlockLayout>(name);
+    }
+
+    /// <summary>Every guard trigger with its exact text, and the state row.</summary>
+    public static bool GuardsIntact(ISqliteConnection connection)
+    {
+        using var rows = connection.Prepare(BlockDbSql.KeyMapGuardRows);
+        return KeyMap.KeyMapStatements.GuardsIntact(rows) && HasStateRow(connection);
     }
 
     private static bool HasStateRow(ISqliteConnection connection) =>

@@ -19,6 +19,9 @@ internal sealed class SharedBlockRepository : ISharedBlockRepository
 {
     private static readonly BatchingOptions WriterBatching = new() { CommitEvery = 0, CommitAfterMilliseconds = null, OnDispose = DisposeBehavior.Rollback };
 
+    /// <summary>Readers never write: no batching of their own, no age timer.</summary>
+    private static readonly BatchingOptions ReaderBatching = new() { CommitEvery = 1, CommitAfterMilliseconds = null, OnDispose = DisposeBehavior.Rollback };
+
     private readonly BlockDatabase _database;
     private readonly GroupCommitOptions _options;
     private readonly Action<SharedBlockRepository> _onDisposed;
@@ -32,6 +35,7 @@ internal sealed class SharedBlockRepository : ISharedBlockRepository
     private readonly bool _readOnly;
     private readonly Task _writerLoop;
     private int _inFlightReads;
+    private Task? _disposing;
     private long _batches;
     private long _acknowledged;
     private int _disposed;
@@ -42,7 +46,7 @@ internal sealed class SharedBlockRepository : ISharedBlockRepository
         _options = options;
         _onDisposed = onDisposed;
         _readOnly = database.Options.ReadOnly;
-        _writer = database.OpenSession(WriterBatching);
+        _writer = database.OpenSession(WriterBatching, register: false);
         _queue = Channel.CreateBounded<WriteRequest>(new BoundedChannelOptions(options.QueueCapacity)
         {
             SingleReader = true,
@@ -72,6 +76,7 @@ internal sealed class SharedBlockRepository : ISharedBlockRepository
 
     public async Task<SelectXorInsertResult> SelectXorInsertAsync(string hash, long size, CancellationToken cancellationToken = default)
     {
+        ThrowIfReadOnly();
         if (await FindBlockAsync(hash, size, cancellationToken).ConfigureAwait(false) is { } id)
         {
             return new SelectXorInsertResult(id, false);
@@ -104,13 +109,23 @@ internal sealed class SharedBlockRepository : ISharedBlockRepository
     /// <summary>Stops taking writes, waits for the queued ones to commit, then closes every connection.</summary>
     public void Dispose() => DisposeAsync().AsTask().GetAwaiter().GetResult();
 
-    public async ValueTask DisposeAsync()
+    /// <summary>Stops taking calls, waits for queued writes to commit and reads in flight to end, then closes every connection. A second, concurrent dispose waits for the same work.</summary>
+    public ValueTask DisposeAsync()
     {
-        if (Interlocked.Exchange(ref _disposed, 1) != 0)
+        lock (_queue)
         {
-            return;
-        }
+            if (_disposing is null)
+            {
+                Volatile.Write(ref _disposed, 1);
+                _disposing = DisposeCoreAsync();
+            }
 
+            return new(_disposing);
+        }
+    }
+
+    private async Task DisposeCoreAsync()
+    {
         await _closing.CancelAsync().ConfigureAwait(false);
         _queue.Writer.TryComplete();
         try
@@ -150,7 +165,7 @@ internal sealed class SharedBlockRepository : ISharedBlockRepository
                 ThrowIfDisposed();
                 if (!_idleReaders.TryTake(out reader))
                 {
-                    reader = _database.OpenSession();
+                    reader = _database.OpenSession(ReaderBatching, register: false);
                     _allReaders.Enqueue(reader);
                 }
 
@@ -202,6 +217,14 @@ internal sealed class SharedBlockRepository : ISharedBlockRepository
         }
     }
 
+    private void ThrowIfReadOnly()
+    {
+        if (_readOnly)
+        {
+            throw new BlockDbReadOnlyException("a write of the shared repository", _database.DataSource);
+        }
+    }
+
     private void ThrowIfDisposed()
     {
         if (Volatile.Read(ref _disposed) != 0)
@@ -213,23 +236,42 @@ internal sealed class SharedBlockRepository : ISharedBlockRepository
     private static ObjectDisposedException Disposed() =>
         new(nameof(SharedBlockRepository), "The shared BlockDb repository was disposed; this call did not run.");
 
-    private async Task<TResult> EnqueueAsync<TState, TResult>(
+    /// <summary>
+    /// Queues a write. When the queue takes it at once (it is not full), the caller gets the request's own task, which
+    /// completes the moment its batch has committed (not on a later continuation), so nothing acknowledged is still
+    /// pending when a dispose returns.
+    /// </summary>
+    private Task<TResult> EnqueueAsync<TState, TResult>(
         Func<BlockRepository, TState, CancellationToken, ValueTask<TResult>> write, TState state, CancellationToken cancellationToken)
     {
-        ThrowIfDisposed();
-        if (_readOnly)
+        if (cancellationToken.IsCancellationRequested)
         {
-            throw new BlockDbReadOnlyException("a write of the shared repository", _database.DataSource);
+            return Task.FromCanceled<TResult>(cancellationToken);
+        }
+
+        try
+        {
+            ThrowIfDisposed();
+            ThrowIfReadOnly();
+        }
+        catch (Exception e)
+        {
+            return Task.FromException<TResult>(e);
         }
 
         var request = new WriteRequest<TState, TResult>(write, state, cancellationToken);
+        return _queue.Writer.TryWrite(request) ? request.Task : EnqueueWhenRoomAsync(request, cancellationToken);
+    }
+
+    private async Task<TResult> EnqueueWhenRoomAsync<TState, TResult>(WriteRequest<TState, TResult> request, CancellationToken cancellationToken)
+    {
         try
         {
             await _queue.Writer.WriteAsync(request, cancellationToken).ConfigureAwait(false);
         }
         catch (ChannelClosedException)
         {
-            throw new ObjectDisposedException(nameof(SharedBlockRepository), "The shared BlockDb repository was disposed; this write was not queued.");
+            throw Disposed();
         }
 
         return await request.Task.ConfigureAwait(false);

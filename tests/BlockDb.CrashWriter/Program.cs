@@ -25,6 +25,49 @@ if (mode == "lock")
     return 0;
 }
 
+if (mode is "session-wal" or "session-delete")
+{
+    // One plain session with CommitEvery 0: batches of 1 to 60 select-xor-inserts of Hash(k) (k < 3000, the tests'
+    // TestData.Hash), committed one by one; "ACKB <k> <id>" for each block once its batch committed (AttackTests).
+    await using var sessionDb = BlockDatabase.Open(new BlockDbOptions
+    {
+        Provider = provider,
+        DataSource = path,
+        Batching = { CommitEvery = 0 },
+        Pragmas = { Preset = mode == "session-wal" ? PragmaPreset.Recommended : PragmaPreset.SqliteDefaults, BusyTimeout = 5000 },
+    });
+    await using var session = await sessionDb.OpenSessionAsync();
+    Console.WriteLine("READY");
+    Console.Out.Flush();
+    var rng = new Random(number);
+    var pending = new List<string>();
+    while (true)
+    {
+        try
+        {
+            var k = rng.Next(3000);
+            var r = await session.SelectXorInsertAsync(Convert.ToBase64String(SHA256.HashData(BitConverter.GetBytes(k))), 10);
+            pending.Add($"{k} {r.Id}");
+            if (pending.Count >= 1 + rng.Next(60))
+            {
+                await session.CommitAsync();
+                foreach (var line in pending)
+                {
+                    Console.WriteLine("ACKB " + line);
+                }
+
+                Console.Out.Flush();
+                pending.Clear();
+            }
+        }
+        catch (BlockDbException e) when (e.IsTransient || e is BlockDbBatchRolledBackException)
+        {
+            pending.Clear();
+            await session.RollbackAsync();
+        }
+    }
+}
+
 var output = Console.Out;
 var gate = new object();
 await using var db = BlockDatabase.Open(new BlockDbOptions

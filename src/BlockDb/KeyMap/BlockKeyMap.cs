@@ -16,18 +16,22 @@ namespace BlockDb.KeyMap;
 /// <item>Entries are only ever added, from rows read in a snapshot of the file (<see cref="CatchUp"/>) or from a
 /// session's own inserts after their commit (<see cref="Merge"/>). A session's uncommitted inserts stay in that
 /// session's own table, so a rollback or a lost batch leaves nothing behind here.</item>
-/// <item>(<see cref="CoveredThrough"/>, <see cref="Generation"/>) = (W, G): in every snapshot whose
-/// <c>BlockDbState.Generation</c> is G, every <c>Block</c> row with ID ≤ W has an entry. W is only set to a
-/// <c>BlockDbState.MaxBlockId</c> read in a snapshot whose rows above the old W were all read, or by a merge
-/// whose session read every row above W under the write lock. The file's guards (<see cref="BlockDbSql.KeyMapGuards"/>)
-/// make any write that could break this (an insert at or below <c>MaxBlockId</c>, an update of an ID, hash or
-/// size) bump the generation, and a catch-up that sees a newer generation reads the whole table again.</item>
-/// <item>A catch-up reads the state row and the rows above W in one statement, so both come from one snapshot.
+/// <item>(<see cref="CoveredThrough"/>, <see cref="Version"/>) = (W, V): in every snapshot whose
+/// <c>BlockDbState.Generation</c> and <c>schema_version</c> are V, every <c>Block</c> row with ID ≤ W has an entry.
+/// W is only set to a <c>BlockDbState.MaxBlockId</c> read in a snapshot whose rows above the old W were all read,
+/// or by a merge whose session read every row above W under the write lock. The file's guards
+/// (<see cref="BlockDbSql.KeyMapGuards"/>) make any write that could break this (an insert at or below
+/// <c>MaxBlockId</c>, an update of an ID, hash or size) bump the generation; any DDL (a guard dropped and
+/// re-created around such a write) moves the schema version. A catch-up that sees a newer version reads the whole
+/// table again; every whole-table read first checks the guards' exact text.</item>
+/// <item>A catch-up reads the state and the rows above W in one statement, so both come from one snapshot.
 /// Catch-ups run one at a time (<c>_load</c>); lookups take no lock (<see cref="KeyTable"/>'s reader rule).
-/// <c>_gate</c> serializes writes to the table and to (W, G).</item>
-/// <item>A failed load (memory limit, a row the layout cannot hold) leaves the map failed: every later call that
-/// needs it throws the same error, until <see cref="Reset"/> (after a repair) or a reopen.</item>
+/// <c>_gate</c> serializes writes to the table and to (W, V).</item>
+/// <item>A failed load (memory limit, an ID the layout cannot hold, guards changed) leaves the map failed: every
+/// later call that needs it throws the same error, until <see cref="Reset"/> (after a repair) or a reopen.</item>
 /// </list>
+/// Rows whose hash is not 1 to 66 bytes are skipped: no lookup can ask for them (hash texts decode to at most 66
+/// bytes), and the guards refuse new ones; <see cref="IBlockDatabase.CheckAsync"/> reports them.
 /// </remarks>
 internal sealed class BlockKeyMap
 {
@@ -40,7 +44,7 @@ internal sealed class BlockKeyMap
     private readonly long _limitBytes;
     private readonly KeyTable _table = new();
     private long _coveredThrough;
-    private long _generation = -1;
+    private MapVersion _version = MapVersion.Unloaded;
     private Failure? _failure;
 
     public BlockKeyMap(int memoryLimitMegabytes)
@@ -75,7 +79,7 @@ internal sealed class BlockKeyMap
         }
     }
 
-    /// <summary>W: every row with an ID up to this is in the map, for snapshots of generation <see cref="Generation"/>.</summary>
+    /// <summary>W: every row with an ID up to this is in the map, for snapshots of version <see cref="Version"/>.</summary>
     public long CoveredThrough
     {
         get
@@ -87,20 +91,20 @@ internal sealed class BlockKeyMap
         }
     }
 
-    /// <summary>G: the <c>BlockDbState.Generation</c> the map was last loaded at; −1 before the first load.</summary>
-    public long Generation
+    /// <summary>V: the file's generation and schema version the map was last loaded at (<see cref="MapVersion.Unloaded"/> before the first load).</summary>
+    public MapVersion Version
     {
         get
         {
             lock (_gate)
             {
-                return _generation;
+                return _version;
             }
         }
     }
 
     /// <summary>Whether a first load has completed.</summary>
-    public bool Loaded => Volatile.Read(ref _generation) >= 0;
+    public bool Loaded => Version != MapVersion.Unloaded;
 
     /// <summary>The first entry for (hash, size) whose row verifies on the caller's connection, or <see langword="null"/>. Takes no lock.</summary>
     /// <exception cref="BlockDbException">The map failed to load (see the class remarks).</exception>
@@ -114,35 +118,39 @@ internal sealed class BlockKeyMap
     public bool Holds(uint key, long id) => KeyTable.Holds(_table.Slots, KeyTable.SlotOf(key, id));
 
     /// <summary>
-    /// Reads the rows above W in the caller's snapshot (the whole table when the file's generation moved or the map
-    /// was never loaded), adds them, and advances (W, G) where that snapshot allows.
+    /// Reads the rows above W in the caller's snapshot (the whole table when the file's version moved or the map
+    /// was never loaded), adds them, and advances (W, V) where that snapshot allows.
     /// </summary>
-    /// <param name="catchUp">The caller's prepared <see cref="BlockDbSql.KeyMapCatchUp"/>.</param>
-    /// <returns>The first ID above every row and above <c>MaxBlockId</c> in that snapshot, and its generation.</returns>
+    /// <returns>The first ID above every row and above <c>MaxBlockId</c> in that snapshot, and its version.</returns>
     /// <exception cref="BlockDbConfigurationException">The rows need more memory than the limit (the map is then failed).</exception>
-    /// <exception cref="BlockDbFormatException">A row the layout cannot hold (the map is then failed).</exception>
-    public CatchUpResult CatchUp(ISqliteStatement catchUp)
+    /// <exception cref="BlockDbFormatException">A row the layout cannot hold, or changed guards (the map is then failed).</exception>
+    public CatchUpResult CatchUp(KeyMapStatements statements)
     {
         lock (_load)
         {
             ThrowIfFailed();
-            long after, generation;
+            long after;
+            MapVersion version;
             lock (_gate)
             {
-                (after, generation) = (_coveredThrough, _generation);
+                (after, version) = (_coveredThrough, _version);
             }
 
-            var pass = generation < 0 ? ReadAll(catchUp) : ReadAbove(catchUp, after, generation) ?? ReadAll(catchUp);
+            var pass = version == MapVersion.Unloaded
+                ? ReadAll(statements)
+                : ReadAbove(statements.CatchUp, after, version) ?? ReadAll(statements);
             lock (_gate)
             {
-                if (pass.Full ? pass.Generation > _generation : pass.Generation == _generation)
+                if (pass.Full ? pass.Version.IsNewerThan(_version) : pass.Version == _version)
                 {
-                    _generation = pass.Generation;
+                    _version = pass.Version;
                     _coveredThrough = pass.Full ? pass.MaxBlockId : Math.Max(_coveredThrough, pass.MaxBlockId);
                 }
             }
 
-            return new CatchUpResult(Math.Max(pass.MaxBlockId, pass.LastId) + 1, pass.Generation);
+            // Above every row: those above W were read; those at or below W are at most W.
+            var highest = Math.Max(pass.MaxBlockId, Math.Max(pass.LastId, pass.Full ? 0 : after));
+            return new CatchUpResult(highest + 1, pass.Version);
         }
     }
 
@@ -162,10 +170,10 @@ internal sealed class BlockKeyMap
 
     /// <summary>
     /// After a session's commit: adds its inserts (its own table) and advances W to <paramref name="committedMaxId"/>
-    /// when the map is still at the generation that session caught up at. Never throws: the rows are committed, and
+    /// when the map is still at the version that session caught up at. Never throws: the rows are committed, and
     /// when they cannot be added here a later catch-up reads them.
     /// </summary>
-    public void Merge(KeyTable inserts, long committedMaxId, long generationSeen)
+    public void Merge(KeyTable inserts, long committedMaxId, MapVersion versionSeen)
     {
         lock (_gate)
         {
@@ -182,35 +190,35 @@ internal sealed class BlockKeyMap
                 }
             }
 
-            if (_generation == generationSeen)
+            if (_version == versionSeen)
             {
                 _coveredThrough = Math.Max(_coveredThrough, committedMaxId);
             }
         }
     }
 
-    /// <summary>Forgets the generation and any failure, so the next catch-up reads the whole table (after a repair).</summary>
+    /// <summary>Forgets the version and any failure, so the next catch-up reads the whole table (after a repair).</summary>
     public void Reset()
     {
         lock (_load)
         {
             lock (_gate)
             {
-                _generation = -1;
+                _version = MapVersion.Unloaded;
                 _coveredThrough = 0;
                 _failure = null;
             }
         }
     }
 
-    /// <summary>The incremental pass: null when the snapshot's generation is newer than the map's (then the whole table must be read).</summary>
-    private Pass? ReadAbove(ISqliteStatement catchUp, long after, long generation)
+    /// <summary>The incremental pass: null when the snapshot is at a newer version than the map (then the whole table must be read).</summary>
+    private Pass? ReadAbove(ISqliteStatement catchUp, long after, MapVersion version)
     {
         catchUp.BindInt64(1, after);
         try
         {
-            var (maxBlockId, snapshotGeneration) = ReadState(catchUp);
-            return snapshotGeneration > generation ? null : new Pass(false, maxBlockId, snapshotGeneration, ReadRows(catchUp));
+            var (maxBlockId, snapshot) = ReadState(catchUp);
+            return snapshot.IsNewerThan(version) ? null : new Pass(false, maxBlockId, snapshot, ReadRows(catchUp));
         }
         finally
         {
@@ -218,19 +226,26 @@ internal sealed class BlockKeyMap
         }
     }
 
-    private Pass ReadAll(ISqliteStatement catchUp)
+    private Pass ReadAll(KeyMapStatements statements)
     {
+        var catchUp = statements.CatchUp;
+
         // From the lowest possible ID, so rows at 0 or below (which the guards refuse, but older files may hold) are seen.
         catchUp.BindInt64(1, long.MinValue);
         try
         {
-            var (maxBlockId, snapshotGeneration) = ReadState(catchUp);
-            lock (_gate)
+            var (maxBlockId, snapshot) = ReadState(catchUp);
+            if (!KeyMapStatements.GuardsIntact(statements.GuardRows))
             {
-                TryReserveLocked(maxBlockId - _table.Count); // a first estimate of the rows; each chunk is checked as it comes
+                throw Fail(new Failure(false, "The KeyMap guards of this file were changed by SQL outside BlockDb while it was open; BlockDb can no longer rely on the key map. Reopen the database for writing to restore them."));
             }
 
-            return new Pass(true, maxBlockId, snapshotGeneration, ReadRows(catchUp));
+            lock (_gate)
+            {
+                TryReserveLocked(CountBlocks(statements.CountBlocks) - _table.Count); // sized once; each chunk is checked as it comes
+            }
+
+            return new Pass(true, maxBlockId, snapshot, ReadRows(catchUp));
         }
         finally
         {
@@ -239,12 +254,24 @@ internal sealed class BlockKeyMap
     }
 
     /// <summary>Steps to the first row and reads the state every row carries.</summary>
-    private static (long MaxBlockId, long Generation) ReadState(ISqliteStatement catchUp) =>
+    private static (long MaxBlockId, MapVersion Version) ReadState(ISqliteStatement catchUp) =>
         catchUp.Step()
-            ? (catchUp.ColumnInt64(0), catchUp.ColumnInt64(1))
+            ? (catchUp.ColumnInt64(0), new MapVersion(catchUp.ColumnInt64(1), catchUp.ColumnInt64(2)))
             : throw new BlockDbFormatException("The KeyMap file has no BlockDbState row (its guards were removed by SQL outside BlockDb); reopen it for writing to restore them.");
 
-    /// <summary>Adds the current row and the rest in chunks; returns the last block ID read (0 when none).</summary>
+    private static long CountBlocks(ISqliteStatement count)
+    {
+        try
+        {
+            return count.Step() ? count.ColumnInt64(0) : 0;
+        }
+        finally
+        {
+            count.Reset();
+        }
+    }
+
+    /// <summary>Adds the current row and the rest in chunks; returns the highest block ID read (0 when none).</summary>
     private long ReadRows(ISqliteStatement catchUp)
     {
         Span<byte> hash = stackalloc byte[MaxHashBytes];
@@ -255,21 +282,26 @@ internal sealed class BlockKeyMap
             long last = 0;
             do
             {
-                var length = catchUp.ColumnBlob(3, hash);
+                var length = catchUp.ColumnBlob(4, hash);
                 if (length == -1)
                 {
                     break; // the one row of a pass with no block above the watermark
                 }
 
-                var id = catchUp.ColumnInt64(2);
-                if (id is < 1 or > BlockDbSql.KeyMapMaxBlockId || length is < 1 or > MaxHashBytes)
+                var id = catchUp.ColumnInt64(3);
+                if (id is < 1 or > BlockDbSql.KeyMapMaxBlockId)
                 {
                     throw Fail(new Failure(false, string.Create(CultureInfo.InvariantCulture,
-                        $"Block row {id} cannot be held by the KeyMap layout (IDs 1 to {BlockDbSql.KeyMapMaxBlockId}, hashes of 1 to {MaxHashBytes} bytes; this one has {length}): BlockDb could not find that block and would store it again. It was written outside BlockDb; run RepairAsync (blockdb-backup repair) to renumber such rows, or CheckAsync to list them.")));
+                        $"Block row {id} has an ID the KeyMap layout cannot hold (1 to {BlockDbSql.KeyMapMaxBlockId}): BlockDb could not find that block and would store it again. It was written outside BlockDb; run RepairAsync (blockdb-backup repair) to renumber such rows, or CheckAsync to list them.")));
                 }
 
-                chunk[filled++] = KeyTable.SlotOf(KeyTable.KeyOf(hash[..length], catchUp.ColumnInt64(4)), id);
                 last = id;
+                if (length is < 1 or > MaxHashBytes)
+                {
+                    continue; // no lookup can ask for this hash; CheckAsync reports the row
+                }
+
+                chunk[filled++] = KeyTable.SlotOf(KeyTable.KeyOf(hash[..length], catchUp.ColumnInt64(5)), id);
                 if (filled == ChunkRows)
                 {
                     Flush(chunk, filled);
@@ -287,16 +319,27 @@ internal sealed class BlockKeyMap
         }
     }
 
+    /// <summary>Adds a chunk, reserving room only for the entries the map does not hold yet (a reload re-reads mostly known rows).</summary>
     private void Flush(ulong[] chunk, int count)
     {
         lock (_gate)
         {
-            if (!TryReserveLocked(count))
+            var slots = _table.Slots;
+            var added = 0;
+            for (var i = 0; i < count; i++)
             {
-                throw Fail(new Failure(true, LimitError(_table.Count + count).Message));
+                if (!KeyTable.Holds(slots, chunk[i]))
+                {
+                    chunk[added++] = chunk[i];
+                }
             }
 
-            for (var i = 0; i < count; i++)
+            if (!TryReserveLocked(added))
+            {
+                throw Fail(new Failure(true, LimitError(_table.Count + added).Message));
+            }
+
+            for (var i = 0; i < added; i++)
             {
                 _table.Add(chunk[i]);
             }
@@ -355,10 +398,25 @@ internal sealed class BlockKeyMap
             : new BlockDbFormatException(Message);
     }
 
-    private readonly record struct Pass(bool Full, long MaxBlockId, long Generation, long LastId);
+    private readonly record struct Pass(bool Full, long MaxBlockId, MapVersion Version, long LastId);
 }
 
-/// <summary>What a catch-up saw: the first free block ID in its snapshot (for a session holding the write lock) and the snapshot's generation.</summary>
+/// <summary>
+/// The file's version as a key map sees it: <c>BlockDbState.Generation</c> (moved by flagged writes) and
+/// <c>PRAGMA schema_version</c> (moved by any DDL). Both only grow, in commit order.
+/// </summary>
+/// <param name="Generation">The change counter.</param>
+/// <param name="SchemaVersion">The schema cookie.</param>
+internal readonly record struct MapVersion(long Generation, long SchemaVersion)
+{
+    /// <summary>Before the first load.</summary>
+    public static MapVersion Unloaded { get; } = new(-1, -1);
+
+    /// <summary>Whether a snapshot at this version saw changes a map at <paramref name="other"/> has not.</summary>
+    public bool IsNewerThan(MapVersion other) => Generation > other.Generation || SchemaVersion > other.SchemaVersion;
+}
+
+/// <summary>What a catch-up saw: the first free block ID in its snapshot (for a session holding the write lock) and the snapshot's version.</summary>
 /// <param name="NextId">max(<c>MaxBlockId</c>, the highest row ID) + 1.</param>
-/// <param name="Generation">The snapshot's <c>BlockDbState.Generation</c>.</param>
-internal readonly record struct CatchUpResult(long NextId, long Generation);
+/// <param name="Version">The snapshot's generation and schema version.</param>
+internal readonly record struct CatchUpResult(long NextId, MapVersion Version);

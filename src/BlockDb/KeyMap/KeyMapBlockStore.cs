@@ -24,13 +24,13 @@ internal sealed class KeyMapBlockStore : IBlockStore
     private readonly BlockKeyMap _map;
     private readonly WriteBatch _batch;
     private readonly ISqliteStatement _getById;
-    private readonly ISqliteStatement _catchUp;
+    private readonly KeyMapStatements _catchUp;
     private readonly ISqliteStatement _insert;
     private readonly ISqliteStatement _raiseMaxBlockId;
     private readonly KeyTable _inserts = new();
     private bool _caughtUp;
     private long _nextId;
-    private long _generation;
+    private MapVersion _version;
     private long _maxInserted;
 
     public KeyMapBlockStore(ISqliteConnection connection, BlockKeyMap map, WriteBatch batch)
@@ -38,7 +38,7 @@ internal sealed class KeyMapBlockStore : IBlockStore
         _map = map;
         _batch = batch;
         _getById = connection.Prepare(BlockDbSql.GetBlockById);
-        _catchUp = connection.Prepare(BlockDbSql.KeyMapCatchUp);
+        _catchUp = new KeyMapStatements(connection);
         _insert = connection.Prepare(BlockDbSql.InsertBlockWithId);
         _raiseMaxBlockId = connection.Prepare(BlockDbSql.RaiseMaxBlockId);
         batch.Attach(this);
@@ -111,7 +111,7 @@ internal sealed class KeyMapBlockStore : IBlockStore
     {
         if (_inserts.Count > 0)
         {
-            _map.Merge(_inserts, _maxInserted, _generation);
+            _map.Merge(_inserts, _maxInserted, _version);
         }
 
         EndTransaction();
@@ -153,7 +153,7 @@ internal sealed class KeyMapBlockStore : IBlockStore
         if (inWrite)
         {
             // The first catch-up of this transaction, before any insert of it: the map now holds every committed row.
-            (_caughtUp, _nextId, _generation) = (true, result.NextId, result.Generation);
+            (_caughtUp, _nextId, _version) = (true, result.NextId, result.Version);
         }
 
         return _map.FindVerified(hash, size, key, _getById);

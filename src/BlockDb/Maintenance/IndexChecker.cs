@@ -70,10 +70,16 @@ internal static class IndexChecker
         var lengths = ListIds(connection, BlockDbSql.CheckLengthMismatches, distinct: false);
         cancellationToken.ThrowIfCancellationRequested();
         var order = ListIds(connection, BlockDbSql.CheckEntryOrder, distinct: false);
-        var outOfRange = ListIds(connection, BlockDbSql.CheckIdsOutOfRange, distinct: false, MaxIdOf(layout));
+        var outOfRange = ListIds(connection, BlockDbSql.CheckIdsOutOfRange, distinct: false, s => s.BindInt64(1, MaxIdOf(layout)));
+        var unusable = ListIds(connection, BlockDbSql.CheckUnusableHashes, distinct: false, s =>
+        {
+            var text = layout == BlockLayout.TextHash;
+            s.BindText(1, text ? "text" : "blob");
+            s.BindInt64(2, text ? BlockHash.MaxLength : BlockKeyMap.MaxHashBytes);
+        });
         cancellationToken.ThrowIfCancellationRequested();
         var (mapMissing, guards) = layout == BlockLayout.KeyMap && map is not null
-            ? (CheckMap(connection, map, cancellationToken), GuardsPresent(connection))
+            ? (CheckMap(connection, map, cancellationToken), Schema.GuardsIntact(connection))
             : (([], 0), true);
         return new BlockDbCheckResult
         {
@@ -90,6 +96,8 @@ internal static class IndexChecker
             EntryOrderBlocksetIds = order.Ids,
             IdsOutOfRange = outOfRange.Count,
             OutOfRangeBlockIds = outOfRange.Ids,
+            UnusableHashes = unusable.Count,
+            UnusableHashBlockIds = unusable.Ids,
             MapMissing = mapMissing.Count,
             MapMissingBlockIds = mapMissing.Ids,
             GuardsPresent = guards,
@@ -100,16 +108,17 @@ internal static class IndexChecker
     /// <summary>Catches the map up in this snapshot, then looks every block up in it (exact entry, no verification read needed).</summary>
     private static (IReadOnlyList<long> Ids, long Count) CheckMap(ISqliteConnection connection, BlockKeyMap map, CancellationToken cancellationToken)
     {
-        using (var catchUp = connection.Prepare(BlockDbSql.KeyMapCatchUp))
+        try
         {
-            try
+            // A snapshot older than the map's (a flagged write committed since the check began) says nothing about it.
+            if (map.CatchUp(new KeyMapStatements(connection)).Version != map.Version)
             {
-                map.CatchUp(catchUp);
+                return ([], 0);
             }
-            catch (BlockDbException)
-            {
-                // The map cannot load (a row it cannot hold, or its memory limit): the blocks it lacks are counted below.
-            }
+        }
+        catch (BlockDbException)
+        {
+            // The map cannot load (an ID it cannot hold, its memory limit, changed guards): the blocks it lacks are counted below.
         }
 
         Span<byte> hash = stackalloc byte[BlockKeyMap.MaxHashBytes];
@@ -127,10 +136,9 @@ internal static class IndexChecker
 
                 var id = all.ColumnInt64(0);
                 var length = all.ColumnBlob(1, hash);
-                var held = length is >= 1 and <= BlockKeyMap.MaxHashBytes
-                    && id is >= 1 and <= BlockDbSql.KeyMapMaxBlockId
-                    && map.Holds(KeyTable.KeyOf(hash[..length], all.ColumnInt64(2)), id);
-                if (!held)
+                // Rows with a hash no lookup can ask for are the unusable-hash finding, not the map's.
+                var lookable = length is >= 1 and <= BlockKeyMap.MaxHashBytes;
+                if (lookable && !(id is >= 1 and <= BlockDbSql.KeyMapMaxBlockId && map.Holds(KeyTable.KeyOf(hash[..length], all.ColumnInt64(2)), id)))
                 {
                     missing++;
                     Keep(first, id);
@@ -145,10 +153,6 @@ internal static class IndexChecker
         first.Sort();
         return (first, missing);
     }
-
-    private static bool GuardsPresent(ISqliteConnection connection) =>
-        connection.QueryText(BlockDbSql.KeyMapGuardCount) == (BlockDbSql.KeyMapGuardTriggers.Count + 1).ToString(CultureInfo.InvariantCulture)
-        && connection.QueryText("""SELECT COUNT(*) FROM "BlockDbState" WHERE "Key" = 1""") == "1";
 
     private static (long Merged, long Deleted, long Repointed) MergeDuplicates(ISqliteConnection connection)
     {
@@ -181,7 +185,7 @@ internal static class IndexChecker
     /// <summary>Gives out-of-range blocks new IDs above every ID in range (and above the KeyMap high-water mark), moving their entries along.</summary>
     private static long RenumberOutOfRange(ISqliteConnection connection, BlockLayout layout)
     {
-        var (ids, count) = ListIds(connection, BlockDbSql.CheckIdsOutOfRange, distinct: false, MaxIdOf(layout), keep: int.MaxValue);
+        var (ids, count) = ListIds(connection, BlockDbSql.CheckIdsOutOfRange, distinct: false, s => s.BindInt64(1, MaxIdOf(layout)), keep: int.MaxValue);
         if (count == 0)
         {
             return 0;
@@ -228,13 +232,10 @@ internal static class IndexChecker
     }
 
     /// <summary>Runs a query of IDs (in ascending order) and returns the first <paramref name="keep"/> (each once when <paramref name="distinct"/>) and how many rows there were.</summary>
-    private static (IReadOnlyList<long> Ids, long Count) ListIds(ISqliteConnection connection, SqlStatement query, bool distinct, long? max = null, int keep = BlockDbCheckResult.MaxListed)
+    private static (IReadOnlyList<long> Ids, long Count) ListIds(ISqliteConnection connection, SqlStatement query, bool distinct, Action<ISqliteStatement>? bind = null, int keep = BlockDbCheckResult.MaxListed)
     {
         using var statement = connection.Prepare(query);
-        if (max is { } m)
-        {
-            statement.BindInt64(1, m);
-        }
+        bind?.Invoke(statement);
 
         var first = new List<long>();
         long count = 0;

@@ -189,6 +189,14 @@ internal sealed class WriteBatch
     {
         if (IsOpen)
         {
+            if (!_connection.InTransaction)
+            {
+                // Ended under us by a failure this batch did not see: never write outside the write lock.
+                var lost = Pending;
+                End(committed: false);
+                throw new BlockDbBatchRolledBackException($"The open batch's transaction was rolled back by SQLite after an earlier failure; its {lost} uncommitted writes were discarded (committed data is intact). Nothing was written by this call.", lost, new BlockDbException("The transaction is no longer active.", SqliteResultCode.Error, SqliteResultCode.Error));
+            }
+
             return;
         }
 
@@ -217,9 +225,10 @@ internal sealed class WriteBatch
     /// <summary>
     /// Some SQLite errors (SQLITE_FULL, SQLITE_IOERR, SQLITE_BUSY, SQLITE_NOMEM) roll back the whole transaction
     /// (<see href="https://www.sqlite.org/lang_transaction.html"/>). When that happened the batch's writes are gone:
-    /// close it and say so. Runs as an exception filter, so it only reads state and runs no statement.
+    /// close it and say so. Runs as an exception filter, so it only reads state and runs no statement. The session
+    /// also runs it after any failed call (a read that spills the page cache can hit SQLITE_FULL too).
     /// </summary>
-    private BlockDbBatchRolledBackException? Lost(Exception e)
+    public BlockDbBatchRolledBackException? Lost(Exception e)
     {
         if (!IsOpen || _connection.InTransaction)
         {
