@@ -10,7 +10,7 @@ namespace BlockDb;
 /// allocation (as Microsoft.Data.Sqlite's own <c>*Async</c> methods). Every call checks its
 /// <see cref="CancellationToken"/> first; <c>AddBlocksetAsync</c> also checks it between blocks and then
 /// writes nothing. A failed write leaves the earlier writes of the batch intact and writes nothing of its own.
-/// Hashes are standard base64 with <c>=</c> padding (1 to 64 hash bytes); sizes are bytes, 1 or more.
+/// Hashes are standard base64 with <c>=</c> padding (1 to 66 hash bytes); sizes are bytes, 1 or more.
 /// Invalid input throws <see cref="ArgumentException"/> (or its <see cref="ArgumentNullException"/> and
 /// <see cref="ArgumentOutOfRangeException"/> subtypes) before anything is written.
 /// </remarks>

@@ -1,9 +1,9 @@
 namespace BlockDb;
 
-/// <summary>Checks block and blockset hashes: standard base64 (<c>A–Z a–z 0–9 + /</c>) with <c>=</c> padding, 1 to 64 hash bytes (SHA-256 is 44 characters).</summary>
+/// <summary>Checks block and blockset hashes: standard base64 (<c>A–Z a–z 0–9 + /</c>) with <c>=</c> padding, 1 to 66 hash bytes (SHA-256 is 44 characters, SHA-512 88).</summary>
 public static class BlockHash
 {
-    /// <summary>The longest accepted hash text: 88 characters (64 bytes, SHA-512).</summary>
+    /// <summary>The longest accepted hash text: 88 characters (66 bytes without padding; SHA-512 is 64 bytes with padding).</summary>
     public const int MaxLength = 88;
 
     /// <summary>Whether <paramref name="hash"/> is a valid hash text. Allocates nothing.</summary>
@@ -52,7 +52,7 @@ public static class BlockHash
     /// <param name="hash">The text to check.</param>
     /// <param name="paramName">The caller's parameter name.</param>
     /// <exception cref="ArgumentNullException"><paramref name="hash"/> is null.</exception>
-    /// <exception cref="ArgumentException"><paramref name="hash"/> is empty or not padded standard base64 of 1 to 64 bytes.</exception>
+    /// <exception cref="ArgumentException"><paramref name="hash"/> is empty or not padded standard base64 of 1 to 66 bytes.</exception>
     public static void Validate(string? hash, string paramName)
     {
         if (IsValid(hash))
@@ -64,7 +64,7 @@ public static class BlockHash
         throw new ArgumentException(
             hash.Length == 0
                 ? "The hash is empty; give the block hash as standard base64 with '=' padding (44 characters for SHA-256)."
-                : $"The hash '{Shorten(hash)}' ({hash.Length} characters) is not canonical standard base64 with '=' padding of 1 to 64 bytes (A-Z, a-z, 0-9, '+', '/', length a multiple of 4, at most {MaxLength}, unused low bits of the last character zero; SHA-256 is 44 characters).",
+                : $"The hash '{Shorten(hash)}' ({hash.Length} characters) is not canonical standard base64 with '=' padding of 1 to 66 bytes (A-Z, a-z, 0-9, '+', '/', length a multiple of 4, at most {MaxLength}, unused low bits of the last character zero; SHA-256 is 44 characters).",
             paramName);
     }
 
