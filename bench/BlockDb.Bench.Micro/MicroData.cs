@@ -38,7 +38,7 @@ internal static class MicroData
                 Batching = new BatchingOptions { CommitEvery = 0 },
             };
             using (var db = BlockDatabase.Open(options))
-            using (var session = db.OpenSession())
+            using (var session = db.OpenSessionAsync().GetAwaiter().GetResult())
             {
                 for (var i = 0; i < rows; i++)
                 {

@@ -17,7 +17,7 @@ public abstract class RepositoryBenchmarks
     private const int FreshPool = 65_536;
 
     private readonly IBlockRepository?[] _sessions = new IBlockRepository?[3];
-    private readonly BlockDatabase?[] _databases = new BlockDatabase?[3];
+    private readonly IBlockDatabase?[] _databases = new IBlockDatabase?[3];
     private string[] _existing = [];
     private string[] _fresh = [];
     private string _folder = string.Empty;
@@ -49,7 +49,7 @@ public abstract class RepositoryBenchmarks
                 Batching = new BatchingOptions { CommitEvery = 0, OnDispose = DisposeBehavior.Rollback },
                 SelectXorInsert = strategies[i],
             });
-            _sessions[i] = _databases[i]!.OpenSession();
+            _sessions[i] = _databases[i]!.OpenSessionAsync().GetAwaiter().GetResult();
         }
 
         var step = Math.Max(1, Rows / ExistingPool);

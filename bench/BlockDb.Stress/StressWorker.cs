@@ -39,7 +39,7 @@ internal sealed class StressWorker(string path, string provider, JournalMode jou
     private bool Running => Stopwatch.GetTimestamp() < _deadline;
 
     /// <summary>Opens the file; in DELETE journal mode even opening waits for a committing writer, so BUSY is retried.</summary>
-    private Task<BlockDatabase> OpenAsync(Action<BlockDbOptions>? configure = null)
+    private Task<IBlockDatabase> OpenAsync(Action<BlockDbOptions>? configure = null)
     {
         var options = new BlockDbOptions { Provider = provider, DataSource = path, Pragmas = { JournalMode = journal } };
         configure?.Invoke(options);
@@ -63,7 +63,7 @@ internal sealed class StressWorker(string path, string provider, JournalMode jou
         }
     }
 
-    private async Task SessionLoopAsync(BlockDatabase db, int taskSeed)
+    private async Task SessionLoopAsync(IBlockDatabase db, int taskSeed)
     {
         var random = new Random(taskSeed);
         await using var session = await RetryBusyAsync(() => db.OpenSessionAsync().AsTask());
@@ -151,7 +151,7 @@ internal sealed class StressWorker(string path, string provider, JournalMode jou
         sets.Clear();
     }
 
-    private async Task SharedLoopAsync(BlockDatabase db, int taskSeed)
+    private async Task SharedLoopAsync(IBlockDatabase db, int taskSeed)
     {
         await using var shared = await RetryBusyAsync(() => Task.FromResult(db.OpenSharedRepository()));
         await Task.WhenAll(Enumerable.Range(0, 3).Select(t => Task.Run(async () =>

@@ -1,8 +1,11 @@
 namespace BlockDb;
 
 /// <summary>
-/// The options are invalid: an unknown provider name, a pragma value out of range, a missing file path.
-/// The message names the setting, the value given and the values allowed. Raised before any file is touched.
+/// A setting is invalid or cannot be honoured: an unknown provider name, a pragma value out of range, a missing file
+/// path, a combination the layout does not support (raised when the options are bound or the database is built,
+/// before any file is touched); or, for the <see cref="BlockLayout.KeyMap"/> layout, a key map that would pass
+/// <see cref="IndexOptions.KeyMapMemoryLimitMegabytes"/> (raised by the call that needs the memory; nothing of that
+/// call is written). The message names the setting, the value given and the values allowed.
 /// </summary>
 public sealed class BlockDbConfigurationException : BlockDbException
 {

@@ -3,24 +3,28 @@ using System.Data.Common;
 namespace BlockDb;
 
 /// <summary>
-/// The one exception type BlockDb raises for database failures, whatever the provider. When SQLite raised
-/// the failure, <see cref="SqliteErrorCode"/> and <see cref="SqliteExtendedErrorCode"/> keep its result codes
-/// (<see href="https://www.sqlite.org/rescode.html"/>); when BlockDb raised it, both are 0.
+/// The one exception type BlockDb raises for database failures, whatever the provider. When SQLite raised the failure,
+/// <see cref="SqliteErrorCode"/> and <see cref="SqliteExtendedErrorCode"/> keep its result codes
+/// (<see href="https://www.sqlite.org/rescode.html"/>); when a database server raised it, <see cref="SqlState"/> keeps
+/// its SQLSTATE (<see href="https://www.postgresql.org/docs/current/errcodes-appendix.html"/>) and the SQLite codes are
+/// <see langword="null"/>. Where BlockDb refuses an operation before SQLite sees it, it sets the code SQLite would have
+/// given (a write on a read-only database: <c>SQLITE_READONLY</c>; an insert of a block the KeyMap layout already holds:
+/// <c>SQLITE_CONSTRAINT_UNIQUE</c>). A failure with no engine counterpart has neither.
 /// </summary>
 public class BlockDbException : DbException
 {
-    /// <summary>Creates an exception that did not come from SQLite.</summary>
+    /// <summary>Creates an exception that did not come from the database engine.</summary>
     /// <param name="message">What went wrong and what is allowed.</param>
     public BlockDbException(string message)
-        : this(message, 0, 0, null)
+        : base(message)
     {
     }
 
-    /// <summary>Creates an exception that did not come from SQLite, wrapping a cause.</summary>
+    /// <summary>Creates an exception that did not come from the database engine, wrapping a cause.</summary>
     /// <param name="message">What went wrong and what is allowed.</param>
     /// <param name="innerException">The cause.</param>
     public BlockDbException(string message, Exception? innerException)
-        : this(message, 0, 0, innerException)
+        : base(message, innerException)
     {
     }
 
@@ -36,15 +40,33 @@ public class BlockDbException : DbException
         SqliteExtendedErrorCode = sqliteExtendedErrorCode;
     }
 
-    /// <summary>SQLite's primary result code (<see cref="SqliteResultCode"/>), or 0 when BlockDb raised the error.</summary>
-    public int SqliteErrorCode { get; }
+    /// <summary>Creates an exception carrying a database server's SQLSTATE.</summary>
+    /// <param name="message">What went wrong.</param>
+    /// <param name="sqlState">The five-character SQLSTATE, for example <c>23505</c> (unique violation) or <c>40001</c> (serialization failure).</param>
+    /// <param name="innerException">The provider's own exception, if any.</param>
+    public BlockDbException(string message, string sqlState, Exception? innerException = null)
+        : base(message, innerException)
+    {
+        SqlState = sqlState;
+    }
 
-    /// <summary>SQLite's extended result code, or 0 when BlockDb raised the error.</summary>
-    public int SqliteExtendedErrorCode { get; }
+    /// <summary>SQLite's primary result code (<see cref="SqliteResultCode"/>); <see langword="null"/> when the failure did not come from SQLite (another engine, or no engine counterpart).</summary>
+    public int? SqliteErrorCode { get; }
 
-    /// <inheritdoc />
-    public override int ErrorCode => SqliteErrorCode;
+    /// <summary>SQLite's extended result code; <see langword="null"/> when the failure did not come from SQLite.</summary>
+    public int? SqliteExtendedErrorCode { get; }
 
-    /// <summary><see langword="true"/> for <c>SQLITE_BUSY</c> and <c>SQLITE_LOCKED</c>: another connection holds the lock.</summary>
-    public override bool IsTransient => SqliteErrorCode is SqliteResultCode.Busy or SqliteResultCode.Locked;
+    /// <summary>The server's SQLSTATE (PostgreSQL); <see langword="null"/> for SQLite failures and failures with no engine counterpart.</summary>
+    public override string? SqlState { get; }
+
+    /// <summary>The SQLite primary result code, or 0 when there is none.</summary>
+    public override int ErrorCode => SqliteErrorCode ?? 0;
+
+    /// <summary>
+    /// <see langword="true"/> when retrying may succeed because another connection held a lock or won a conflict:
+    /// SQLite's <c>SQLITE_BUSY</c> and <c>SQLITE_LOCKED</c>; SQLSTATE <c>40001</c> (serialization failure),
+    /// <c>40P01</c> (deadlock) and <c>55P03</c> (lock not available).
+    /// </summary>
+    public override bool IsTransient =>
+        SqliteErrorCode is SqliteResultCode.Busy or SqliteResultCode.Locked || SqlState is "40001" or "40P01" or "55P03";
 }

@@ -1,8 +1,13 @@
 namespace BlockDb;
 
 /// <summary>
-/// The file is a SQLite database but not one this build of BlockDb can use: another application's database,
-/// or a BlockDb schema version newer than <see cref="Drivers.BlockDbSql.SchemaVersion"/>. The file is left untouched.
+/// The file is not one this build of BlockDb can use as it is, or its content breaks what its layout needs. Raised
+/// when opening: another application's SQLite database; a BlockDb schema version newer than this build reads; a
+/// block layout this build does not know, or another layout than <see cref="IndexOptions.Layout"/> asks for; with
+/// <see cref="BlockDbOptions.ReadOnly"/>, an empty file or one that needs a schema upgrade. Raised by the calls of a
+/// <see cref="BlockLayout.KeyMap"/> database whose file holds a block ID the layout cannot hold, or whose guards were
+/// changed by SQL outside BlockDb (until <see cref="IBlockDatabase.RepairAsync"/> or a reopen for writing). The file is
+/// left untouched.
 /// </summary>
 public sealed class BlockDbFormatException : BlockDbException
 {

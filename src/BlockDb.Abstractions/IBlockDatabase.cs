@@ -1,30 +1,43 @@
 namespace BlockDb;
 
 /// <summary>
-/// An open block index: one SQLite file with its schema checked or created, through one provider.
-/// Thread-safe: open one <see cref="IBlockRepository"/> session per concurrent task.
-/// Disposing it after its sessions releases the file.
+/// An open block index, through one provider: a SQLite file with its schema checked or created, or a database on a
+/// server. Thread-safe: open one <see cref="IBlockRepository"/> session per concurrent task, or one
+/// <see cref="ISharedBlockRepository"/> for many. Disposing it waits for or fails every call in flight and releases
+/// the file or the connections. Build one with <c>BlockDatabaseBuilder</c>, <c>BlockDatabase.Open</c> or
+/// <c>services.AddBlockDb(...)</c>.
 /// </summary>
 public interface IBlockDatabase : IAsyncDisposable, IDisposable
 {
     /// <summary>The provider's name, for example <c>PInvoke</c>.</summary>
     string ProviderName { get; }
 
-    /// <summary>The native SQLite version this provider loaded (<c>sqlite_version()</c>), for example <c>3.50.4</c>.</summary>
-    string SqliteVersion { get; }
+    /// <summary>The database engine: <c>SQLite</c> or <c>PostgreSQL</c>.</summary>
+    string Engine { get; }
 
-    /// <summary>The full path of the database file.</summary>
+    /// <summary>The engine's version: for SQLite the native library's (<c>sqlite_version()</c>, for example <c>3.50.4</c>), for a server the server's (<c>server_version</c>).</summary>
+    string EngineVersion { get; }
+
+    /// <summary>The native SQLite version this provider loaded (<c>sqlite_version()</c>), or <see langword="null"/> when the engine is not SQLite.</summary>
+    string? SqliteVersion { get; }
+
+    /// <summary>Where the index lives: the full path of the database file, or for a server its host, port and database (never a password).</summary>
     string DataSource { get; }
 
-    /// <summary>The pragma values read back from the first connection after applying the options.</summary>
+    /// <summary>The pragma values read back from the first connection after applying the options (SQLite); every value <see langword="null"/> for an engine without pragmas.</summary>
     PragmaSettings AppliedPragmas { get; }
 
-    /// <summary>The options this database was opened with (validated when it opened).</summary>
+    /// <summary>
+    /// A copy of the options this database was built with, validated and frozen then (<see cref="BlockDbOptions.Provider"/>
+    /// holds the provider chosen). Each read returns a new copy; changing it changes nothing.
+    /// </summary>
     BlockDbOptions Options { get; }
 
     /// <summary>
-    /// The file's block layout, as recorded in it (schema version 1: <see cref="BlockLayout.TextHash"/>; version 2:
-    /// the <c>BlockDbSettings</c> row). A new file gets <see cref="IndexOptions.Layout"/>, or <see cref="IndexOptions.DefaultLayout"/> when unset.
+    /// The file's block layout, as recorded in it (schema version 1: <see cref="BlockLayout.TextHash"/>; version 2 and
+    /// later: the <c>BlockDbSettings</c> row). A new file gets <see cref="IndexOptions.Layout"/>, or
+    /// <see cref="IndexOptions.DefaultLayout"/> when unset. A server's index reports the layout its design matches
+    /// (<see cref="BlockLayout.BlobHash"/>: binary hashes under a unique index).
     /// </summary>
     BlockLayout Layout { get; }
 

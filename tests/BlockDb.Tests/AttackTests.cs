@@ -15,7 +15,7 @@ public sealed class AttackTests : IDisposable
 
     public void Dispose() => _folder.Dispose();
 
-    private BlockDatabase Open(string name, Action<BlockDbOptions>? configure = null, string provider = "PInvoke")
+    private IBlockDatabase Open(string name, Action<BlockDbOptions>? configure = null, string provider = "PInvoke")
     {
         var options = new BlockDbOptions { Provider = provider, DataSource = _folder.File(name), Index = { Layout = BlockLayout.KeyMap } };
         configure?.Invoke(options);
@@ -422,7 +422,7 @@ public sealed class AttackTests : IDisposable
         await using (var db = Open("double-dispose.db", options))
         {
             var shared = db.OpenSharedRepository();
-            var writes = Enumerable.Range(0, 400).Select(i => shared.InsertBlockAsync(TestData.Hash(i), 10)).ToArray();
+            var writes = Enumerable.Range(0, 400).Select(i => shared.InsertBlockAsync(TestData.Hash(i), 10).AsTask()).ToArray();
             var first = shared.DisposeAsync().AsTask();
             await shared.DisposeAsync().AsTask().WaitAsync(Hang); // returns at once: _disposed was already set
             pendingAfterSecond = writes.Count(w => !w.IsCompleted);
@@ -438,7 +438,7 @@ public sealed class AttackTests : IDisposable
         {
             var db = Open($"race-{trial}.db", options);
             var shared = db.OpenSharedRepository();
-            var writes = Enumerable.Range(0, 400).Select(i => shared.InsertBlockAsync(TestData.Hash(i), 10)).ToArray();
+            var writes = Enumerable.Range(0, 400).Select(i => shared.InsertBlockAsync(TestData.Hash(i), 10).AsTask()).ToArray();
             var disposeShared = shared.DisposeAsync().AsTask();
             await db.DisposeAsync().AsTask().WaitAsync(Hang);
             pendingAfterDatabase += writes.Count(w => !w.IsCompleted);
@@ -547,9 +547,9 @@ public sealed class AttackTests : IDisposable
         }
 
         await using var shared = readOnly.OpenSharedRepository();
-        await Assert.ThrowsAsync<BlockDbReadOnlyException>(() => shared.SelectXorInsertAsync(TestData.Hash(99), 10));
-        await Assert.ThrowsAsync<BlockDbReadOnlyException>(() => shared.AddBlocksetAsync([TestData.Block(0, 10)]));
-        var existing = await Record.ExceptionAsync(() => shared.SelectXorInsertAsync(TestData.Hash(0), 10));
+        await Assert.ThrowsAsync<BlockDbReadOnlyException>(() => shared.SelectXorInsertAsync(TestData.Hash(99), 10).AsTask());
+        await Assert.ThrowsAsync<BlockDbReadOnlyException>(() => shared.AddBlocksetAsync([TestData.Block(0, 10)]).AsTask());
+        var existing = await Record.ExceptionAsync(() => shared.SelectXorInsertAsync(TestData.Hash(0), 10).AsTask());
         Assert.True(existing is BlockDbReadOnlyException, $"The read-only shared repository answered SelectXorInsertAsync for an existing block ({existing?.GetType().Name ?? "no exception"}), where a read-only session refuses the same call.");
     }
 

@@ -142,7 +142,7 @@ public sealed class CheckRepairTests : IDisposable
     }
 
     /// <summary>20 blocks (IDs 1 to 20: Hash(i), size 1000 + i % 3) and 5 blocksets (blocks 4s to 4s + 4; the last has 4), committed.</summary>
-    private async Task<BlockDatabase> Filled(string provider, string name, BlockLayout layout, Action<BlockDbOptions>? configure = null)
+    private async Task<IBlockDatabase> Filled(string provider, string name, BlockLayout layout, Action<BlockDbOptions>? configure = null)
     {
         var options = new BlockDbOptions { Provider = provider, DataSource = _folder.File(name), Index = { Layout = layout } };
         configure?.Invoke(options);

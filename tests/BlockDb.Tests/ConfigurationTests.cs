@@ -53,9 +53,9 @@ public sealed class ConfigurationTests : IDisposable
             var fromArgs = Build("--BlockDb:Provider=PInvoke", "--BlockDb:Pragmas:Synchronous=Full");
             Assert.Equal("PInvoke", BlockDbConfiguration.Bind(fromArgs).Provider);
 
-            await using var services = new ServiceCollection().AddBlockDb(fromArgs).BuildServiceProvider();
+            await using var services = new ServiceCollection().AddBlockDb(fromArgs).Services.BuildServiceProvider();
             var db = services.GetRequiredService<IBlockDatabase>();
-            Assert.Same(services.GetRequiredService<BlockDatabase>(), db);
+            Assert.Same(services.GetRequiredService<IBlockDatabase>(), db);
             Assert.Equal("PInvoke", db.ProviderName);
             Assert.Equal(SynchronousMode.Full, db.AppliedPragmas.Synchronous);
             await using var session = await db.OpenSessionAsync();

@@ -28,9 +28,17 @@ public abstract class ConformanceTestBase : IDisposable
         return data;
     }
 
-    /// <summary>The matrix × every select-xor-insert strategy.</summary>
+    /// <summary>The matrix × every select-xor-insert strategy its layout runs (from the layout catalogue).</summary>
     public static IEnumerable<object[]> MatrixWithStrategies() =>
-        Cross(Enum.GetValues<SelectXorInsertStrategy>().Select(s => new object[] { s }));
+        from pair in Matrix()
+        from strategy in LayoutCatalog.Of((BlockLayout)pair[1]).Strategies
+        select new object[] { pair[0], pair[1], strategy };
+
+    /// <summary>The matrix × every select-xor-insert strategy its layout refuses (from the layout catalogue).</summary>
+    public static IEnumerable<object[]> MatrixWithRefusedStrategies() =>
+        from pair in Matrix()
+        from strategy in Enum.GetValues<SelectXorInsertStrategy>().Except(LayoutCatalog.Of((BlockLayout)pair[1]).Strategies)
+        select new object[] { pair[0], pair[1], strategy };
 
     /// <summary>The matrix × hash texts that are not canonical padded base64.</summary>
     public static IEnumerable<object[]> MatrixWithBadHashes() => Cross(
@@ -76,7 +84,7 @@ public abstract class ConformanceTestBase : IDisposable
         return options;
     }
 
-    protected BlockDatabase Open(Action<BlockDbOptions>? configure = null) => BlockDatabase.Open(Options(configure));
+    protected IBlockDatabase Open(Action<BlockDbOptions>? configure = null) => BlockDatabase.Open(Options(configure));
 
     private static IEnumerable<object[]> Cross(IEnumerable<object[]> extras)
     {

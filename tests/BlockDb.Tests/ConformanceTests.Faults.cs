@@ -116,7 +116,7 @@ public sealed class FaultConformanceTests : ConformanceTestBase
                 await using var session = await db.OpenSessionAsync();
                 await session.InsertBlockAsync(TestData.Hash(2), 1);
             });
-            Assert.Contains(e.SqliteErrorCode, new[] { SqliteResultCode.ReadOnly, SqliteResultCode.CantOpen });
+            Assert.Contains(e.SqliteErrorCode, new int?[] { SqliteResultCode.ReadOnly, SqliteResultCode.CantOpen });
         }
 
         Assert.Equal(before, await File.ReadAllBytesAsync(DbPath));
@@ -155,7 +155,7 @@ public sealed class FaultConformanceTests : ConformanceTestBase
             using var raw = BlockDbProviders.Get(Provider).Open(new SqliteOpenOptions(DbPath, SqliteOpenMode.ReadOnly));
             throw new BlockDbException("integrity_check: " + raw.QueryText("PRAGMA integrity_check"), SqliteResultCode.Corrupt, SqliteResultCode.Corrupt);
         });
-        Assert.Contains(e.SqliteErrorCode, new[] { SqliteResultCode.Corrupt, SqliteResultCode.NotADatabase, SqliteResultCode.IOError });
+        Assert.Contains(e.SqliteErrorCode, new int?[] { SqliteResultCode.Corrupt, SqliteResultCode.NotADatabase, SqliteResultCode.IOError });
     }
 
     [Theory]

@@ -76,7 +76,7 @@ public sealed class SharedRepositoryConformanceTests : ConformanceTestBase
         await using var db = Open(o => o.Pragmas.BusyTimeout = 500);
         await using var shared = db.OpenSharedRepository();
         await shared.InsertBlockAsync(TestData.Hash(0), 1);
-        var calls = Enumerable.Range(0, 50).Select(i => shared.InsertBlockAsync(TestData.Hash(i % 25 == 0 ? 0 : i), 1)).ToArray();
+        var calls = Enumerable.Range(0, 50).Select(i => shared.InsertBlockAsync(TestData.Hash(i % 25 == 0 ? 0 : i), 1).AsTask()).ToArray();
         var outcomes = await Task.WhenAll(calls.Select(async c =>
         {
             try
@@ -95,7 +95,7 @@ public sealed class SharedRepositoryConformanceTests : ConformanceTestBase
         Assert.Equal(49, (await shared.GetCountsAsync()).Blocks);
 
         // A round in which every write failed still ends its transaction: the write lock is free for others.
-        await Assert.ThrowsAsync<BlockDbException>(() => shared.InsertBlockAsync(TestData.Hash(0), 1));
+        await Assert.ThrowsAsync<BlockDbException>(() => shared.InsertBlockAsync(TestData.Hash(0), 1).AsTask());
         await using var other = await db.OpenSessionAsync();
         await other.InsertBlockAsync(TestData.Hash(-7), 1);
         await other.CommitAsync();
@@ -110,12 +110,12 @@ public sealed class SharedRepositoryConformanceTests : ConformanceTestBase
         await using (var db = Open())
         {
             var shared = db.OpenSharedRepository();
-            pending = Enumerable.Range(0, 500).Select(i => shared.InsertBlockAsync(TestData.Hash(i), 1)).ToArray();
+            pending = Enumerable.Range(0, 500).Select(i => shared.InsertBlockAsync(TestData.Hash(i), 1).AsTask()).ToArray();
             await shared.DisposeAsync();
 
             // Every write queued before dispose was committed and acknowledged; none failed.
             await Task.WhenAll(pending).WaitAsync(TimeSpan.FromSeconds(30));
-            await Assert.ThrowsAsync<ObjectDisposedException>(() => shared.InsertBlockAsync(TestData.Hash(-1), 1));
+            await Assert.ThrowsAsync<ObjectDisposedException>(() => shared.InsertBlockAsync(TestData.Hash(-1), 1).AsTask());
             await Assert.ThrowsAsync<ObjectDisposedException>(async () => await shared.FindBlockAsync(TestData.Hash(1), 1));
         }
 
@@ -134,8 +134,8 @@ public sealed class SharedRepositoryConformanceTests : ConformanceTestBase
         await using var shared = db.OpenSharedRepository();
         using var cts = new CancellationTokenSource();
         await cts.CancelAsync();
-        await Assert.ThrowsAnyAsync<OperationCanceledException>(() => shared.SelectXorInsertAsync(TestData.Hash(1), 1, cts.Token));
-        await Assert.ThrowsAnyAsync<OperationCanceledException>(() => shared.InsertBlockAsync(TestData.Hash(2), 1, cts.Token));
+        await Assert.ThrowsAnyAsync<OperationCanceledException>(() => shared.SelectXorInsertAsync(TestData.Hash(1), 1, cts.Token).AsTask());
+        await Assert.ThrowsAnyAsync<OperationCanceledException>(() => shared.InsertBlockAsync(TestData.Hash(2), 1, cts.Token).AsTask());
         Assert.Equal(0, (await shared.GetCountsAsync()).Blocks);
     }
 
@@ -146,10 +146,10 @@ public sealed class SharedRepositoryConformanceTests : ConformanceTestBase
         Use(provider, layout);
         await using var db = Open();
         await using var shared = db.OpenSharedRepository();
-        await Assert.ThrowsAnyAsync<ArgumentException>(() => shared.SelectXorInsertAsync("bad hash", 1));
-        await Assert.ThrowsAnyAsync<ArgumentException>(() => shared.InsertBlockAsync(TestData.Hash(1), -1));
-        await Assert.ThrowsAsync<ArgumentException>(() => shared.AddBlocksetAsync(Array.Empty<long>()));
-        await Assert.ThrowsAsync<BlockNotFoundException>(() => shared.AddBlocksetAsync(new[] { 12345L }));
+        await Assert.ThrowsAnyAsync<ArgumentException>(() => shared.SelectXorInsertAsync("bad hash", 1).AsTask());
+        await Assert.ThrowsAnyAsync<ArgumentException>(() => shared.InsertBlockAsync(TestData.Hash(1), -1).AsTask());
+        await Assert.ThrowsAsync<ArgumentException>(() => shared.AddBlocksetAsync(Array.Empty<long>()).AsTask());
+        await Assert.ThrowsAsync<BlockNotFoundException>(() => shared.AddBlocksetAsync(new[] { 12345L }).AsTask());
         Assert.Equal(new BlockDbCounts(0, 0, 0), await shared.GetCountsAsync());
     }
 }

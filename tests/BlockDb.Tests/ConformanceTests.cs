@@ -20,7 +20,7 @@ public sealed class ConformanceTests : ConformanceTestBase
         }
 
         using var raw = BlockDbProviders.Get(Provider).Open(new SqliteOpenOptions(DbPath, SqliteOpenMode.ReadOnly));
-        Assert.Equal(BlockDbSql.SchemaVersionOf(layout).ToString(CultureInfo.InvariantCulture), raw.QueryText("PRAGMA user_version"));
+        Assert.Equal(LayoutCatalog.Of(layout).SchemaVersion.ToString(CultureInfo.InvariantCulture), raw.QueryText("PRAGMA user_version"));
         Assert.Equal(layout == BlockLayout.TextHash ? "0" : "1", raw.QueryText("""SELECT COUNT(*) FROM sqlite_schema WHERE name = 'BlockDbSettings'"""));
         if (layout != BlockLayout.TextHash)
         {
@@ -112,6 +112,31 @@ public sealed class ConformanceTests : ConformanceTestBase
             Assert.Equal(new SelectXorInsertResult(id, false), await session.SelectXorInsertAsync(TestData.Hash(7), 4096));
             Assert.Equal(2, (await session.GetCountsAsync()).Blocks);
         }
+    }
+
+    [Theory]
+    [MemberData(nameof(MatrixWithRefusedStrategies), MemberType = typeof(ConformanceTestBase))]
+    public async Task A_strategy_the_layout_cannot_run_is_refused_when_the_database_is_built_not_ignored(string provider, BlockLayout layout, SelectXorInsertStrategy strategy)
+    {
+        Use(provider, layout);
+
+        // Configured with the layout: refused before any file exists.
+        var e = Assert.Throws<BlockDbConfigurationException>(() => Open(o => o.SelectXorInsert = strategy));
+        Assert.Equal("BlockDb:SelectXorInsert", e.Setting);
+        Assert.Contains(strategy.ToString(), e.Message, StringComparison.Ordinal);
+        Assert.False(File.Exists(DbPath));
+
+        // The layout read from an existing file: refused at open, before a session, and the file is left as it was.
+        await using (var db = Open())
+        await using (var session = await db.OpenSessionAsync())
+        {
+            await session.SelectXorInsertAsync(TestData.Hash(1), 10);
+        }
+
+        var before = await File.ReadAllBytesAsync(DbPath);
+        var fromFile = Assert.Throws<BlockDbConfigurationException>(() => BlockDatabase.Open(new BlockDbOptions { Provider = Provider, DataSource = DbPath, SelectXorInsert = strategy }));
+        Assert.Equal("BlockDb:SelectXorInsert", fromFile.Setting);
+        Assert.Equal(before, await File.ReadAllBytesAsync(DbPath));
     }
 
     [Theory]
@@ -507,8 +532,8 @@ public sealed class ConformanceTests : ConformanceTestBase
         await using (var shared = db2.OpenSharedRepository())
         {
             Assert.Equal(1, await shared.FindBlockAsync(TestData.Hash(1), 10));
-            await Assert.ThrowsAsync<BlockDbReadOnlyException>(() => shared.SelectXorInsertAsync(TestData.Hash(1), 10));
-            await Assert.ThrowsAsync<BlockDbReadOnlyException>(() => shared.SelectXorInsertAsync(TestData.Hash(4), 10));
+            await Assert.ThrowsAsync<BlockDbReadOnlyException>(() => shared.SelectXorInsertAsync(TestData.Hash(1), 10).AsTask());
+            await Assert.ThrowsAsync<BlockDbReadOnlyException>(() => shared.SelectXorInsertAsync(TestData.Hash(4), 10).AsTask());
         }
 
         await writer.CommitAsync();
@@ -644,7 +669,7 @@ public sealed class ConformanceTests : ConformanceTestBase
 
         using (var raw = BlockDbProviders.Get(Provider).Open(new SqliteOpenOptions(DbPath, SqliteOpenMode.ReadWrite)))
         {
-            raw.Execute($"PRAGMA user_version = {BlockDbSql.SchemaVersion + 1}");
+            raw.Execute($"PRAGMA user_version = {LayoutCatalog.NewestSchemaVersion + 1}");
         }
 
         var e = Assert.Throws<BlockDbFormatException>(() => Open());

@@ -73,7 +73,7 @@ public sealed class CrossProviderTests : IDisposable
         foreach (var provider in BlockDbProviders.Names)
         {
             await using var db = BlockDatabase.Open(new BlockDbOptions { Provider = provider, DataSource = _folder.File(provider + ".db") });
-            versions[provider] = db.SqliteVersion;
+            versions[provider] = db.EngineVersion;
             Assert.Equal(BlockDbProviders.Get(provider).NativeLibraryVersion, db.SqliteVersion);
         }
 

@@ -529,7 +529,7 @@ public sealed class Issue10RegressionTests : IDisposable
             $"KeyMapMemoryLimitMegabytes = {IndexOptions.MaxKeyMapMemoryLimitMegabytes} ({slots:N0} slots, Array.MaxLength {Array.MaxLength:N0}) passes validation");
     }
 
-    private static BlockDatabase Open(string path, string provider, Action<BlockDbOptions>? configure = null)
+    private static IBlockDatabase Open(string path, string provider, Action<BlockDbOptions>? configure = null)
     {
         var options = new BlockDbOptions { Provider = provider, DataSource = path };
         configure?.Invoke(options);

@@ -15,7 +15,7 @@ public sealed class LayoutTests : IDisposable
 
     public void Dispose() => _folder.Dispose();
 
-    private BlockDatabase Open(string provider, string name, BlockLayout? layout = null, Action<BlockDbOptions>? configure = null)
+    private IBlockDatabase Open(string provider, string name, BlockLayout? layout = null, Action<BlockDbOptions>? configure = null)
     {
         var options = new BlockDbOptions { Provider = provider, DataSource = _folder.File(name), Index = { Layout = layout } };
         configure?.Invoke(options);

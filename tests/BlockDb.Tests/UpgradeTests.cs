@@ -56,7 +56,7 @@ public sealed class UpgradeTests : IDisposable
 
         using (var raw = new RawSql(path))
         {
-            Assert.Equal(BlockDbSql.SchemaVersionOf(layout), raw.Scalar("PRAGMA user_version"));
+            Assert.Equal(LayoutCatalog.Of(layout).SchemaVersion, raw.Scalar("PRAGMA user_version"));
             if (layout == BlockLayout.KeyMap)
             {
                 Assert.Equal(BlockDbSql.KeyMapGuardTriggers.Count, raw.Scalar(GuardTriggers));

@@ -41,7 +41,7 @@ internal static class ConcurrencyStudy
                             var options = new BlockDbOptions { Provider = provider, DataSource = path, Batching = { CommitEvery = 1 } };
                             options.Pragmas.Synchronous = sync;
                             await using var db = BlockDatabase.Open(options);
-                            version = db.SqliteVersion;
+                            version = db.EngineVersion;
                             reps.Add(mode == Grouped ? await RunGroupedAsync(db, callers, hashes) : await RunBaselineAsync(db, callers, hashes));
                             progress($"{provider} synchronous={sync} callers={callers} {mode}: {reps[^1].OpsPerSecond:N0} ops/s");
                         }
@@ -56,7 +56,7 @@ internal static class ConcurrencyStudy
         return results;
     }
 
-    private static async Task<(double, double[], double)> RunBaselineAsync(BlockDatabase db, int callers, string[] hashes)
+    private static async Task<(double, double[], double)> RunBaselineAsync(IBlockDatabase db, int callers, string[] hashes)
     {
         await using var session = await db.OpenSessionAsync();
         using var gate = new SemaphoreSlim(1);
@@ -75,10 +75,10 @@ internal static class ConcurrencyStudy
         return (opsPerSecond, latencies, 1.0);
     }
 
-    private static async Task<(double, double[], double)> RunGroupedAsync(BlockDatabase db, int callers, string[] hashes)
+    private static async Task<(double, double[], double)> RunGroupedAsync(IBlockDatabase db, int callers, string[] hashes)
     {
         await using var shared = db.OpenSharedRepository();
-        var (opsPerSecond, latencies) = await RunCallersAsync(callers, hashes, hash => shared.InsertBlockAsync(hash, 4096));
+        var (opsPerSecond, latencies) = await RunCallersAsync(callers, hashes, hash => shared.InsertBlockAsync(hash, 4096).AsTask());
         return (opsPerSecond, latencies, shared.AcknowledgedWrites / (double)Math.Max(1, shared.CommittedBatches));
     }
 

@@ -1,6 +1,7 @@
 using BlockDb.Bench.Data;
 using BlockDb.Bench.Model;
 using BlockDb.Drivers;
+using BlockDb.Sql;
 
 namespace BlockDb.Bench.Execution;
 

@@ -1,6 +1,7 @@
 using BlockDb.Bench.Data;
 using BlockDb.Bench.Model;
 using BlockDb.Drivers;
+using BlockDb.Sql;
 
 namespace BlockDb.Bench.Execution;
 
@@ -29,7 +30,7 @@ internal sealed class ManagedRunner(int latencyGroup)
         var result = new RepetitionResult { Spec = spec, Repetition = repetition };
         var options = Options(spec, dbPath);
         using var db = BlockDatabase.Open(options);
-        result.SqliteVersion = db.SqliteVersion;
+        result.SqliteVersion = db.EngineVersion;
         if (spec.Api == ApiPath.Driver)
         {
             RunDriver(spec, data, options, result);
@@ -41,7 +42,7 @@ internal sealed class ManagedRunner(int latencyGroup)
         {
             for (var t = 0; t < (spec.Connections == ConnectionMode.PerThread ? spec.Threads : 1); t++)
             {
-                sessions.Add(db.OpenSession());
+                sessions.Add(db.OpenSessionAsync().GetAwaiter().GetResult());
             }
 
             var shared = spec.Connections == ConnectionMode.Shared ? new LockedRepository(sessions[0]) : null;

@@ -1,6 +1,7 @@
 using System.Text;
 using BlockDb.Bench.Model;
 using BlockDb.Drivers;
+using BlockDb.Sql;
 
 namespace BlockDb.Bench.Execution;
 

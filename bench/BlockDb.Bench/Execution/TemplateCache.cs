@@ -50,7 +50,7 @@ internal sealed class TemplateCache(string folder, Action<string> log)
             Index = new IndexOptions { Layout = layout },
         };
         using var db = BlockDatabase.Open(options);
-        using var session = db.OpenSession();
+        using var session = db.OpenSessionAsync().GetAwaiter().GetResult();
         for (var i = 0; i < plan.Blocks; i++)
         {
             var id = session.InsertBlockAsync(plan.Hash(i), plan.Sizes[i]).GetAwaiter().GetResult();

@@ -59,7 +59,7 @@ internal static class SnapshotReader
         return new DatabaseSnapshot(
             database.DataSource,
             database.ProviderName,
-            database.SqliteVersion,
+            database.EngineVersion,
             counts,
             blocks.Count,
             SortedDigest(hash, blocks.Select(b => string.Create(CultureInfo.InvariantCulture, $"{b.Hash}\t{b.Size}"))),

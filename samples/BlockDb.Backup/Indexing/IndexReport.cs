@@ -26,7 +26,7 @@ internal sealed record IndexReport(
             .Row("database", r.Database.DataSource)
             .Row("sidecar", r.SidecarPath)
             .Row("provider", r.Database.ProviderName)
-            .Row("SQLite version", r.Database.SqliteVersion)
+            .Row("SQLite version", r.Database.EngineVersion)
             .Row("applied pragmas", ReportTable.Pragmas(r.Database.AppliedPragmas))
             .Row("batching", $"CommitEvery={options.Batching.CommitEvery} OnDispose={options.Batching.OnDispose}")
             .Row("select-xor-insert", options.SelectXorInsert.ToString())

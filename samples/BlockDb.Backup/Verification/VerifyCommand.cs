@@ -64,7 +64,7 @@ internal static class VerifyCommand
             .Row("status", cancelled ? "cancelled" : mismatches.Count == 0 ? "OK" : "MISMATCH")
             .Row("database", database.DataSource)
             .Row("provider", database.ProviderName)
-            .Row("SQLite version", database.SqliteVersion)
+            .Row("SQLite version", database.EngineVersion)
             .Row("sidecar", $"{sidecarPath} ({ReportTable.Count(all.Count)} files)")
             .Row("directory", settings.Directory ?? "(all)")
             .Row("sample", settings.Sample is { } n ? $"{ReportTable.Count(n)} at random (seed {settings.Seed?.ToString(System.Globalization.CultureInfo.InvariantCulture) ?? "random"})" : "all")

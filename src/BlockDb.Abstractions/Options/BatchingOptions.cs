@@ -17,13 +17,20 @@ public sealed class BatchingOptions
     public int CommitEvery { get; set; } = 1000;
 
     /// <summary>
-    /// Commit once the open batch is this many milliseconds old, checked at the end of each write
-    /// (no background timer). <see langword="null"/> (default): no age limit. Allowed: 1 to 86,400,000.
+    /// Commit once the open batch is this many milliseconds old: checked at the end of each write, and by a timer
+    /// that commits an idle session's batch from the session's own gate (between its calls), so a session that
+    /// stops writing does not keep the write lock. A failed timer commit is thrown by the session's next call (or
+    /// its dispose) as <see cref="BlockDbBatchRolledBackException"/>. <see langword="null"/> (default): no age limit.
+    /// Allowed: 1 to 86,400,000.
     /// </summary>
     public int? CommitAfterMilliseconds { get; set; }
 
     /// <summary>What disposing a session does with a batch that is still open. Default: <see cref="DisposeBehavior.Commit"/>.</summary>
     public DisposeBehavior OnDispose { get; set; } = DisposeBehavior.Commit;
+
+    /// <summary>A copy of these options (changing one does not change the other).</summary>
+    /// <returns>The copy.</returns>
+    public BatchingOptions Clone() => (BatchingOptions)MemberwiseClone();
 
     /// <summary>Checks the values.</summary>
     /// <exception cref="BlockDbConfigurationException">A value is out of range.</exception>

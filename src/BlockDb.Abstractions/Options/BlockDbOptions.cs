@@ -1,18 +1,24 @@
 namespace BlockDb;
 
 /// <summary>
-/// Everything needed to open a block index: provider, file, pragmas, commit batching and the select-xor-insert
-/// strategy. Binds from the <c>BlockDb</c> configuration section (<see cref="SectionName"/>).
+/// Everything needed to open a block index: provider, file, pragmas, commit batching, group commit, the block layout
+/// and the select-xor-insert strategy. Binds from the <c>BlockDb</c> configuration section (<see cref="SectionName"/>).
+/// A database copies its options when it is built (<c>BlockDatabaseBuilder.Build</c>): changing this object
+/// afterwards changes nothing.
 /// </summary>
 public sealed class BlockDbOptions
 {
     /// <summary>The configuration section these options bind from: <c>BlockDb</c>.</summary>
     public const string SectionName = "BlockDb";
 
-    /// <summary>The provider name: <c>MicrosoftData</c> (default), <c>SystemData</c> or <c>PInvoke</c>, case-insensitive.</summary>
-    public string Provider { get; set; } = "MicrosoftData";
+    /// <summary>
+    /// The provider name, case-insensitive: <c>MicrosoftData</c>, <c>SystemData</c>, <c>PInvoke</c>, or a provider
+    /// registered by a package. <see langword="null"/> (default): the one provider registered with the builder or
+    /// the service collection when there is exactly one, else <c>MicrosoftData</c>.
+    /// </summary>
+    public string? Provider { get; set; }
 
-    /// <summary>The database file path. Its folder must exist; the file is created when missing. Required.</summary>
+    /// <summary>The database file path (SQLite providers). Its folder must exist; the file is created when missing. Required by the SQLite providers.</summary>
     public string? DataSource { get; set; }
 
     /// <summary>
@@ -37,31 +43,39 @@ public sealed class BlockDbOptions
     /// <summary>The block index's layout (text or BLOB hashes, SQLite index or in-memory key map) and its memory limit.</summary>
     public IndexOptions Index { get; set; } = new();
 
-    /// <summary>How <c>SelectXorInsertAsync</c> finds or creates a block. Default: <see cref="SelectXorInsertStrategy.SelectThenInsert"/>, as Duplicati does.</summary>
+    /// <summary>
+    /// How <c>SelectXorInsertAsync</c> finds or creates a block on the <see cref="BlockLayout.TextHash"/> and
+    /// <see cref="BlockLayout.BlobHash"/> layouts. Default: <see cref="SelectXorInsertStrategy.SelectThenInsert"/>, as
+    /// Duplicati does. The <see cref="BlockLayout.KeyMap"/> layout always looks the block up in its key map, then
+    /// inserts it under the write lock (the <see cref="SelectXorInsertStrategy.SelectThenInsert"/> shape); it refuses
+    /// the other strategies with <see cref="BlockDbConfigurationException"/> when the database is built.
+    /// </summary>
     public SelectXorInsertStrategy SelectXorInsert { get; set; } = SelectXorInsertStrategy.SelectThenInsert;
 
-    /// <summary>Checks every value that does not depend on the provider catalog.</summary>
+    /// <summary>A deep copy of these options (changing one does not change the other).</summary>
+    /// <returns>The copy.</returns>
+    public BlockDbOptions Clone() => new()
+    {
+        Provider = Provider,
+        DataSource = DataSource,
+        ReadOnly = ReadOnly,
+        Pragmas = Pragmas?.Clone()!,
+        Batching = Batching?.Clone()!,
+        GroupCommit = GroupCommit?.Clone()!,
+        Index = Index?.Clone()!,
+        SelectXorInsert = SelectXorInsert,
+    };
+
+    /// <summary>
+    /// Checks every value that does not depend on the provider (each provider checks its own settings, such as
+    /// <see cref="DataSource"/> for the SQLite providers, when the database is built).
+    /// </summary>
     /// <exception cref="BlockDbConfigurationException">A value is missing or out of range; the message says which and what is allowed.</exception>
     public void Validate()
     {
-        if (string.IsNullOrWhiteSpace(Provider))
+        if (Provider is not null && string.IsNullOrWhiteSpace(Provider))
         {
-            throw new BlockDbConfigurationException($"{SectionName}:Provider", "BlockDb:Provider is empty; set it to MicrosoftData, SystemData or PInvoke.");
-        }
-
-        if (string.IsNullOrWhiteSpace(DataSource))
-        {
-            throw new BlockDbConfigurationException($"{SectionName}:DataSource", "BlockDb:DataSource is empty; set it to the path of the database file (its folder must exist).");
-        }
-
-        if (DataSource.Contains('\0', StringComparison.Ordinal))
-        {
-            throw new BlockDbConfigurationException($"{SectionName}:DataSource", "BlockDb:DataSource contains a NUL character; give a plain file path.");
-        }
-
-        if (DataSource.Trim() == ":memory:" || DataSource.StartsWith("file:", StringComparison.OrdinalIgnoreCase))
-        {
-            throw new BlockDbConfigurationException($"{SectionName}:DataSource", $"BlockDb:DataSource '{DataSource}' is not a file path; BlockDb indexes live in files (URI and :memory: names are not accepted).");
+            throw new BlockDbConfigurationException($"{SectionName}:Provider", "BlockDb:Provider is empty; leave it unset or name a provider: MicrosoftData, SystemData or PInvoke.");
         }
 
         OptionGuard.Defined(SelectXorInsert, $"{SectionName}:SelectXorInsert");

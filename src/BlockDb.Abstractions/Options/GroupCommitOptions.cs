@@ -20,6 +20,10 @@ public sealed class GroupCommitOptions
     /// <summary>The most reader connections (for find, list and get). Default 0: twice the processor count; allowed 0 to 1024.</summary>
     public int MaxReaders { get; set; }
 
+    /// <summary>A copy of these options (changing one does not change the other).</summary>
+    /// <returns>The copy.</returns>
+    public GroupCommitOptions Clone() => (GroupCommitOptions)MemberwiseClone();
+
     /// <summary>Checks the values.</summary>
     /// <exception cref="BlockDbConfigurationException">A value is out of range.</exception>
     public void Validate()

@@ -34,6 +34,10 @@ public sealed class IndexOptions
     /// <summary>The layout a new file gets when <see cref="Layout"/> is not set.</summary>
     public static BlockLayout DefaultLayout => BlockLayout.KeyMap;
 
+    /// <summary>A copy of these options (changing one does not change the other).</summary>
+    /// <returns>The copy.</returns>
+    public IndexOptions Clone() => (IndexOptions)MemberwiseClone();
+
     /// <summary>Checks the values.</summary>
     /// <exception cref="BlockDbConfigurationException">A value is out of range or not a defined layout.</exception>
     public void Validate()

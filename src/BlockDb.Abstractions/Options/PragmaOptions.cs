@@ -37,6 +37,10 @@ public sealed class PragmaOptions
     /// <summary><c>busy_timeout</c> in milliseconds: how long a connection waits for another's lock before <c>SQLITE_BUSY</c>. Allowed: 0 to 3,600,000.</summary>
     public int? BusyTimeout { get; set; }
 
+    /// <summary>A copy of these options (changing one does not change the other).</summary>
+    /// <returns>The copy.</returns>
+    public PragmaOptions Clone() => (PragmaOptions)MemberwiseClone();
+
     /// <summary>The values to apply: the preset's, overridden by every property that is set. <see langword="null"/> means "leave as is".</summary>
     /// <returns>The resolved settings.</returns>
     public PragmaSettings Resolve()

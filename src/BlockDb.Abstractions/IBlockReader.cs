@@ -1,0 +1,50 @@
+namespace BlockDb;
+
+/// <summary>
+/// The read calls of a block index, the same on a session (<see cref="IBlockRepository"/>) and on the shared
+/// repository (<see cref="ISharedBlockRepository"/>): code that only reads can take either.
+/// </summary>
+/// <remarks>
+/// Every call checks its <see cref="CancellationToken"/> first. Hashes are standard base64 with <c>=</c> padding
+/// (1 to 66 hash bytes; SHA-256 is 44 characters); sizes are bytes, 1 or more. Invalid input throws
+/// <see cref="ArgumentException"/> (or its <see cref="ArgumentNullException"/> and <see cref="ArgumentOutOfRangeException"/>
+/// subtypes) before anything runs. A session sees its own uncommitted writes; the shared repository's readers see
+/// committed data only.
+/// </remarks>
+public interface IBlockReader
+{
+    /// <summary>Finds a block's ID by hash and size.</summary>
+    /// <param name="hash">The block hash (base64).</param>
+    /// <param name="size">The block size in bytes.</param>
+    /// <param name="cancellationToken">Cancels before the lookup.</param>
+    /// <returns>The ID, or <see langword="null"/> when no such block exists.</returns>
+    /// <exception cref="ArgumentException">The hash is null, empty or not base64, or the size is below 1.</exception>
+    /// <exception cref="ObjectDisposedException">The session or repository was disposed.</exception>
+    /// <exception cref="BlockDbException">The database failed.</exception>
+    ValueTask<long?> FindBlockAsync(string hash, long size, CancellationToken cancellationToken = default);
+
+    /// <summary>Lists a blockset's blocks in <c>Index</c> order (the join of <c>BlocksetEntry</c> and <c>Block</c>).</summary>
+    /// <param name="blocksetId">The blockset ID.</param>
+    /// <param name="cancellationToken">Cancels before the query.</param>
+    /// <returns>The blocks, one per entry, in order.</returns>
+    /// <exception cref="BlocksetNotFoundException">No blockset has that ID.</exception>
+    /// <exception cref="ObjectDisposedException">The session or repository was disposed.</exception>
+    /// <exception cref="BlockDbException">The database failed.</exception>
+    ValueTask<IReadOnlyList<BlocksetBlock>> ListBlocksetBlocksAsync(long blocksetId, CancellationToken cancellationToken = default);
+
+    /// <summary>Gets a blockset's length in bytes, full hash and block count.</summary>
+    /// <param name="blocksetId">The blockset ID.</param>
+    /// <param name="cancellationToken">Cancels before the query.</param>
+    /// <returns>The blockset.</returns>
+    /// <exception cref="BlocksetNotFoundException">No blockset has that ID.</exception>
+    /// <exception cref="ObjectDisposedException">The session or repository was disposed.</exception>
+    /// <exception cref="BlockDbException">The database failed.</exception>
+    ValueTask<BlocksetInfo> GetBlocksetAsync(long blocksetId, CancellationToken cancellationToken = default);
+
+    /// <summary>Counts blocks, blocksets and blockset entries (rows).</summary>
+    /// <param name="cancellationToken">Cancels before the query.</param>
+    /// <returns>The counts.</returns>
+    /// <exception cref="ObjectDisposedException">The session or repository was disposed.</exception>
+    /// <exception cref="BlockDbException">The database failed.</exception>
+    ValueTask<BlockDbCounts> GetCountsAsync(CancellationToken cancellationToken = default);
+}

@@ -1,0 +1,118 @@
+using System.Reflection;
+using System.Text.RegularExpressions;
+using Microsoft.Extensions.Configuration;
+
+namespace BlockDb;
+
+/// <summary>
+/// Binds <see cref="BlockDbOptions"/> from Microsoft.Extensions.Configuration (an <c>appsettings.json</c>
+/// <c>BlockDb</c> section, environment variables such as <c>BlockDb__Provider</c>, command-line arguments such as
+/// <c>--BlockDb:Provider=PInvoke</c>) and validates the result, so bad settings fail at start with a message
+/// that names the setting and lists the values allowed.
+/// </summary>
+public static partial class BlockDbConfiguration
+{
+    /// <summary>Binds and validates the options, including the named provider's own checks.</summary>
+    /// <param name="configuration">The configuration root (its <c>BlockDb</c> section is read) or the <c>BlockDb</c> section itself.</param>
+    /// <returns>The validated options.</returns>
+    /// <exception cref="BlockDbConfigurationException">A key is unknown, a value does not convert, a value is out of range, or the provider is unknown, not installed or refuses a setting.</exception>
+    public static BlockDbOptions Bind(IConfiguration configuration)
+    {
+        var options = new BlockDbOptions();
+        BindInto(configuration, options);
+        new BlockDatabaseBuilder(options).Resolve();
+        return options;
+    }
+
+    /// <summary>Binds the section onto <paramref name="options"/> without validating the values (unknown keys and unconvertible values still fail).</summary>
+    /// <param name="configuration">The configuration root or the <c>BlockDb</c> section.</param>
+    /// <param name="options">The options to bind onto.</param>
+    /// <exception cref="BlockDbConfigurationException">A key is unknown or a value does not convert.</exception>
+    internal static void BindInto(IConfiguration configuration, BlockDbOptions options)
+    {
+        ArgumentNullException.ThrowIfNull(configuration);
+        try
+        {
+            BlockDbSection(configuration).Bind(options, binder => binder.ErrorOnUnknownConfiguration = true);
+        }
+        catch (InvalidOperationException e)
+        {
+            throw Explain(e);
+        }
+    }
+
+    /// <summary>The <c>BlockDb</c> section of <paramref name="configuration"/>, or the section itself.</summary>
+    internal static IConfiguration BlockDbSection(IConfiguration configuration) =>
+        configuration is IConfigurationSection { Key: BlockDbOptions.SectionName } own
+            ? own
+            : configuration.GetSection(BlockDbOptions.SectionName);
+
+    private static BlockDbConfigurationException Explain(InvalidOperationException e)
+    {
+        var conversion = ConversionFailure().Match(e.Message);
+        if (conversion.Success)
+        {
+            var path = conversion.Groups[1].Value;
+            var type = PropertyType(path);
+            var allowed = type switch
+            {
+                { IsEnum: true } => "allowed values: " + string.Join(", ", Enum.GetNames(type)),
+                not null when type == typeof(int) || type == typeof(long) => "allowed: an integer",
+                _ => "see docs for the allowed values",
+            };
+            return new BlockDbConfigurationException(path, $"{path} has a value that is not valid; {allowed}.", e);
+        }
+
+        var unknown = UnknownKey().Match(e.Message);
+        if (unknown.Success)
+        {
+            var section = SectionOf(typeof(BlockDbOptions), BlockDbOptions.SectionName, unknown.Groups[1].Value) ?? BlockDbOptions.SectionName;
+            var keys = string.Join(", ", unknown.Groups[2].Value.Split(',', StringSplitOptions.TrimEntries | StringSplitOptions.RemoveEmptyEntries).Select(k => $"'{section}:{k.Trim('\'')}'"));
+            return new BlockDbConfigurationException(
+                section,
+                $"Unknown BlockDb setting(s) {keys}; known settings: {string.Join(", ", KnownSettings(typeof(BlockDbOptions), BlockDbOptions.SectionName))}.",
+                e);
+        }
+
+        return new BlockDbConfigurationException(BlockDbOptions.SectionName, $"The BlockDb configuration section could not be bound: {e.Message}", e);
+    }
+
+    /// <summary>The type of the option at a configuration path such as <c>BlockDb:Pragmas:JournalMode</c>.</summary>
+    private static Type? PropertyType(string path)
+    {
+        Type? type = typeof(BlockDbOptions);
+        foreach (var part in path.Split(':').Skip(1))
+        {
+            type = type?.GetProperty(part, BindingFlags.Public | BindingFlags.Instance | BindingFlags.IgnoreCase)?.PropertyType;
+        }
+
+        return type is null ? null : Nullable.GetUnderlyingType(type) ?? type;
+    }
+
+    /// <summary>The configuration path of the options class named <paramref name="typeName"/> (the binder names the type, not the path).</summary>
+    private static string? SectionOf(Type type, string path, string typeName)
+    {
+        if (type.FullName == typeName)
+        {
+            return path;
+        }
+
+        return type.GetProperties(BindingFlags.Public | BindingFlags.Instance)
+            .Where(p => p.PropertyType.IsClass && p.PropertyType != typeof(string))
+            .Select(p => SectionOf(p.PropertyType, $"{path}:{p.Name}", typeName))
+            .FirstOrDefault(found => found is not null);
+    }
+
+    private static IEnumerable<string> KnownSettings(Type type, string prefix) =>
+        type.GetProperties(BindingFlags.Public | BindingFlags.Instance)
+            .Where(p => p.CanWrite)
+            .SelectMany(p => p.PropertyType.IsClass && p.PropertyType != typeof(string)
+                ? KnownSettings(p.PropertyType, $"{prefix}:{p.Name}")
+                : [$"{prefix}:{p.Name}"]);
+
+    [GeneratedRegex("configuration value .* at '([^']+)' to type", RegexOptions.Singleline)]
+    private static partial Regex ConversionFailure();
+
+    [GeneratedRegex("not found on the instance of ([^:]+): (.+)$", RegexOptions.Singleline)]
+    private static partial Regex UnknownKey();
+}

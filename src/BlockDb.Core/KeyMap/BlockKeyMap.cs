@@ -1,0 +1,302 @@
+using System.Buffers;
+using System.Globalization;
+using BlockDb.Drivers;
+using BlockDb.Sql;
+using BlockDb.Stores;
+
+namespace BlockDb.KeyMap;
+
+/// <summary>
+/// The in-memory key map of the <see cref="BlockLayout.KeyMap"/> layout: one per open database, shared by its
+/// sessions. It maps a block's (hash, size) to candidate IDs (<see cref="KeyTable"/>); every candidate is verified
+/// against its <c>Block</c> row, so the map can never return a wrong ID. What it must never do is miss a block
+/// that is in the file, because an insert after a miss is what keeps the file free of duplicates.
+/// </summary>
+/// <remarks>
+/// <para>Invariants (docs/ARCHITECTURE.md, "The key map's invariants"):</para>
+/// <list type="number">
+/// <item>Entries are only ever added, from rows read in a snapshot of the file (<see cref="CatchUp"/>) or from a
+/// session's own inserts after their commit (<see cref="Merge"/>). A session's uncommitted inserts stay in that
+/// session's own table, so a rollback or a lost batch leaves nothing behind here.</item>
+/// <item>(<see cref="CoveredThrough"/>, <see cref="Version"/>) = (W, V): in every snapshot whose
+/// <c>BlockDbState.Generation</c> and <c>schema_version</c> are V, every <c>Block</c> row with ID ≤ W has an entry.
+/// W is only set to a <c>BlockDbState.MaxBlockId</c> read in a snapshot whose rows above the old W were all read,
+/// or by a merge whose session read every row above W under the write lock. The file's guards
+/// (<see cref="BlockDbSql.KeyMapGuards"/>) make any write that could break this (an insert at or below
+/// <c>MaxBlockId</c>, an update of an ID, hash or size) bump the generation; any DDL (a guard dropped and
+/// re-created around such a write) moves the schema version. A catch-up that sees a newer version reads the whole
+/// table again; every whole-table read first checks the guards' exact text.</item>
+/// <item>A catch-up reads the state and the rows above W in one statement, so both come from one snapshot.
+/// Catch-ups run one at a time (<c>_load</c>); lookups take no lock (<see cref="KeyTable"/>'s reader rule).
+/// <c>_gate</c> serializes writes to the table and to (W, V).</item>
+/// <item>A failed load (memory limit, an ID the layout cannot hold, guards changed) leaves the map failed: every
+/// later call that needs it throws the same error, until <see cref="Reset"/> (after a repair) or a reopen.</item>
+/// </list>
+/// Rows whose hash is not 1 to 66 bytes are skipped: no lookup can ask for them (hash texts decode to at most 66
+/// bytes), and the guards refuse new ones; <see cref="IBlockDatabase.CheckAsync"/> reports them.
+/// </remarks>
+internal sealed class BlockKeyMap
+{
+    private readonly Lock _gate = new();
+    private readonly Lock _load = new();
+    private readonly long _limitBytes;
+    private readonly KeyTable _table = new();
+    private long _coveredThrough;
+    private MapVersion _version = MapVersion.Unloaded;
+    private Failure? _failure;
+
+    public BlockKeyMap(int memoryLimitMegabytes)
+    {
+        _limitBytes = (long)memoryLimitMegabytes << 20;
+        LimitMegabytes = memoryLimitMegabytes;
+    }
+
+    public int LimitMegabytes { get; }
+
+    /// <summary>Entries in the map (including stale ones whose rows were deleted).</summary>
+    public long Count
+    {
+        get
+        {
+            lock (_gate)
+            {
+                return _table.Count;
+            }
+        }
+    }
+
+    /// <summary>Memory held by the slots, in bytes.</summary>
+    public long MemoryBytes
+    {
+        get
+        {
+            lock (_gate)
+            {
+                return _table.Bytes;
+            }
+        }
+    }
+
+    /// <summary>W: every row with an ID up to this is in the map, for snapshots of version <see cref="Version"/>.</summary>
+    public long CoveredThrough
+    {
+        get
+        {
+            lock (_gate)
+            {
+                return _coveredThrough;
+            }
+        }
+    }
+
+    /// <summary>V: the file's generation and schema version the map was last loaded at (<see cref="MapVersion.Unloaded"/> before the first load).</summary>
+    public MapVersion Version
+    {
+        get
+        {
+            lock (_gate)
+            {
+                return _version;
+            }
+        }
+    }
+
+    /// <summary>Whether a first load has completed.</summary>
+    public bool Loaded => Version != MapVersion.Unloaded;
+
+    /// <summary>The first entry for (hash, size) whose row verifies on the caller's connection, or <see langword="null"/>. Takes no lock.</summary>
+    /// <exception cref="BlockDbException">The map failed to load (see the class remarks).</exception>
+    public long? FindVerified(ReadOnlySpan<byte> hash, long size, uint key, ISqliteStatement getById)
+    {
+        ThrowIfFailed();
+        return KeyTable.FindVerified(_table.Slots, key, hash, size, getById);
+    }
+
+    /// <summary>Whether the exact entry (the block's key and ID) is in the map (for the check).</summary>
+    public bool Holds(uint key, long id) => KeyTable.Holds(_table.Slots, KeyTable.SlotOf(key, id));
+
+    /// <summary>
+    /// Reads the rows above W in the caller's snapshot (the whole table when the file's version moved or the map
+    /// was never loaded), adds them, and advances (W, V) where that snapshot allows.
+    /// </summary>
+    /// <returns>The first ID above every row and above <c>MaxBlockId</c> in that snapshot, and its version.</returns>
+    /// <exception cref="BlockDbConfigurationException">The rows need more memory than the limit (the map is then failed).</exception>
+    /// <exception cref="BlockDbFormatException">A row the layout cannot hold, or changed guards (the map is then failed).</exception>
+    public CatchUpResult CatchUp(KeyMapStatements statements)
+    {
+        lock (_load)
+        {
+            ThrowIfFailed();
+            long after;
+            MapVersion version;
+            lock (_gate)
+            {
+                (after, version) = (_coveredThrough, _version);
+            }
+
+            var pass = version == MapVersion.Unloaded
+                ? KeyMapPass.ReadAll(this, statements)
+                : KeyMapPass.ReadAbove(this, statements.CatchUp, after, version) ?? KeyMapPass.ReadAll(this, statements);
+            lock (_gate)
+            {
+                if (pass.Full ? pass.Version.IsNewerThan(_version) : pass.Version == _version)
+                {
+                    _version = pass.Version;
+                    _coveredThrough = pass.Full ? pass.MaxBlockId : Math.Max(_coveredThrough, pass.MaxBlockId);
+                }
+            }
+
+            // Above every row: those above W were read; those at or below W are at most W.
+            var highest = Math.Max(pass.MaxBlockId, Math.Max(pass.LastId, pass.Full ? 0 : after));
+            return new CatchUpResult(highest + 1, pass.Version);
+        }
+    }
+
+    /// <summary>Makes room for <paramref name="more"/> entries before a session writes them.</summary>
+    /// <exception cref="BlockDbConfigurationException">They would take the map above its memory limit; nothing was written.</exception>
+    public void Reserve(long more)
+    {
+        lock (_gate)
+        {
+            ThrowIfFailed();
+            if (!TryReserveLocked(more))
+            {
+                throw LimitError(_table.Count + more);
+            }
+        }
+    }
+
+    /// <summary>
+    /// After a session's commit: adds its inserts (its own table) and advances W to <paramref name="committedMaxId"/>
+    /// when the map is still at the version that session caught up at. Never throws: the rows are committed, and
+    /// when they cannot be added here a later catch-up reads them.
+    /// </summary>
+    public void Merge(KeyTable inserts, long committedMaxId, MapVersion versionSeen)
+    {
+        lock (_gate)
+        {
+            if (_failure is not null || !TryReserveLocked(inserts.Count))
+            {
+                return;
+            }
+
+            foreach (var slot in inserts.Slots)
+            {
+                if (slot != 0)
+                {
+                    _table.Add(slot);
+                }
+            }
+
+            if (_version == versionSeen)
+            {
+                _coveredThrough = Math.Max(_coveredThrough, committedMaxId);
+            }
+        }
+    }
+
+    /// <summary>Forgets the version and any failure, so the next catch-up reads the whole table (after a repair).</summary>
+    public void Reset()
+    {
+        lock (_load)
+        {
+            lock (_gate)
+            {
+                _version = MapVersion.Unloaded;
+                _coveredThrough = 0;
+                _failure = null;
+            }
+        }
+    }
+
+    /// <summary>Adds a chunk of slots read from the file, reserving room only for the entries the map does not hold yet (a reload re-reads mostly known rows).</summary>
+    /// <exception cref="BlockDbConfigurationException">They would take the map above its memory limit (the map is then failed).</exception>
+    public void AddChunk(ulong[] chunk, int count)
+    {
+        lock (_gate)
+        {
+            var slots = _table.Slots;
+            var added = 0;
+            for (var i = 0; i < count; i++)
+            {
+                if (!KeyTable.Holds(slots, chunk[i]))
+                {
+                    chunk[added++] = chunk[i];
+                }
+            }
+
+            if (!TryReserveLocked(added))
+            {
+                throw Fail(memoryLimit: true, LimitError(_table.Count + added).Message);
+            }
+
+            for (var i = 0; i < added; i++)
+            {
+                _table.Add(chunk[i]);
+            }
+        }
+    }
+
+    /// <summary>Grows the table when needed, counting the old and the new array together against the limit.</summary>
+    private bool TryReserveLocked(long more)
+    {
+        if (more <= 0 || _table.HasRoomFor(more))
+        {
+            return true;
+        }
+
+        var needed = _table.Count + more;
+        foreach (var capacity in (ReadOnlySpan<long>)[KeyTable.PreferredCapacity(needed), KeyTable.MinimumCapacity(needed)])
+        {
+            if (capacity <= Array.MaxLength && _table.Bytes + (capacity * KeyTable.SlotBytes) <= _limitBytes)
+            {
+                _table.Resize(capacity);
+                return true;
+            }
+        }
+
+        return false;
+    }
+
+    private BlockDbConfigurationException LimitError(long blocks) => new(
+        "BlockDb:Index:KeyMapMemoryLimitMegabytes",
+        string.Create(CultureInfo.InvariantCulture,
+            $"The KeyMap layout's key map needs more than BlockDb:Index:KeyMapMemoryLimitMegabytes = {LimitMegabytes} MB for {blocks:N0} blocks (it holds {_table.Bytes / 1048576.0:F1} MB now, and growing counts the old and the new table together); raise the limit (about 10-20 MB per million blocks) or use the BlobHash layout. Nothing was written."));
+
+    /// <summary>Makes room for a whole-table read of <paramref name="rows"/> rows, as far as the limit allows (each chunk is checked again as it is added).</summary>
+    public void Presize(long rows)
+    {
+        lock (_gate)
+        {
+            TryReserveLocked(rows - _table.Count);
+        }
+    }
+
+    /// <summary>Leaves the map failed (the first failure stays) and returns the error every later call will raise.</summary>
+    public Exception Fail(bool memoryLimit, string message)
+    {
+        var failure = new Failure(memoryLimit, message);
+        lock (_gate)
+        {
+            _failure ??= failure;
+        }
+
+        return failure.Create();
+    }
+
+    private void ThrowIfFailed()
+    {
+        if (Volatile.Read(ref _failure) is { } failure)
+        {
+            throw failure.Create();
+        }
+    }
+
+    /// <summary>Why the map cannot be used: raised anew (same type and message) at every call until <see cref="Reset"/>.</summary>
+    private sealed record Failure(bool MemoryLimit, string Message)
+    {
+        public BlockDbException Create() => MemoryLimit
+            ? new BlockDbConfigurationException("BlockDb:Index:KeyMapMemoryLimitMegabytes", Message)
+            : new BlockDbFormatException(Message);
+    }
+}

@@ -1,0 +1,213 @@
+using System.Globalization;
+using BlockDb.Drivers;
+using BlockDb.Sql;
+using BlockDb.Sessions;
+using BlockDb.Stores;
+
+namespace BlockDb.KeyMap;
+
+/// <summary>
+/// The <see cref="BlockLayout.KeyMap"/> layout for one session: lookups through the database's shared
+/// <see cref="BlockKeyMap"/>, inserts at IDs this session chooses under the write lock, and the session's own
+/// uncommitted inserts in a table of its own until they commit.
+/// </summary>
+/// <remarks>
+/// Why an insert after a miss cannot make a duplicate: the miss is decided while the session holds the write lock,
+/// after a catch-up in that same transaction (the first lookup of each write transaction catches up; no other
+/// writer can commit until this one ends), so the shared map plus this session's own inserts hold every block of
+/// the file. A new block gets the ID max(<c>MaxBlockId</c>, highest row ID) + 1, above every ID in the file, and the
+/// transaction raises <c>MaxBlockId</c> to its highest ID before <c>COMMIT</c>, so no BlockDb insert ever bumps the
+/// file's generation. The own table is merged into the shared map only after <c>COMMIT</c> and dropped on a
+/// rollback or a lost batch, so the shared map never holds an entry that was rolled back.
+/// </remarks>
+internal sealed class KeyMapBlockStore : IBlockStore
+{
+    private readonly BlockKeyMap _map;
+    private readonly WriteBatch _batch;
+    private readonly ISqliteStatement _getById;
+    private readonly KeyMapStatements _catchUp;
+    private readonly ISqliteStatement _insert;
+    private readonly ISqliteStatement _raiseMaxBlockId;
+    private readonly KeyTable _inserts = new();
+    private bool _caughtUp;
+    private long _nextId;
+    private MapVersion _version;
+    private long _maxInserted;
+
+    public KeyMapBlockStore(ISqliteConnection connection, BlockKeyMap map, WriteBatch batch)
+    {
+        _map = map;
+        _batch = batch;
+        _getById = connection.Prepare(BlockDbSql.GetBlockById);
+        _catchUp = new KeyMapStatements(connection);
+        _insert = connection.Prepare(BlockDbSql.InsertBlockWithId);
+        _raiseMaxBlockId = connection.Prepare(BlockDbSql.RaiseMaxBlockId);
+        batch.Attach(this);
+    }
+
+    public long? Find(string hash, long size)
+    {
+        var decoded = DecodedHash.From(hash);
+        return Find(decoded.Span, size, KeyTable.KeyOf(decoded.Span, size), catchUp: true);
+    }
+
+    public SelectXorInsertResult SelectXorInsert(string hash, long size)
+    {
+        var write = new Write(this, DecodedHash.From(hash), size);
+        if (!_batch.IsOpen)
+        {
+            // Outside a transaction: a verified hit needs no lock. The first load runs here, not under the write lock.
+            EnsureLoaded();
+            if (Find(write.Hash.Span, size, write.Key, catchUp: false) is { } known)
+            {
+                return new SelectXorInsertResult(known, false);
+            }
+        }
+
+        return _batch.Write(write, static w =>
+        {
+            if (w.Store.Find(w.Hash.Span, w.Size, w.Key, catchUp: true) is { } id)
+            {
+                w.Store._batch.EndWrite(wrote: false);
+                return new SelectXorInsertResult(id, false);
+            }
+
+            var created = w.Store.InsertNew(w.Hash.Span, w.Size, w.Key);
+            w.Store._batch.EndWrite(wrote: true);
+            return new SelectXorInsertResult(created, true);
+        });
+    }
+
+    public long Insert(string hash, long size)
+    {
+        EnsureLoaded();
+        return _batch.Write(new Write(this, DecodedHash.From(hash), size), static w =>
+        {
+            if (w.Store.Find(w.Hash.Span, w.Size, w.Key, catchUp: true) is { } id)
+            {
+                throw new BlockDbException(
+                    string.Create(CultureInfo.InvariantCulture, $"Block ({Convert.ToBase64String(w.Hash.Span)}, {w.Size} bytes) is already in the index as ID {id}; use SelectXorInsertAsync to get the ID of a block that may exist. (SQLITE_CONSTRAINT_UNIQUE, as the unique index of the other layouts reports.)"),
+                    SqliteResultCode.Constraint,
+                    SqliteResultCode.ConstraintUnique);
+            }
+
+            var created = w.Store.InsertNew(w.Hash.Span, w.Size, w.Key);
+            w.Store._batch.EndWrite(wrote: true);
+            return created;
+        });
+    }
+
+    public string ReadHash(ISqliteStatement statement, int column) => BlobHashCodec.Read(statement, column);
+
+    public void BeforeCommit()
+    {
+        if (_maxInserted > 0)
+        {
+            _raiseMaxBlockId.BindInt64(1, _maxInserted);
+            _raiseMaxBlockId.ExecuteNonQuery();
+        }
+    }
+
+    public void AfterCommit()
+    {
+        if (_inserts.Count > 0)
+        {
+            _map.Merge(_inserts, _maxInserted, _version);
+        }
+
+        EndTransaction();
+    }
+
+    public void AfterRollback() => EndTransaction();
+
+    /// <summary>
+    /// The lookup. Inside this session's write transaction the answer is complete once the transaction has caught up:
+    /// a miss then means the block is not in the file.
+    /// </summary>
+    private long? Find(ReadOnlySpan<byte> hash, long size, uint key, bool catchUp)
+    {
+        if (_map.FindVerified(hash, size, key, _getById) is { } id)
+        {
+            return id;
+        }
+
+        var inWrite = _batch.IsOpen;
+        if (inWrite)
+        {
+            if (KeyTable.FindVerified(_inserts.Slots, key, hash, size, _getById) is { } own)
+            {
+                return own;
+            }
+
+            if (_caughtUp)
+            {
+                return null;
+            }
+        }
+
+        if (!catchUp)
+        {
+            return null;
+        }
+
+        var result = _map.CatchUp(_catchUp);
+        if (inWrite)
+        {
+            // The first catch-up of this transaction, before any insert of it: the map now holds every committed row.
+            (_caughtUp, _nextId, _version) = (true, result.NextId, result.Version);
+        }
+
+        return _map.FindVerified(hash, size, key, _getById);
+    }
+
+    /// <summary>Appends a block the caught-up lookup did not find, at the next ID.</summary>
+    private long InsertNew(ReadOnlySpan<byte> hash, long size, uint key)
+    {
+        if (!_caughtUp)
+        {
+            throw new InvalidOperationException("KeyMap insert without a catch-up in this transaction.");
+        }
+
+        var id = _nextId;
+        if (id > KeyMapLayout.MaxId)
+        {
+            throw new BlockDbException(
+                string.Create(CultureInfo.InvariantCulture, $"The KeyMap layout holds block IDs 1 to {KeyMapLayout.MaxId} and this file has used them all (IDs are never reused); convert it to the BlobHash layout. Nothing was written."),
+                SqliteResultCode.Full,
+                SqliteResultCode.Full);
+        }
+
+        _map.Reserve(_inserts.Count + 1);
+        _inserts.EnsureRoomFor(1);
+        _insert.BindInt64(1, id);
+        _insert.BindBlob(2, hash);
+        _insert.BindInt64(3, size);
+        _insert.ExecuteNonQuery();
+        _inserts.Add(KeyTable.SlotOf(key, id));
+        (_maxInserted, _nextId) = (id, id + 1);
+        return id;
+    }
+
+    private void EnsureLoaded()
+    {
+        if (!_map.Loaded)
+        {
+            _map.CatchUp(_catchUp);
+        }
+    }
+
+    private void EndTransaction()
+    {
+        _inserts.Clear();
+        (_caughtUp, _nextId, _maxInserted) = (false, 0, 0);
+    }
+
+    /// <summary>One write's state, carried by value through <see cref="WriteBatch.Write{TState, TResult}"/>.</summary>
+    private struct Write(KeyMapBlockStore store, DecodedHash hash, long size)
+    {
+        public readonly KeyMapBlockStore Store = store;
+        public DecodedHash Hash = hash;
+        public readonly long Size = size;
+        public readonly uint Key = KeyTable.KeyOf(hash.Span, size);
+    }
+}

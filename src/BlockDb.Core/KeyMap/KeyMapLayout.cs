@@ -1,0 +1,108 @@
+using System.Globalization;
+using BlockDb.Drivers;
+using BlockDb.Layouts;
+using BlockDb.Sessions;
+using BlockDb.Sql;
+using BlockDb.Stores;
+
+namespace BlockDb.KeyMap;
+
+/// <summary>
+/// <see cref="BlockLayout.KeyMap"/>: BLOB hashes, no hash index, an in-memory key map per open database, and guards in
+/// the file (the <c>BlockDbState</c> row and its triggers) that make any writer keep the map's invariants. Schema
+/// version 3; version-2 KeyMap files (written before the guards existed) are upgraded in place.
+/// </summary>
+internal sealed class KeyMapLayout : LayoutDefinition
+{
+    /// <summary>The highest block ID the layout holds: 4,294,967,295 (2^32 − 1; the map stores 32-bit IDs).</summary>
+    public const long MaxId = uint.MaxValue;
+
+    /// <summary>The schema version of KeyMap files with their guards.</summary>
+    public const int Version = 3;
+
+    private KeyMapLayout()
+    {
+    }
+
+    public static KeyMapLayout Instance { get; } = new();
+
+    public override BlockLayout Layout => BlockLayout.KeyMap;
+
+    public override int SchemaVersion => Version;
+
+    public override bool TextHashes => false;
+
+    public override long MaxBlockId => MaxId;
+
+    public override IEnumerable<string> CreateSchema() => [BlockDbSql.BlockTable("BLOB"), .. BlockDbSql.BlocksetTables, .. BlockDbSql.KeyMapGuards];
+
+    public override SchemaChange Inspect(ISqliteConnection connection, long version) =>
+        version < Version ? SchemaChange.Upgrade
+        : GuardsIntact(connection) ? SchemaChange.None
+        : SchemaChange.RestoreGuards;
+
+    public override void Apply(ISqliteConnection connection, SchemaChange change)
+    {
+        var stateRowExisted = HasStateRow(connection);
+        foreach (var sql in BlockDbSql.KeyMapGuards)
+        {
+            connection.Execute(sql);
+        }
+
+        if (change == SchemaChange.RestoreGuards)
+        {
+            // Every open map must reload: a generation above any it has seen (a re-created state row starts from the clock).
+            connection.Execute(stateRowExisted
+                ? BlockDbSql.BumpGeneration
+                : string.Create(CultureInfo.InvariantCulture, $"""UPDATE "BlockDbState" SET "Generation" = {DateTime.UtcNow.Ticks}"""));
+        }
+    }
+
+    /// <summary>Only <see cref="SelectXorInsertStrategy.SelectThenInsert"/>: the key map's lookup, then an insert under the write lock.</summary>
+    public override IReadOnlyList<SelectXorInsertStrategy> Strategies { get; } = [SelectXorInsertStrategy.SelectThenInsert];
+
+    protected override string StrategyReason =>
+        ": it has no unique index for INSERT OR IGNORE or ON CONFLICT to work on, and always looks a block up in its key map, then inserts it under the write lock";
+
+    public override LayoutState Open(BlockDbOptions options) => new State(new BlockKeyMap(options.Index.KeyMapMemoryLimitMegabytes));
+
+    /// <summary>Every guard trigger with its exact text, and the state row.</summary>
+    public static bool GuardsIntact(ISqliteConnection connection)
+    {
+        using var rows = connection.Prepare(BlockDbSql.KeyMapGuardRows);
+        return KeyMapStatements.GuardsIntact(rows) && HasStateRow(connection);
+    }
+
+    private static bool HasStateRow(ISqliteConnection connection) =>
+        connection.QueryText("""SELECT COUNT(*) FROM sqlite_schema WHERE type = 'table' AND name = 'BlockDbState'""") == "1"
+        && connection.QueryText("""SELECT COUNT(*) FROM "BlockDbState" WHERE "Key" = 1""") == "1";
+
+    /// <summary>The database's key map, shared by its sessions.</summary>
+    private sealed class State(BlockKeyMap map) : LayoutState
+    {
+        public override LayoutDefinition Definition => Instance;
+
+        public override (long Blocks, long Bytes) MapUsage => (map.Count, map.MemoryBytes);
+
+        public override IBlockStore CreateStore(ISqliteConnection connection, WriteBatch batch, SelectXorInsertStrategy strategy) =>
+            new KeyMapBlockStore(connection, map, batch);
+
+        public override (IReadOnlyList<long> MissingIds, long Missing, bool GuardsIntact) CheckLayout(ISqliteConnection connection, CancellationToken cancellationToken)
+        {
+            var (ids, missing) = KeyMapCheck.Run(connection, map, cancellationToken);
+            return (ids, missing, GuardsIntact(connection));
+        }
+
+        public override long RenumberFloor(ISqliteConnection connection) =>
+            long.Parse(connection.QueryText(BlockDbSql.ReadMaxBlockId) ?? "0", NumberStyles.Integer, CultureInfo.InvariantCulture);
+
+        public override void AfterRenumber(ISqliteConnection connection, long maxId)
+        {
+            using var raise = connection.Prepare(BlockDbSql.RaiseMaxBlockId);
+            raise.BindInt64(1, maxId);
+            raise.ExecuteNonQuery();
+        }
+
+        public override void AfterRepair() => map.Reset();
+    }
+}

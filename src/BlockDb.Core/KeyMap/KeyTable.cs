@@ -1,0 +1,219 @@
+using BlockDb.Drivers;
+
+using BlockDb.Stores;
+
+namespace BlockDb.KeyMap;
+
+/// <summary>
+/// An open-addressing table of 8-byte slots (linear probing, load at most <see cref="MaxLoad"/>): the high 32 bits
+/// of a slot are a key of the block's hash and size, the low 32 bits its block ID (1 to 4,294,967,295); 0 is an
+/// empty slot. It only proposes IDs: <see cref="FindVerified"/> checks every candidate against its <c>Block</c>
+/// row, so an entry whose row was deleted or rolled back, or two blocks sharing a key, never give a wrong ID.
+/// </summary>
+/// <remarks>
+/// Invariants: entries are never removed or moved inside an array; growing copies them into a new array and
+/// publishes it with one reference write, after which the old array is never written again. A reader therefore
+/// walks one array from a key's home slot to the first empty slot and sees a consistent chain without a lock
+/// (8-byte slot reads and writes are atomic). Writers (<see cref="Add"/>, <see cref="Resize"/>,
+/// <see cref="Clear"/>) are serialized by the owner.
+/// </remarks>
+internal sealed class KeyTable
+{
+    /// <summary>Bytes per slot.</summary>
+    public const int SlotBytes = sizeof(ulong);
+
+    /// <summary>The largest share of slots in use before the table must grow.</summary>
+    public const double MaxLoad = 0.8;
+
+    /// <summary>The smallest capacity a table grows to, in slots.</summary>
+    public const int MinCapacity = 1024;
+
+    private ulong[] _slots = [];
+    private long _count;
+
+    /// <summary>The current slots (a reader keeps using the array it read, even after the table grows).</summary>
+    public ulong[] Slots => Volatile.Read(ref _slots);
+
+    /// <summary>Entries held.</summary>
+    public long Count => _count;
+
+    /// <summary>Memory held by the slots, in bytes.</summary>
+    public long Bytes => (long)_slots.Length * SlotBytes;
+
+    /// <summary>
+    /// The key of a block: a seeded hash of all its hash bytes and its size (<see cref="HashCode"/>, whose seed is
+    /// random per process), so hashes chosen to share a prefix, or one hash at many sizes, spread like any others.
+    /// </summary>
+    public static uint KeyOf(ReadOnlySpan<byte> hash, long size)
+    {
+        var h = default(HashCode);
+        h.AddBytes(hash);
+        h.Add(size);
+        return (uint)h.ToHashCode();
+    }
+
+    /// <summary>The slot value of a block: its key and its ID.</summary>
+    public static ulong SlotOf(uint key, long id) => ((ulong)key << 32) | (uint)id;
+
+    /// <summary>The slots to hold <paramref name="count"/> entries at the maximum load.</summary>
+    public static long MinimumCapacity(long count) => Math.Max(MinCapacity, (long)Math.Ceiling(count / MaxLoad) + 1);
+
+    /// <summary>The slots a table grows to for <paramref name="count"/> entries: room for half as many again.</summary>
+    public static long PreferredCapacity(long count) => Math.Max(MinCapacity, (long)(count / MaxLoad * 1.5));
+
+    /// <summary>Whether <paramref name="more"/> entries fit without growing.</summary>
+    public bool HasRoomFor(long more) => _count + more <= (long)(_slots.Length * MaxLoad);
+
+    /// <summary>Grows (when needed) so <paramref name="more"/> entries fit, without any memory limit (a session's own table).</summary>
+    public void EnsureRoomFor(long more)
+    {
+        if (!HasRoomFor(more))
+        {
+            Resize(PreferredCapacity(_count + more));
+        }
+    }
+
+    /// <summary>Adds an entry unless the same slot value is already there. The caller made room first.</summary>
+    /// <returns><see langword="true"/> when added.</returns>
+    public bool Add(ulong slot)
+    {
+        var slots = _slots;
+        var i = Home((uint)(slot >> 32), slots.Length);
+        while (true)
+        {
+            var current = slots[i];
+            if (current == slot)
+            {
+                return false;
+            }
+
+            if (current == 0)
+            {
+                Volatile.Write(ref slots[i], slot);
+                _count++;
+                return true;
+            }
+
+            i = i + 1 == slots.Length ? 0 : i + 1;
+        }
+    }
+
+    /// <summary>Copies the entries into a new array of <paramref name="capacity"/> slots and publishes it.</summary>
+    public void Resize(long capacity)
+    {
+        if (capacity > Array.MaxLength || capacity < (long)Math.Ceiling(_count / MaxLoad))
+        {
+            throw new InvalidOperationException($"A key table of {capacity} slots cannot hold {_count} entries.");
+        }
+
+        var slots = new ulong[capacity];
+        foreach (var slot in _slots)
+        {
+            if (slot != 0)
+            {
+                var i = Home((uint)(slot >> 32), slots.Length);
+                while (slots[i] != 0)
+                {
+                    i = i + 1 == slots.Length ? 0 : i + 1;
+                }
+
+                slots[i] = slot;
+            }
+        }
+
+        Volatile.Write(ref _slots, slots);
+    }
+
+    /// <summary>Removes every entry, keeping the array (a session's table after its batch ends).</summary>
+    public void Clear()
+    {
+        if (_count > 0)
+        {
+            Array.Clear(_slots);
+            _count = 0;
+        }
+    }
+
+    /// <summary>Whether the exact entry (key and ID) is in <paramref name="slots"/>.</summary>
+    public static bool Holds(ulong[] slots, ulong slot)
+    {
+        if (slots.Length == 0)
+        {
+            return false;
+        }
+
+        var i = Home((uint)(slot >> 32), slots.Length);
+        for (var step = 0; step < slots.Length; step++)
+        {
+            var current = Volatile.Read(ref slots[i]);
+            if (current == slot)
+            {
+                return true;
+            }
+
+            if (current == 0)
+            {
+                return false;
+            }
+
+            i = i + 1 == slots.Length ? 0 : i + 1;
+        }
+
+        return false;
+    }
+
+    /// <summary>
+    /// The first candidate of <paramref name="key"/> in <paramref name="slots"/> whose <c>Block</c> row holds
+    /// <paramref name="hash"/> and <paramref name="size"/>, read with <paramref name="getById"/> on the caller's
+    /// connection; <see langword="null"/> when no candidate verifies.
+    /// </summary>
+    public static long? FindVerified(ulong[] slots, uint key, ReadOnlySpan<byte> hash, long size, ISqliteStatement getById)
+    {
+        if (slots.Length == 0)
+        {
+            return null;
+        }
+
+        var i = Home(key, slots.Length);
+        for (var step = 0; step < slots.Length; step++)
+        {
+            var slot = Volatile.Read(ref slots[i]);
+            if (slot == 0)
+            {
+                return null;
+            }
+
+            if ((uint)(slot >> 32) == key && Verify((uint)slot, hash, size, getById))
+            {
+                return (uint)slot;
+            }
+
+            i = i + 1 == slots.Length ? 0 : i + 1;
+        }
+
+        return null;
+    }
+
+    /// <summary>The home slot of a key: the key mapped onto the capacity by a multiply (no modulo, any capacity).</summary>
+    private static int Home(uint key, int capacity) => (int)(((ulong)key * (uint)capacity) >> 32);
+
+    private static bool Verify(long id, ReadOnlySpan<byte> hash, long size, ISqliteStatement getById)
+    {
+        Span<byte> stored = stackalloc byte[DecodedHash.MaxBytes];
+        getById.BindInt64(1, id);
+        try
+        {
+            if (!getById.Step())
+            {
+                return false; // deleted, rolled back, or not committed in this snapshot
+            }
+
+            var length = getById.ColumnBlob(0, stored);
+            return length == hash.Length && stored[..length].SequenceEqual(hash) && getById.ColumnInt64(1) == size;
+        }
+        finally
+        {
+            getById.Reset();
+        }
+    }
+}

@@ -1,0 +1,19 @@
+using BlockDb.Stores;
+
+namespace BlockDb.Layouts;
+
+/// <summary><see cref="BlockLayout.BlobHash"/>: the decoded hash bytes as a BLOB under a unique (Hash, Size) index. Schema version 2.</summary>
+internal sealed class BlobHashLayout : IndexedLayout<BlobHashCodec>
+{
+    private BlobHashLayout()
+    {
+    }
+
+    public static BlobHashLayout Instance { get; } = new();
+
+    public override BlockLayout Layout => BlockLayout.BlobHash;
+
+    public override int SchemaVersion => 2;
+
+    public override bool TextHashes => false;
+}

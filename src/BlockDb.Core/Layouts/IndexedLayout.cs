@@ -1,0 +1,37 @@
+using BlockDb.Drivers;
+using BlockDb.Sessions;
+using BlockDb.Sql;
+using BlockDb.Stores;
+
+namespace BlockDb.Layouts;
+
+/// <summary>
+/// The layouts that find blocks through SQLite's unique (Hash, Size) index, differing only in how a hash is stored
+/// (<typeparamref name="TCodec"/>). They keep no state per database, so a definition is its own state.
+/// </summary>
+internal abstract class IndexedLayout<TCodec> : LayoutDefinition
+    where TCodec : struct, IHashCodec
+{
+    private readonly State _state;
+
+    protected IndexedLayout() => _state = new State(this);
+
+    /// <inheritdoc />
+    public override IEnumerable<string> CreateSchema() =>
+        [BlockDbSql.BlockTable(TextHashes ? "TEXT" : "BLOB"), BlockDbSql.BlockHashIndex, .. BlockDbSql.BlocksetTables];
+
+    /// <inheritdoc />
+    public override LayoutState Open(BlockDbOptions options) => _state;
+
+    private sealed class State(IndexedLayout<TCodec> definition) : LayoutState
+    {
+        public override LayoutDefinition Definition => definition;
+
+        public override IBlockStore CreateStore(ISqliteConnection connection, WriteBatch batch, SelectXorInsertStrategy strategy) => strategy switch
+        {
+            SelectXorInsertStrategy.InsertOrIgnoreThenSelect => new IndexedBlockStore<TCodec, InsertOrIgnoreThenSelect>(connection, batch),
+            SelectXorInsertStrategy.InsertReturningThenSelect => new IndexedBlockStore<TCodec, InsertReturningThenSelect>(connection, batch),
+            _ => new IndexedBlockStore<TCodec, SelectThenInsert>(connection, batch),
+        };
+    }
+}

@@ -1,0 +1,109 @@
+using BlockDb.Drivers;
+using BlockDb.Sessions;
+using BlockDb.Stores;
+
+namespace BlockDb.Layouts;
+
+/// <summary>
+/// One block layout (<see cref="BlockLayout"/>): its file format and the behaviour that goes with it. Everything a
+/// layout does differently from the others is here or in the types it creates; the engine asks the definition and
+/// never tests which layout it holds. The definitions are listed once, in <see cref="LayoutCatalog"/>.
+/// </summary>
+internal abstract class LayoutDefinition
+{
+    /// <summary>The layout this defines.</summary>
+    public abstract BlockLayout Layout { get; }
+
+    /// <summary>The <c>PRAGMA user_version</c> a new file of this layout gets (1 is reserved for <see cref="BlockLayout.TextHash"/>, which records no name).</summary>
+    public abstract int SchemaVersion { get; }
+
+    /// <summary>Whether <c>Block.Hash</c> holds the base64 text (else the decoded bytes as a BLOB).</summary>
+    public abstract bool TextHashes { get; }
+
+    /// <summary>The highest block ID the layout holds.</summary>
+    public virtual long MaxBlockId => long.MaxValue;
+
+    /// <summary>The <c>typeof()</c> name of a stored hash: <c>text</c> or <c>blob</c>.</summary>
+    public string HashType => TextHashes ? "text" : "blob";
+
+    /// <summary>The longest stored hash: characters of base64 text, or bytes.</summary>
+    public int MaxHashLength => TextHashes ? BlockHash.MaxLength : DecodedHash.MaxBytes;
+
+    /// <summary>The select-xor-insert strategies this layout can run (<see cref="BlockDbOptions.SelectXorInsert"/>; any other is refused).</summary>
+    public virtual IReadOnlyList<SelectXorInsertStrategy> Strategies { get; } = Enum.GetValues<SelectXorInsertStrategy>();
+
+    /// <summary>The DDL of a new file, in order (the settings row and the version pragmas are written by the schema code).</summary>
+    public abstract IEnumerable<string> CreateSchema();
+
+    /// <summary>What an existing file of this layout at <paramref name="version"/> needs before use (read inside a read transaction).</summary>
+    public virtual SchemaChange Inspect(ISqliteConnection connection, long version) => SchemaChange.None;
+
+    /// <summary>Makes <paramref name="change"/> (inside the write transaction that found it needed).</summary>
+    public virtual void Apply(ISqliteConnection connection, SchemaChange change)
+    {
+    }
+
+    /// <summary>Refuses settings this layout cannot honour (a setting is applied or refused, never ignored).</summary>
+    /// <exception cref="BlockDbConfigurationException">A setting does not apply to this layout.</exception>
+    public virtual void Validate(BlockDbOptions options)
+    {
+        if (!Strategies.Contains(options.SelectXorInsert))
+        {
+            throw new BlockDbConfigurationException(
+                $"{BlockDbOptions.SectionName}:SelectXorInsert",
+                $"BlockDb:SelectXorInsert is {options.SelectXorInsert}, which the {Layout} layout cannot use{StrategyReason}; allowed with {Layout}: {string.Join(", ", Strategies)}. Change the setting (or leave it unset), or use a layout that supports it.");
+        }
+    }
+
+    /// <summary>Why the layout runs only <see cref="Strategies"/>, for the refusal's message (empty, or text starting with "; " or ": ").</summary>
+    protected virtual string StrategyReason => string.Empty;
+
+    /// <summary>The layout's state for one open database (the KeyMap layout's shared key map).</summary>
+    public abstract LayoutState Open(BlockDbOptions options);
+}
+
+/// <summary>What a file needs before it can be used.</summary>
+internal enum SchemaChange
+{
+    /// <summary>Nothing: use it as it is.</summary>
+    None,
+
+    /// <summary>An empty file: create the schema.</summary>
+    Create,
+
+    /// <summary>An older schema version of the layout: upgrade it in place.</summary>
+    Upgrade,
+
+    /// <summary>Guards removed or changed by SQL outside BlockDb: re-create them.</summary>
+    RestoreGuards,
+}
+
+/// <summary>A layout's state in one open database, shared by its sessions.</summary>
+internal abstract class LayoutState
+{
+    /// <summary>The layout.</summary>
+    public abstract LayoutDefinition Definition { get; }
+
+    /// <summary>The key map's blocks and bytes, or (0, 0) for a layout without one.</summary>
+    public virtual (long Blocks, long Bytes) MapUsage => (0, 0);
+
+    /// <summary>A session's block store on <paramref name="connection"/>, writing through <paramref name="batch"/>.</summary>
+    public abstract IBlockStore CreateStore(ISqliteConnection connection, WriteBatch batch, SelectXorInsertStrategy strategy);
+
+    /// <summary>The check's layout-specific part: blocks an in-memory structure misses, and whether the file's guards are intact.</summary>
+    public virtual (IReadOnlyList<long> MissingIds, long Missing, bool GuardsIntact) CheckLayout(ISqliteConnection connection, CancellationToken cancellationToken) =>
+        ([], 0, true);
+
+    /// <summary>The lowest ID a repair may give a renumbered block, beyond every row in range.</summary>
+    public virtual long RenumberFloor(ISqliteConnection connection) => 0;
+
+    /// <summary>After a repair renumbered blocks up to <paramref name="maxId"/>, inside its transaction.</summary>
+    public virtual void AfterRenumber(ISqliteConnection connection, long maxId)
+    {
+    }
+
+    /// <summary>After a repair committed: forget what the file no longer matches.</summary>
+    public virtual void AfterRepair()
+    {
+    }
+}

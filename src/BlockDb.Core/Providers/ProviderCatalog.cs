@@ -1,0 +1,112 @@
+using System.Collections.Concurrent;
+using System.Reflection;
+using BlockDb.Drivers;
+
+namespace BlockDb;
+
+/// <summary>
+/// Finds the provider that <see cref="BlockDbOptions.Provider"/> names: first among those registered explicitly
+/// (<see cref="BlockDatabaseBuilder.AddProvider(ISqliteDriver)"/>, <c>Add…Provider()</c> in a service collection),
+/// then among BlockDb's own providers, loaded by assembly name from the application's references.
+/// </summary>
+internal static class ProviderCatalog
+{
+    private static readonly KnownProvider[] Known =
+    [
+        new(BlockDbProviders.MicrosoftData, "BlockDb.MicrosoftData.MicrosoftDataDriver, BlockDb.MicrosoftData", "BlockDb.MicrosoftData", string.Empty),
+        new(BlockDbProviders.SystemData, "BlockDb.SystemData.SystemDataDriver, BlockDb.SystemData", "BlockDb.SystemData",
+            " It needs Mono.Data.Sqlite.dll beside the application: the BlockDb.SystemData package ships it; a build from source fetches it with eng/get-mono-data-sqlite.sh (Debian's libmono-sqlite4.0-cil)."),
+        new(BlockDbProviders.PInvoke, "BlockDb.PInvoke.PInvokeDriver, BlockDb.PInvoke", "BlockDb.PInvoke", string.Empty),
+    ];
+
+    private static readonly ConcurrentDictionary<string, Lazy<IBlockDbProvider>> Loaded = new(StringComparer.OrdinalIgnoreCase);
+    private static readonly ConcurrentDictionary<ISqliteDriver, SqliteProvider> Wrapped = new();
+
+    /// <summary>BlockDb's own SQLite providers, in documentation order.</summary>
+    public static IReadOnlyList<string> SqliteNames { get; } = [.. Known.Select(k => k.Name)];
+
+    /// <summary>Whether <paramref name="name"/> is one of BlockDb's own providers (found without registration).</summary>
+    public static bool IsKnown(string name) => Known.Any(k => string.Equals(k.Name, name.Trim(), StringComparison.OrdinalIgnoreCase));
+
+    /// <summary>The provider <paramref name="name"/> names (null: the only registered one, else <see cref="BlockDbProviders.Default"/>).</summary>
+    /// <exception cref="BlockDbConfigurationException">The name is unknown, several providers are registered and none is named, or a known provider is not installed or fails to load.</exception>
+    public static IBlockDbProvider Find(string? name, IReadOnlyCollection<ISqliteDriver> drivers, IReadOnlyCollection<IBlockDbProvider> providers)
+    {
+        var registered = providers.Concat(drivers.Select(Wrap)).ToList();
+        if (name is null)
+        {
+            var distinct = registered.DistinctBy(p => p.Name, StringComparer.OrdinalIgnoreCase).ToList();
+            if (distinct.Count == 1)
+            {
+                return distinct[0];
+            }
+
+            name = BlockDbProviders.Default;
+        }
+
+        var wanted = name.Trim();
+        var explicitOne = registered.FirstOrDefault(p => string.Equals(p.Name, wanted, StringComparison.OrdinalIgnoreCase));
+        if (explicitOne is not null)
+        {
+            return explicitOne;
+        }
+
+        var known = Known.FirstOrDefault(k => string.Equals(k.Name, wanted, StringComparison.OrdinalIgnoreCase))
+            ?? throw new BlockDbConfigurationException(
+                $"{BlockDbOptions.SectionName}:Provider",
+                $"Unknown BlockDb provider '{name}'; valid providers: {string.Join(", ", SqliteNames.Concat(registered.Select(p => p.Name)).Distinct(StringComparer.OrdinalIgnoreCase))}.");
+        try
+        {
+            return Loaded.GetOrAdd(known.Name, _ => new Lazy<IBlockDbProvider>(() => Load(known))).Value;
+        }
+        catch (BlockDbConfigurationException)
+        {
+            Loaded.TryRemove(known.Name, out _); // a later call may succeed once the package is there (tests, plug-ins)
+            throw;
+        }
+    }
+
+    /// <summary>The engine's provider for a SQLite driver (one per driver).</summary>
+    public static SqliteProvider Wrap(ISqliteDriver driver) => Wrapped.GetOrAdd(driver, static d => new SqliteProvider(d));
+
+    private static IBlockDbProvider Load(KnownProvider known)
+    {
+        var setting = $"{BlockDbOptions.SectionName}:Provider";
+        Type? type;
+        try
+        {
+            type = Type.GetType(known.TypeName, throwOnError: false);
+        }
+        catch (Exception e) when (e is FileLoadException or BadImageFormatException)
+        {
+            throw new BlockDbConfigurationException(setting, $"The BlockDb provider '{known.Name}' could not be loaded: {e.Message}.{known.Hint}", e);
+        }
+
+        if (type is null)
+        {
+            throw new BlockDbConfigurationException(
+                setting,
+                $"The BlockDb provider '{known.Name}' is not installed: add the {known.Package} package (or the BlockDb package, which brings every SQLite provider) to the application.{known.Hint}");
+        }
+
+        object? instance;
+        try
+        {
+            instance = type.GetProperty("Instance", BindingFlags.Public | BindingFlags.Static)?.GetValue(null);
+        }
+        catch (TargetInvocationException e)
+        {
+            var cause = e.InnerException is TypeInitializationException { InnerException: { } inner } ? inner : e.InnerException ?? e;
+            throw new BlockDbConfigurationException(setting, $"The BlockDb provider '{known.Name}' failed to load: {cause.Message}{known.Hint}", cause);
+        }
+
+        return instance switch
+        {
+            ISqliteDriver driver => Wrap(driver),
+            IBlockDbProvider provider => provider,
+            _ => throw new BlockDbConfigurationException(setting, $"The BlockDb provider '{known.Name}' ({known.TypeName}) has no public static Instance that is a BlockDb provider."),
+        };
+    }
+
+    private sealed record KnownProvider(string Name, string TypeName, string Package, string Hint);
+}

@@ -1,0 +1,195 @@
+using System.Buffers;
+using BlockDb.Drivers;
+using BlockDb.Sql;
+using BlockDb.Stores;
+
+namespace BlockDb.Sessions;
+
+/// <summary>
+/// A session's blockset reads and writes, the same for every layout: blocks are found through the layout's
+/// <see cref="IBlockStore"/>, and a blockset is written with its entries inside a savepoint (all of it or nothing).
+/// Used only inside the session's gate.
+/// </summary>
+internal sealed class BlocksetStatements
+{
+    private const int CancellationCheckInterval = 256;
+
+    private readonly WriteBatch _batch;
+    private readonly IBlockStore _store;
+    private readonly ISqliteStatement _blockSize;
+    private readonly ISqliteStatement _insertBlockset;
+    private readonly ISqliteStatement _insertEntry;
+    private readonly ISqliteStatement _getBlockset;
+    private readonly ISqliteStatement _list;
+
+    public BlocksetStatements(ISqliteConnection connection, WriteBatch batch, IBlockStore store)
+    {
+        _batch = batch;
+        _store = store;
+        _blockSize = connection.Prepare(BlockDbSql.GetBlockSize);
+        _insertBlockset = connection.Prepare(BlockDbSql.InsertBlockset);
+        _insertEntry = connection.Prepare(BlockDbSql.InsertBlocksetEntry);
+        _getBlockset = connection.Prepare(BlockDbSql.GetBlockset);
+        _list = connection.Prepare(BlockDbSql.ListBlocksetBlocks);
+    }
+
+    /// <summary>Adds a blockset from blocks named by hash and size, resolved inside the write transaction (so none can be deleted between the lookup and the entry).</summary>
+    public long Add(IReadOnlyList<BlockKey> blocks, string? fullHash, CancellationToken cancellationToken) =>
+        _batch.Write((this, blocks, fullHash, cancellationToken), static s =>
+        {
+            var (self, blocks, fullHash, cancellationToken) = s;
+            var ids = ArrayPool<long>.Shared.Rent(blocks.Count);
+            try
+            {
+                long length = 0;
+                for (var i = 0; i < blocks.Count; i++)
+                {
+                    CheckCancellation(i, cancellationToken);
+                    var block = blocks[i];
+                    ids[i] = self._store.Find(block.Hash, block.Size)
+                        ?? throw new BlockNotFoundException($"Block {i} of the blockset (hash {block.Hash}, {block.Size} bytes) is not in the index; add it first (SelectXorInsertAsync). Nothing of the blockset was written.", i);
+                    length = checked(length + block.Size);
+                }
+
+                return self.Write(ids, blocks.Count, length, fullHash, cancellationToken);
+            }
+            finally
+            {
+                ArrayPool<long>.Shared.Return(ids);
+            }
+        });
+
+    /// <summary>Adds a blockset from block IDs, each checked inside the write transaction.</summary>
+    public long Add(IReadOnlyList<long> blockIds, string? fullHash, CancellationToken cancellationToken) =>
+        _batch.Write((this, blockIds, fullHash, cancellationToken), static s =>
+        {
+            var (self, blockIds, fullHash, cancellationToken) = s;
+            var ids = ArrayPool<long>.Shared.Rent(blockIds.Count);
+            try
+            {
+                long length = 0;
+                for (var i = 0; i < blockIds.Count; i++)
+                {
+                    CheckCancellation(i, cancellationToken);
+                    var id = ids[i] = blockIds[i];
+                    length = checked(length + (self.BlockSize(id)
+                        ?? throw new BlockNotFoundException($"Block {i} of the blockset (ID {id}) is not in the index. Nothing of the blockset was written.", i)));
+                }
+
+                return self.Write(ids, blockIds.Count, length, fullHash, cancellationToken);
+            }
+            finally
+            {
+                ArrayPool<long>.Shared.Return(ids);
+            }
+        });
+
+    /// <summary>A blockset's blocks in order.</summary>
+    /// <exception cref="BlocksetNotFoundException">No blockset has that ID.</exception>
+    public IReadOnlyList<BlocksetBlock> List(long blocksetId)
+    {
+        var blocks = new List<BlocksetBlock>();
+        _list.BindInt64(1, blocksetId);
+        try
+        {
+            while (_list.Step())
+            {
+                blocks.Add(new BlocksetBlock((int)_list.ColumnInt64(0), _list.ColumnInt64(1), _store.ReadHash(_list, 2), _list.ColumnInt64(3)));
+            }
+        }
+        finally
+        {
+            _list.Reset();
+        }
+
+        if (blocks.Count == 0)
+        {
+            // A blockset always has entries, so none means no such blockset; Get throws the typed error.
+            Get(blocksetId);
+        }
+
+        return blocks;
+    }
+
+    /// <summary>A blockset's length, full hash and entry count.</summary>
+    /// <exception cref="BlocksetNotFoundException">No blockset has that ID.</exception>
+    public BlocksetInfo Get(long blocksetId)
+    {
+        _getBlockset.BindInt64(1, blocksetId);
+        try
+        {
+            return _getBlockset.Step()
+                ? new BlocksetInfo(blocksetId, _getBlockset.ColumnInt64(0), _getBlockset.ColumnText(1), (int)_getBlockset.ColumnInt64(2))
+                : throw new BlocksetNotFoundException(blocksetId);
+        }
+        finally
+        {
+            _getBlockset.Reset();
+        }
+    }
+
+    private static void CheckCancellation(int i, CancellationToken cancellationToken)
+    {
+        if (i % CancellationCheckInterval == 0)
+        {
+            cancellationToken.ThrowIfCancellationRequested();
+        }
+    }
+
+    /// <summary>Writes a blockset and its entries inside a savepoint (all of it, or nothing), and counts one write.</summary>
+    private long Write(long[] ids, int count, long length, string? fullHash, CancellationToken cancellationToken)
+    {
+        var blocksetId = _batch.InSavepoint((this, ids, count, length, fullHash, cancellationToken), static s =>
+        {
+            var (self, ids, count, length, fullHash, cancellationToken) = s;
+            var insert = self._insertBlockset;
+            insert.BindInt64(1, length);
+            if (fullHash is null)
+            {
+                insert.BindNull(2);
+            }
+            else
+            {
+                insert.BindText(2, fullHash);
+            }
+
+            long blocksetId;
+            try
+            {
+                insert.Step();
+                blocksetId = insert.ColumnInt64(0);
+            }
+            finally
+            {
+                insert.Reset();
+            }
+
+            var entry = self._insertEntry;
+            entry.BindInt64(1, blocksetId);
+            for (var i = 0; i < count; i++)
+            {
+                CheckCancellation(i + 1, cancellationToken);
+                entry.BindInt64(2, i);
+                entry.BindInt64(3, ids[i]);
+                entry.ExecuteNonQuery();
+            }
+
+            return blocksetId;
+        });
+        _batch.EndWrite(wrote: true);
+        return blocksetId;
+    }
+
+    private long? BlockSize(long id)
+    {
+        _blockSize.BindInt64(1, id);
+        try
+        {
+            return _blockSize.Step() ? _blockSize.ColumnInt64(0) : null;
+        }
+        finally
+        {
+            _blockSize.Reset();
+        }
+    }
+}

@@ -1,0 +1,18 @@
+using BlockDb.Layouts;
+
+namespace BlockDb.Sessions;
+
+/// <summary>What a session needs from its database: frozen when the session opens.</summary>
+/// <param name="Path">The database file, for messages.</param>
+/// <param name="Layout">The layout's state in the database (its stores, the KeyMap layout's key map).</param>
+/// <param name="Batching">When the session commits.</param>
+/// <param name="Strategy">The select-xor-insert strategy of the indexed layouts.</param>
+/// <param name="ReadOnly">Whether writes are refused.</param>
+/// <param name="AppliedPragmas">The pragmas read back from the session's connection.</param>
+internal sealed record SessionSettings(
+    string Path,
+    LayoutState Layout,
+    BatchingOptions Batching,
+    SelectXorInsertStrategy Strategy,
+    bool ReadOnly,
+    PragmaSettings AppliedPragmas);

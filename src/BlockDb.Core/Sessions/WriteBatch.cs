@@ -1,0 +1,259 @@
+using System.Diagnostics;
+using BlockDb.Drivers;
+using BlockDb.Sql;
+
+namespace BlockDb.Sessions;
+
+/// <summary>
+/// A session's commit batch: the one write transaction (<c>BEGIN IMMEDIATE</c> … <c>COMMIT</c>) its writes run in,
+/// its count of pending writes and its age, and the one place where a batch that SQLite rolled back on its own is
+/// noticed. Owned by one session and used only inside its gate.
+/// </summary>
+/// <remarks>
+/// Invariants: <see cref="IsOpen"/> is true exactly while this session's transaction is open (it is re-read from
+/// <c>sqlite3_get_autocommit</c> after every failed write); a transaction holding no write of its own is never
+/// left open after a call (the write lock is not held idle); the participant sees every end of a transaction
+/// (<see cref="IBatchParticipant.AfterCommit"/> or <see cref="IBatchParticipant.AfterRollback"/>) exactly once.
+/// </remarks>
+internal sealed class WriteBatch
+{
+    private readonly ISqliteConnection _connection;
+    private readonly BatchingOptions _options;
+    private readonly ISqliteStatement _begin;
+    private readonly ISqliteStatement _commit;
+    private readonly ISqliteStatement _rollback;
+    private readonly ISqliteStatement _savepoint;
+    private readonly ISqliteStatement _release;
+    private readonly ISqliteStatement _rollbackTo;
+    private IBatchParticipant? _participant;
+    private long _started;
+    private Exception? _deferred;
+
+    public WriteBatch(ISqliteConnection connection, BatchingOptions options)
+    {
+        _connection = connection;
+        _options = options;
+        _begin = connection.Prepare(BlockDbSql.Begin);
+        _commit = connection.Prepare(BlockDbSql.Commit);
+        _rollback = connection.Prepare(BlockDbSql.Rollback);
+        _savepoint = connection.Prepare(BlockDbSql.Savepoint);
+        _release = connection.Prepare(BlockDbSql.ReleaseSavepoint);
+        _rollbackTo = connection.Prepare(BlockDbSql.RollbackToSavepoint);
+    }
+
+    /// <summary>Whether this session's write transaction is open (it then holds the write lock).</summary>
+    public bool IsOpen { get; private set; }
+
+    /// <summary>Writes in the open batch, not yet committed.</summary>
+    public int Pending { get; private set; }
+
+    /// <summary>Milliseconds since the open batch began (0 when none is open).</summary>
+    public long AgeMilliseconds => IsOpen ? (long)Stopwatch.GetElapsedTime(_started).TotalMilliseconds : 0;
+
+    /// <summary>Called after a batch opens (the age timer arms itself).</summary>
+    public Action? Opened { get; set; }
+
+    /// <summary>Joins the block store that must see the ends of each transaction.</summary>
+    public void Attach(IBatchParticipant participant) => _participant = participant;
+
+    /// <summary>
+    /// Runs one write inside the batch, opening it first. A failure leaves the batch's earlier writes intact; when
+    /// SQLite rolled the whole transaction back it becomes <see cref="BlockDbBatchRolledBackException"/>; a
+    /// transaction that holds no write after the failure is ended so the write lock is not kept.
+    /// </summary>
+    public TResult Write<TState, TResult>(TState state, Func<TState, TResult> write)
+    {
+        try
+        {
+            Begin();
+            return write(state);
+        }
+        catch (Exception e) when (Lost(e) is { } lost)
+        {
+            throw lost;
+        }
+        catch
+        {
+            ReleaseIdle();
+            throw;
+        }
+    }
+
+    /// <summary>Runs <paramref name="body"/> inside a savepoint of the open batch: all of its writes, or (on any failure or cancellation) none.</summary>
+    public TResult InSavepoint<TState, TResult>(TState state, Func<TState, TResult> body)
+    {
+        _savepoint.ExecuteNonQuery();
+        try
+        {
+            var result = body(state);
+            _release.ExecuteNonQuery();
+            return result;
+        }
+        catch
+        {
+            if (_connection.InTransaction)
+            {
+                _rollbackTo.ExecuteNonQuery();
+                _release.ExecuteNonQuery();
+            }
+
+            throw;
+        }
+    }
+
+    /// <summary>Counts a finished write and commits when the batch is full or old; a transaction that holds no write is closed at once.</summary>
+    public void EndWrite(bool wrote)
+    {
+        if (wrote)
+        {
+            Pending++;
+        }
+
+        if (Pending == 0
+            || (_options.CommitEvery > 0 && Pending >= _options.CommitEvery)
+            || (_options.CommitAfterMilliseconds is { } ms && AgeMilliseconds >= ms))
+        {
+            Commit();
+        }
+    }
+
+    /// <summary>Commits the open batch, if any.</summary>
+    /// <exception cref="BlockDbBatchRolledBackException">The commit failed; the batch was rolled back.</exception>
+    public void Commit()
+    {
+        if (!IsOpen)
+        {
+            return;
+        }
+
+        var pending = Pending;
+        try
+        {
+            _participant?.BeforeCommit();
+            _commit.ExecuteNonQuery();
+        }
+        catch (BlockDbException e)
+        {
+            try
+            {
+                if (_connection.InTransaction)
+                {
+                    _rollback.ExecuteNonQuery();
+                }
+            }
+            finally
+            {
+                End(committed: false);
+            }
+
+            throw new BlockDbBatchRolledBackException($"{e.Message} The commit failed and its batch of {pending} writes was rolled back (committed data is intact).", pending, e);
+        }
+
+        End(committed: true);
+    }
+
+    /// <summary>Rolls the open batch back, if any.</summary>
+    public void Rollback()
+    {
+        if (!IsOpen)
+        {
+            return;
+        }
+
+        try
+        {
+            if (_connection.InTransaction)
+            {
+                _rollback.ExecuteNonQuery();
+            }
+        }
+        finally
+        {
+            End(committed: false);
+        }
+    }
+
+    /// <summary>Keeps a failure of background work (an age commit) to be thrown by the session's next call.</summary>
+    public void Defer(Exception failure) => _deferred ??= failure;
+
+    /// <summary>Throws the kept background failure, once.</summary>
+    public void ThrowDeferred()
+    {
+        if (_deferred is { } failure)
+        {
+            _deferred = null;
+            throw failure;
+        }
+    }
+
+    private void Begin()
+    {
+        if (IsOpen)
+        {
+            if (!_connection.InTransaction)
+            {
+                // Ended under us by a failure this batch did not see: never write outside the write lock.
+                var lost = Pending;
+                End(committed: false);
+                throw new BlockDbBatchRolledBackException($"The open batch's transaction was rolled back by SQLite after an earlier failure; its {lost} uncommitted writes were discarded (committed data is intact). Nothing was written by this call.", lost, new BlockDbException("The transaction is no longer active.", SqliteResultCode.Error, SqliteResultCode.Error));
+            }
+
+            return;
+        }
+
+        _begin.ExecuteNonQuery();
+        IsOpen = true;
+        _started = Stopwatch.GetTimestamp();
+        Opened?.Invoke();
+    }
+
+    /// <summary>After a failed write, a transaction that holds no write of its own is ended, so the write lock is not kept while idle.</summary>
+    private void ReleaseIdle()
+    {
+        if (IsOpen && Pending == 0)
+        {
+            try
+            {
+                Commit();
+            }
+            catch (BlockDbException)
+            {
+                // The write's own failure is what the caller must see; the batch is closed either way.
+            }
+        }
+    }
+
+    /// <summary>
+    /// Some SQLite errors (SQLITE_FULL, SQLITE_IOERR, SQLITE_BUSY, SQLITE_NOMEM) roll back the whole transaction
+    /// (<see href="https://www.sqlite.org/lang_transaction.html"/>). When that happened the batch's writes are gone:
+    /// close it and say so. Runs as an exception filter, so it only reads state and runs no statement. The session
+    /// also runs it after any failed call (a read that spills the page cache can hit SQLITE_FULL too).
+    /// </summary>
+    public BlockDbBatchRolledBackException? Lost(Exception e)
+    {
+        if (!IsOpen || _connection.InTransaction)
+        {
+            return null;
+        }
+
+        var lost = Pending;
+        End(committed: false);
+        return e is BlockDbException b
+            ? new BlockDbBatchRolledBackException($"{b.Message} SQLite rolled back the open batch: its {lost} uncommitted writes were discarded (committed data is intact).", lost, b)
+            : null;
+    }
+
+    private void End(bool committed)
+    {
+        IsOpen = false;
+        Pending = 0;
+        if (committed)
+        {
+            _participant?.AfterCommit();
+        }
+        else
+        {
+            _participant?.AfterRollback();
+        }
+    }
+}

@@ -1,0 +1,200 @@
+using System.Diagnostics;
+using System.Threading.Channels;
+
+namespace BlockDb.Shared;
+
+/// <summary>
+/// The shared repository's writer: one session fed by a bounded queue, committing whatever is queued as one
+/// transaction (group commit), and completing each caller only after that commit.
+/// </summary>
+/// <remarks>
+/// Invariants: the writer session is used only by the writer loop (<see cref="RunAsync"/>) and disposed only by
+/// <see cref="DisposeAsync"/> after the loop ended; a request taken from the queue is completed or failed exactly
+/// once, and never completed before the transaction holding it has committed; a transaction is always ended before
+/// the loop waits for the queue, so an idle writer never holds the write lock.
+/// </remarks>
+internal sealed class GroupCommitWriter
+{
+    private readonly BlockRepository _writer;
+    private readonly GroupCommitOptions _options;
+    private readonly Channel<WriteRequest> _queue;
+    private readonly Task _loop;
+    private long _batches;
+    private long _acknowledged;
+
+    public GroupCommitWriter(BlockRepository writer, GroupCommitOptions options)
+    {
+        _writer = writer;
+        _options = options;
+        _queue = Channel.CreateBounded<WriteRequest>(new BoundedChannelOptions(options.QueueCapacity)
+        {
+            SingleReader = true,
+            FullMode = BoundedChannelFullMode.Wait,
+        });
+        _loop = Task.Run(RunAsync);
+    }
+
+    /// <summary>Transactions committed with at least one write.</summary>
+    public long CommittedBatches => Interlocked.Read(ref _batches);
+
+    /// <summary>Writes acknowledged.</summary>
+    public long AcknowledgedWrites => Interlocked.Read(ref _acknowledged);
+
+    /// <summary>
+    /// Queues a write. When the queue takes it at once (it is not full), the caller gets the request's own task, which
+    /// completes the moment its batch has committed (not on a later continuation), so nothing acknowledged is still
+    /// pending when a dispose returns.
+    /// </summary>
+    public ValueTask<TResult> EnqueueAsync<TState, TResult>(
+        Func<BlockRepository, TState, CancellationToken, ValueTask<TResult>> write, TState state, CancellationToken cancellationToken)
+    {
+        if (cancellationToken.IsCancellationRequested)
+        {
+            return ValueTask.FromCanceled<TResult>(cancellationToken);
+        }
+
+        var request = new WriteRequest<TState, TResult>(write, state, cancellationToken);
+        return new(_queue.Writer.TryWrite(request) ? request.Task : EnqueueWhenRoomAsync(request, cancellationToken));
+    }
+
+    /// <summary>Stops taking writes, lets the queued ones commit, ends the loop and disposes the writer session.</summary>
+    public async ValueTask DisposeAsync()
+    {
+        _queue.Writer.TryComplete();
+        try
+        {
+            await _loop.ConfigureAwait(false);
+        }
+        finally
+        {
+            await _writer.DisposeAsync().ConfigureAwait(false);
+        }
+    }
+
+    private async Task<TResult> EnqueueWhenRoomAsync<TState, TResult>(WriteRequest<TState, TResult> request, CancellationToken cancellationToken)
+    {
+        try
+        {
+            await _queue.Writer.WriteAsync(request, cancellationToken).ConfigureAwait(false);
+        }
+        catch (ChannelClosedException)
+        {
+            throw SharedBlockRepository.Disposed();
+        }
+
+        return await request.Task.ConfigureAwait(false);
+    }
+
+    /// <summary>Takes the first queued write, opens a transaction, keeps taking writes while the queue has some (up to the batch size and age), commits, and only then completes the callers' tasks.</summary>
+    private async Task RunAsync()
+    {
+        var batch = new List<WriteRequest>();
+        var reader = _queue.Reader;
+        while (await reader.WaitToReadAsync().ConfigureAwait(false))
+        {
+            var started = Stopwatch.GetTimestamp();
+            while (batch.Count < _options.MaxBatchSize
+                && Stopwatch.GetElapsedTime(started).TotalMilliseconds < _options.MaxDelayMilliseconds
+                && reader.TryRead(out var request))
+            {
+                Execute(request, batch);
+            }
+
+            try
+            {
+                // Always end the transaction, even when every write of this round failed: an open one would keep
+                // the write lock from other processes while the queue is idle.
+                await _writer.CommitAsync().ConfigureAwait(false);
+                if (batch.Count > 0)
+                {
+                    Interlocked.Increment(ref _batches);
+                }
+
+                Interlocked.Add(ref _acknowledged, batch.Count);
+                foreach (var done in batch)
+                {
+                    done.Complete();
+                }
+
+                batch.Clear();
+            }
+            catch (Exception e)
+            {
+                FailAll(batch, e);
+            }
+        }
+    }
+
+    private void Execute(WriteRequest request, List<WriteRequest> batch)
+    {
+        if (request.CancellationToken.IsCancellationRequested)
+        {
+            request.Fail(new OperationCanceledException(request.CancellationToken));
+            return;
+        }
+
+        try
+        {
+            request.Execute(_writer);
+            batch.Add(request);
+        }
+        catch (BlockDbBatchRolledBackException e)
+        {
+            // The database rolled the whole transaction back: the batch's earlier writes are gone, not acknowledged.
+            request.Fail(e);
+            FailAll(batch, e);
+        }
+        catch (Exception e)
+        {
+            request.Fail(e);
+        }
+    }
+
+    private static void FailAll(List<WriteRequest> batch, Exception e)
+    {
+        foreach (var request in batch)
+        {
+            request.Fail(e);
+        }
+
+        batch.Clear();
+    }
+
+    private abstract class WriteRequest(CancellationToken cancellationToken)
+    {
+        public CancellationToken CancellationToken { get; } = cancellationToken;
+
+        public abstract void Execute(BlockRepository writer);
+
+        public abstract void Complete();
+
+        public abstract void Fail(Exception e);
+    }
+
+    private sealed class WriteRequest<TState, TResult>(
+        Func<BlockRepository, TState, CancellationToken, ValueTask<TResult>> write, TState state, CancellationToken cancellationToken)
+        : WriteRequest(cancellationToken)
+    {
+        private readonly TaskCompletionSource<TResult> _completion = new(TaskCreationOptions.RunContinuationsAsynchronously);
+        private TResult? _result;
+
+        public Task<TResult> Task => _completion.Task;
+
+        // The writer session completes synchronously; GetResult rethrows its failure.
+        public override void Execute(BlockRepository writer) => _result = write(writer, state, CancellationToken).GetAwaiter().GetResult();
+
+        public override void Complete() => _completion.TrySetResult(_result!);
+
+        public override void Fail(Exception e)
+        {
+            if (e is OperationCanceledException && CancellationToken.IsCancellationRequested)
+            {
+                _completion.TrySetCanceled(CancellationToken);
+            }
+            else
+            {
+                _completion.TrySetException(e);
+            }
+        }
+    }
+}

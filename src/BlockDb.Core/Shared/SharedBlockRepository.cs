@@ -1,0 +1,158 @@
+using BlockDb.Shared;
+
+namespace BlockDb;
+
+/// <summary>
+/// The thread-safe repository: a <see cref="GroupCommitWriter"/> for the writes and a <see cref="ReaderPool"/> for the
+/// reads, both owned by it alone. See <see cref="ISharedBlockRepository"/>.
+/// </summary>
+/// <remarks>
+/// Invariants: once <c>_disposed</c> is set no new call starts; <see cref="DisposeAsync"/> runs its work once (a second,
+/// concurrent dispose waits for the same task), lets queued writes commit and reads in flight end, and leaves no call
+/// pending.
+/// </remarks>
+internal sealed class SharedBlockRepository : ISharedBlockRepository
+{
+    private static readonly BatchingOptions WriterBatching = new() { CommitEvery = 0, CommitAfterMilliseconds = null, OnDispose = DisposeBehavior.Rollback };
+
+    /// <summary>Readers never write: no batching of their own, no age timer.</summary>
+    private static readonly BatchingOptions ReaderBatching = new() { CommitEvery = 1, CommitAfterMilliseconds = null, OnDispose = DisposeBehavior.Rollback };
+
+    private readonly SqliteBlockDatabase _database;
+    private readonly Action<SharedBlockRepository> _onDisposed;
+    private readonly GroupCommitWriter _writer;
+    private readonly ReaderPool _readers;
+    private readonly Lock _disposeLock = new();
+    private Task? _disposing;
+    private int _disposed;
+
+    public SharedBlockRepository(SqliteBlockDatabase database, GroupCommitOptions options, Action<SharedBlockRepository> onDisposed)
+    {
+        _database = database;
+        _onDisposed = onDisposed;
+        _writer = new GroupCommitWriter(database.OpenSession(WriterBatching, register: false), options);
+        _readers = new ReaderPool(
+            () => database.OpenSession(ReaderBatching, register: false),
+            options.MaxReaders > 0 ? options.MaxReaders : 2 * Environment.ProcessorCount);
+    }
+
+    public long CommittedBatches => _writer.CommittedBatches;
+
+    public long AcknowledgedWrites => _writer.AcknowledgedWrites;
+
+    public ValueTask<long?> FindBlockAsync(string hash, long size, CancellationToken cancellationToken = default)
+    {
+        BlockHash.Validate(hash, nameof(hash));
+        BlockHash.ValidateSize(size, nameof(size));
+        return _readers.ReadAsync(static (r, s, ct) => r.FindBlockAsync(s.hash, s.size, ct), (hash, size), cancellationToken);
+    }
+
+    public ValueTask<IReadOnlyList<BlocksetBlock>> ListBlocksetBlocksAsync(long blocksetId, CancellationToken cancellationToken = default) =>
+        _readers.ReadAsync(static (r, id, ct) => r.ListBlocksetBlocksAsync(id, ct), blocksetId, cancellationToken);
+
+    public ValueTask<BlocksetInfo> GetBlocksetAsync(long blocksetId, CancellationToken cancellationToken = default) =>
+        _readers.ReadAsync(static (r, id, ct) => r.GetBlocksetAsync(id, ct), blocksetId, cancellationToken);
+
+    public ValueTask<BlockDbCounts> GetCountsAsync(CancellationToken cancellationToken = default) =>
+        _readers.ReadAsync(static (r, _, ct) => r.GetCountsAsync(ct), 0, cancellationToken);
+
+    public ValueTask<long> InsertBlockAsync(string hash, long size, CancellationToken cancellationToken = default)
+    {
+        BlockHash.Validate(hash, nameof(hash));
+        BlockHash.ValidateSize(size, nameof(size));
+        return Enqueue(static (w, s, ct) => w.InsertBlockAsync(s.hash, s.size, ct), (hash, size), cancellationToken);
+    }
+
+    public async ValueTask<SelectXorInsertResult> SelectXorInsertAsync(string hash, long size, CancellationToken cancellationToken = default)
+    {
+        ThrowIfReadOnly();
+        if (await FindBlockAsync(hash, size, cancellationToken).ConfigureAwait(false) is { } id)
+        {
+            return new SelectXorInsertResult(id, false);
+        }
+
+        return await Enqueue(static (w, s, ct) => w.SelectXorInsertAsync(s.hash, s.size, ct), (hash, size), cancellationToken).ConfigureAwait(false);
+    }
+
+    public ValueTask<long> AddBlocksetAsync(IReadOnlyList<BlockKey> blocks, string? fullHash = null, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(blocks);
+        return Enqueue(static (w, s, ct) => w.AddBlocksetAsync(s.blocks, s.fullHash, ct), (blocks, fullHash), cancellationToken);
+    }
+
+    public ValueTask<long> AddBlocksetAsync(IReadOnlyList<long> blockIds, string? fullHash = null, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(blockIds);
+        return Enqueue(static (w, s, ct) => w.AddBlocksetAsync(s.blockIds, s.fullHash, ct), (blockIds, fullHash), cancellationToken);
+    }
+
+    /// <summary>Stops taking calls, waits for queued writes to commit and reads in flight to end, then closes every connection.</summary>
+    public void Dispose() => DisposeAsync().AsTask().GetAwaiter().GetResult();
+
+    /// <summary>Stops taking calls, waits for queued writes to commit and reads in flight to end, then closes every connection. A second, concurrent dispose waits for the same work.</summary>
+    public ValueTask DisposeAsync()
+    {
+        lock (_disposeLock)
+        {
+            if (_disposing is null)
+            {
+                Volatile.Write(ref _disposed, 1);
+                _disposing = DisposeCoreAsync();
+            }
+
+            return new(_disposing);
+        }
+    }
+
+    /// <summary>The error of a call made on, or woken by, a disposed shared repository.</summary>
+    internal static ObjectDisposedException Disposed() =>
+        new(nameof(ISharedBlockRepository), "The shared BlockDb repository was disposed; this call did not run.");
+
+    private async Task DisposeCoreAsync()
+    {
+        // Readers are woken and drained while the writer commits what is queued.
+        var readers = _readers.DisposeAsync().AsTask();
+        try
+        {
+            await _writer.DisposeAsync().ConfigureAwait(false);
+        }
+        finally
+        {
+            await readers.ConfigureAwait(false);
+            _onDisposed(this);
+        }
+    }
+
+    private ValueTask<TResult> Enqueue<TState, TResult>(
+        Func<BlockRepository, TState, CancellationToken, ValueTask<TResult>> write, TState state, CancellationToken cancellationToken)
+    {
+        if (cancellationToken.IsCancellationRequested)
+        {
+            return ValueTask.FromCanceled<TResult>(cancellationToken);
+        }
+
+        try
+        {
+            if (Volatile.Read(ref _disposed) != 0)
+            {
+                throw Disposed();
+            }
+
+            ThrowIfReadOnly();
+        }
+        catch (Exception e)
+        {
+            return ValueTask.FromException<TResult>(e);
+        }
+
+        return _writer.EnqueueAsync(write, state, cancellationToken);
+    }
+
+    private void ThrowIfReadOnly()
+    {
+        if (_database.ReadOnly)
+        {
+            throw new BlockDbReadOnlyException("a write of the shared repository", _database.DataSource);
+        }
+    }
+}

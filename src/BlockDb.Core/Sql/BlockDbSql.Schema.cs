@@ -1,0 +1,50 @@
+using BlockDb.Drivers;
+
+namespace BlockDb.Sql;
+
+/// <summary>The schema: the tables every layout shares, the settings table, the file's markers.</summary>
+internal static partial class BlockDbSql
+{
+    /// <summary>The <c>BlockDbSettings</c> row that names the layout of a file of schema version 2 or later (a <see cref="BlockLayout"/> name).</summary>
+    public const string LayoutSetting = "BlockLayout";
+
+    /// <summary>
+    /// The value BlockDb stores in <c>PRAGMA application_id</c> (ASCII <c>BlkD</c>), so a BlockDb file can be
+    /// told from other SQLite files (<see href="https://www.sqlite.org/pragma.html#pragma_application_id"/>).
+    /// </summary>
+    public const int ApplicationId = 0x426C6B44;
+
+    /// <summary>The unique (Hash, Size) index of the indexed layouts, as Duplicati names it.</summary>
+    public const string BlockHashIndex = """CREATE UNIQUE INDEX "BlockHashSize" ON "Block" ("Hash", "Size")""";
+
+    /// <summary>The settings table of schema version 2 and later (one <see cref="LayoutSetting"/> row).</summary>
+    public const string SettingsTable = """CREATE TABLE "BlockDbSettings" ("Name" TEXT NOT NULL PRIMARY KEY, "Value" TEXT NOT NULL) WITHOUT ROWID""";
+
+    /// <summary>
+    /// The tables every layout shares: <c>Blockset</c> (a file's content: <c>Length</c> in bytes, optional
+    /// <c>FullHash</c>) and <c>BlocksetEntry</c> (the blockset's blocks in <c>Index</c> order, a <c>WITHOUT ROWID</c>
+    /// table keyed by blockset and index), with Duplicati's indexes.
+    /// </summary>
+    public static readonly IReadOnlyList<string> BlocksetTables =
+    [
+        """CREATE TABLE "Blockset" ("ID" INTEGER PRIMARY KEY, "Length" INTEGER NOT NULL, "FullHash" TEXT NULL)""",
+        """CREATE INDEX "BlocksetFullHash" ON "Blockset" ("FullHash", "Length")""",
+        """CREATE TABLE "BlocksetEntry" ("BlocksetID" INTEGER NOT NULL, "Index" INTEGER NOT NULL, "BlockID" INTEGER NOT NULL, CONSTRAINT "BlocksetEntry_PK_IdIndex" PRIMARY KEY ("BlocksetID", "Index")) WITHOUT ROWID""",
+        """CREATE INDEX "BlocksetEntry_IndexIdsBackwards" ON "BlocksetEntry" ("BlockID")""",
+    ];
+
+    /// <summary>Reads one row of the settings table; no row when the setting is absent.</summary>
+    public static readonly SqlStatement ReadSetting = new(
+        nameof(ReadSetting), """SELECT "Value" FROM "BlockDbSettings" WHERE "Name" = @Name""", "@Name");
+
+    /// <summary>Writes one row of the settings table (once, when the file is created).</summary>
+    public static readonly SqlStatement WriteSetting = new(
+        nameof(WriteSetting), """INSERT INTO "BlockDbSettings" ("Name", "Value") VALUES (@Name, @Value)""", "@Name", "@Value");
+
+    /// <summary>The native library version, as SQL (<c>sqlite_version()</c>).</summary>
+    public const string SqliteVersionQuery = "SELECT sqlite_version()";
+
+    /// <summary>The <c>Block</c> table with hashes stored as <paramref name="hashType"/> (<c>TEXT</c> or <c>BLOB</c>).</summary>
+    public static string BlockTable(string hashType) =>
+        $"""CREATE TABLE "Block" ("ID" INTEGER PRIMARY KEY, "Hash" {hashType} NOT NULL, "Size" INTEGER NOT NULL)""";
+}

@@ -1,0 +1,81 @@
+using BlockDb.Drivers;
+
+namespace BlockDb.Sql;
+
+/// <summary>
+/// Every SQL statement BlockDb runs, in one place (this class is split by area: operations here, the schema, the
+/// KeyMap guards and the check in the other parts). All values are bound as parameters; no SQL is built from caller
+/// strings. Table and column names follow Duplicati's schema.
+/// </summary>
+internal static partial class BlockDbSql
+{
+    /// <summary>Find a block's ID by hash and size (Duplicati's lookup).</summary>
+    public static readonly SqlStatement FindBlock = new(
+        nameof(FindBlock), """SELECT "ID" FROM "Block" WHERE "Hash" = @Hash AND "Size" = @Size""", "@Hash", "@Size");
+
+    /// <summary>Insert a block and return its ID; fails with <c>SQLITE_CONSTRAINT</c> when it exists.</summary>
+    public static readonly SqlStatement InsertBlock = new(
+        nameof(InsertBlock), """INSERT INTO "Block" ("Hash", "Size") VALUES (@Hash, @Size) RETURNING "ID" """, "@Hash", "@Size");
+
+    /// <summary>Insert a block unless it exists (the seed's xor2, first half); <c>changes()</c> tells which.</summary>
+    public static readonly SqlStatement InsertBlockOrIgnore = new(
+        nameof(InsertBlockOrIgnore), """INSERT OR IGNORE INTO "Block" ("Hash", "Size") VALUES (@Hash, @Size)""", "@Hash", "@Size");
+
+    /// <summary>Insert a block and return its ID, or return no row when it exists (upsert with <c>RETURNING</c>).</summary>
+    public static readonly SqlStatement InsertBlockReturningUnlessExists = new(
+        nameof(InsertBlockReturningUnlessExists),
+        """INSERT INTO "Block" ("Hash", "Size") VALUES (@Hash, @Size) ON CONFLICT ("Hash", "Size") DO NOTHING RETURNING "ID" """,
+        "@Hash", "@Size");
+
+    /// <summary>A block's size by ID; no row when the ID is unknown.</summary>
+    public static readonly SqlStatement GetBlockSize = new(
+        nameof(GetBlockSize), """SELECT "Size" FROM "Block" WHERE "ID" = @ID""", "@ID");
+
+    /// <summary>Insert a blockset and return its ID.</summary>
+    public static readonly SqlStatement InsertBlockset = new(
+        nameof(InsertBlockset), """INSERT INTO "Blockset" ("Length", "FullHash") VALUES (@Length, @FullHash) RETURNING "ID" """, "@Length", "@FullHash");
+
+    /// <summary>Insert one blockset entry.</summary>
+    public static readonly SqlStatement InsertBlocksetEntry = new(
+        nameof(InsertBlocksetEntry),
+        """INSERT INTO "BlocksetEntry" ("BlocksetID", "Index", "BlockID") VALUES (@BlocksetID, @Index, @BlockID)""",
+        "@BlocksetID", "@Index", "@BlockID");
+
+    /// <summary>A blockset's length, full hash and entry count; no row when the ID is unknown.</summary>
+    public static readonly SqlStatement GetBlockset = new(
+        nameof(GetBlockset),
+        """SELECT "Length", "FullHash", (SELECT COUNT(*) FROM "BlocksetEntry" WHERE "BlocksetID" = @ID) FROM "Blockset" WHERE "ID" = @ID""",
+        "@ID");
+
+    /// <summary>A blockset's blocks in order: the join of <c>BlocksetEntry</c> and <c>Block</c>.</summary>
+    public static readonly SqlStatement ListBlocksetBlocks = new(
+        nameof(ListBlocksetBlocks),
+        """SELECT E."Index", B."ID", B."Hash", B."Size" FROM "BlocksetEntry" E JOIN "Block" B ON B."ID" = E."BlockID" WHERE E."BlocksetID" = @BlocksetID ORDER BY E."Index" """,
+        "@BlocksetID");
+
+    /// <summary>Row counts of the three tables.</summary>
+    public static readonly SqlStatement Counts = new(
+        nameof(Counts),
+        """SELECT (SELECT COUNT(*) FROM "Block"), (SELECT COUNT(*) FROM "Blockset"), (SELECT COUNT(*) FROM "BlocksetEntry")""");
+
+    /// <summary>Starts a read transaction: the first read takes a snapshot that the following reads share, and no write lock is taken.</summary>
+    public const string BeginRead = "BEGIN DEFERRED";
+
+    /// <summary>Starts a write transaction, taking the write lock at once so it cannot fail to upgrade later.</summary>
+    public static readonly SqlStatement Begin = new(nameof(Begin), "BEGIN IMMEDIATE");
+
+    /// <summary>Commits the open transaction.</summary>
+    public static readonly SqlStatement Commit = new(nameof(Commit), "COMMIT");
+
+    /// <summary>Rolls the open transaction back.</summary>
+    public static readonly SqlStatement Rollback = new(nameof(Rollback), "ROLLBACK");
+
+    /// <summary>Marks the start of one blockset's writes inside the open transaction.</summary>
+    public static readonly SqlStatement Savepoint = new(nameof(Savepoint), """SAVEPOINT "BlockDbOp" """);
+
+    /// <summary>Keeps the writes since <see cref="Savepoint"/> (they commit with the transaction).</summary>
+    public static readonly SqlStatement ReleaseSavepoint = new(nameof(ReleaseSavepoint), """RELEASE "BlockDbOp" """);
+
+    /// <summary>Undoes the writes since <see cref="Savepoint"/>, keeping earlier writes of the transaction.</summary>
+    public static readonly SqlStatement RollbackToSavepoint = new(nameof(RollbackToSavepoint), """ROLLBACK TO "BlockDbOp" """);
+}

@@ -1,0 +1,239 @@
+using System.Collections.Concurrent;
+using BlockDb.Drivers;
+using BlockDb.Layouts;
+using BlockDb.Maintenance;
+using BlockDb.Sessions;
+using BlockDb.Sql;
+using Microsoft.Extensions.Logging;
+
+namespace BlockDb;
+
+/// <summary>
+/// An open block index in one SQLite file, through one <see cref="ISqliteDriver"/>: the schema checked or created, the
+/// pragmas applied and verified, the layout's shared state (the KeyMap layout's key map), and the sessions, shared
+/// repositories and maintenance runs opened from it, all of which its dispose waits for. Thread-safe.
+/// </summary>
+/// <remarks>
+/// Invariant: after <c>_disposed</c> is set, no session or shared repository is registered that the dispose does not
+/// dispose (each re-checks the flag after registering and disposes itself when it lost the race).
+/// </remarks>
+internal sealed class SqliteBlockDatabase : IBlockDatabase
+{
+    private readonly BlockDbOptions _options;
+    private readonly ISqliteDriver _driver;
+    private readonly PragmaSettings _requested;
+    private readonly ILogger _logger;
+    private readonly LayoutState _layout;
+    private readonly ConcurrentDictionary<BlockRepository, byte> _sessions = new();
+    private readonly ConcurrentDictionary<SharedBlockRepository, byte> _shared = new();
+    private readonly MaintenanceRunner _maintenance = new();
+    private int _disposed;
+
+    /// <summary>Opens the file (options frozen and validated by the caller).</summary>
+    public SqliteBlockDatabase(BlockDbOptions options, ISqliteDriver driver, string path, ILogger logger)
+    {
+        _options = options;
+        _driver = driver;
+        DataSource = path;
+        _logger = logger;
+        _requested = options.Pragmas.Resolve();
+        try
+        {
+            using var connection = OpenConnection();
+            EngineVersion = connection.QueryText(BlockDbSql.SqliteVersionQuery) ?? "unknown";
+            var definition = Schema.Open(connection, path, options.Index.Layout, options.ReadOnly, found => found.Validate(options), _logger);
+            _layout = definition.Open(options);
+            AppliedPragmas = Pragmas.ApplyAndVerify(connection, _requested, _logger, path, options.ReadOnly);
+        }
+        catch (BlockDbException e) when (e.SqliteErrorCode == SqliteResultCode.NotADatabase)
+        {
+            throw e.Rephrase($"'{path}' is not a SQLite database file (SQLITE_NOTADB); BlockDb left it untouched. {e.Message}");
+        }
+
+        _logger.LogInformation(
+            "Opened BlockDb '{Path}' ({Layout} layout) with provider {Provider} on SQLite {Version}; pragmas: {Pragmas}",
+            path, Layout, driver.Name, EngineVersion, AppliedPragmas);
+    }
+
+    public string ProviderName => _driver.Name;
+
+    public string Engine => "SQLite";
+
+    public string EngineVersion { get; }
+
+    public string? SqliteVersion => EngineVersion;
+
+    public string DataSource { get; }
+
+    public PragmaSettings AppliedPragmas { get; }
+
+    public BlockDbOptions Options => _options.Clone();
+
+    public BlockLayout Layout => _layout.Definition.Layout;
+
+    public (long Blocks, long Bytes) KeyMapUsage => _layout.MapUsage;
+
+    /// <summary>Whether the database was opened read-only.</summary>
+    internal bool ReadOnly => _options.ReadOnly;
+
+    public ValueTask<IBlockRepository> OpenSessionAsync(CancellationToken cancellationToken = default)
+    {
+        try
+        {
+            cancellationToken.ThrowIfCancellationRequested();
+            return new(OpenSession(_options.Batching));
+        }
+        catch (Exception e)
+        {
+            return ValueTask.FromException<IBlockRepository>(e);
+        }
+    }
+
+    public ISharedBlockRepository OpenSharedRepository()
+    {
+        ObjectDisposedException.ThrowIf(Volatile.Read(ref _disposed) != 0, this);
+        var shared = new SharedBlockRepository(this, _options.GroupCommit, s => _shared.TryRemove(s, out _));
+        _shared.TryAdd(shared, 0);
+        if (Volatile.Read(ref _disposed) != 0)
+        {
+            shared.Dispose();
+            throw new ObjectDisposedException(nameof(IBlockDatabase), "The BlockDb database was disposed while the shared repository was opening.");
+        }
+
+        return shared;
+    }
+
+    public ValueTask<BlockDbCheckResult> CheckAsync(CancellationToken cancellationToken = default) =>
+        _maintenance.Run(
+            this,
+            token =>
+            {
+                using var connection = OpenConfiguredConnection();
+                return IndexChecker.Check(connection, _layout, token);
+            },
+            cancellationToken);
+
+    public ValueTask<BlockDbRepairResult> RepairAsync(CancellationToken cancellationToken = default)
+    {
+        if (_options.ReadOnly)
+        {
+            return ValueTask.FromException<BlockDbRepairResult>(new BlockDbReadOnlyException(nameof(RepairAsync), DataSource));
+        }
+
+        return _maintenance.Run(
+            this,
+            token =>
+            {
+                // No busy wait: a repair beside another writer is refused at once (providers that retry BUSY on their own wait their minimum).
+                using var connection = OpenConfiguredConnection(busyTimeoutMilliseconds: 0);
+                return IndexChecker.Repair(connection, _layout, _logger, DataSource, token);
+            },
+            cancellationToken);
+    }
+
+    /// <summary>
+    /// Opens a session with its own batching (the shared repository's writer commits only when told). A session of a
+    /// shared repository (<paramref name="register"/> false) is owned and disposed by it, so the database's dispose
+    /// never disposes it under the repository's running writer loop.
+    /// </summary>
+    internal BlockRepository OpenSession(BatchingOptions batching, bool register = true)
+    {
+        ObjectDisposedException.ThrowIf(Volatile.Read(ref _disposed) != 0, this);
+        var connection = OpenConnection();
+        BlockRepository session;
+        try
+        {
+            var applied = Pragmas.ApplyAndVerify(connection, _requested, _logger, DataSource, _options.ReadOnly);
+            var settings = new SessionSettings(DataSource, _layout, batching, _options.SelectXorInsert, _options.ReadOnly, applied);
+            session = new BlockRepository(connection, settings, s => _sessions.TryRemove(s, out _));
+        }
+        catch
+        {
+            connection.Dispose();
+            throw;
+        }
+
+        if (!register)
+        {
+            return session;
+        }
+
+        _sessions.TryAdd(session, 0);
+        if (Volatile.Read(ref _disposed) != 0)
+        {
+            // The database was disposed while this session opened: its dispose may not have seen it.
+            session.Dispose();
+            throw new ObjectDisposedException(nameof(IBlockDatabase), "The BlockDb database was disposed while the session was opening.");
+        }
+
+        return session;
+    }
+
+    /// <summary>
+    /// Cancels and waits for running checks and repairs, disposes the shared repositories (their queued writes commit
+    /// first, their reads in flight finish) and the sessions still open (each waits for a call in flight, then commits
+    /// or rolls back as <see cref="BatchingOptions.OnDispose"/> says); the file is then released.
+    /// </summary>
+    /// <exception cref="AggregateException">Ending a session's batch failed (its connection is closed all the same).</exception>
+    public void Dispose() => DisposeAsync().AsTask().GetAwaiter().GetResult();
+
+    /// <inheritdoc cref="Dispose"/>
+    public async ValueTask DisposeAsync()
+    {
+        if (Interlocked.Exchange(ref _disposed, 1) != 0)
+        {
+            return;
+        }
+
+        await _maintenance.CloseAsync().ConfigureAwait(false);
+        List<Exception>? errors = null;
+        foreach (var disposable in _shared.Keys.Cast<IAsyncDisposable>().Concat(_sessions.Keys))
+        {
+            try
+            {
+                await disposable.DisposeAsync().ConfigureAwait(false);
+            }
+            catch (Exception e)
+            {
+                (errors ??= []).Add(e);
+            }
+        }
+
+        if (errors is not null)
+        {
+            throw new AggregateException("Disposing the open BlockDb sessions failed.", errors);
+        }
+    }
+
+    /// <summary>A connection with the pragmas applied (for the check and the repair).</summary>
+    private ISqliteConnection OpenConfiguredConnection(int? busyTimeoutMilliseconds = null)
+    {
+        var connection = OpenConnection(busyTimeoutMilliseconds);
+        try
+        {
+            Pragmas.ApplyAndVerify(connection, _requested, _logger, DataSource, _options.ReadOnly);
+            return connection;
+        }
+        catch
+        {
+            connection.Dispose();
+            throw;
+        }
+    }
+
+    private ISqliteConnection OpenConnection(int? busyTimeoutMilliseconds = null)
+    {
+        var mode = _options.ReadOnly ? SqliteOpenMode.ReadOnly : SqliteOpenMode.ReadWriteCreate;
+        var connection = _driver.Open(new SqliteOpenOptions(DataSource, mode, busyTimeoutMilliseconds ?? _requested.BusyTimeout ?? 0));
+        try
+        {
+            Pragmas.ApplyBusyTimeout(connection, _requested);
+            return connection;
+        }
+        catch
+        {
+            connection.Dispose();
+            throw;
+        }
+    }
+}

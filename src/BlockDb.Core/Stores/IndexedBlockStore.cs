@@ -1,0 +1,97 @@
+using BlockDb.Drivers;
+using BlockDb.Sessions;
+using BlockDb.Sql;
+
+namespace BlockDb.Stores;
+
+/// <summary>
+/// A session's store for the layouts that find blocks through SQLite's unique (Hash, Size) index,
+/// <see cref="BlockLayout.TextHash"/> and <see cref="BlockLayout.BlobHash"/>: they differ only in
+/// <typeparamref name="TCodec"/>, and select-xor-insert runs the configured <typeparamref name="TStrategy"/>. Both are
+/// structs, so the JIT compiles one specialised, devirtualised copy per combination. The unique index is what keeps
+/// the file free of duplicates here.
+/// </summary>
+internal sealed class IndexedBlockStore<TCodec, TStrategy> : IBlockStore
+    where TCodec : struct, IHashCodec
+    where TStrategy : struct, ISelectXorInsertStrategy<TStrategy>
+{
+    private readonly ISqliteStatement _find;
+    private readonly ISqliteStatement _insert;
+    private readonly TStrategy _strategy;
+
+    public IndexedBlockStore(ISqliteConnection connection, WriteBatch batch)
+    {
+        Batch = batch;
+        _find = connection.Prepare(BlockDbSql.FindBlock);
+        _insert = connection.Prepare(BlockDbSql.InsertBlock);
+        _strategy = TStrategy.Prepare(connection);
+        batch.Attach(this);
+    }
+
+    /// <summary>The session's write batch.</summary>
+    public WriteBatch Batch { get; }
+
+    public long? Find(string hash, long size)
+    {
+        TCodec.Bind(_find, 1, hash);
+        _find.BindInt64(2, size);
+        try
+        {
+            return _find.Step() ? _find.ColumnInt64(0) : null;
+        }
+        finally
+        {
+            _find.Reset();
+        }
+    }
+
+    public SelectXorInsertResult SelectXorInsert(string hash, long size) => _strategy.SelectXorInsert(this, hash, size);
+
+    public long Insert(string hash, long size) => Batch.Write((this, hash, size), static s =>
+    {
+        var id = s.Item1.InsertRow(s.hash, s.size);
+        s.Item1.Batch.EndWrite(wrote: true);
+        return id;
+    });
+
+    public string ReadHash(ISqliteStatement statement, int column) => TCodec.Read(statement, column);
+
+    /// <summary>Binds a block's hash and size as parameters 1 and 2 of <paramref name="statement"/>.</summary>
+    public void BindBlock(ISqliteStatement statement, string hash, long size)
+    {
+        TCodec.Bind(statement, 1, hash);
+        statement.BindInt64(2, size);
+    }
+
+    /// <summary>Inserts a block inside the open batch and returns its ID (<c>SQLITE_CONSTRAINT</c> when it exists).</summary>
+    public long InsertRow(string hash, long size)
+    {
+        BindBlock(_insert, hash, size);
+        try
+        {
+            _insert.Step();
+            return _insert.ColumnInt64(0);
+        }
+        finally
+        {
+            _insert.Reset();
+        }
+    }
+
+    /// <summary>Finds a block a conflicting insert proved present, inside the same transaction.</summary>
+    /// <exception cref="BlockDbException">It is not there: the index and the table disagree.</exception>
+    public long FindAfterConflict(string hash, long size) =>
+        Find(hash, size) ?? throw new BlockDbException($"Block ({hash}, {size} bytes) conflicted on insert but is not found: the file's unique index and its table disagree; run CheckAsync.");
+
+    void IBatchParticipant.BeforeCommit()
+    {
+    }
+
+    void IBatchParticipant.AfterCommit()
+    {
+    }
+
+    void IBatchParticipant.AfterRollback()
+    {
+    }
+}

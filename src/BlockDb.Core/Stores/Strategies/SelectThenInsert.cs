@@ -1,0 +1,42 @@
+using BlockDb.Drivers;
+
+namespace BlockDb.Stores;
+
+/// <summary>
+/// <see cref="SelectXorInsertStrategy.SelectThenInsert"/>, Duplicati's way: a lookup outside any transaction; after a
+/// miss, an insert in the batch. When another writer stored the block between the two, the unique index refuses the
+/// insert and the block is found instead (no write counted).
+/// </summary>
+internal readonly struct SelectThenInsert : ISelectXorInsertStrategy<SelectThenInsert>
+{
+    public static SelectThenInsert Prepare(ISqliteConnection connection) => default;
+
+    public SelectXorInsertResult SelectXorInsert<TCodec>(IndexedBlockStore<TCodec, SelectThenInsert> store, string hash, long size)
+        where TCodec : struct, IHashCodec =>
+        store.Find(hash, size) is { } id
+            ? new SelectXorInsertResult(id, false)
+            : store.Batch.Write((store, hash, size), static s => InsertUnlessRaced(s.store, s.hash, s.size));
+
+    private static SelectXorInsertResult InsertUnlessRaced<TCodec>(IndexedBlockStore<TCodec, SelectThenInsert> store, string hash, long size)
+        where TCodec : struct, IHashCodec
+    {
+        long id;
+        try
+        {
+            id = store.InsertRow(hash, size);
+        }
+        catch (BlockDbException e) when (e.SqliteErrorCode == SqliteResultCode.Constraint)
+        {
+            if (store.Find(hash, size) is not { } existing)
+            {
+                throw;
+            }
+
+            store.Batch.EndWrite(wrote: false);
+            return new SelectXorInsertResult(existing, false);
+        }
+
+        store.Batch.EndWrite(wrote: true);
+        return new SelectXorInsertResult(id, true);
+    }
+}
