@@ -56,9 +56,10 @@ public sealed record BlockDbCheckResult
     public required IReadOnlyList<long> OutOfRangeBlockIds { get; init; }
 
     /// <summary>
-    /// Blocks whose stored hash no lookup can ask for: not TEXT (TextHash) or not a BLOB (BlobHash, KeyMap), or
-    /// longer than a hash BlockDb accepts (88 characters, 66 bytes). SQL outside BlockDb wrote them; BlockDb never
-    /// finds them, and a repair leaves them (deleting them could lose what the writer meant).
+    /// Blocks no lookup can ask for: a stored hash that is not TEXT (TextHash) or not a BLOB (BlobHash, KeyMap), or
+    /// longer than a hash BlockDb accepts (88 characters, 66 bytes), or a size that is not an integer of 1 byte or more.
+    /// SQL outside BlockDb wrote them; BlockDb never finds them, and a repair leaves them (deleting them could lose what
+    /// the writer meant).
     /// </summary>
     public required long UnusableHashes { get; init; }
 
@@ -74,7 +75,10 @@ public sealed record BlockDbCheckResult
     /// <summary>The first block IDs the key map did not hold.</summary>
     public required IReadOnlyList<long> MapMissingBlockIds { get; init; }
 
-    /// <summary>KeyMap only: whether the guard triggers and the <c>BlockDbState</c> row are all in the file (always <see langword="true"/> for the other layouts).</summary>
+    /// <summary>
+    /// KeyMap only: whether the guard triggers (each with its exact text) and the <c>BlockDbState</c> row are in the
+    /// file and no other trigger is (always <see langword="true"/> for the other layouts).
+    /// </summary>
     public required bool GuardsPresent { get; init; }
 
     /// <summary>What <c>PRAGMA integrity_check</c> returned: <c>ok</c>, or its first messages (<see href="https://www.sqlite.org/pragma.html#pragma_integrity_check"/>).</summary>

@@ -45,7 +45,7 @@ public interface IBlockWriter
     /// <param name="fullHash">The hash of the whole content (base64), or <see langword="null"/>.</param>
     /// <param name="cancellationToken">Checked before and between blocks.</param>
     /// <returns>The new blockset's ID.</returns>
-    /// <exception cref="ArgumentException">The list is null or empty, or a hash or size is invalid.</exception>
+    /// <exception cref="ArgumentException">The list is null or empty, or a hash or size is invalid (<see cref="ArgumentOutOfRangeException"/> when the sizes add up to more than <see cref="long.MaxValue"/> bytes).</exception>
     /// <exception cref="BlockNotFoundException">A block is not in the index.</exception>
     /// <exception cref="OperationCanceledException">Cancelled; nothing of the blockset was written.</exception>
     /// <exception cref="BlockDbReadOnlyException">The database is read-only.</exception>
@@ -57,7 +57,7 @@ public interface IBlockWriter
     /// <param name="fullHash">The hash of the whole content (base64), or <see langword="null"/>.</param>
     /// <param name="cancellationToken">Checked before and between blocks.</param>
     /// <returns>The new blockset's ID.</returns>
-    /// <exception cref="ArgumentException">The list is null or empty, or the full hash is invalid.</exception>
+    /// <exception cref="ArgumentException">The list is null or empty, or the full hash is invalid (<see cref="ArgumentOutOfRangeException"/> when the blocks' sizes add up to more than <see cref="long.MaxValue"/> bytes).</exception>
     /// <exception cref="BlockNotFoundException">An ID names no block.</exception>
     /// <exception cref="OperationCanceledException">Cancelled; nothing of the blockset was written.</exception>
     /// <exception cref="BlockDbReadOnlyException">The database is read-only.</exception>

@@ -92,7 +92,7 @@ internal static class Schema
                 $"'{path}' has the {layout.Layout} block layout, but BlockDb:Index:Layout asks for {wanted}; a file keeps the layout it was created with. Leave Index:Layout unset to open any layout, or set it to {layout.Layout}.");
         }
 
-        return (layout, layout.Inspect(connection, version));
+        return (layout, layout.Inspect(connection, path, version));
     }
 
     private static void Create(ISqliteConnection connection, LayoutDefinition layout)

@@ -6,7 +6,8 @@ namespace BlockDb.Drivers;
 /// </summary>
 /// <remarks>
 /// One execution is: bind, then <see cref="Step"/> until it returns <see langword="false"/> (or stop early),
-/// then <see cref="Reset"/>. Bound text stays valid until the next bind or <see cref="Reset"/>.
+/// then <see cref="Reset"/>. A driver copies bound text and BLOBs before the bind returns (the caller's string or
+/// span need not outlive the call) and keeps every binding across <see cref="Reset"/> until it is bound again.
 /// Every method throws <see cref="BlockDbException"/> with SQLite's result code when SQLite fails.
 /// </remarks>
 public interface ISqliteStatement : IDisposable

@@ -9,7 +9,7 @@ namespace BlockDb.SystemData;
 /// <summary>
 /// The System.Data.SQLite provider (<c>SystemData</c>). System.Data.SQLite's packages do not restore from the
 /// registry this project can reach, so it runs on Mono.Data.Sqlite, Mono's port of System.Data.SQLite 1.0.x
-/// with the same ADO.NET design (<c>docs/DEPENDENCIES.md</c>). Its <c>sqlite3</c> imports are redirected to the
+/// with the same ADO.NET design. Its <c>sqlite3</c> imports are redirected to the
 /// <c>e_sqlite3</c> library SQLitePCLRaw ships, so all three providers run the same native SQLite build.
 /// </summary>
 /// <remarks>

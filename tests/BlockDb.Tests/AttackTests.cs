@@ -70,7 +70,7 @@ public sealed class AttackTests : IDisposable
         }
 
         using var raw = new RawSql(_folder.File("replace-state.db"));
-        raw.Execute("""UPDATE "Block" SET "Size" = "Size" WHERE "ID" = 1"""); // a guarded update: Generation 0 -> 1
+        raw.Execute("""UPDATE "Block" SET "Size" = "Size" + 1 WHERE "ID" = 1"""); // a guarded update: Generation 0 -> 1
         var before = State(raw);
         Assert.Equal((10L, 1L), before);
 
@@ -102,7 +102,7 @@ public sealed class AttackTests : IDisposable
         using var raw = new RawSql(path);
 
         // Generation 0 -> 1, and the map reloads at generation 1 (W = 10).
-        raw.Execute("""UPDATE "Block" SET "Size" = "Size" WHERE "ID" = 1""");
+        raw.Execute("""UPDATE "Block" SET "Size" = "Size" + 1 WHERE "ID" = 1""");
         Assert.Null(await session.FindBlockAsync(TestData.Hash(1000), 10));
 
         // Foreign SQL, DML only: free ID 5, rewind Generation to 0 by REPLACE, then put a new block into the gap. The
@@ -485,10 +485,10 @@ public sealed class AttackTests : IDisposable
         Assert.Null(await session.FindBlockAsync(TestData.Hash(-1), 10)); // a miss catches up: fine at this size
         Assert.Equal(1, await session.FindBlockAsync(TestData.Hash(0), 10));
 
-        // One guarded foreign update: no row added, but the map rereads the whole table into itself.
+        // A generation bump with no row added (a foreign tool raising the counter), but the map rereads the whole table into itself.
         using (var raw = new RawSql(_folder.File("limit-bump.db")))
         {
-            raw.Execute("""UPDATE "Block" SET "Size" = "Size" WHERE "ID" = 1""");
+            raw.Execute("""UPDATE "BlockDbState" SET "Generation" = "Generation" + 1""");
         }
 
         var miss = await Record.ExceptionAsync(async () => await session.FindBlockAsync(TestData.Hash(-1), 10));

@@ -3,9 +3,10 @@ using BlockDb.Drivers;
 namespace BlockDb.Tests;
 
 /// <summary>
-/// Files written by an older BlockDb (Fixtures/main-20261122, made by commit 6ea04ea before the KeyMap guards
-/// existed) open with today's build: a version-2 KeyMap file is upgraded in place to version 3, the other layouts
-/// are left at their version, and every block, blockset and ID is kept. Each test works on a copy.
+/// Files written by older BlockDb builds open with today's build: Fixtures/main-20261122 (commit 6ea04ea, before the
+/// KeyMap guards existed: KeyMap at version 2) and Fixtures/main-20261123 (commit b127409, the guards of version 3).
+/// A KeyMap file is upgraded in place to the newest version, the other layouts are left at their version, and every
+/// block, blockset and ID is kept. Each test works on a copy.
 /// </summary>
 public sealed class UpgradeTests : IDisposable
 {
@@ -16,16 +17,23 @@ public sealed class UpgradeTests : IDisposable
 
     public void Dispose() => _folder.Dispose();
 
+    /// <summary>Each fixture set × the conformance matrix, with the schema version each file was written at.</summary>
+    public static IEnumerable<object[]> FixtureMatrix() =>
+        from fixture in new[] { ("main-20261122", 2), ("main-20261123", 3) }
+        from pair in ConformanceTestBase.Matrix()
+        let layout = (BlockLayout)pair[1]
+        select new object[] { fixture.Item1, pair[0], layout, layout == BlockLayout.KeyMap ? fixture.Item2 : LayoutCatalog.Of(layout).SchemaVersion };
+
     [Theory]
-    [MemberData(nameof(ConformanceTestBase.Matrix), MemberType = typeof(ConformanceTestBase))]
-    public async Task An_older_file_opens_with_every_block_and_blockset_and_keeps_its_ids(string provider, BlockLayout layout)
+    [MemberData(nameof(FixtureMatrix))]
+    public async Task An_older_file_opens_with_every_block_and_blockset_and_keeps_its_ids(string fixture, string provider, BlockLayout layout, int writtenVersion)
     {
-        var path = CopyFixture(layout);
+        var path = CopyFixture(layout, fixture);
         List<(long Id, string Hash, long Size)> before;
         using (var raw = new RawSql(path))
         {
             before = raw.Blocks();
-            Assert.Equal(layout == BlockLayout.TextHash ? 1 : 2, raw.Scalar("PRAGMA user_version"));
+            Assert.Equal(writtenVersion, raw.Scalar("PRAGMA user_version"));
         }
 
         Assert.Equal(Blocks, before.Count);
@@ -65,10 +73,12 @@ public sealed class UpgradeTests : IDisposable
         }
     }
 
-    [Fact]
-    public async Task A_read_only_open_refuses_an_older_keymap_file_that_needs_the_upgrade_and_leaves_it_untouched()
+    [Theory]
+    [InlineData("main-20261122")]
+    [InlineData("main-20261123")]
+    public async Task A_read_only_open_refuses_an_older_keymap_file_that_needs_the_upgrade_and_leaves_it_untouched(string fixture)
     {
-        var path = CopyFixture(BlockLayout.KeyMap);
+        var path = CopyFixture(BlockLayout.KeyMap, fixture);
         var bytes = await File.ReadAllBytesAsync(path);
         var e = Assert.Throws<BlockDbFormatException>(() => BlockDatabase.Open(new BlockDbOptions { Provider = "PInvoke", DataSource = path, ReadOnly = true }));
         Assert.Contains("ReadOnly", e.Message, StringComparison.Ordinal);
@@ -145,10 +155,10 @@ public sealed class UpgradeTests : IDisposable
         }
     }
 
-    private string CopyFixture(BlockLayout layout)
+    private string CopyFixture(BlockLayout layout, string fixture = "main-20261122")
     {
-        var path = _folder.File($"{layout}.db");
-        File.Copy(Path.Combine(AppContext.BaseDirectory, "Fixtures", "main-20261122", $"{layout}.db"), path);
+        var path = _folder.File($"{fixture}-{layout}.db");
+        File.Copy(Path.Combine(AppContext.BaseDirectory, "Fixtures", fixture, $"{layout}.db"), path);
         return path;
     }
 }

@@ -3,7 +3,7 @@ namespace BlockDb;
 /// <summary>
 /// How the <c>Block</c> table stores hashes and how a block is found by hash. The layout is part of the
 /// file format: it is chosen when a file is created, recorded in the file, and read back on every open.
-/// Measured per-op costs and the choice of default are in <c>docs/BENCHMARKS.md</c> (section "Scale").
+/// Measured per-op costs and the choice of default are in the repository's benchmark results (section "Scale").
 /// </summary>
 public enum BlockLayout
 {

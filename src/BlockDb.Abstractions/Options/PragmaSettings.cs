@@ -27,7 +27,7 @@ public sealed record PragmaSettings(
     /// <summary>SQLite's documented defaults (<see href="https://www.sqlite.org/pragma.html"/>).</summary>
     public static PragmaSettings SqliteDefaults { get; } = new(BlockDb.JournalMode.Delete, SynchronousMode.Full, TempStoreMode.Default, -2000, 0, 0, 0);
 
-    /// <summary>The seed study's and Duplicati's combination (<c>../shared/BRIEF.md</c>, seed <c>000</c>).</summary>
+    /// <summary>Duplicati's combination: WAL, synchronous NORMAL, temp_store MEMORY, a 64 MiB cache, a 64 MiB mmap, 8 helper threads, a 10 s busy timeout.</summary>
     public static PragmaSettings Recommended { get; } = new(BlockDb.JournalMode.Wal, SynchronousMode.Normal, TempStoreMode.Memory, -65536, 67_108_864, 8, 10_000);
 
     /// <inheritdoc />

@@ -10,7 +10,7 @@ namespace BlockDb.KeyMap;
 /// <summary>
 /// <see cref="BlockLayout.KeyMap"/>: BLOB hashes, no hash index, an in-memory key map per open database, and guards in
 /// the file (the <c>BlockDbState</c> row and its triggers) that make any writer keep the map's invariants. Schema
-/// version 3; version-2 KeyMap files (written before the guards existed) are upgraded in place.
+/// version 4; KeyMap files of version 2 (no guards) and 3 (weaker guards) are upgraded in place.
 /// </summary>
 internal sealed class KeyMapLayout : LayoutDefinition
 {
@@ -18,7 +18,7 @@ internal sealed class KeyMapLayout : LayoutDefinition
     public const long MaxId = uint.MaxValue;
 
     /// <summary>The schema version of KeyMap files with their guards.</summary>
-    public const int Version = 3;
+    public const int Version = 4;
 
     private KeyMapLayout()
     {
@@ -36,10 +36,18 @@ internal sealed class KeyMapLayout : LayoutDefinition
 
     public override IEnumerable<string> CreateSchema() => [BlockDbSql.BlockTable("BLOB"), .. BlockDbSql.BlocksetTables, .. BlockDbSql.KeyMapGuards];
 
-    public override SchemaChange Inspect(ISqliteConnection connection, long version) =>
-        version < Version ? SchemaChange.Upgrade
-        : GuardsIntact(connection) ? SchemaChange.None
-        : SchemaChange.RestoreGuards;
+    public override SchemaChange Inspect(ISqliteConnection connection, string path, long version)
+    {
+        var triggers = KeyMapTriggers.Read(connection);
+        if (triggers.Foreign.Count > 0)
+        {
+            throw new BlockDbFormatException(triggers.Problem(path));
+        }
+
+        return version < Version ? SchemaChange.Upgrade
+            : triggers.GuardsExact && HasStateRow(connection) ? SchemaChange.None
+            : SchemaChange.RestoreGuards;
+    }
 
     public override void Apply(ISqliteConnection connection, SchemaChange change)
     {
@@ -66,12 +74,8 @@ internal sealed class KeyMapLayout : LayoutDefinition
 
     public override LayoutState Open(BlockDbOptions options) => new State(new BlockKeyMap(options.Index.KeyMapMemoryLimitMegabytes));
 
-    /// <summary>Every guard trigger with its exact text, and the state row.</summary>
-    public static bool GuardsIntact(ISqliteConnection connection)
-    {
-        using var rows = connection.Prepare(BlockDbSql.KeyMapGuardRows);
-        return KeyMapStatements.GuardsIntact(rows) && HasStateRow(connection);
-    }
+    /// <summary>Every guard trigger with its exact text, no other trigger, and the state row.</summary>
+    public static bool GuardsIntact(ISqliteConnection connection) => KeyMapTriggers.Read(connection).Intact && HasStateRow(connection);
 
     private static bool HasStateRow(ISqliteConnection connection) =>
         connection.QueryText("""SELECT COUNT(*) FROM sqlite_schema WHERE type = 'table' AND name = 'BlockDbState'""") == "1"
@@ -96,7 +100,7 @@ internal sealed class KeyMapLayout : LayoutDefinition
         public override long RenumberFloor(ISqliteConnection connection) =>
             long.Parse(connection.QueryText(BlockDbSql.ReadMaxBlockId) ?? "0", NumberStyles.Integer, CultureInfo.InvariantCulture);
 
-        public override void AfterRenumber(ISqliteConnection connection, long maxId)
+        public override void SealIds(ISqliteConnection connection, long maxId)
         {
             using var raise = connection.Prepare(BlockDbSql.RaiseMaxBlockId);
             raise.BindInt64(1, maxId);

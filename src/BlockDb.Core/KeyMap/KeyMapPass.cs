@@ -42,9 +42,9 @@ internal readonly record struct KeyMapPass(bool Full, long MaxBlockId, MapVersio
         try
         {
             var (maxBlockId, snapshot) = ReadState(catchUp);
-            if (!KeyMapStatements.GuardsIntact(statements.GuardRows))
+            if (KeyMapTriggers.Read(statements.TriggerRows) is { Intact: false } triggers)
             {
-                throw map.Fail(memoryLimit: false, "The KeyMap guards of this file were changed by SQL outside BlockDb while it was open; BlockDb can no longer rely on the key map. Reopen the database for writing to restore them.");
+                throw map.Fail(memoryLimit: false, triggers.Problem(path: null));
             }
 
             map.Presize(CountBlocks(statements.CountBlocks)); // sized once; each chunk is checked as it comes

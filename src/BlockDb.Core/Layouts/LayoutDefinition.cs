@@ -36,7 +36,8 @@ internal abstract class LayoutDefinition
     public abstract IEnumerable<string> CreateSchema();
 
     /// <summary>What an existing file of this layout at <paramref name="version"/> needs before use (read inside a read transaction).</summary>
-    public virtual SchemaChange Inspect(ISqliteConnection connection, long version) => SchemaChange.None;
+    /// <exception cref="BlockDbFormatException">The file holds something the layout cannot work with and BlockDb must not change.</exception>
+    public virtual SchemaChange Inspect(ISqliteConnection connection, string path, long version) => SchemaChange.None;
 
     /// <summary>Makes <paramref name="change"/> (inside the write transaction that found it needed).</summary>
     public virtual void Apply(ISqliteConnection connection, SchemaChange change)
@@ -97,8 +98,8 @@ internal abstract class LayoutState
     /// <summary>The lowest ID a repair may give a renumbered block, beyond every row in range.</summary>
     public virtual long RenumberFloor(ISqliteConnection connection) => 0;
 
-    /// <summary>After a repair renumbered blocks up to <paramref name="maxId"/>, inside its transaction.</summary>
-    public virtual void AfterRenumber(ISqliteConnection connection, long maxId)
+    /// <summary>Inside a repair's transaction: no later insert may take an ID up to <paramref name="maxId"/> (it may have been handed out before the repair deleted or moved its row).</summary>
+    public virtual void SealIds(ISqliteConnection connection, long maxId)
     {
     }
 

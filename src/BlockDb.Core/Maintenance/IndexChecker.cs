@@ -31,8 +31,12 @@ internal static class IndexChecker
         {
             (merged, deleted, repointed, renumbered) = Transactions.Run(connection, BlockDbSql.Begin.Text, () =>
             {
+                // Read before anything is deleted: an ID handed out before the repair is never handed out again.
+                var highest = ReadLong(connection, BlockDbSql.MaxBlockIdInRange);
                 var (m, d, r) = MergeDuplicates(connection);
-                return (m, d, r, RenumberOutOfRange(connection, layout));
+                var (renumbered, top) = RenumberOutOfRange(connection, layout, highest);
+                layout.SealIds(connection, top);
+                return (m, d, r, renumbered);
             });
         }
         catch (BlockDbException e) when (e.IsTransient)
@@ -134,15 +138,16 @@ internal static class IndexChecker
     }
 
     /// <summary>Gives out-of-range blocks new IDs above every ID in range (and above the KeyMap high-water mark), moving their entries along.</summary>
-    private static long RenumberOutOfRange(ISqliteConnection connection, LayoutState layout)
+    /// <returns>How many blocks were renumbered, and the highest ID in use or handed out afterwards.</returns>
+    private static (long Renumbered, long Top) RenumberOutOfRange(ISqliteConnection connection, LayoutState layout, long highest)
     {
         var (ids, count) = ListIds(connection, BlockDbSql.CheckIdsOutOfRange, distinct: false, s => s.BindInt64(1, layout.Definition.MaxBlockId), keep: int.MaxValue);
+        var next = Math.Max(highest, layout.RenumberFloor(connection)) + 1;
         if (count == 0)
         {
-            return 0;
+            return (0, next - 1);
         }
 
-        var next = Math.Max(ReadLong(connection, BlockDbSql.MaxBlockIdInRange), layout.RenumberFloor(connection)) + 1;
         using var renumber = connection.Prepare(BlockDbSql.RenumberBlock);
         using var repoint = connection.Prepare(BlockDbSql.RepointEntries);
         foreach (var id in ids)
@@ -161,9 +166,7 @@ internal static class IndexChecker
             next++;
         }
 
-        layout.AfterRenumber(connection, next - 1);
-
-        return count;
+        return (count, next - 1);
     }
 
     private static BlockDbCounts Counts(ISqliteConnection connection)

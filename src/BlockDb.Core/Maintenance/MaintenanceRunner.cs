@@ -19,7 +19,17 @@ internal sealed class MaintenanceRunner
     {
         ObjectDisposedException.ThrowIf(Volatile.Read(ref _closed) != 0, owner);
         var linked = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken, _closing.Token);
-        var task = Task.Run(() => work(linked.Token), linked.Token);
+        var token = linked.Token;
+
+        // Registered before it starts, so a close that runs meanwhile either waits for it or finds it cancelled before
+        // it ran (a task whose token is cancelled before it starts never runs its work, and so opens no connection).
+        var task = new Task<T>(
+            () =>
+            {
+                token.ThrowIfCancellationRequested();
+                return work(token);
+            },
+            token);
         _running.TryAdd(task, 0);
         _ = task.ContinueWith(
             t =>
@@ -35,6 +45,14 @@ internal sealed class MaintenanceRunner
             linked.Cancel(); // closed while starting: the close may not have seen it
         }
 
+        try
+        {
+            task.Start(TaskScheduler.Default);
+        }
+        catch (InvalidOperationException) when (task.IsCanceled)
+        {
+            // Cancelled before it started (by the caller's token or the close): it never runs.
+        }
         return new(task);
     }
 

@@ -29,7 +29,7 @@ internal sealed class BatchAgeTimer : IDisposable
 
     private void Fire()
     {
-        if (!_gate.TryEnter())
+        if (!_gate.TryEnterBackground())
         {
             if (!_gate.IsClosed)
             {

@@ -48,7 +48,7 @@ internal sealed class BlocksetStatements
                     var block = blocks[i];
                     ids[i] = self._store.Find(block.Hash, block.Size)
                         ?? throw new BlockNotFoundException($"Block {i} of the blockset (hash {block.Hash}, {block.Size} bytes) is not in the index; add it first (SelectXorInsertAsync). Nothing of the blockset was written.", i);
-                    length = checked(length + block.Size);
+                    length = AddLength(length, block.Size, i);
                 }
 
                 return self.Write(ids, blocks.Count, length, fullHash, cancellationToken);
@@ -72,8 +72,7 @@ internal sealed class BlocksetStatements
                 {
                     CheckCancellation(i, cancellationToken);
                     var id = ids[i] = blockIds[i];
-                    length = checked(length + (self.BlockSize(id)
-                        ?? throw new BlockNotFoundException($"Block {i} of the blockset (ID {id}) is not in the index. Nothing of the blockset was written.", i)));
+                    length = AddLength(length, self.BlockSize(id) ?? throw new BlockNotFoundException($"Block {i} of the blockset (ID {id}) is not in the index. Nothing of the blockset was written.", i), i);
                 }
 
                 return self.Write(ids, blockIds.Count, length, fullHash, cancellationToken);
@@ -127,6 +126,13 @@ internal sealed class BlocksetStatements
             _getBlockset.Reset();
         }
     }
+
+    /// <summary>The blockset's length so far plus block <paramref name="index"/>'s size, in bytes.</summary>
+    /// <exception cref="ArgumentOutOfRangeException">The length would pass <see cref="long.MaxValue"/> bytes.</exception>
+    private static long AddLength(long length, long size, int index) =>
+        length <= long.MaxValue - size
+            ? length + size
+            : throw new ArgumentOutOfRangeException("blocks", size, $"The blockset's length passes {long.MaxValue:N0} bytes at block {index} ({size:N0} bytes); a blockset's Length is the sum of its blocks' sizes and must fit a 64-bit integer. Nothing of the blockset was written.");
 
     private static void CheckCancellation(int i, CancellationToken cancellationToken)
     {

@@ -1,28 +1,38 @@
 namespace BlockDb.Sessions;
 
 /// <summary>
-/// A session's one-call-at-a-time gate. Invariant: at most one party is inside at a time (a caller's call, or the
-/// batch-age timer), and once <see cref="Close"/> has run, no one enters again. Closing waits for the party inside
-/// to leave, so a session is never disposed under a running call.
+/// A session's one-call-at-a-time gate. Invariant: at most one party is inside at a time, a caller's call or the
+/// session's own background work (the batch-age timer's commit), and once <see cref="Close"/> has run no one enters
+/// again. A caller that meets background work waits for it (it is bounded by <c>busy_timeout</c>); a caller that
+/// meets another caller's call is misusing the session and is told so. Closing waits for whoever is inside, so a
+/// session is never disposed under a running call.
 /// </summary>
 internal sealed class SessionGate
 {
     private const int Idle = 0;
-    private const int Busy = 1;
+    private const int Caller = 1;
     private const int Closed = 2;
+    private const int Background = 3;
     private int _state;
     private int _owner;
 
     /// <summary>Whether the gate was closed (the session disposed).</summary>
     public bool IsClosed => Volatile.Read(ref _state) == Closed;
 
-    /// <summary>Enters for a caller's call.</summary>
+    /// <summary>Enters for a caller's call, first waiting for background work inside.</summary>
     /// <exception cref="ObjectDisposedException">The session is disposed.</exception>
     /// <exception cref="InvalidOperationException">Another call is running (sessions are not thread-safe).</exception>
     /// <exception cref="OperationCanceledException">The token was cancelled.</exception>
     public void Enter(object session, CancellationToken cancellationToken)
     {
-        var state = Interlocked.CompareExchange(ref _state, Busy, Idle);
+        var spin = default(SpinWait);
+        int state;
+        while ((state = Interlocked.CompareExchange(ref _state, Caller, Idle)) == Background)
+        {
+            cancellationToken.ThrowIfCancellationRequested();
+            spin.SpinOnce(sleep1Threshold: 20);
+        }
+
         if (state != Idle)
         {
             ObjectDisposedException.ThrowIf(state == Closed, session);
@@ -37,19 +47,10 @@ internal sealed class SessionGate
         }
     }
 
-    /// <summary>Enters without waiting, for background work (the batch-age timer); false when busy or closed.</summary>
-    public bool TryEnter()
-    {
-        if (Interlocked.CompareExchange(ref _state, Busy, Idle) != Idle)
-        {
-            return false;
-        }
+    /// <summary>Enters without waiting, for background work (the batch-age timer); false when someone is inside or the gate is closed.</summary>
+    public bool TryEnterBackground() => Interlocked.CompareExchange(ref _state, Background, Idle) == Idle;
 
-        Volatile.Write(ref _owner, Environment.CurrentManagedThreadId);
-        return true;
-    }
-
-    /// <summary>Leaves after <see cref="Enter"/> or a successful <see cref="TryEnter"/>.</summary>
+    /// <summary>Leaves after <see cref="Enter"/> or a successful <see cref="TryEnterBackground"/>.</summary>
     public void Exit()
     {
         Volatile.Write(ref _owner, 0);
@@ -101,7 +102,7 @@ internal sealed class SessionGate
 
     private void ThrowIfInsideOwnCall()
     {
-        if (Volatile.Read(ref _state) == Busy && Volatile.Read(ref _owner) == Environment.CurrentManagedThreadId)
+        if (Volatile.Read(ref _state) == Caller && Volatile.Read(ref _owner) == Environment.CurrentManagedThreadId)
         {
             throw new InvalidOperationException("A BlockDb session cannot be disposed from inside one of its own calls (the dispose would wait for the call that makes it); dispose it after the call returns.");
         }

@@ -34,10 +34,10 @@ internal static partial class BlockDbSql
     public static readonly SqlStatement CheckIdsOutOfRange = new(
         nameof(CheckIdsOutOfRange), """SELECT "ID" FROM "Block" WHERE "ID" < 1 OR "ID" > @Max ORDER BY "ID" """, "@Max");
 
-    /// <summary>The check: blocks whose hash is not of type <c>@Type</c> (<c>text</c> or <c>blob</c>) or not 1 to <c>@MaxLength</c> long (characters or bytes).</summary>
+    /// <summary>The check: blocks whose hash is not of type <c>@Type</c> (<c>text</c> or <c>blob</c>) or not 1 to <c>@MaxLength</c> long (characters or bytes), or whose size is not an integer of 1 or more.</summary>
     public static readonly SqlStatement CheckUnusableHashes = new(
         nameof(CheckUnusableHashes),
-        """SELECT "ID" FROM "Block" WHERE typeof("Hash") <> @Type OR length("Hash") NOT BETWEEN 1 AND @MaxLength ORDER BY "ID" """,
+        """SELECT "ID" FROM "Block" WHERE typeof("Hash") <> @Type OR length("Hash") NOT BETWEEN 1 AND @MaxLength OR typeof("Size") <> 'integer' OR "Size" < 1 ORDER BY "ID" """,
         "@Type", "@MaxLength");
 
     /// <summary>The check: every block, to look each up in the key map.</summary>

@@ -6,22 +6,28 @@ namespace BlockDb.Sql;
 internal static partial class BlockDbSql
 {
     /// <summary>
-    /// The guards of a <see cref="BlockLayout.KeyMap"/> file (schema version 3), which make the file itself keep the
+    /// The guards of a <see cref="BlockLayout.KeyMap"/> file (schema version 4), which make the file itself keep the
     /// key map's invariants whoever writes it, BlockDb or plain SQL:
     /// <list type="bullet">
     /// <item><c>BlockDbState</c>: one row holding <c>MaxBlockId</c>, the high-water mark of block IDs (BlockDb raises
     /// it in the same transaction as its inserts; an integer of 0 to 4,294,967,295), and <c>Generation</c>, a change
-    /// counter (an integer of 0 to 2^62 − 1). Neither ever goes back; the row can be neither deleted nor inserted
-    /// again (so <c>INSERT OR REPLACE</c> cannot rewind it).</item>
-    /// <item><c>BlockDbGuardInsert</c>: a <c>Block</c> row with an ID outside 1 to 4,294,967,295, or whose hash is
-    /// not a BLOB of 1 to 66 bytes, is refused (<c>SQLITE_CONSTRAINT_TRIGGER</c>); a row inserted at or below
-    /// <c>MaxBlockId</c> (into a gap, or at an ID SQLite reused after a delete) bumps <c>Generation</c>.</item>
-    /// <item><c>BlockDbGuardUpdate</c>: any update of a block's ID, hash or size bumps <c>Generation</c> (and the
-    /// same values are refused).</item>
+    /// counter (an integer of 0 to 2^62 − 1). Neither ever goes back nor leaves its range or type (checked by CHECK
+    /// constraints and again by a trigger, which <c>PRAGMA ignore_check_constraints</c> cannot switch off); the row can be
+    /// neither deleted nor inserted again (so <c>INSERT OR REPLACE</c> cannot rewind it).</item>
+    /// <item><c>BlockDbGuardInsert</c>: a <c>Block</c> row with an ID outside 1 to 4,294,967,295, a hash that is not a
+    /// BLOB of 1 to 66 bytes, or a size that is not an integer of 1 or more is refused (<c>SQLITE_CONSTRAINT_TRIGGER</c>);
+    /// a row inserted at or below <c>MaxBlockId</c> (into a gap, or at an ID SQLite reused after a delete) bumps
+    /// <c>Generation</c>.</item>
+    /// <item><c>BlockDbGuardUpdate</c>: any update that changes a block's ID (whatever name the statement uses for it:
+    /// <c>"ID"</c>, <c>rowid</c>, <c>oid</c>, <c>_rowid_</c>), hash or size bumps <c>Generation</c>, and the same values
+    /// are refused.</item>
     /// </list>
-    /// A key map that sees <c>Generation</c>, or the schema itself (<c>PRAGMA schema_version</c>, which any DDL
-    /// moves), change reads the whole table again; rows above <c>MaxBlockId</c> are read by its catch-up. Deleting
-    /// blocks needs no guard: a key map only proposes IDs and verifies each against its row.
+    /// Each bump checks that it happened (<c>changes() = 1</c>), so a trigger of another connection (a TEMP trigger that
+    /// answers with <c>RAISE(IGNORE)</c>) cannot cancel it silently: the foreign write fails instead. A KeyMap file holds
+    /// no other trigger (<see cref="KeyMapTriggerRows"/>): a trigger could write blocks inside BlockDb's own transaction.
+    /// A key map that sees <c>Generation</c>, or the schema itself (<c>PRAGMA schema_version</c>, which any DDL moves),
+    /// change reads the whole table again; rows above <c>MaxBlockId</c> are read by its catch-up. Deleting blocks needs
+    /// no guard: a key map only proposes IDs and verifies each against its row.
     /// </summary>
     public static readonly IReadOnlyList<string> KeyMapGuards =
     [
@@ -39,28 +45,36 @@ internal static partial class BlockDbSql
         StateSingleSql,
     ];
 
-    /// <summary>The names of the KeyMap guard triggers (<see cref="KeyMapGuards"/>) in name order, which a version-3 file must hold.</summary>
+    /// <summary>The names of the KeyMap guard triggers (<see cref="KeyMapGuards"/>) in name order: the only triggers a KeyMap file holds.</summary>
     public static readonly IReadOnlyList<string> KeyMapGuardTriggers = ["BlockDbGuardInsert", "BlockDbGuardUpdate", "BlockDbStateKeep", "BlockDbStateNoRewind", "BlockDbStateSingle"];
 
     /// <summary>The exact text of each guard trigger, in the order of <see cref="KeyMapGuardTriggers"/> (SQLite keeps it verbatim in <c>sqlite_schema</c>, so a changed guard is told by its text).</summary>
     public static readonly IReadOnlyList<string> KeyMapGuardTriggerSql = [GuardInsertSql, GuardUpdateSql, StateKeepSql, StateNoRewindSql, StateSingleSql];
 
-    /// <summary>The guard triggers a file holds, as (name, SQL text) rows in name order, to compare with <see cref="KeyMapGuardTriggerSql"/>.</summary>
-    public static readonly SqlStatement KeyMapGuardRows = new(
-        nameof(KeyMapGuardRows),
-        """SELECT "name", "sql" FROM sqlite_schema WHERE type = 'trigger' AND "name" IN ('BlockDbGuardInsert', 'BlockDbGuardUpdate', 'BlockDbStateKeep', 'BlockDbStateNoRewind', 'BlockDbStateSingle') ORDER BY "name" """);
+    /// <summary>Every trigger of the main schema, as (name, SQL text) rows in name order, to compare with <see cref="KeyMapGuardTriggerSql"/>.</summary>
+    public static readonly SqlStatement KeyMapTriggerRows = new(
+        nameof(KeyMapTriggerRows),
+        """SELECT "name", "sql" FROM main.sqlite_schema WHERE type = 'trigger' ORDER BY "name" """);
+
+    /// <summary>A block row the KeyMap layout refuses: its ID, hash or size out of range or of another type (on <c>NEW</c>).</summary>
+    private const string BadRow =
+        """NEW."ID" NOT BETWEEN 1 AND 4294967295 OR typeof(NEW."Hash") <> 'blob' OR length(NEW."Hash") NOT BETWEEN 1 AND 66 OR typeof(NEW."Size") <> 'integer' OR NEW."Size" < 1""";
+
+    /// <summary>The body every block guard ends with: refuse a bad row, bump the generation, and fail when the bump was cancelled.</summary>
+    private const string GuardBody =
+        $"""BEGIN SELECT RAISE(ABORT, 'BlockDb KeyMap: Block.ID must be between 1 and 4294967295, Block.Hash a BLOB of 1 to 66 bytes and Block.Size an integer of 1 or more') WHERE {BadRow}; UPDATE "BlockDbState" SET "Generation" = "Generation" + 1; SELECT RAISE(ABORT, 'BlockDb KeyMap: the change counter did not move (a trigger outside BlockDb cancelled it), so this write is refused') WHERE changes() <> 1; END""";
 
     private const string GuardInsertSql =
-        """CREATE TRIGGER "BlockDbGuardInsert" AFTER INSERT ON "Block" WHEN NEW."ID" NOT BETWEEN 1 AND 4294967295 OR typeof(NEW."Hash") <> 'blob' OR length(NEW."Hash") NOT BETWEEN 1 AND 66 OR NEW."ID" <= (SELECT "MaxBlockId" FROM "BlockDbState") BEGIN SELECT RAISE(ABORT, 'BlockDb KeyMap: Block.ID must be between 1 and 4294967295 and Block.Hash a BLOB of 1 to 66 bytes') WHERE NEW."ID" NOT BETWEEN 1 AND 4294967295 OR typeof(NEW."Hash") <> 'blob' OR length(NEW."Hash") NOT BETWEEN 1 AND 66; UPDATE "BlockDbState" SET "Generation" = "Generation" + 1; END""";
+        $"""CREATE TRIGGER "BlockDbGuardInsert" AFTER INSERT ON "Block" WHEN {BadRow} OR NEW."ID" <= (SELECT "MaxBlockId" FROM "BlockDbState") {GuardBody}""";
 
     private const string GuardUpdateSql =
-        """CREATE TRIGGER "BlockDbGuardUpdate" AFTER UPDATE OF "ID", "Hash", "Size" ON "Block" BEGIN SELECT RAISE(ABORT, 'BlockDb KeyMap: Block.ID must be between 1 and 4294967295 and Block.Hash a BLOB of 1 to 66 bytes') WHERE NEW."ID" NOT BETWEEN 1 AND 4294967295 OR typeof(NEW."Hash") <> 'blob' OR length(NEW."Hash") NOT BETWEEN 1 AND 66; UPDATE "BlockDbState" SET "Generation" = "Generation" + 1; END""";
+        $"""CREATE TRIGGER "BlockDbGuardUpdate" AFTER UPDATE ON "Block" WHEN OLD."ID" IS NOT NEW."ID" OR OLD."Hash" IS NOT NEW."Hash" OR OLD."Size" IS NOT NEW."Size" {GuardBody}""";
 
     private const string StateKeepSql =
         """CREATE TRIGGER "BlockDbStateKeep" BEFORE DELETE ON "BlockDbState" BEGIN SELECT RAISE(ABORT, 'BlockDb: the BlockDbState row is required by the KeyMap layout'); END""";
 
     private const string StateNoRewindSql =
-        """CREATE TRIGGER "BlockDbStateNoRewind" BEFORE UPDATE ON "BlockDbState" WHEN NEW."MaxBlockId" < OLD."MaxBlockId" OR NEW."Generation" < OLD."Generation" OR NEW."Key" IS NOT OLD."Key" BEGIN SELECT RAISE(ABORT, 'BlockDb: BlockDbState.MaxBlockId and Generation never go back'); END""";
+        """CREATE TRIGGER "BlockDbStateNoRewind" BEFORE UPDATE ON "BlockDbState" WHEN NEW."MaxBlockId" < OLD."MaxBlockId" OR NEW."Generation" < OLD."Generation" OR NEW."Key" IS NOT OLD."Key" OR typeof(NEW."MaxBlockId") <> 'integer' OR NEW."MaxBlockId" NOT BETWEEN 0 AND 4294967295 OR typeof(NEW."Generation") <> 'integer' OR NEW."Generation" NOT BETWEEN 0 AND 4611686018427387903 BEGIN SELECT RAISE(ABORT, 'BlockDb: BlockDbState.MaxBlockId and Generation never go back and stay integers in their ranges'); END""";
 
     private const string StateSingleSql =
         """CREATE TRIGGER "BlockDbStateSingle" BEFORE INSERT ON "BlockDbState" BEGIN SELECT RAISE(ABORT, 'BlockDb: the BlockDbState row is written once, by BlockDb (INSERT OR REPLACE would rewind it)'); END""";
@@ -91,7 +105,7 @@ internal static partial class BlockDbSql
     public static readonly SqlStatement RaiseMaxBlockId = new(
         nameof(RaiseMaxBlockId), """UPDATE "BlockDbState" SET "MaxBlockId" = @MaxBlockId WHERE "MaxBlockId" < @MaxBlockId""", "@MaxBlockId");
 
-    /// <summary>A block's hash and size by ID (the key map verifies each hit with it); no row when the ID is unknown.</summary>
+    /// <summary>A block's hash and size by ID (the key map verifies each hit with it); no row when the ID is unknown or the row holds a value no lookup can match (a hash that is not a BLOB, a size that is not an integer).</summary>
     public static readonly SqlStatement GetBlockById = new(
-        nameof(GetBlockById), """SELECT "Hash", "Size" FROM "Block" WHERE "ID" = @ID""", "@ID");
+        nameof(GetBlockById), """SELECT "Hash", "Size" FROM "Block" WHERE "ID" = @ID AND typeof("Hash") = 'blob' AND typeof("Size") = 'integer'""", "@ID");
 }

@@ -17,7 +17,7 @@ internal static partial class BlockDbSql
     public static readonly SqlStatement InsertBlock = new(
         nameof(InsertBlock), """INSERT INTO "Block" ("Hash", "Size") VALUES (@Hash, @Size) RETURNING "ID" """, "@Hash", "@Size");
 
-    /// <summary>Insert a block unless it exists (the seed's xor2, first half); <c>changes()</c> tells which.</summary>
+    /// <summary>Insert a block unless it exists (the first half of <see cref="SelectXorInsertStrategy.InsertOrIgnoreThenSelect"/>); <c>changes()</c> tells which.</summary>
     public static readonly SqlStatement InsertBlockOrIgnore = new(
         nameof(InsertBlockOrIgnore), """INSERT OR IGNORE INTO "Block" ("Hash", "Size") VALUES (@Hash, @Size)""", "@Hash", "@Size");
 

@@ -4,7 +4,7 @@ using BlockDb.Sql;
 namespace BlockDb.Stores;
 
 /// <summary>
-/// <see cref="SelectXorInsertStrategy.InsertOrIgnoreThenSelect"/> (the seed's xor2): <c>INSERT OR IGNORE</c> in the
+/// <see cref="SelectXorInsertStrategy.InsertOrIgnoreThenSelect"/> <c>INSERT OR IGNORE</c> in the
 /// batch, <c>changes()</c> tells whether it inserted, then a lookup returns the ID either way.
 /// </summary>
 internal readonly struct InsertOrIgnoreThenSelect(ISqliteStatement insertOrIgnore) : ISelectXorInsertStrategy<InsertOrIgnoreThenSelect>
