@@ -88,7 +88,7 @@ public sealed class StressReport
         text.Append(string.Join(", ", Counters.Select(c => $"{c.Key} {c.Value:N0}")));
         if (Check is { } check)
         {
-            text.Append(CultureInfo.InvariantCulture, $"; final file: {check.Counts.Blocks:N0} blocks, {check.Counts.Blocksets:N0} blocksets, {check.DuplicateGroups} duplicate groups, {check.MapMissing} map misses, integrity {check.IntegrityCheck}");
+            text.Append(CultureInfo.InvariantCulture, $"; final file: {check.Counts.Blocks:N0} blocks, {check.Counts.Blocksets:N0} blocksets, {check.DuplicateGroups} duplicate groups, {check.MapMissing.Count} map misses, integrity {check.IntegrityCheck}");
         }
 
         text.Append(CultureInfo.InvariantCulture, $"; {Failures.Count} failures");

@@ -1,7 +1,7 @@
 namespace BlockDb;
 
 /// <summary>
-/// What <see cref="IBlockDatabase.CheckAsync"/> found, read in one snapshot of the file. Each count comes with
+/// What <see cref="IBlockDatabase.CheckAsync"/> found, read in one snapshot of the file. Each finding gives a count and
 /// the first offending IDs (at most <see cref="MaxListed"/>, lowest first) so a caller can look at them.
 /// </summary>
 public sealed record BlockDbCheckResult
@@ -17,63 +17,42 @@ public sealed record BlockDbCheckResult
 
     /// <summary>
     /// (Hash, Size) pairs stored in more than one <c>Block</c> row. BlockDb never writes them; they come from SQL
-    /// written outside BlockDb or from files written by BlockDb before schema version 3.
-    /// <see cref="IBlockDatabase.RepairAsync"/> merges them.
+    /// written outside BlockDb (or, with the KeyMap layout, from a writer that voided its guarantee; see
+    /// <see cref="BlockLayout.KeyMap"/>). <see cref="IBlockDatabase.RepairAsync"/> merges them.
     /// </summary>
     public required long DuplicateGroups { get; init; }
 
-    /// <summary><c>Block</c> rows beyond the first of each duplicate group (the rows a repair deletes).</summary>
-    public required long DuplicateRows { get; init; }
+    /// <summary><c>Block</c> rows beyond the first of each duplicate group (the rows a repair deletes), and their block IDs (not the lowest ID of their group, which a repair keeps).</summary>
+    public required BlockDbFinding Duplicates { get; init; }
 
-    /// <summary>The IDs of the first duplicate rows (not the lowest ID of their group, which a repair keeps).</summary>
-    public required IReadOnlyList<long> DuplicateBlockIds { get; init; }
+    /// <summary><c>BlocksetEntry</c> rows whose <c>BlockID</c> names no block, and the blocksets holding them.</summary>
+    public required BlockDbFinding DanglingEntries { get; init; }
 
-    /// <summary><c>BlocksetEntry</c> rows whose <c>BlockID</c> names no block.</summary>
-    public required long DanglingEntries { get; init; }
+    /// <summary>Blocksets whose <c>Length</c> (bytes) differs from the sum of their blocks' sizes, by blockset ID.</summary>
+    public required BlockDbFinding LengthMismatches { get; init; }
 
-    /// <summary>The blocksets holding the first dangling entries.</summary>
-    public required IReadOnlyList<long> DanglingEntryBlocksetIds { get; init; }
-
-    /// <summary>Blocksets whose <c>Length</c> (bytes) differs from the sum of their blocks' sizes.</summary>
-    public required long LengthMismatches { get; init; }
-
-    /// <summary>The first blocksets whose length does not match.</summary>
-    public required IReadOnlyList<long> LengthMismatchBlocksetIds { get; init; }
-
-    /// <summary>Blocksets whose entries' <c>Index</c> values are not exactly 0, 1, …, n − 1.</summary>
-    public required long EntryOrderProblems { get; init; }
-
-    /// <summary>The first blocksets with gaps or out-of-range indexes.</summary>
-    public required IReadOnlyList<long> EntryOrderBlocksetIds { get; init; }
+    /// <summary>Blocksets whose entries' <c>Index</c> values are not exactly 0, 1, …, n − 1, by blockset ID.</summary>
+    public required BlockDbFinding EntryOrder { get; init; }
 
     /// <summary>
     /// Blocks whose ID the layout cannot hold: below 1 for every layout, above 4,294,967,295 for
-    /// <see cref="BlockLayout.KeyMap"/>. A repair renumbers them (KeyMap).
+    /// <see cref="BlockLayout.KeyMap"/>, by block ID. A repair renumbers them.
     /// </summary>
-    public required long IdsOutOfRange { get; init; }
-
-    /// <summary>The first block IDs out of range.</summary>
-    public required IReadOnlyList<long> OutOfRangeBlockIds { get; init; }
+    public required BlockDbFinding IdsOutOfRange { get; init; }
 
     /// <summary>
-    /// Blocks no lookup can ask for: a stored hash that is not TEXT (TextHash) or not a BLOB (BlobHash, KeyMap), or
-    /// longer than a hash BlockDb accepts (88 characters, 66 bytes), or a size that is not an integer of 1 byte or more.
-    /// SQL outside BlockDb wrote them; BlockDb never finds them, and a repair leaves them (deleting them could lose what
-    /// the writer meant).
+    /// Blocks no lookup can ask for, by block ID: a stored hash that is not TEXT (TextHash) or not a BLOB (BlobHash,
+    /// KeyMap), or longer than a hash BlockDb accepts (88 characters, 66 bytes), or a size that is not an integer of 1
+    /// byte or more. SQL outside BlockDb wrote them; BlockDb never finds them, and a repair leaves them (deleting them
+    /// could lose what the writer meant).
     /// </summary>
-    public required long UnusableHashes { get; init; }
-
-    /// <summary>The first blocks with an unusable hash.</summary>
-    public required IReadOnlyList<long> UnusableHashBlockIds { get; init; }
+    public required BlockDbFinding UnusableBlocks { get; init; }
 
     /// <summary>
     /// KeyMap only: blocks of the file that this process's key map did not hold after catching up in the same
-    /// snapshot (a block it could not find). Always 0 for the other layouts.
+    /// snapshot (a block it could not find), by block ID. None for the other layouts.
     /// </summary>
-    public required long MapMissing { get; init; }
-
-    /// <summary>The first block IDs the key map did not hold.</summary>
-    public required IReadOnlyList<long> MapMissingBlockIds { get; init; }
+    public required BlockDbFinding MapMissing { get; init; }
 
     /// <summary>
     /// KeyMap only: whether the guard triggers (each with its exact text) and the <c>BlockDbState</c> row are in the
@@ -86,6 +65,6 @@ public sealed record BlockDbCheckResult
 
     /// <summary><see langword="true"/> when nothing above was found and <c>integrity_check</c> said <c>ok</c>.</summary>
     public bool IsClean =>
-        DuplicateGroups == 0 && DanglingEntries == 0 && LengthMismatches == 0 && EntryOrderProblems == 0
-        && IdsOutOfRange == 0 && UnusableHashes == 0 && MapMissing == 0 && GuardsPresent && IntegrityCheck == "ok";
+        DuplicateGroups == 0 && !Duplicates.Found && !DanglingEntries.Found && !LengthMismatches.Found && !EntryOrder.Found
+        && !IdsOutOfRange.Found && !UnusableBlocks.Found && !MapMissing.Found && GuardsPresent && IntegrityCheck == "ok";
 }

@@ -13,7 +13,7 @@ namespace BlockDb;
 public static partial class BlockDbConfiguration
 {
     /// <summary>Binds and validates the options, including the named provider's own checks.</summary>
-    /// <param name="configuration">The configuration root (its <c>BlockDb</c> section is read) or the <c>BlockDb</c> section itself.</param>
+    /// <param name="configuration">The configuration root (its <c>BlockDb</c> section is read), the <c>BlockDb</c> section itself, or any section shaped like it.</param>
     /// <returns>The validated options.</returns>
     /// <exception cref="BlockDbConfigurationException">A key is unknown, a value does not convert, a value is out of range, or the provider is unknown, not installed or refuses a setting.</exception>
     public static BlockDbOptions Bind(IConfiguration configuration)
@@ -41,11 +41,25 @@ public static partial class BlockDbConfiguration
         }
     }
 
-    /// <summary>The <c>BlockDb</c> section of <paramref name="configuration"/>, or the section itself.</summary>
-    internal static IConfiguration BlockDbSection(IConfiguration configuration) =>
-        configuration is IConfigurationSection { Key: BlockDbOptions.SectionName } own
-            ? own
-            : configuration.GetSection(BlockDbOptions.SectionName);
+    /// <summary>
+    /// The section the options bind from: a root's <c>BlockDb</c> section; a section named <c>BlockDb</c>, or one that
+    /// holds no <c>BlockDb</c> child, itself (so a keyed index can bind from any section shaped like it); else that child.
+    /// </summary>
+    internal static IConfiguration BlockDbSection(IConfiguration configuration)
+    {
+        if (configuration is not IConfigurationSection section)
+        {
+            return configuration.GetSection(BlockDbOptions.SectionName);
+        }
+
+        if (section.Key == BlockDbOptions.SectionName)
+        {
+            return section;
+        }
+
+        var child = section.GetSection(BlockDbOptions.SectionName);
+        return child.GetChildren().Any() ? child : section;
+    }
 
     private static BlockDbConfigurationException Explain(InvalidOperationException e)
     {

@@ -33,6 +33,10 @@ internal sealed class MicrosoftDataConnection(SqliteConnection connection) : Ado
     public static BlockDbException ToBlockDbException(SqliteException e, string what) =>
         new($"{what}: {e.Message}", e.SqliteErrorCode, e.SqliteExtendedErrorCode, e);
 
+    /// <summary>Opens <paramref name="connection"/> and wraps it (a failure becomes a <see cref="BlockDbException"/>).</summary>
+    public static MicrosoftDataConnection Open(SqliteConnection connection, string path) =>
+        OpenAndWrap(connection, static c => new MicrosoftDataConnection(c), static (e, what) => e is SqliteException s ? ToBlockDbException(s, what) : null, path);
+
     protected override BlockDbException? Translate(Exception exception, string what) =>
         exception is SqliteException e ? ToBlockDbException(e, what) : null;
 }

@@ -51,16 +51,6 @@ public sealed class MicrosoftDataDriver : ISqliteDriver
             Pooling = false,
             DefaultTimeout = Math.Max(1, (options.BusyTimeoutMilliseconds + 999) / 1000),
         };
-        var connection = new SqliteConnection(builder.ToString());
-        try
-        {
-            connection.Open();
-            return new MicrosoftDataConnection(connection);
-        }
-        catch (SqliteException e)
-        {
-            connection.Dispose();
-            throw MicrosoftDataConnection.ToBlockDbException(e, $"opening '{options.Path}'");
-        }
+        return MicrosoftDataConnection.Open(new SqliteConnection(builder.ToString()), options.Path);
     }
 }

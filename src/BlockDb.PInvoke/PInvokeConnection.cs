@@ -48,7 +48,7 @@ internal sealed unsafe class PInvokeConnection : ISqliteConnection
         };
         flags |= NativeMethods.SQLITE_OPEN_EXRESCODE;
 
-        var fileName = ToUtf8Z(path);
+        var fileName = NativeText.ToUtf8Z(path);
         nint db = 0;
         int rc;
         fixed (byte* pFileName = fileName)
@@ -107,7 +107,7 @@ internal sealed unsafe class PInvokeConnection : ISqliteConnection
     {
         ArgumentNullException.ThrowIfNull(sql);
         var db = ThrowIfDisposed(nameof(Execute));
-        var text = ToUtf8Z(sql);
+        var text = NativeText.ToUtf8Z(sql);
         byte* errmsg = null;
         int rc;
         fixed (byte* pText = text)
@@ -165,7 +165,7 @@ internal sealed unsafe class PInvokeConnection : ISqliteConnection
                 throw SqliteErrors.FromConnection(db, rc, context);
             }
 
-            return NativeMethods.sqlite3_column_count(stmt) == 0 ? null : PInvokeStatement.ReadText(db, stmt, 0, context);
+            return NativeMethods.sqlite3_column_count(stmt) == 0 ? null : NativeText.ReadColumn(db, stmt, 0, context);
         }
         finally
         {
@@ -204,7 +204,7 @@ internal sealed unsafe class PInvokeConnection : ISqliteConnection
     /// <summary>Prepares exactly one SQL statement; throws when the text holds none, more than one, or SQLite fails.</summary>
     private static nint PrepareSingle(nint db, string sql, uint flags, string context)
     {
-        var text = ToUtf8Z(sql);
+        var text = NativeText.ToUtf8Z(sql);
         var length = text.Length - 1;
         fixed (byte* pText = text)
         {
@@ -299,13 +299,5 @@ internal sealed unsafe class PInvokeConnection : ISqliteConnection
         }
 
         return db;
-    }
-
-    /// <summary>UTF-8 bytes of <paramref name="value"/> with a terminating NUL.</summary>
-    private static byte[] ToUtf8Z(string value)
-    {
-        var bytes = new byte[Encoding.UTF8.GetByteCount(value) + 1];
-        _ = Encoding.UTF8.GetBytes(value, bytes);
-        return bytes;
     }
 }

@@ -13,11 +13,6 @@ namespace BlockDb.PInvoke;
 /// </summary>
 internal sealed unsafe class PInvokeStatement : ISqliteStatement
 {
-    /// <summary>Small strings get a buffer of their worst-case UTF-8 size, so later binds skip the byte count.</summary>
-    private const int WorstCaseBufferLimit = 1024;
-
-    private const int MinimumBufferSize = 16;
-
     private readonly PInvokeConnection _connection;
     private readonly SqliteStatementHandle _handle;
     private readonly nint[] _buffers;
@@ -70,12 +65,12 @@ internal sealed unsafe class PInvokeStatement : ISqliteStatement
         {
             // Size exactly only when the worst case is large; short text (hashes) gets a buffer that always fits.
             var needed = Encoding.UTF8.GetByteCount(value);
-            (buffer, capacity) = Reserve(needed, worstCase <= WorstCaseBufferLimit ? worstCase : needed);
+            (buffer, capacity) = SqliteStatementHandle.Reserve(needed, worstCase <= SqliteStatementHandle.WorstCaseBufferLimit ? worstCase : needed);
         }
 
         var byteCount = Encoding.UTF8.GetBytes(value, new Span<byte>((void*)buffer, capacity));
         var rc = NativeMethods.sqlite3_bind_text(stmt, index, (byte*)buffer, byteCount, NativeMethods.SQLITE_STATIC);
-        Adopt(slot, buffer, capacity);
+        _handle.Adopt(slot, buffer, capacity);
         if (rc != NativeMethods.SQLITE_OK)
         {
             throw Failure(rc, nameof(BindText));
@@ -92,12 +87,12 @@ internal sealed unsafe class PInvokeStatement : ISqliteStatement
         var capacity = _capacities[slot];
         if (buffer == 0 || capacity < value.Length)
         {
-            (buffer, capacity) = Reserve(value.Length, value.Length);
+            (buffer, capacity) = SqliteStatementHandle.Reserve(value.Length, value.Length);
         }
 
         value.CopyTo(new Span<byte>((void*)buffer, capacity));
         var rc = NativeMethods.sqlite3_bind_blob(stmt, index, (byte*)buffer, value.Length, NativeMethods.SQLITE_STATIC);
-        Adopt(slot, buffer, capacity);
+        _handle.Adopt(slot, buffer, capacity);
         if (rc != NativeMethods.SQLITE_OK)
         {
             throw Failure(rc, nameof(BindBlob));
@@ -120,11 +115,7 @@ internal sealed unsafe class PInvokeStatement : ISqliteStatement
 
     public bool Step()
     {
-        var stmt = _stmt;
-        if (stmt == 0)
-        {
-            ThrowDisposed(nameof(Step));
-        }
+        var stmt = Live(nameof(Step));
 
         _busy = true;
         var rc = NativeMethods.sqlite3_step(stmt);
@@ -176,18 +167,14 @@ internal sealed unsafe class PInvokeStatement : ISqliteStatement
     public string? ColumnText(int column)
     {
         var stmt = CheckReadable(column, nameof(ColumnText));
-        var value = ReadText(_db, stmt, column, $"ColumnText of statement '{Statement.Name}'");
+        var value = NativeText.ReadColumn(_db, stmt, column, $"ColumnText of statement '{Statement.Name}'");
         GC.KeepAlive(this);
         return value;
     }
 
     public int ExecuteNonQuery()
     {
-        var stmt = _stmt;
-        if (stmt == 0)
-        {
-            ThrowDisposed(nameof(ExecuteNonQuery));
-        }
+        var stmt = Live(nameof(ExecuteNonQuery));
 
         _busy = true;
         _hasRow = false;
@@ -212,11 +199,7 @@ internal sealed unsafe class PInvokeStatement : ISqliteStatement
 
     public void Reset()
     {
-        var stmt = _stmt;
-        if (stmt == 0)
-        {
-            ThrowDisposed(nameof(Reset));
-        }
+        var stmt = Live(nameof(Reset));
 
         // The result repeats the last step's error, which Step already reported.
         _ = NativeMethods.sqlite3_reset(stmt);
@@ -245,58 +228,10 @@ internal sealed unsafe class PInvokeStatement : ISqliteStatement
         _handle.Dispose();
     }
 
-    /// <summary>Reads a column as text: <see langword="null"/> for SQL NULL, else its UTF-8 bytes decoded.</summary>
-    internal static string? ReadText(nint db, nint stmt, int column, string context)
-    {
-        if (NativeMethods.sqlite3_column_type(stmt, column) == NativeMethods.SQLITE_NULL)
-        {
-            return null;
-        }
-
-        var text = NativeMethods.sqlite3_column_text(stmt, column);
-        var length = NativeMethods.sqlite3_column_bytes(stmt, column);
-        if (text == null)
-        {
-            // Not NULL, so SQLite failed to convert the value (out of memory).
-            var rc = NativeMethods.sqlite3_errcode(db);
-            throw SqliteErrors.FromConnection(db, rc == NativeMethods.SQLITE_OK ? 7 : rc, context);
-        }
-
-        return Encoding.UTF8.GetString(text, length);
-    }
-
-    /// <summary>A new native buffer of at least <paramref name="needed"/> bytes for a bind; the slot keeps its old one until <see cref="Adopt"/>.</summary>
-    private static (nint Buffer, int Capacity) Reserve(int needed, int preferred)
-    {
-        var capacity = Math.Max(MinimumBufferSize, Math.Max(needed, preferred));
-        return ((nint)NativeMemory.Alloc((nuint)capacity), capacity);
-    }
-
-    /// <summary>After a bind: the statement points at <paramref name="buffer"/>, so the slot owns it and the buffer it replaced is freed.</summary>
-    private void Adopt(int slot, nint buffer, int capacity)
-    {
-        var old = _buffers[slot];
-        if (buffer == old)
-        {
-            return;
-        }
-
-        _buffers[slot] = buffer;
-        _capacities[slot] = capacity;
-        if (old != 0)
-        {
-            NativeMemory.Free((void*)old);
-        }
-    }
-
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private nint CheckBindable(int index, string call)
     {
-        var stmt = _stmt;
-        if (stmt == 0)
-        {
-            ThrowDisposed(call);
-        }
+        var stmt = Live(call);
 
         if ((uint)(index - 1) >= (uint)_buffers.Length)
         {
@@ -314,11 +249,7 @@ internal sealed unsafe class PInvokeStatement : ISqliteStatement
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private nint CheckReadable(int column, string call)
     {
-        var stmt = _stmt;
-        if (stmt == 0)
-        {
-            ThrowDisposed(call);
-        }
+        var stmt = Live(call);
 
         if (!_hasRow || (uint)column >= (uint)_columnCount)
         {
@@ -345,24 +276,26 @@ internal sealed unsafe class PInvokeStatement : ISqliteStatement
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private BlockDbException ParameterOutOfRange(int index, string call) => new(
-        $"{call} of statement '{Statement.Name}' failed: parameter index {index} is out of range; the statement has {_buffers.Length} parameter(s), numbered from 1.",
-        NativeMethods.SQLITE_RANGE,
-        NativeMethods.SQLITE_RANGE);
+    private BlockDbException ParameterOutOfRange(int index, string call) => StatementErrors.ParameterOutOfRange(Statement.Name, index, _buffers.Length, call);
 
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private BlockDbException BindWhileBusy(string call) => new(
-        $"{call} of statement '{Statement.Name}' failed: the statement was stepped and not reset; call Reset before binding new values.",
-        NativeMethods.SQLITE_MISUSE,
-        NativeMethods.SQLITE_MISUSE);
+    private BlockDbException BindWhileBusy(string call) => StatementErrors.BindWhileBusy(Statement.Name, call);
 
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private BlockDbException NotReadable(int column, string call) => new(
-        _hasRow
-            ? $"{call} of statement '{Statement.Name}' failed: column index {column} is out of range; the statement has {_columnCount} column(s), numbered from 0."
-            : $"{call} of statement '{Statement.Name}' failed: there is no current row; read columns only after Step returns true.",
-        _hasRow ? NativeMethods.SQLITE_RANGE : NativeMethods.SQLITE_MISUSE,
-        _hasRow ? NativeMethods.SQLITE_RANGE : NativeMethods.SQLITE_MISUSE);
+    private BlockDbException NotReadable(int column, string call) => StatementErrors.NotReadable(Statement.Name, _hasRow, column, _columnCount, call);
+
+    /// <summary>The statement handle, or <see cref="ObjectDisposedException"/> naming <paramref name="call"/>.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private nint Live(string call)
+    {
+        var stmt = _stmt;
+        if (stmt == 0)
+        {
+            ThrowDisposed(call);
+        }
+
+        return stmt;
+    }
 
     [DoesNotReturn]
     [MethodImpl(MethodImplOptions.NoInlining)]

@@ -30,6 +30,10 @@ internal sealed class SystemDataConnection : AdoNetSqliteConnection
     public static BlockDbException ToBlockDbException(SqliteException e, string what) =>
         new($"{what}: {e.Message}", (int)e.ErrorCode, (int)e.ErrorCode, e);
 
+    /// <summary>Opens <paramref name="connection"/> and wraps it (a failure becomes a <see cref="BlockDbException"/>).</summary>
+    public static SystemDataConnection Open(SqliteConnection connection, string path) =>
+        OpenAndWrap(connection, static c => new SystemDataConnection(c), static (e, what) => e is SqliteException s ? ToBlockDbException(s, what) : null, path);
+
     protected override BlockDbException? Translate(Exception exception, string what) =>
         exception is SqliteException e ? ToBlockDbException(e, what) : null;
 }

@@ -64,17 +64,7 @@ public sealed class SystemDataDriver : ISqliteDriver
             ["Journal Mode"] = "Default",
             ["Synchronous"] = "Full",
         };
-        var connection = new SqliteConnection(builder.ToString());
-        try
-        {
-            connection.Open();
-            return new SystemDataConnection(connection);
-        }
-        catch (SqliteException e)
-        {
-            connection.Dispose();
-            throw SystemDataConnection.ToBlockDbException(e, $"opening '{options.Path}'");
-        }
+        return SystemDataConnection.Open(new SqliteConnection(builder.ToString()), options.Path);
     }
 
     private static nint LoadNativeLibrary() => NativeLibrary.Load("e_sqlite3", typeof(SystemDataDriver).Assembly, null);

@@ -217,9 +217,9 @@ public sealed class AttackTests : IDisposable
             Assert.Equal(1, await session.FindBlockAsync(TestData.Hash(0), 10));
             await session.CommitAsync();
             var check = await db.CheckAsync();
-            Assert.Equal(2, check.UnusableHashes); // the 100-byte BLOB and the TEXT hash (KeyMap stores BLOBs)
+            Assert.Equal(2, check.UnusableBlocks.Count); // the 100-byte BLOB and the TEXT hash (KeyMap stores BLOBs)
             Assert.False(check.IsClean);
-            Assert.Equal(0, check.MapMissing);
+            Assert.Equal(0, check.MapMissing.Count);
         }
     }
 
@@ -1080,7 +1080,7 @@ public sealed class AttackTests : IDisposable
         {
             var before = await c.CheckAsync();
             Assert.Equal(1, before.DuplicateGroups);
-            Assert.Equal(2, before.IdsOutOfRange);
+            Assert.Equal(2, before.IdsOutOfRange.Count);
             var repaired = await c.RepairAsync();
             Assert.True(repaired.After.IsClean, repaired.After.ToString());
         }

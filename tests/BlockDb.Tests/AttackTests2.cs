@@ -306,8 +306,8 @@ public sealed class AttackTests2 : IDisposable
             found is null && result.Created,
             $"Asked for (Hash(100), 10 bytes): FindBlock returned {found?.ToString(CultureInfo.InvariantCulture) ?? "null"} and SelectXorInsert {result}, whose row holds size {storedSize} (the foreign row is ID {foreignId}).");
         var check = await db.CheckAsync();
-        Assert.Equal(1, check.UnusableHashes);
-        Assert.Equal([foreignId], check.UnusableHashBlockIds);
+        Assert.Equal(1, check.UnusableBlocks.Count);
+        Assert.Equal([foreignId], check.UnusableBlocks.FirstIds);
     }
 
     // ---------------------------------------------------------------------------------------------------------

@@ -42,15 +42,15 @@ public sealed class CheckRepairTests : IDisposable
 
         var check = await db.CheckAsync();
         Assert.False(check.IsClean);
-        Assert.Equal((1, 1), (check.DuplicateGroups, check.DuplicateRows));
-        Assert.Equal([duplicate], check.DuplicateBlockIds);
-        Assert.Equal(1, check.DanglingEntries);
-        Assert.Equal([2L], check.DanglingEntryBlocksetIds);
-        Assert.Equal([4L], check.LengthMismatchBlocksetIds);
-        Assert.Equal(1, check.EntryOrderProblems);
-        Assert.Equal([2L], check.EntryOrderBlocksetIds);
-        Assert.Equal(0, check.IdsOutOfRange);
-        Assert.Equal(0, check.MapMissing);
+        Assert.Equal((1, 1), (check.DuplicateGroups, check.Duplicates.Count));
+        Assert.Equal([duplicate], check.Duplicates.FirstIds);
+        Assert.Equal(1, check.DanglingEntries.Count);
+        Assert.Equal([2L], check.DanglingEntries.FirstIds);
+        Assert.Equal([4L], check.LengthMismatches.FirstIds);
+        Assert.Equal(1, check.EntryOrder.Count);
+        Assert.Equal([2L], check.EntryOrder.FirstIds);
+        Assert.Equal(0, check.IdsOutOfRange.Count);
+        Assert.Equal(0, check.MapMissing.Count);
         Assert.True(check.GuardsPresent);
         Assert.Equal("ok", check.IntegrityCheck);
     }
@@ -94,8 +94,8 @@ public sealed class CheckRepairTests : IDisposable
         }
 
         var check = await db.CheckAsync();
-        Assert.Equal(2, check.IdsOutOfRange);
-        Assert.Equal([-5L, 0L], check.OutOfRangeBlockIds);
+        Assert.Equal(2, check.IdsOutOfRange.Count);
+        Assert.Equal([-5L, 0L], check.IdsOutOfRange.FirstIds);
 
         var repaired = await db.RepairAsync();
         Assert.Equal(2, repaired.RenumberedBlocks);

@@ -18,6 +18,10 @@ internal sealed class ReportTable
         }
     }
 
+    /// <summary>A row for a check finding: its count and its first IDs.</summary>
+    public ReportTable Finding(string label, BlockDbFinding finding) =>
+        Row(label, Count(finding.Count), string.Join(", ", finding.FirstIds.Select(Count)));
+
     public ReportTable Row(params string[] cells)
     {
         _table.AddRow([.. cells.Select(c => (IRenderable)new Text(c))]);

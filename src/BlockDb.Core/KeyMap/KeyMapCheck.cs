@@ -9,14 +9,14 @@ namespace BlockDb.KeyMap;
 internal static class KeyMapCheck
 {
     /// <summary>Catches the map up in this snapshot, then looks every block up in it (exact entry, no verification read needed).</summary>
-    public static (IReadOnlyList<long> Ids, long Count) Run(ISqliteConnection connection, BlockKeyMap map, CancellationToken cancellationToken)
+    public static BlockDbFinding Run(ISqliteConnection connection, BlockKeyMap map, CancellationToken cancellationToken)
     {
         try
         {
             // A snapshot older than the map's (a flagged write committed since the check began) says nothing about it.
             if (map.CatchUp(new KeyMapStatements(connection)).Version != map.Version)
             {
-                return ([], 0);
+                return BlockDbFinding.None;
             }
         }
         catch (BlockDbException)
@@ -54,6 +54,6 @@ internal static class KeyMapCheck
         }
 
         first.Sort();
-        return (first, missing);
+        return new BlockDbFinding(missing, first);
     }
 }

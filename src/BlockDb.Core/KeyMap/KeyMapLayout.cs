@@ -91,11 +91,8 @@ internal sealed class KeyMapLayout : LayoutDefinition
         public override IBlockStore CreateStore(ISqliteConnection connection, WriteBatch batch, SelectXorInsertStrategy strategy) =>
             new KeyMapBlockStore(connection, map, batch);
 
-        public override (IReadOnlyList<long> MissingIds, long Missing, bool GuardsIntact) CheckLayout(ISqliteConnection connection, CancellationToken cancellationToken)
-        {
-            var (ids, missing) = KeyMapCheck.Run(connection, map, cancellationToken);
-            return (ids, missing, GuardsIntact(connection));
-        }
+        public override (BlockDbFinding MapMissing, bool GuardsIntact) CheckLayout(ISqliteConnection connection, CancellationToken cancellationToken) =>
+            (KeyMapCheck.Run(connection, map, cancellationToken), GuardsIntact(connection));
 
         public override long RenumberFloor(ISqliteConnection connection) =>
             long.Parse(connection.QueryText(BlockDbSql.ReadMaxBlockId) ?? "0", NumberStyles.Integer, CultureInfo.InvariantCulture);

@@ -92,8 +92,8 @@ internal abstract class LayoutState
     public abstract IBlockStore CreateStore(ISqliteConnection connection, WriteBatch batch, SelectXorInsertStrategy strategy);
 
     /// <summary>The check's layout-specific part: blocks an in-memory structure misses, and whether the file's guards are intact.</summary>
-    public virtual (IReadOnlyList<long> MissingIds, long Missing, bool GuardsIntact) CheckLayout(ISqliteConnection connection, CancellationToken cancellationToken) =>
-        ([], 0, true);
+    public virtual (BlockDbFinding MapMissing, bool GuardsIntact) CheckLayout(ISqliteConnection connection, CancellationToken cancellationToken) =>
+        (BlockDbFinding.None, true);
 
     /// <summary>The lowest ID a repair may give a renumbered block, beyond every row in range.</summary>
     public virtual long RenumberFloor(ISqliteConnection connection) => 0;

@@ -71,7 +71,7 @@ internal static class IndexChecker
         }
 
         cancellationToken.ThrowIfCancellationRequested();
-        var duplicateIds = groups == 0 ? ([], 0) : ListIds(connection, BlockDbSql.CheckDuplicateRows, distinct: false);
+        var duplicateIds = groups == 0 ? BlockDbFinding.None : ListIds(connection, BlockDbSql.CheckDuplicateRows, distinct: false);
         var dangling = ListIds(connection, BlockDbSql.CheckDanglingEntries, distinct: true);
         cancellationToken.ThrowIfCancellationRequested();
         var lengths = ListIds(connection, BlockDbSql.CheckLengthMismatches, distinct: false);
@@ -84,26 +84,19 @@ internal static class IndexChecker
             s.BindInt64(2, layout.Definition.MaxHashLength);
         });
         cancellationToken.ThrowIfCancellationRequested();
-        var (mapMissingIds, mapMissing, guards) = layout.CheckLayout(connection, cancellationToken);
+        var (mapMissing, guards) = layout.CheckLayout(connection, cancellationToken);
         return new BlockDbCheckResult
         {
             Layout = layout.Definition.Layout,
             Counts = counts,
             DuplicateGroups = groups,
-            DuplicateRows = extra,
-            DuplicateBlockIds = duplicateIds.Ids,
-            DanglingEntries = dangling.Count,
-            DanglingEntryBlocksetIds = dangling.Ids,
-            LengthMismatches = lengths.Count,
-            LengthMismatchBlocksetIds = lengths.Ids,
-            EntryOrderProblems = order.Count,
-            EntryOrderBlocksetIds = order.Ids,
-            IdsOutOfRange = outOfRange.Count,
-            OutOfRangeBlockIds = outOfRange.Ids,
-            UnusableHashes = unusable.Count,
-            UnusableHashBlockIds = unusable.Ids,
+            Duplicates = duplicateIds with { Count = extra },
+            DanglingEntries = dangling,
+            LengthMismatches = lengths,
+            EntryOrder = order,
+            IdsOutOfRange = outOfRange,
+            UnusableBlocks = unusable,
             MapMissing = mapMissing,
-            MapMissingBlockIds = mapMissingIds,
             GuardsPresent = guards,
             IntegrityCheck = connection.QueryText("PRAGMA integrity_check") ?? "(no answer)",
         };
@@ -141,7 +134,7 @@ internal static class IndexChecker
     /// <returns>How many blocks were renumbered, and the highest ID in use or handed out afterwards.</returns>
     private static (long Renumbered, long Top) RenumberOutOfRange(ISqliteConnection connection, LayoutState layout, long highest)
     {
-        var (ids, count) = ListIds(connection, BlockDbSql.CheckIdsOutOfRange, distinct: false, s => s.BindInt64(1, layout.Definition.MaxBlockId), keep: int.MaxValue);
+        var (count, ids) = ListIds(connection, BlockDbSql.CheckIdsOutOfRange, distinct: false, s => s.BindInt64(1, layout.Definition.MaxBlockId), keep: int.MaxValue);
         var next = Math.Max(highest, layout.RenumberFloor(connection)) + 1;
         if (count == 0)
         {
@@ -179,7 +172,7 @@ internal static class IndexChecker
     }
 
     /// <summary>Runs a query of IDs (in ascending order) and returns the first <paramref name="keep"/> (each once when <paramref name="distinct"/>) and how many rows there were.</summary>
-    private static (IReadOnlyList<long> Ids, long Count) ListIds(ISqliteConnection connection, SqlStatement query, bool distinct, Action<ISqliteStatement>? bind = null, int keep = BlockDbCheckResult.MaxListed)
+    private static BlockDbFinding ListIds(ISqliteConnection connection, SqlStatement query, bool distinct, Action<ISqliteStatement>? bind = null, int keep = BlockDbCheckResult.MaxListed)
     {
         using var statement = connection.Prepare(query);
         bind?.Invoke(statement);
@@ -204,7 +197,7 @@ internal static class IndexChecker
         }
 
         statement.Reset();
-        return (first, count);
+        return new BlockDbFinding(count, first);
     }
 
     /// <summary>Keeps the <see cref="BlockDbCheckResult.MaxListed"/> lowest IDs seen.</summary>

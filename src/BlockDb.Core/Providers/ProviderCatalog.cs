@@ -69,7 +69,8 @@ internal static class ProviderCatalog
     /// <summary>The engine's provider for a SQLite driver (one per driver).</summary>
     public static SqliteProvider Wrap(ISqliteDriver driver) => Wrapped.GetOrAdd(driver, static d => new SqliteProvider(d));
 
-    private static IBlockDbProvider Load(KnownProvider known)
+    /// <summary>Loads one of BlockDb's own providers from its assembly (internal for the tests of a missing package).</summary>
+    internal static IBlockDbProvider Load(KnownProvider known)
     {
         var setting = $"{BlockDbOptions.SectionName}:Provider";
         Type? type;
@@ -108,5 +109,6 @@ internal static class ProviderCatalog
         };
     }
 
-    private sealed record KnownProvider(string Name, string TypeName, string Package, string Hint);
+    /// <summary>One of BlockDb's own providers: its name, its driver type, its package, and what to add when it fails to load.</summary>
+    internal sealed record KnownProvider(string Name, string TypeName, string Package, string Hint);
 }

@@ -54,42 +54,26 @@ internal sealed class BlockRepository : IBlockRepository
     }
 
     public ValueTask<long?> FindBlockAsync(string hash, long size, CancellationToken cancellationToken = default) =>
-        Call((hash, size), static (r, s) =>
-        {
-            ValidateBlock(s.hash, s.size);
-            return r._store.Find(s.hash, s.size);
-        }, cancellationToken);
+        CallOnBlock(hash, size, null, static (r, h, s) => r._store.Find(h, s), cancellationToken);
 
     public ValueTask<long> InsertBlockAsync(string hash, long size, CancellationToken cancellationToken = default) =>
-        Call((hash, size), static (r, s) =>
-        {
-            ValidateBlock(s.hash, s.size);
-            r.RequireWritable(nameof(InsertBlockAsync));
-            return r._store.Insert(s.hash, s.size);
-        }, cancellationToken);
+        CallOnBlock(hash, size, nameof(InsertBlockAsync), static (r, h, s) => r._store.Insert(h, s), cancellationToken);
 
     public ValueTask<SelectXorInsertResult> SelectXorInsertAsync(string hash, long size, CancellationToken cancellationToken = default) =>
-        Call((hash, size), static (r, s) =>
-        {
-            ValidateBlock(s.hash, s.size);
-            r.RequireWritable(nameof(SelectXorInsertAsync));
-            return r._store.SelectXorInsert(s.hash, s.size);
-        }, cancellationToken);
+        CallOnBlock(hash, size, nameof(SelectXorInsertAsync), static (r, h, s) => r._store.SelectXorInsert(h, s), cancellationToken);
 
     public ValueTask<long> AddBlocksetAsync(IReadOnlyList<BlockKey> blocks, string? fullHash = null, CancellationToken cancellationToken = default) =>
         Call((blocks, fullHash, cancellationToken), static (r, s) =>
         {
             ValidateBlocks(s.blocks, s.fullHash);
-            r.RequireWritable(nameof(AddBlocksetAsync));
-            return r._blocksets.Add(s.blocks, s.fullHash, s.cancellationToken);
+            return r.Writable(nameof(AddBlocksetAsync))._blocksets.Add(s.blocks, s.fullHash, s.cancellationToken);
         }, cancellationToken);
 
     public ValueTask<long> AddBlocksetAsync(IReadOnlyList<long> blockIds, string? fullHash = null, CancellationToken cancellationToken = default) =>
         Call((blockIds, fullHash, cancellationToken), static (r, s) =>
         {
             ValidateBlockset(s.blockIds, s.fullHash);
-            r.RequireWritable(nameof(AddBlocksetAsync));
-            return r._blocksets.Add(s.blockIds, s.fullHash, s.cancellationToken);
+            return r.Writable(nameof(AddBlocksetAsync))._blocksets.Add(s.blockIds, s.fullHash, s.cancellationToken);
         }, cancellationToken);
 
     public ValueTask<IReadOnlyList<BlocksetBlock>> ListBlocksetBlocksAsync(long blocksetId, CancellationToken cancellationToken = default) =>
@@ -193,13 +177,22 @@ internal sealed class BlockRepository : IBlockRepository
         return done.IsCompletedSuccessfully ? ValueTask.CompletedTask : new ValueTask(done.AsTask());
     }
 
-    private void RequireWritable(string operation)
-    {
-        if (_readOnly)
+    /// <summary>A call on one block: the hash and size checked, a write refused on a read-only database, then <paramref name="operation"/>.</summary>
+    private ValueTask<TResult> CallOnBlock<TResult>(string hash, long size, string? write, Func<BlockRepository, string, long, TResult> operation, CancellationToken cancellationToken) =>
+        Call((hash, size, write, operation), static (r, s) =>
         {
-            throw new BlockDbReadOnlyException(operation, _path);
-        }
-    }
+            ValidateBlock(s.hash, s.size);
+            if (s.write is not null)
+            {
+                r.Writable(s.write);
+            }
+
+            return s.operation(r, s.hash, s.size);
+        }, cancellationToken);
+
+    /// <summary>This session, once a write is known to be allowed.</summary>
+    /// <exception cref="BlockDbReadOnlyException">The database is read-only.</exception>
+    private BlockRepository Writable(string operation) => _readOnly ? throw new BlockDbReadOnlyException(operation, _path) : this;
 
     /// <summary>Checks a blockset given by hash and size before anything is written.</summary>
     private static void ValidateBlocks(IReadOnlyList<BlockKey> blocks, string? fullHash)

@@ -35,53 +35,14 @@ internal sealed class BlocksetStatements
 
     /// <summary>Adds a blockset from blocks named by hash and size, resolved inside the write transaction (so none can be deleted between the lookup and the entry).</summary>
     public long Add(IReadOnlyList<BlockKey> blocks, string? fullHash, CancellationToken cancellationToken) =>
-        _batch.Write((this, blocks, fullHash, cancellationToken), static s =>
-        {
-            var (self, blocks, fullHash, cancellationToken) = s;
-            var ids = ArrayPool<long>.Shared.Rent(blocks.Count);
-            try
-            {
-                long length = 0;
-                for (var i = 0; i < blocks.Count; i++)
-                {
-                    CheckCancellation(i, cancellationToken);
-                    var block = blocks[i];
-                    ids[i] = self._store.Find(block.Hash, block.Size)
-                        ?? throw new BlockNotFoundException($"Block {i} of the blockset (hash {block.Hash}, {block.Size} bytes) is not in the index; add it first (SelectXorInsertAsync). Nothing of the blockset was written.", i);
-                    length = AddLength(length, block.Size, i);
-                }
-
-                return self.Write(ids, blocks.Count, length, fullHash, cancellationToken);
-            }
-            finally
-            {
-                ArrayPool<long>.Shared.Return(ids);
-            }
-        });
+        Add(blocks, fullHash, cancellationToken, static (self, block, i) =>
+            (self._store.Find(block.Hash, block.Size)
+                ?? throw new BlockNotFoundException($"Block {i} of the blockset (hash {block.Hash}, {block.Size} bytes) is not in the index; add it first (SelectXorInsertAsync). Nothing of the blockset was written.", i), block.Size));
 
     /// <summary>Adds a blockset from block IDs, each checked inside the write transaction.</summary>
     public long Add(IReadOnlyList<long> blockIds, string? fullHash, CancellationToken cancellationToken) =>
-        _batch.Write((this, blockIds, fullHash, cancellationToken), static s =>
-        {
-            var (self, blockIds, fullHash, cancellationToken) = s;
-            var ids = ArrayPool<long>.Shared.Rent(blockIds.Count);
-            try
-            {
-                long length = 0;
-                for (var i = 0; i < blockIds.Count; i++)
-                {
-                    CheckCancellation(i, cancellationToken);
-                    var id = ids[i] = blockIds[i];
-                    length = AddLength(length, self.BlockSize(id) ?? throw new BlockNotFoundException($"Block {i} of the blockset (ID {id}) is not in the index. Nothing of the blockset was written.", i), i);
-                }
-
-                return self.Write(ids, blockIds.Count, length, fullHash, cancellationToken);
-            }
-            finally
-            {
-                ArrayPool<long>.Shared.Return(ids);
-            }
-        });
+        Add(blockIds, fullHash, cancellationToken, static (self, id, i) =>
+            (id, self.BlockSize(id) ?? throw new BlockNotFoundException($"Block {i} of the blockset (ID {id}) is not in the index. Nothing of the blockset was written.", i)));
 
     /// <summary>A blockset's blocks in order.</summary>
     /// <exception cref="BlocksetNotFoundException">No blockset has that ID.</exception>
@@ -126,6 +87,30 @@ internal sealed class BlocksetStatements
             _getBlockset.Reset();
         }
     }
+
+    /// <summary>Resolves each block to its ID and size inside the write transaction, then writes the blockset.</summary>
+    private long Add<T>(IReadOnlyList<T> blocks, string? fullHash, CancellationToken cancellationToken, Func<BlocksetStatements, T, int, (long Id, long Size)> resolve) =>
+        _batch.Write((this, blocks, fullHash, cancellationToken, resolve), static s =>
+        {
+            var (self, blocks, fullHash, cancellationToken, resolve) = s;
+            var ids = ArrayPool<long>.Shared.Rent(blocks.Count);
+            try
+            {
+                long length = 0;
+                for (var i = 0; i < blocks.Count; i++)
+                {
+                    CheckCancellation(i, cancellationToken);
+                    (ids[i], var size) = resolve(self, blocks[i], i);
+                    length = AddLength(length, size, i);
+                }
+
+                return self.Write(ids, blocks.Count, length, fullHash, cancellationToken);
+            }
+            finally
+            {
+                ArrayPool<long>.Shared.Return(ids);
+            }
+        });
 
     /// <summary>The blockset's length so far plus block <paramref name="index"/>'s size, in bytes.</summary>
     /// <exception cref="ArgumentOutOfRangeException">The length would pass <see cref="long.MaxValue"/> bytes.</exception>

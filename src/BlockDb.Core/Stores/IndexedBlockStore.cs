@@ -78,10 +78,40 @@ internal sealed class IndexedBlockStore<TCodec, TStrategy> : IBlockStore
         }
     }
 
-    /// <summary>Finds a block a conflicting insert proved present, inside the same transaction.</summary>
-    /// <exception cref="BlockDbException">It is not there: the index and the table disagree.</exception>
-    public long FindAfterConflict(string hash, long size) =>
-        Find(hash, size) ?? throw new BlockDbException($"Block ({hash}, {size} bytes) conflicted on insert but is not found: the file's unique index and its table disagree; run CheckAsync.");
+    /// <summary>
+    /// Runs an insert that does nothing when the block exists (<c>INSERT OR IGNORE</c>, or <c>ON CONFLICT DO NOTHING
+    /// RETURNING "ID"</c> when <paramref name="returnsId"/>), in the batch, and finds the block's ID when the insert did
+    /// not give it. Counts a write only when the insert created the block.
+    /// </summary>
+    /// <exception cref="BlockDbException">The insert did nothing yet the block is not there: the index and the table disagree.</exception>
+    public SelectXorInsertResult InsertThenFind(ISqliteStatement insert, bool returnsId, string hash, long size) =>
+        Batch.Write((this, insert, returnsId, hash, size), static s =>
+        {
+            var (store, insert, returnsId, hash, size) = s;
+            store.BindBlock(insert, hash, size);
+            long? created;
+            if (returnsId)
+            {
+                try
+                {
+                    created = insert.Step() ? insert.ColumnInt64(0) : null;
+                }
+                finally
+                {
+                    insert.Reset();
+                }
+            }
+            else
+            {
+                created = insert.ExecuteNonQuery() > 0 ? store.Find(hash, size) : null;
+            }
+
+            var result = created is { } id
+                ? new SelectXorInsertResult(id, true)
+                : new SelectXorInsertResult(store.Find(hash, size) ?? throw new BlockDbException($"Block ({hash}, {size} bytes) conflicted on insert but is not found: the file's unique index and its table disagree; run CheckAsync."), false);
+            store.Batch.EndWrite(result.Created);
+            return result;
+        });
 
     void IBatchParticipant.BeforeCommit()
     {

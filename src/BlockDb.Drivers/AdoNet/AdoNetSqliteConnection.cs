@@ -22,6 +22,42 @@ public abstract class AdoNetSqliteConnection : ISqliteConnection
         Connection = connection;
     }
 
+    /// <summary>
+    /// Opens a provider connection and wraps it; when opening fails the connection is disposed and the provider's
+    /// exception is turned into a <see cref="BlockDbException"/> by <paramref name="translate"/>.
+    /// </summary>
+    /// <typeparam name="TConnection">The provider's connection type.</typeparam>
+    /// <typeparam name="TWrapper">The driver's connection type.</typeparam>
+    /// <param name="connection">The provider connection, not yet open.</param>
+    /// <param name="wrap">Wraps the open connection.</param>
+    /// <param name="translate">Turns the provider's open failure into a <see cref="BlockDbException"/>, or returns <see langword="null"/> to let it propagate.</param>
+    /// <param name="path">The database file, for the message.</param>
+    /// <returns>The wrapped open connection.</returns>
+    /// <exception cref="BlockDbException">The provider failed to open the file.</exception>
+    protected static TWrapper OpenAndWrap<TConnection, TWrapper>(TConnection connection, Func<TConnection, TWrapper> wrap, Func<Exception, string, BlockDbException?> translate, string path)
+        where TConnection : DbConnection
+        where TWrapper : AdoNetSqliteConnection
+    {
+        ArgumentNullException.ThrowIfNull(connection);
+        ArgumentNullException.ThrowIfNull(wrap);
+        ArgumentNullException.ThrowIfNull(translate);
+        try
+        {
+            connection.Open();
+            return wrap(connection);
+        }
+        catch (Exception e)
+        {
+            connection.Dispose();
+            if (translate(e, $"opening '{path}'") is { } translated)
+            {
+                throw translated;
+            }
+
+            throw;
+        }
+    }
+
     /// <summary>The provider's connection.</summary>
     protected DbConnection Connection { get; }
 

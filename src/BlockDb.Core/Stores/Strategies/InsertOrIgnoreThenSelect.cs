@@ -4,21 +4,13 @@ using BlockDb.Sql;
 namespace BlockDb.Stores;
 
 /// <summary>
-/// <see cref="SelectXorInsertStrategy.InsertOrIgnoreThenSelect"/> <c>INSERT OR IGNORE</c> in the
-/// batch, <c>changes()</c> tells whether it inserted, then a lookup returns the ID either way.
+/// <see cref="SelectXorInsertStrategy.InsertOrIgnoreThenSelect"/>: <c>INSERT OR IGNORE</c> in the batch,
+/// <c>changes()</c> tells whether it inserted, then a lookup returns the ID either way.
 /// </summary>
 internal readonly struct InsertOrIgnoreThenSelect(ISqliteStatement insertOrIgnore) : ISelectXorInsertStrategy<InsertOrIgnoreThenSelect>
 {
     public static InsertOrIgnoreThenSelect Prepare(ISqliteConnection connection) => new(connection.Prepare(BlockDbSql.InsertBlockOrIgnore));
 
     public SelectXorInsertResult SelectXorInsert<TCodec>(IndexedBlockStore<TCodec, InsertOrIgnoreThenSelect> store, string hash, long size)
-        where TCodec : struct, IHashCodec =>
-        store.Batch.Write((store, insertOrIgnore, hash, size), static s =>
-        {
-            s.store.BindBlock(s.insertOrIgnore, s.hash, s.size);
-            var created = s.insertOrIgnore.ExecuteNonQuery() > 0;
-            var id = s.store.FindAfterConflict(s.hash, s.size);
-            s.store.Batch.EndWrite(created);
-            return new SelectXorInsertResult(id, created);
-        });
+        where TCodec : struct, IHashCodec => store.InsertThenFind(insertOrIgnore, returnsId: false, hash, size);
 }

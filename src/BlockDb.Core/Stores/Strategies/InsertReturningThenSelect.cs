@@ -12,22 +12,5 @@ internal readonly struct InsertReturningThenSelect(ISqliteStatement insertReturn
     public static InsertReturningThenSelect Prepare(ISqliteConnection connection) => new(connection.Prepare(BlockDbSql.InsertBlockReturningUnlessExists));
 
     public SelectXorInsertResult SelectXorInsert<TCodec>(IndexedBlockStore<TCodec, InsertReturningThenSelect> store, string hash, long size)
-        where TCodec : struct, IHashCodec =>
-        store.Batch.Write((store, insertReturning, hash, size), static s =>
-        {
-            s.store.BindBlock(s.insertReturning, s.hash, s.size);
-            long? created;
-            try
-            {
-                created = s.insertReturning.Step() ? s.insertReturning.ColumnInt64(0) : null;
-            }
-            finally
-            {
-                s.insertReturning.Reset();
-            }
-
-            var result = created is { } newId ? new SelectXorInsertResult(newId, true) : new SelectXorInsertResult(s.store.FindAfterConflict(s.hash, s.size), false);
-            s.store.Batch.EndWrite(result.Created);
-            return result;
-        });
+        where TCodec : struct, IHashCodec => store.InsertThenFind(insertReturning, returnsId: true, hash, size);
 }
