@@ -48,6 +48,9 @@ public sealed record BlockDbCheckResult
     /// </summary>
     public required BlockDbFinding UnusableBlocks { get; init; }
 
+    /// <summary>Blocks recorded in a volume that does not exist or is <see cref="VolumeState.Deleted"/>, by block ID (SQL outside BlockDb wrote them).</summary>
+    public required BlockDbFinding VolumeProblems { get; init; }
+
     /// <summary>
     /// KeyMap only: blocks of the file that this process's key map did not hold after catching up in the same
     /// snapshot (a block it could not find), by block ID. None for the other layouts.
@@ -66,5 +69,5 @@ public sealed record BlockDbCheckResult
     /// <summary><see langword="true"/> when nothing above was found and <c>integrity_check</c> said <c>ok</c>.</summary>
     public bool IsClean =>
         DuplicateGroups == 0 && !Duplicates.Found && !DanglingEntries.Found && !LengthMismatches.Found && !EntryOrder.Found
-        && !IdsOutOfRange.Found && !UnusableBlocks.Found && !MapMissing.Found && GuardsPresent && IntegrityCheck == "ok";
+        && !IdsOutOfRange.Found && !UnusableBlocks.Found && !VolumeProblems.Found && !MapMissing.Found && GuardsPresent && IntegrityCheck == "ok";
 }

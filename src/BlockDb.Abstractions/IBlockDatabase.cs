@@ -73,6 +73,36 @@ public interface IBlockDatabase : IAsyncDisposable, IDisposable
     /// <exception cref="BlockDbException">Another writer holds the write lock (<c>SQLITE_BUSY</c>), or SQLite failed; nothing was changed.</exception>
     ValueTask<BlockDbRepairResult> RepairAsync(CancellationToken cancellationToken = default);
 
+    /// <summary>
+    /// Streams the blocks in ID order, all or those <paramref name="filter"/> selects, from one read snapshot on a
+    /// connection of its own: it runs beside writers (in WAL mode) and sees what was committed when it started. The
+    /// snapshot is held until the enumeration ends or is disposed (a long enumeration keeps the WAL from being checkpointed
+    /// past it). Disposing the database cancels it.
+    /// </summary>
+    /// <param name="filter">Which blocks; <see langword="null"/>: all.</param>
+    /// <param name="cancellationToken">Cancels between rows.</param>
+    /// <returns>The blocks.</returns>
+    /// <exception cref="ObjectDisposedException">The database was disposed.</exception>
+    /// <exception cref="OperationCanceledException">Cancelled.</exception>
+    /// <exception cref="BlockDbException">The database failed.</exception>
+    IAsyncEnumerable<BlockInfo> EnumerateBlocksAsync(BlockFilter? filter = null, CancellationToken cancellationToken = default);
+
+    /// <summary>Streams the blocksets in ID order from one read snapshot, as <see cref="EnumerateBlocksAsync"/> does.</summary>
+    /// <param name="cancellationToken">Cancels between rows.</param>
+    /// <returns>The blocksets, each with its length in bytes, full hash and block count.</returns>
+    /// <exception cref="ObjectDisposedException">The database was disposed.</exception>
+    /// <exception cref="OperationCanceledException">Cancelled.</exception>
+    /// <exception cref="BlockDbException">The database failed.</exception>
+    IAsyncEnumerable<BlocksetInfo> EnumerateBlocksetsAsync(CancellationToken cancellationToken = default);
+
+    /// <summary>Streams the volumes in ID order from one read snapshot, each with the blocks and bytes it holds, referenced or not.</summary>
+    /// <param name="cancellationToken">Cancels between rows.</param>
+    /// <returns>The volumes.</returns>
+    /// <exception cref="ObjectDisposedException">The database was disposed.</exception>
+    /// <exception cref="OperationCanceledException">Cancelled.</exception>
+    /// <exception cref="BlockDbException">The database failed.</exception>
+    IAsyncEnumerable<VolumeInfo> EnumerateVolumesAsync(CancellationToken cancellationToken = default);
+
     /// <summary>Opens a repository session on its own connection, with the pragmas applied and verified.</summary>
     /// <param name="cancellationToken">Cancels before the connection opens.</param>
     /// <returns>A session that the caller disposes; not thread-safe.</returns>

@@ -47,4 +47,44 @@ public interface IBlockReader
     /// <exception cref="ObjectDisposedException">The session or repository was disposed.</exception>
     /// <exception cref="BlockDbException">The database failed.</exception>
     ValueTask<BlockDbCounts> GetCountsAsync(CancellationToken cancellationToken = default);
+
+    /// <summary>Gets a block by ID: its hash, size and volume.</summary>
+    /// <param name="blockId">The block ID.</param>
+    /// <param name="cancellationToken">Cancels before the query.</param>
+    /// <returns>The block.</returns>
+    /// <exception cref="BlockNotFoundException">No block has that ID.</exception>
+    /// <exception cref="ObjectDisposedException">The session or repository was disposed.</exception>
+    /// <exception cref="BlockDbException">The database failed.</exception>
+    ValueTask<BlockInfo> GetBlockAsync(long blockId, CancellationToken cancellationToken = default);
+
+    /// <summary>
+    /// Finds a blockset by the hash of the whole content and its length in bytes, so an unchanged file reuses its
+    /// blockset; the lowest ID when several match. A zero-length file matches the empty blockset with its hash.
+    /// </summary>
+    /// <param name="fullHash">The hash of the whole content (base64).</param>
+    /// <param name="length">The content's length in bytes (0 or more).</param>
+    /// <param name="cancellationToken">Cancels before the query.</param>
+    /// <returns>The blockset's ID, or <see langword="null"/> when none matches.</returns>
+    /// <exception cref="ArgumentException">The hash is not base64, or the length is negative.</exception>
+    /// <exception cref="ObjectDisposedException">The session or repository was disposed.</exception>
+    /// <exception cref="BlockDbException">The database failed.</exception>
+    ValueTask<long?> FindBlocksetAsync(string fullHash, long length, CancellationToken cancellationToken = default);
+
+    /// <summary>Gets a volume: its name, state, size, and the blocks and bytes it holds, referenced or not.</summary>
+    /// <param name="volumeId">The volume ID.</param>
+    /// <param name="cancellationToken">Cancels before the query.</param>
+    /// <returns>The volume.</returns>
+    /// <exception cref="VolumeNotFoundException">No volume has that ID.</exception>
+    /// <exception cref="ObjectDisposedException">The session or repository was disposed.</exception>
+    /// <exception cref="BlockDbException">The database failed.</exception>
+    ValueTask<VolumeInfo> GetVolumeAsync(long volumeId, CancellationToken cancellationToken = default);
+
+    /// <summary>Finds a volume by its name.</summary>
+    /// <param name="name">The volume's name.</param>
+    /// <param name="cancellationToken">Cancels before the query.</param>
+    /// <returns>The volume, or <see langword="null"/> when none has that name.</returns>
+    /// <exception cref="ArgumentException">The name is null or empty.</exception>
+    /// <exception cref="ObjectDisposedException">The session or repository was disposed.</exception>
+    /// <exception cref="BlockDbException">The database failed.</exception>
+    ValueTask<VolumeInfo?> FindVolumeAsync(string name, CancellationToken cancellationToken = default);
 }

@@ -37,30 +37,131 @@ public interface IBlockWriter
     /// <exception cref="BlockDbException">The database failed.</exception>
     ValueTask<SelectXorInsertResult> SelectXorInsertAsync(string hash, long size, CancellationToken cancellationToken = default);
 
+    /// <summary>Inserts a new block recorded in a volume. Counts as one write of the batch.</summary>
+    /// <param name="hash">The block hash (base64).</param>
+    /// <param name="size">The block size in bytes.</param>
+    /// <param name="volumeId">The volume that holds the block; it must exist and not be <see cref="VolumeState.Deleting"/> or <see cref="VolumeState.Deleted"/>.</param>
+    /// <param name="cancellationToken">Cancels before the insert.</param>
+    /// <returns>The new block's ID.</returns>
+    /// <exception cref="ArgumentException">The hash or size is invalid.</exception>
+    /// <exception cref="VolumeNotFoundException">No volume has that ID.</exception>
+    /// <exception cref="BlockDbConflictException">The volume is being deleted or is deleted.</exception>
+    /// <exception cref="BlockDbReadOnlyException">The database is read-only.</exception>
+    /// <exception cref="BlockDbException">The block exists (<c>SQLITE_CONSTRAINT_UNIQUE</c>, 2067), or the database failed.</exception>
+    ValueTask<long> InsertBlockAsync(string hash, long size, long volumeId, CancellationToken cancellationToken = default);
+
+    /// <summary>
+    /// Finds a block's ID, inserting the block when absent and recording it in a volume; a block that exists keeps its
+    /// volume. The volume is checked when the call may insert: when the block is new (and on every call with the indexed
+    /// layouts' insert-first strategies). An insert counts as one write of the batch.
+    /// </summary>
+    /// <param name="hash">The block hash (base64).</param>
+    /// <param name="size">The block size in bytes.</param>
+    /// <param name="volumeId">The volume that holds a new block; it must exist and not be <see cref="VolumeState.Deleting"/> or <see cref="VolumeState.Deleted"/>.</param>
+    /// <param name="cancellationToken">Cancels before the lookup.</param>
+    /// <returns>The ID and whether this call created the block.</returns>
+    /// <exception cref="ArgumentException">The hash or size is invalid.</exception>
+    /// <exception cref="VolumeNotFoundException">The call may insert and no volume has that ID.</exception>
+    /// <exception cref="BlockDbConflictException">The call may insert and the volume is being deleted or is deleted.</exception>
+    /// <exception cref="BlockDbReadOnlyException">The database is read-only.</exception>
+    /// <exception cref="BlockDbException">The database failed.</exception>
+    ValueTask<SelectXorInsertResult> SelectXorInsertAsync(string hash, long size, long volumeId, CancellationToken cancellationToken = default);
+
     /// <summary>
     /// Adds a blockset from its blocks in order, named by hash and size; each must already be in the index. Its
-    /// <c>Length</c> is the sum of the sizes in bytes. All of it is written, or nothing. Counts as one write.
+    /// <c>Length</c> is the sum of the sizes in bytes; an empty list is the blockset of an empty file (length 0, no
+    /// entries). All of it is written, or nothing. Counts as one write.
     /// </summary>
-    /// <param name="blocks">The blocks in file order; at least one.</param>
+    /// <param name="blocks">The blocks in file order; none for an empty file.</param>
     /// <param name="fullHash">The hash of the whole content (base64), or <see langword="null"/>.</param>
     /// <param name="cancellationToken">Checked before and between blocks.</param>
     /// <returns>The new blockset's ID.</returns>
-    /// <exception cref="ArgumentException">The list is null or empty, or a hash or size is invalid (<see cref="ArgumentOutOfRangeException"/> when the sizes add up to more than <see cref="long.MaxValue"/> bytes).</exception>
+    /// <exception cref="ArgumentException">The list is null, or a hash or size is invalid (<see cref="ArgumentOutOfRangeException"/> when the sizes add up to more than <see cref="long.MaxValue"/> bytes).</exception>
     /// <exception cref="BlockNotFoundException">A block is not in the index.</exception>
     /// <exception cref="OperationCanceledException">Cancelled; nothing of the blockset was written.</exception>
     /// <exception cref="BlockDbReadOnlyException">The database is read-only.</exception>
     /// <exception cref="BlockDbException">The database failed.</exception>
     ValueTask<long> AddBlocksetAsync(IReadOnlyList<BlockKey> blocks, string? fullHash = null, CancellationToken cancellationToken = default);
 
-    /// <summary>Adds a blockset from its block IDs in order. Its <c>Length</c> is the sum of the blocks' sizes in bytes. All of it is written, or nothing. Counts as one write.</summary>
-    /// <param name="blockIds">The block IDs in file order; at least one.</param>
+    /// <summary>Adds a blockset from its block IDs in order. Its <c>Length</c> is the sum of the blocks' sizes in bytes (0 for an empty list: an empty file). All of it is written, or nothing. Counts as one write.</summary>
+    /// <param name="blockIds">The block IDs in file order; none for an empty file.</param>
     /// <param name="fullHash">The hash of the whole content (base64), or <see langword="null"/>.</param>
     /// <param name="cancellationToken">Checked before and between blocks.</param>
     /// <returns>The new blockset's ID.</returns>
-    /// <exception cref="ArgumentException">The list is null or empty, or the full hash is invalid (<see cref="ArgumentOutOfRangeException"/> when the blocks' sizes add up to more than <see cref="long.MaxValue"/> bytes).</exception>
+    /// <exception cref="ArgumentException">The list is null, or the full hash is invalid (<see cref="ArgumentOutOfRangeException"/> when the blocks' sizes add up to more than <see cref="long.MaxValue"/> bytes).</exception>
     /// <exception cref="BlockNotFoundException">An ID names no block.</exception>
     /// <exception cref="OperationCanceledException">Cancelled; nothing of the blockset was written.</exception>
     /// <exception cref="BlockDbReadOnlyException">The database is read-only.</exception>
     /// <exception cref="BlockDbException">The database failed.</exception>
     ValueTask<long> AddBlocksetAsync(IReadOnlyList<long> blockIds, string? fullHash = null, CancellationToken cancellationToken = default);
+
+    /// <summary>
+    /// Deletes a blockset and its entries, all or nothing. Its blocks stay (other blocksets may use them); those no
+    /// blockset references any more are what <see cref="DeleteUnreferencedBlocksAsync"/> collects. Counts as one write.
+    /// </summary>
+    /// <param name="blocksetId">The blockset ID.</param>
+    /// <param name="cancellationToken">Cancels before the delete.</param>
+    /// <returns>A task that completes when the delete is in the batch (a session) or committed (the shared repository).</returns>
+    /// <exception cref="BlocksetNotFoundException">No blockset has that ID; nothing was written.</exception>
+    /// <exception cref="BlockDbReadOnlyException">The database is read-only.</exception>
+    /// <exception cref="BlockDbException">The database failed.</exception>
+    ValueTask DeleteBlocksetAsync(long blocksetId, CancellationToken cancellationToken = default);
+
+    /// <summary>
+    /// Deletes the blocks no blockset references (garbage collection): all of them, or those of one volume. Decided and
+    /// done inside the write transaction, so a blockset another writer adds cannot lose a block it names. A block a caller
+    /// found earlier and then names in a blockset after this deleted it gives <see cref="BlockNotFoundException"/> then:
+    /// find or insert it again. Counts as one write.
+    /// </summary>
+    /// <param name="volumeId">Only this volume's blocks; <see langword="null"/>: every unreferenced block.</param>
+    /// <param name="cancellationToken">Cancels before the collection.</param>
+    /// <returns>The blocks and bytes deleted, in total and per volume.</returns>
+    /// <exception cref="VolumeNotFoundException">A volume was named and no volume has that ID.</exception>
+    /// <exception cref="BlockDbReadOnlyException">The database is read-only.</exception>
+    /// <exception cref="BlockDbException">The database failed.</exception>
+    ValueTask<CollectResult> DeleteUnreferencedBlocksAsync(long? volumeId = null, CancellationToken cancellationToken = default);
+
+    /// <summary>Registers a remote volume. Counts as one write.</summary>
+    /// <param name="name">Its unique name (for example the remote file name); 1 to 1,024 characters.</param>
+    /// <param name="state">Its state now; default <see cref="VolumeState.Temporary"/>.</param>
+    /// <param name="cancellationToken">Cancels before the write.</param>
+    /// <returns>The new volume's ID.</returns>
+    /// <exception cref="ArgumentException">The name is null, empty or longer than 1,024 characters, or the state is not defined.</exception>
+    /// <exception cref="BlockDbConflictException">A volume with that name exists.</exception>
+    /// <exception cref="BlockDbReadOnlyException">The database is read-only.</exception>
+    /// <exception cref="BlockDbException">The database failed.</exception>
+    ValueTask<long> RegisterVolumeAsync(string name, VolumeState state = VolumeState.Temporary, CancellationToken cancellationToken = default);
+
+    /// <summary>
+    /// Moves a volume to another state, and records its size once known. Allowed: forward along
+    /// <see cref="VolumeState.Temporary"/> → <see cref="VolumeState.Uploading"/> → <see cref="VolumeState.Uploaded"/> →
+    /// <see cref="VolumeState.Verified"/> (steps may be skipped); from any of those to <see cref="VolumeState.Deleting"/>
+    /// once no blockset references its blocks; from <see cref="VolumeState.Deleting"/> to <see cref="VolumeState.Deleted"/>
+    /// once it holds no block (collect them first); and to the state it is in (to set the size). Counts as one write.
+    /// </summary>
+    /// <param name="volumeId">The volume.</param>
+    /// <param name="state">The new state.</param>
+    /// <param name="size">The remote file's size in bytes, or <see langword="null"/> to keep the one recorded.</param>
+    /// <param name="cancellationToken">Cancels before the write.</param>
+    /// <returns>A task that completes when the change is in the batch (a session) or committed (the shared repository).</returns>
+    /// <exception cref="ArgumentException">The state is not defined, or the size is negative.</exception>
+    /// <exception cref="VolumeNotFoundException">No volume has that ID.</exception>
+    /// <exception cref="BlockDbConflictException">The transition is not allowed, or the volume still holds referenced blocks (to <see cref="VolumeState.Deleting"/>) or any block (to <see cref="VolumeState.Deleted"/>).</exception>
+    /// <exception cref="BlockDbReadOnlyException">The database is read-only.</exception>
+    /// <exception cref="BlockDbException">The database failed.</exception>
+    ValueTask SetVolumeStateAsync(long volumeId, VolumeState state, long? size = null, CancellationToken cancellationToken = default);
+
+    /// <summary>Moves blocks to another volume (compaction repacks live blocks into new volumes). All of them move, or none. Counts as one write.</summary>
+    /// <param name="blockIds">The blocks to move.</param>
+    /// <param name="toVolumeId">The volume they move to; it must exist and not be <see cref="VolumeState.Deleting"/> or <see cref="VolumeState.Deleted"/>.</param>
+    /// <param name="cancellationToken">Checked before and between blocks.</param>
+    /// <returns>How many blocks were moved (a block already in that volume counts).</returns>
+    /// <exception cref="ArgumentNullException">The list is null.</exception>
+    /// <exception cref="BlockNotFoundException">A block is not in the index (its position in the list); nothing was moved.</exception>
+    /// <exception cref="VolumeNotFoundException">No volume has that ID.</exception>
+    /// <exception cref="BlockDbConflictException">The volume is being deleted or is deleted.</exception>
+    /// <exception cref="OperationCanceledException">Cancelled; nothing was moved.</exception>
+    /// <exception cref="BlockDbReadOnlyException">The database is read-only.</exception>
+    /// <exception cref="BlockDbException">The database failed.</exception>
+    ValueTask<long> MoveBlocksAsync(IReadOnlyList<long> blockIds, long toVolumeId, CancellationToken cancellationToken = default);
 }

@@ -102,10 +102,9 @@ internal static class Schema
             connection.Execute(sql);
         }
 
-        if (layout.SchemaVersion > TextHashLayout.Version)
+        connection.Execute(BlockDbSql.SettingsTableIfMissing);
+        using (var write = connection.Prepare(BlockDbSql.WriteSettingIfMissing))
         {
-            connection.Execute(BlockDbSql.SettingsTable);
-            using var write = connection.Prepare(BlockDbSql.WriteSetting);
             write.BindText(1, BlockDbSql.LayoutSetting);
             write.BindText(2, layout.Layout.ToString());
             write.ExecuteNonQuery();
@@ -117,15 +116,15 @@ internal static class Schema
 
     private static LayoutDefinition ReadLayout(ISqliteConnection connection, string path, long version)
     {
-        if (version == TextHashLayout.Version)
+        if (version == SchemaVersions.TextHashOnly)
         {
             return TextHashLayout.Instance;
         }
 
-        if (version < TextHashLayout.Version || version > LayoutCatalog.NewestSchemaVersion)
+        if (version is < SchemaVersions.Oldest or > SchemaVersions.Current)
         {
             throw new BlockDbFormatException(
-                $"'{path}' has BlockDb schema version {version}; this build reads versions {LayoutCatalog.OldestSchemaVersion} to {LayoutCatalog.NewestSchemaVersion} only{(version > LayoutCatalog.NewestSchemaVersion ? " (the file was written by a newer BlockDb)" : string.Empty)}.");
+                $"'{path}' has BlockDb schema version {version}; this build reads versions {SchemaVersions.Oldest} to {SchemaVersions.Current} only{(version > SchemaVersions.Current ? " (the file was written by a newer BlockDb)" : string.Empty)}.");
         }
 
         string? name;
@@ -142,7 +141,7 @@ internal static class Schema
         }
 
         return LayoutCatalog.ByRecordedName(name) ?? throw new BlockDbFormatException(
-            $"'{path}' uses the block layout '{name}', which this build does not know (it knows {string.Join(" and ", LayoutCatalog.All.Where(l => l.SchemaVersion > TextHashLayout.Version).Select(l => l.Layout))} for version {version}); open it with the newer BlockDb that wrote it.");
+            $"'{path}' uses the block layout '{name}', which this build does not know (it knows {string.Join(", ", LayoutCatalog.All.Select(l => l.Layout))}); open it with the newer BlockDb that wrote it.");
     }
 
     private static string VersionPragma(int version) => string.Create(CultureInfo.InvariantCulture, $"PRAGMA user_version = {version}");

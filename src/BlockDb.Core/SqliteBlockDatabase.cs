@@ -26,6 +26,7 @@ internal sealed class SqliteBlockDatabase : IBlockDatabase
     private readonly LayoutState _layout;
     private readonly ConcurrentDictionary<BlockRepository, byte> _sessions = new();
     private readonly ConcurrentDictionary<SharedBlockRepository, byte> _shared = new();
+    private readonly ConcurrentDictionary<ISnapshotCursor, byte> _cursors = new();
     private readonly MaintenanceRunner _maintenance = new();
     private int _disposed;
 
@@ -76,6 +77,9 @@ internal sealed class SqliteBlockDatabase : IBlockDatabase
     /// <summary>Whether the database was opened read-only.</summary>
     internal bool ReadOnly => _options.ReadOnly;
 
+    /// <summary>The file's layout and its state in this database.</summary>
+    internal LayoutState LayoutState => _layout;
+
     public ValueTask<IBlockRepository> OpenSessionAsync(CancellationToken cancellationToken = default)
     {
         try
@@ -88,6 +92,42 @@ internal sealed class SqliteBlockDatabase : IBlockDatabase
             return ValueTask.FromException<IBlockRepository>(e);
         }
     }
+
+    public IAsyncEnumerable<BlockInfo> EnumerateBlocksAsync(BlockFilter? filter = null, CancellationToken cancellationToken = default)
+    {
+        var volume = filter?.VolumeId;
+        var unreferenced = filter?.UnreferencedOnly ?? false;
+        var codec = _layout.Definition;
+        return new SnapshotQuery<BlockInfo>(
+            this,
+            BlockDbSql.EnumerateBlocks,
+            s =>
+            {
+                if (volume is { } v)
+                {
+                    s.BindInt64(1, v);
+                }
+                else
+                {
+                    s.BindNull(1);
+                }
+
+                s.BindInt64(2, unreferenced ? 1 : 0);
+            },
+            s => new BlockInfo(s.ColumnInt64(0), codec.ReadHash(s, 1), s.ColumnInt64(2), s.ColumnIsNull(3) ? null : s.ColumnInt64(3)),
+            cancellationToken);
+    }
+
+    public IAsyncEnumerable<BlocksetInfo> EnumerateBlocksetsAsync(CancellationToken cancellationToken = default) =>
+        new SnapshotQuery<BlocksetInfo>(
+            this,
+            BlockDbSql.EnumerateBlocksets,
+            null,
+            static s => new BlocksetInfo(s.ColumnInt64(0), s.ColumnInt64(1), s.ColumnText(2), (int)s.ColumnInt64(3)),
+            cancellationToken);
+
+    public IAsyncEnumerable<VolumeInfo> EnumerateVolumesAsync(CancellationToken cancellationToken = default) =>
+        new SnapshotQuery<VolumeInfo>(this, BlockDbSql.EnumerateVolumes, null, VolumeStatements.ReadVolume, cancellationToken);
 
     public ISharedBlockRepository OpenSharedRepository()
     {
@@ -169,6 +209,32 @@ internal sealed class SqliteBlockDatabase : IBlockDatabase
         return session;
     }
 
+    /// <summary>A connection with the pragmas applied, for an enumeration.</summary>
+    /// <exception cref="ObjectDisposedException">The database was disposed.</exception>
+    internal ISqliteConnection OpenReadConnection() => OpenWorkConnection();
+
+    /// <summary>A connection with the pragmas applied, for work outside sessions (a conversion).</summary>
+    /// <exception cref="ObjectDisposedException">The database was disposed.</exception>
+    internal ISqliteConnection OpenWorkConnection()
+    {
+        ObjectDisposedException.ThrowIf(Volatile.Read(ref _disposed) != 0, this);
+        return OpenConfiguredConnection();
+    }
+
+    /// <summary>Registers an open enumeration, so the database's dispose closes it; closes it at once when the database was disposed meanwhile.</summary>
+    internal void Register(ISnapshotCursor cursor)
+    {
+        _cursors.TryAdd(cursor, 0);
+        if (Volatile.Read(ref _disposed) != 0)
+        {
+            cursor.Dispose();
+            throw new ObjectDisposedException(nameof(IBlockDatabase), "The BlockDb database was disposed while the enumeration was opening.");
+        }
+    }
+
+    /// <summary>Forgets a closed enumeration.</summary>
+    internal void Unregister(ISnapshotCursor cursor) => _cursors.TryRemove(cursor, out _);
+
     /// <summary>
     /// Cancels and waits for running checks and repairs, disposes the shared repositories (their queued writes commit
     /// first, their reads in flight finish) and the sessions still open (each waits for a call in flight, then commits
@@ -187,7 +253,7 @@ internal sealed class SqliteBlockDatabase : IBlockDatabase
 
         await _maintenance.CloseAsync().ConfigureAwait(false);
         List<Exception>? errors = null;
-        foreach (var disposable in _shared.Keys.Cast<IAsyncDisposable>().Concat(_sessions.Keys))
+        foreach (var disposable in _cursors.Keys.Cast<IAsyncDisposable>().Concat(_shared.Keys).Concat(_sessions.Keys))
         {
             try
             {

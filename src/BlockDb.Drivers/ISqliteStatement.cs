@@ -43,6 +43,11 @@ public interface ISqliteStatement : IDisposable
     /// <returns>The value.</returns>
     long ColumnInt64(int column);
 
+    /// <summary>Whether column <paramref name="column"/> (0-based) of the current row is SQL NULL.</summary>
+    /// <param name="column">The 0-based column index.</param>
+    /// <returns><see langword="true"/> for NULL.</returns>
+    bool ColumnIsNull(int column);
+
     /// <summary>Reads column <paramref name="column"/> (0-based) of the current row as text, or <see langword="null"/> for SQL NULL.</summary>
     /// <param name="column">The 0-based column index.</param>
     /// <returns>The value.</returns>

@@ -164,6 +164,14 @@ internal sealed unsafe class PInvokeStatement : ISqliteStatement
         return value;
     }
 
+    public bool ColumnIsNull(int column)
+    {
+        var stmt = CheckReadable(column, nameof(ColumnIsNull));
+        var isNull = NativeMethods.sqlite3_column_type(stmt, column) == NativeMethods.SQLITE_NULL;
+        GC.KeepAlive(this);
+        return isNull;
+    }
+
     public string? ColumnText(int column)
     {
         var stmt = CheckReadable(column, nameof(ColumnText));

@@ -6,6 +6,9 @@ using BlockDb.Drivers;
 //   write <db> <provider> <tasks>   write blocksets from <tasks> concurrent tasks through the shared repository;
 //                                    print "ACK <task> <n> <blocksetId>" once each is acknowledged (committed).
 //   lock <db> <provider> <ms>       hold an exclusive lock on <db> for <ms> milliseconds, printing "LOCKED".
+//   churn <db> <provider> <seed>    delete-then-re-add forever (KeyMap): select-xor-insert a few of 200 blocks, add a
+//                                    blockset of them, delete it, collect the unreferenced blocks; print "WRONG ..."
+//                                    when an ID held another block, "ROUND <n>" after each committed round.
 if (args.Length != 4)
 {
     Console.Error.WriteLine("usage: write <db> <provider> <tasks> | lock <db> <provider> <ms>");
@@ -23,6 +26,38 @@ if (mode == "lock")
     Thread.Sleep(number);
     connection.Execute("ROLLBACK");
     return 0;
+}
+
+if (mode == "churn")
+{
+    await using var churnDb = BlockDatabase.Open(new BlockDbOptions
+    {
+        Provider = provider,
+        DataSource = path,
+        Batching = { CommitEvery = 0 },
+        Pragmas = { BusyTimeout = 5000 },
+    });
+    await using var churn = await churnDb.OpenSessionAsync();
+    Console.WriteLine("READY");
+    Console.Out.Flush();
+    var random = new Random(number);
+    for (var round = 0; ; round++)
+    {
+        try
+        {
+            await Churn.RoundAsync(churn, random, line =>
+            {
+                Console.WriteLine(line);
+                Console.Out.Flush();
+            });
+            Console.WriteLine($"ROUND {round}");
+            Console.Out.Flush();
+        }
+        catch (BlockDbException e) when (e.IsTransient || e is BlockDbBatchRolledBackException or BlockNotFoundException)
+        {
+            await churn.RollbackAsync();
+        }
+    }
 }
 
 if (mode is "session-wal" or "session-delete")
@@ -102,6 +137,50 @@ await Task.WhenAll(Enumerable.Range(0, number).Select(task => Task.Run(async () 
     }
 })));
 return 0;
+
+/// <summary>One round of delete-then-re-add, shared by the churn processes and the test that runs beside them.</summary>
+public static class Churn
+{
+    /// <summary>The blocks churned: Hash(k) of 10 bytes for k below this.</summary>
+    public const int Keys = 200;
+
+    public static string Hash(int k) => Convert.ToBase64String(SHA256.HashData(BitConverter.GetBytes(k)));
+
+    /// <summary>
+    /// Select-xor-inserts a few blocks, checks each ID holds its block (a block another process collected meanwhile is
+    /// fine; another block at that ID is not: <paramref name="report"/> gets "WRONG ..."), adds their blockset, commits,
+    /// deletes the blockset, collects every unreferenced block, commits.
+    /// </summary>
+    public static async Task RoundAsync(IBlockRepository session, Random random, Action<string> report)
+    {
+        var ids = new List<long>();
+        for (var i = 0; i < 1 + random.Next(5); i++)
+        {
+            var k = random.Next(Keys);
+            var found = await session.SelectXorInsertAsync(Hash(k), 10);
+            try
+            {
+                var block = await session.GetBlockAsync(found.Id);
+                if (block.Hash != Hash(k) || block.Size != 10)
+                {
+                    report($"WRONG {k} {found.Id} holds {block.Hash}/{block.Size}");
+                }
+            }
+            catch (BlockNotFoundException)
+            {
+                // Collected by another process between the lookup and this read: allowed, the ID is never reused.
+            }
+
+            ids.Add(found.Id);
+        }
+
+        var blockset = await session.AddBlocksetAsync(ids);
+        await session.CommitAsync();
+        await session.DeleteBlocksetAsync(blockset);
+        await session.DeleteUnreferencedBlocksAsync();
+        await session.CommitAsync();
+    }
+}
 
 /// <summary>The deterministic content of blockset (task, n), shared with the test that checks it.</summary>
 public static class CrashData

@@ -308,12 +308,14 @@ public sealed class AttackTests : IDisposable
         await using var a = Open(path, Configure);
         await using var sa = await a.OpenSessionAsync();
         await SeedAsync(sa, 10);
+        var batchIds = new List<long>();
         for (var i = 100; i < 4100; i++)
         {
-            await sa.SelectXorInsertAsync(TestData.Hash(i), 10); // one open batch of 4000 blocks, spilling as it grows
+            batchIds.Add((await sa.SelectXorInsertAsync(TestData.Hash(i), 10)).Id); // one open batch of 4000 blocks, spilling as it grows
         }
 
-        Assert.Equal(4000, sa.PendingWrites);
+        var big = await sa.AddBlocksetAsync(batchIds); // and a blockset naming them all: a read of it touches every page
+        Assert.Equal(4001, sa.PendingWrites);
 
         // The disk fills up (another program, another file); then a read call on the session.
         var filler = Path.Combine(disk.Path, "filler");
@@ -333,7 +335,7 @@ public sealed class AttackTests : IDisposable
             }
         }
 
-        var read = await Record.ExceptionAsync(async () => await sa.GetCountsAsync());
+        var read = await Record.ExceptionAsync(async () => await sa.ListBlocksetBlocksAsync(big));
         File.Delete(filler);
         Assert.True(read is BlockDbException { SqliteErrorCode: SqliteResultCode.Full }, $"setup: the read did not fail with SQLITE_FULL ({read?.GetType().Name}: {read?.Message})");
 
@@ -1143,6 +1145,7 @@ public sealed class AttackTests : IDisposable
 
         var acked = new ConcurrentBag<(int Key, long Id)>();
         var stop = DateTime.UtcNow.AddSeconds(8);
+        using var killing = new CancellationTokenSource(); // the writers here go on until the kills are done
         var failures = new ConcurrentQueue<string>();
         var local = Enumerable.Range(0, 2).Select(t => Task.Run(async () =>
         {
@@ -1150,7 +1153,7 @@ public sealed class AttackTests : IDisposable
             await using var db = Open($"{mode}.db", Configure, t == 0 ? "PInvoke" : "MicrosoftData");
             await using var session = await db.OpenSessionAsync();
             var pending = new List<(int, long)>();
-            while (DateTime.UtcNow < stop)
+            while (!killing.IsCancellationRequested)
             {
                 await Task.Yield(); // calls complete synchronously: let other tasks (and timers) run on the two cores
                 try
@@ -1182,7 +1185,8 @@ public sealed class AttackTests : IDisposable
 
         var kills = 0;
         var rng = new Random(7);
-        for (var cycle = 0; DateTime.UtcNow < stop.AddSeconds(-1); cycle++)
+        // At least two cycles (four kills) however slow the machine, and as many as fit in the time.
+        for (var cycle = 0; cycle < 2 || DateTime.UtcNow < stop.AddSeconds(-1); cycle++)
         {
             using var one = new ChildProcess(mode, path, cycle % 2 == 0 ? "PInvoke" : "SystemData", (2 * cycle).ToString(CultureInfo.InvariantCulture));
             using var two = new ChildProcess(mode, path, "PInvoke", ((2 * cycle) + 1).ToString(CultureInfo.InvariantCulture));
@@ -1209,6 +1213,7 @@ public sealed class AttackTests : IDisposable
             }
         }
 
+        await killing.CancelAsync();
         await Task.WhenAll(local).WaitAsync(Hang);
         Assert.Empty(failures);
         Assert.True(kills >= 4 && acked.Count > 100, $"{kills} kills, {acked.Count} acknowledged blocks");

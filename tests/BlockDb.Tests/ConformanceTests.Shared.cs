@@ -148,7 +148,7 @@ public sealed class SharedRepositoryConformanceTests : ConformanceTestBase
         await using var shared = db.OpenSharedRepository();
         await Assert.ThrowsAnyAsync<ArgumentException>(() => shared.SelectXorInsertAsync("bad hash", 1).AsTask());
         await Assert.ThrowsAnyAsync<ArgumentException>(() => shared.InsertBlockAsync(TestData.Hash(1), -1).AsTask());
-        await Assert.ThrowsAsync<ArgumentException>(() => shared.AddBlocksetAsync(Array.Empty<long>()).AsTask());
+        await Assert.ThrowsAsync<ArgumentNullException>(() => shared.AddBlocksetAsync((IReadOnlyList<long>)null!).AsTask());
         await Assert.ThrowsAsync<BlockNotFoundException>(() => shared.AddBlocksetAsync(new[] { 12345L }).AsTask());
         Assert.Equal(new BlockDbCounts(0, 0, 0), await shared.GetCountsAsync());
     }

@@ -91,7 +91,7 @@ public sealed class LayoutTests : IDisposable
     [Theory]
     [InlineData("Lsm")]
     [InlineData("2")]
-    [InlineData("TextHash")]
+    [InlineData("texthash")]
     [InlineData("keymap")]
     public async Task A_version_2_file_with_a_layout_this_build_does_not_know_is_refused_untouched(string stored)
     {

@@ -22,7 +22,7 @@ public sealed class UpgradeTests : IDisposable
         from fixture in new[] { ("main-20261122", 2), ("main-20261123", 3) }
         from pair in ConformanceTestBase.Matrix()
         let layout = (BlockLayout)pair[1]
-        select new object[] { fixture.Item1, pair[0], layout, layout == BlockLayout.KeyMap ? fixture.Item2 : LayoutCatalog.Of(layout).SchemaVersion };
+        select new object[] { fixture.Item1, pair[0], layout, layout switch { BlockLayout.KeyMap => fixture.Item2, BlockLayout.TextHash => 1, _ => 2 } };
 
     [Theory]
     [MemberData(nameof(FixtureMatrix))]

@@ -105,4 +105,54 @@ internal sealed class LockedRepository(IBlockRepository inner) : IBlockRepositor
 
     private static InvalidOperationException NotCompleted() =>
         new("A BlockDb ValueTask did not complete synchronously; the shared-connection lock cannot cover it.");
+
+    // The lifecycle calls: not used by the workloads, each run inside the lock like the others.
+    public ValueTask<long> InsertBlockAsync(string hash, long size, long volumeId, CancellationToken cancellationToken = default) =>
+        Locked(r => r.InsertBlockAsync(hash, size, volumeId, cancellationToken));
+
+    public ValueTask<SelectXorInsertResult> SelectXorInsertAsync(string hash, long size, long volumeId, CancellationToken cancellationToken = default) =>
+        Locked(r => r.SelectXorInsertAsync(hash, size, volumeId, cancellationToken));
+
+    public ValueTask<BlockInfo> GetBlockAsync(long blockId, CancellationToken cancellationToken = default) =>
+        Locked(r => r.GetBlockAsync(blockId, cancellationToken));
+
+    public ValueTask<long?> FindBlocksetAsync(string fullHash, long length, CancellationToken cancellationToken = default) =>
+        Locked(r => r.FindBlocksetAsync(fullHash, length, cancellationToken));
+
+    public ValueTask<VolumeInfo> GetVolumeAsync(long volumeId, CancellationToken cancellationToken = default) =>
+        Locked(r => r.GetVolumeAsync(volumeId, cancellationToken));
+
+    public ValueTask<VolumeInfo?> FindVolumeAsync(string name, CancellationToken cancellationToken = default) =>
+        Locked(r => r.FindVolumeAsync(name, cancellationToken));
+
+    public ValueTask DeleteBlocksetAsync(long blocksetId, CancellationToken cancellationToken = default) =>
+        new(Locked(async r =>
+        {
+            await r.DeleteBlocksetAsync(blocksetId, cancellationToken);
+            return true;
+        }).AsTask());
+
+    public ValueTask<CollectResult> DeleteUnreferencedBlocksAsync(long? volumeId = null, CancellationToken cancellationToken = default) =>
+        Locked(r => r.DeleteUnreferencedBlocksAsync(volumeId, cancellationToken));
+
+    public ValueTask<long> RegisterVolumeAsync(string name, VolumeState state = VolumeState.Temporary, CancellationToken cancellationToken = default) =>
+        Locked(r => r.RegisterVolumeAsync(name, state, cancellationToken));
+
+    public ValueTask SetVolumeStateAsync(long volumeId, VolumeState state, long? size = null, CancellationToken cancellationToken = default) =>
+        new(Locked(async r =>
+        {
+            await r.SetVolumeStateAsync(volumeId, state, size, cancellationToken);
+            return true;
+        }).AsTask());
+
+    public ValueTask<long> MoveBlocksAsync(IReadOnlyList<long> blockIds, long toVolumeId, CancellationToken cancellationToken = default) =>
+        Locked(r => r.MoveBlocksAsync(blockIds, toVolumeId, cancellationToken));
+
+    private ValueTask<T> Locked<T>(Func<IBlockRepository, ValueTask<T>> call)
+    {
+        lock (_gate)
+        {
+            return Done(call(inner));
+        }
+    }
 }

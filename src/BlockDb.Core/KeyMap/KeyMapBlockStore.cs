@@ -24,6 +24,7 @@ internal sealed class KeyMapBlockStore : IBlockStore
 {
     private readonly BlockKeyMap _map;
     private readonly WriteBatch _batch;
+    private readonly VolumeGuard _volumes;
     private readonly ISqliteStatement _getById;
     private readonly KeyMapStatements _catchUp;
     private readonly ISqliteStatement _insert;
@@ -34,10 +35,11 @@ internal sealed class KeyMapBlockStore : IBlockStore
     private MapVersion _version;
     private long _maxInserted;
 
-    public KeyMapBlockStore(ISqliteConnection connection, BlockKeyMap map, WriteBatch batch)
+    public KeyMapBlockStore(ISqliteConnection connection, BlockKeyMap map, WriteBatch batch, VolumeGuard volumes)
     {
         _map = map;
         _batch = batch;
+        _volumes = volumes;
         _getById = connection.Prepare(BlockDbSql.GetBlockById);
         _catchUp = new KeyMapStatements(connection);
         _insert = connection.Prepare(BlockDbSql.InsertBlockWithId);
@@ -51,9 +53,9 @@ internal sealed class KeyMapBlockStore : IBlockStore
         return Find(decoded.Span, size, KeyTable.KeyOf(decoded.Span, size), catchUp: true);
     }
 
-    public SelectXorInsertResult SelectXorInsert(string hash, long size)
+    public SelectXorInsertResult SelectXorInsert(string hash, long size, long? volumeId)
     {
-        var write = new Write(this, DecodedHash.From(hash), size);
+        var write = new Write(this, DecodedHash.From(hash), size, volumeId);
         if (!_batch.IsOpen)
         {
             // Outside a transaction: a verified hit needs no lock. The first load runs here, not under the write lock.
@@ -72,16 +74,16 @@ internal sealed class KeyMapBlockStore : IBlockStore
                 return new SelectXorInsertResult(id, false);
             }
 
-            var created = w.Store.InsertNew(w.Hash.Span, w.Size, w.Key);
+            var created = w.Store.InsertNew(w.Hash.Span, w.Size, w.Key, w.VolumeId);
             w.Store._batch.EndWrite(wrote: true);
             return new SelectXorInsertResult(created, true);
         });
     }
 
-    public long Insert(string hash, long size)
+    public long Insert(string hash, long size, long? volumeId)
     {
         EnsureLoaded();
-        return _batch.Write(new Write(this, DecodedHash.From(hash), size), static w =>
+        return _batch.Write(new Write(this, DecodedHash.From(hash), size, volumeId), static w =>
         {
             if (w.Store.Find(w.Hash.Span, w.Size, w.Key, catchUp: true) is { } id)
             {
@@ -91,7 +93,7 @@ internal sealed class KeyMapBlockStore : IBlockStore
                     SqliteResultCode.ConstraintUnique);
             }
 
-            var created = w.Store.InsertNew(w.Hash.Span, w.Size, w.Key);
+            var created = w.Store.InsertNew(w.Hash.Span, w.Size, w.Key, w.VolumeId);
             w.Store._batch.EndWrite(wrote: true);
             return created;
         });
@@ -161,7 +163,7 @@ internal sealed class KeyMapBlockStore : IBlockStore
     }
 
     /// <summary>Appends a block the caught-up lookup did not find, at the next ID.</summary>
-    private long InsertNew(ReadOnlySpan<byte> hash, long size, uint key)
+    private long InsertNew(ReadOnlySpan<byte> hash, long size, uint key, long? volumeId)
     {
         if (!_caughtUp)
         {
@@ -177,11 +179,21 @@ internal sealed class KeyMapBlockStore : IBlockStore
                 SqliteResultCode.Full);
         }
 
+        _volumes.RequireRecordable(volumeId);
         _map.Reserve(_inserts.Count + 1);
         _inserts.EnsureRoomFor(1);
         _insert.BindInt64(1, id);
         _insert.BindBlob(2, hash);
         _insert.BindInt64(3, size);
+        if (volumeId is { } volume)
+        {
+            _insert.BindInt64(4, volume);
+        }
+        else
+        {
+            _insert.BindNull(4);
+        }
+
         _insert.ExecuteNonQuery();
         _inserts.Add(KeyTable.SlotOf(key, id));
         (_maxInserted, _nextId) = (id, id + 1);
@@ -203,11 +215,12 @@ internal sealed class KeyMapBlockStore : IBlockStore
     }
 
     /// <summary>One write's state, carried by value through <see cref="WriteBatch.Write{TState, TResult}"/>.</summary>
-    private struct Write(KeyMapBlockStore store, DecodedHash hash, long size)
+    private struct Write(KeyMapBlockStore store, DecodedHash hash, long size, long? volumeId)
     {
         public readonly KeyMapBlockStore Store = store;
         public DecodedHash Hash = hash;
         public readonly long Size = size;
+        public readonly long? VolumeId = volumeId;
         public readonly uint Key = KeyTable.KeyOf(hash.Span, size);
     }
 }

@@ -9,16 +9,13 @@ namespace BlockDb.KeyMap;
 
 /// <summary>
 /// <see cref="BlockLayout.KeyMap"/>: BLOB hashes, no hash index, an in-memory key map per open database, and guards in
-/// the file (the <c>BlockDbState</c> row and its triggers) that make any writer keep the map's invariants. Schema
-/// version 4; KeyMap files of version 2 (no guards) and 3 (weaker guards) are upgraded in place.
+/// the file (the <c>BlockDbState</c> row and its triggers) that make any writer keep the map's invariants. KeyMap files
+/// of version 2 (no guards) and 3 (weaker guards) get the guards of version 4 when they are upgraded.
 /// </summary>
 internal sealed class KeyMapLayout : LayoutDefinition
 {
     /// <summary>The highest block ID the layout holds: 4,294,967,295 (2^32 − 1; the map stores 32-bit IDs).</summary>
     public const long MaxId = uint.MaxValue;
-
-    /// <summary>The schema version of KeyMap files with their guards.</summary>
-    public const int Version = 4;
 
     private KeyMapLayout()
     {
@@ -28,13 +25,11 @@ internal sealed class KeyMapLayout : LayoutDefinition
 
     public override BlockLayout Layout => BlockLayout.KeyMap;
 
-    public override int SchemaVersion => Version;
-
     public override bool TextHashes => false;
 
     public override long MaxBlockId => MaxId;
 
-    public override IEnumerable<string> CreateSchema() => [BlockDbSql.BlockTable("BLOB"), .. BlockDbSql.BlocksetTables, .. BlockDbSql.KeyMapGuards];
+    public override IEnumerable<string> CreateSchema() => [BlockDbSql.BlockTable("BLOB"), .. BlockDbSql.BlocksetTables, .. BlockDbSql.VolumeTables, .. BlockDbSql.KeyMapGuards];
 
     public override SchemaChange Inspect(ISqliteConnection connection, string path, long version)
     {
@@ -44,13 +39,14 @@ internal sealed class KeyMapLayout : LayoutDefinition
             throw new BlockDbFormatException(triggers.Problem(path));
         }
 
-        return version < Version ? SchemaChange.Upgrade
+        return version < SchemaVersion ? SchemaChange.Upgrade
             : triggers.GuardsExact && HasStateRow(connection) ? SchemaChange.None
             : SchemaChange.RestoreGuards;
     }
 
     public override void Apply(ISqliteConnection connection, SchemaChange change)
     {
+        base.Apply(connection, change);
         var stateRowExisted = HasStateRow(connection);
         foreach (var sql in BlockDbSql.KeyMapGuards)
         {
@@ -88,8 +84,8 @@ internal sealed class KeyMapLayout : LayoutDefinition
 
         public override (long Blocks, long Bytes) MapUsage => (map.Count, map.MemoryBytes);
 
-        public override IBlockStore CreateStore(ISqliteConnection connection, WriteBatch batch, SelectXorInsertStrategy strategy) =>
-            new KeyMapBlockStore(connection, map, batch);
+        public override IBlockStore CreateStore(ISqliteConnection connection, WriteBatch batch, VolumeGuard volumes, SelectXorInsertStrategy strategy) =>
+            new KeyMapBlockStore(connection, map, batch, volumes);
 
         public override (BlockDbFinding MapMissing, bool GuardsIntact) CheckLayout(ISqliteConnection connection, CancellationToken cancellationToken) =>
             (KeyMapCheck.Run(connection, map, cancellationToken), GuardsIntact(connection));

@@ -2,7 +2,7 @@ using BlockDb.Stores;
 
 namespace BlockDb.Layouts;
 
-/// <summary><see cref="BlockLayout.BlobHash"/>: the decoded hash bytes as a BLOB under a unique (Hash, Size) index. Schema version 2.</summary>
+/// <summary><see cref="BlockLayout.BlobHash"/>: the decoded hash bytes as a BLOB under a unique (Hash, Size) index.</summary>
 internal sealed class BlobHashLayout : IndexedLayout<BlobHashCodec>
 {
     private BlobHashLayout()
@@ -12,8 +12,6 @@ internal sealed class BlobHashLayout : IndexedLayout<BlobHashCodec>
     public static BlobHashLayout Instance { get; } = new();
 
     public override BlockLayout Layout => BlockLayout.BlobHash;
-
-    public override int SchemaVersion => 2;
 
     public override bool TextHashes => false;
 }

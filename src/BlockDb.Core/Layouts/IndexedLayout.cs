@@ -18,7 +18,7 @@ internal abstract class IndexedLayout<TCodec> : LayoutDefinition
 
     /// <inheritdoc />
     public override IEnumerable<string> CreateSchema() =>
-        [BlockDbSql.BlockTable(TextHashes ? "TEXT" : "BLOB"), BlockDbSql.BlockHashIndex, .. BlockDbSql.BlocksetTables];
+        [BlockDbSql.BlockTable(TextHashes ? "TEXT" : "BLOB"), BlockDbSql.BlockHashIndex, .. BlockDbSql.BlocksetTables, .. BlockDbSql.VolumeTables];
 
     /// <inheritdoc />
     public override LayoutState Open(BlockDbOptions options) => _state;
@@ -27,11 +27,11 @@ internal abstract class IndexedLayout<TCodec> : LayoutDefinition
     {
         public override LayoutDefinition Definition => definition;
 
-        public override IBlockStore CreateStore(ISqliteConnection connection, WriteBatch batch, SelectXorInsertStrategy strategy) => strategy switch
+        public override IBlockStore CreateStore(ISqliteConnection connection, WriteBatch batch, VolumeGuard volumes, SelectXorInsertStrategy strategy) => strategy switch
         {
-            SelectXorInsertStrategy.InsertOrIgnoreThenSelect => new IndexedBlockStore<TCodec, InsertOrIgnoreThenSelect>(connection, batch),
-            SelectXorInsertStrategy.InsertReturningThenSelect => new IndexedBlockStore<TCodec, InsertReturningThenSelect>(connection, batch),
-            _ => new IndexedBlockStore<TCodec, SelectThenInsert>(connection, batch),
+            SelectXorInsertStrategy.InsertOrIgnoreThenSelect => new IndexedBlockStore<TCodec, InsertOrIgnoreThenSelect>(connection, batch, volumes),
+            SelectXorInsertStrategy.InsertReturningThenSelect => new IndexedBlockStore<TCodec, InsertReturningThenSelect>(connection, batch, volumes),
+            _ => new IndexedBlockStore<TCodec, SelectThenInsert>(connection, batch, volumes),
         };
     }
 }

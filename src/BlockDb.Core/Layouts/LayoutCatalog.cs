@@ -16,12 +16,6 @@ internal static class LayoutCatalog
         KeyMapLayout.Instance,
     ];
 
-    /// <summary>The newest schema version this build writes and reads.</summary>
-    public static int NewestSchemaVersion { get; } = All.Max(l => l.SchemaVersion);
-
-    /// <summary>The oldest schema version this build reads.</summary>
-    public static int OldestSchemaVersion { get; } = All.Min(l => l.SchemaVersion);
-
     /// <summary>The layout a new file gets when none is configured.</summary>
     public static LayoutDefinition Default => Of(IndexOptions.DefaultLayout);
 
@@ -31,5 +25,5 @@ internal static class LayoutCatalog
         All.FirstOrDefault(l => l.Layout == layout) ?? throw new ArgumentOutOfRangeException(nameof(layout), layout, "Unknown block layout.");
 
     /// <summary>The layout a file of schema version 2 or later records by name (the exact name only: a number, another case or an unknown name is not guessed).</summary>
-    public static LayoutDefinition? ByRecordedName(string name) => All.FirstOrDefault(l => l.SchemaVersion > TextHashLayout.Version && l.Layout.ToString() == name);
+    public static LayoutDefinition? ByRecordedName(string name) => All.FirstOrDefault(l => l.Layout.ToString() == name);
 }

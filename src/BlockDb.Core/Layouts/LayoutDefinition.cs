@@ -1,5 +1,6 @@
 using BlockDb.Drivers;
 using BlockDb.Sessions;
+using BlockDb.Sql;
 using BlockDb.Stores;
 
 namespace BlockDb.Layouts;
@@ -14,8 +15,8 @@ internal abstract class LayoutDefinition
     /// <summary>The layout this defines.</summary>
     public abstract BlockLayout Layout { get; }
 
-    /// <summary>The <c>PRAGMA user_version</c> a new file of this layout gets (1 is reserved for <see cref="BlockLayout.TextHash"/>, which records no name).</summary>
-    public abstract int SchemaVersion { get; }
+    /// <summary>The <c>PRAGMA user_version</c> a new file of this layout gets, and older files are upgraded to.</summary>
+    public virtual int SchemaVersion => SchemaVersions.Current;
 
     /// <summary>Whether <c>Block.Hash</c> holds the base64 text (else the decoded bytes as a BLOB).</summary>
     public abstract bool TextHashes { get; }
@@ -25,6 +26,11 @@ internal abstract class LayoutDefinition
 
     /// <summary>The <c>typeof()</c> name of a stored hash: <c>text</c> or <c>blob</c>.</summary>
     public string HashType => TextHashes ? "text" : "blob";
+
+    /// <summary>Reads a stored hash back as base64 text.</summary>
+    /// <exception cref="BlockDbFormatException">The stored value is not a hash this layout writes.</exception>
+    public string ReadHash(ISqliteStatement statement, int column) =>
+        TextHashes ? TextHashCodec.Read(statement, column) : BlobHashCodec.Read(statement, column);
 
     /// <summary>The longest stored hash: characters of base64 text, or bytes.</summary>
     public int MaxHashLength => TextHashes ? BlockHash.MaxLength : DecodedHash.MaxBytes;
@@ -37,11 +43,37 @@ internal abstract class LayoutDefinition
 
     /// <summary>What an existing file of this layout at <paramref name="version"/> needs before use (read inside a read transaction).</summary>
     /// <exception cref="BlockDbFormatException">The file holds something the layout cannot work with and BlockDb must not change.</exception>
-    public virtual SchemaChange Inspect(ISqliteConnection connection, string path, long version) => SchemaChange.None;
+    public virtual SchemaChange Inspect(ISqliteConnection connection, string path, long version) =>
+        version < SchemaVersion ? SchemaChange.Upgrade : SchemaChange.None;
 
-    /// <summary>Makes <paramref name="change"/> (inside the write transaction that found it needed).</summary>
+    /// <summary>
+    /// Makes <paramref name="change"/> (inside the write transaction that found it needed). An upgrade adds what every
+    /// layout gained since the file's version: the settings table naming the layout, and the volumes.
+    /// </summary>
     public virtual void Apply(ISqliteConnection connection, SchemaChange change)
     {
+        if (change != SchemaChange.Upgrade)
+        {
+            return;
+        }
+
+        connection.Execute(BlockDbSql.SettingsTableIfMissing);
+        using (var write = connection.Prepare(BlockDbSql.WriteSettingIfMissing))
+        {
+            write.BindText(1, BlockDbSql.LayoutSetting);
+            write.BindText(2, Layout.ToString());
+            write.ExecuteNonQuery();
+        }
+
+        if (connection.QueryText(BlockDbSql.BlockHasVolumeColumn) == "0")
+        {
+            connection.Execute(BlockDbSql.AddBlockVolumeColumn);
+        }
+
+        foreach (var sql in BlockDbSql.VolumeTables)
+        {
+            connection.Execute(sql);
+        }
     }
 
     /// <summary>Refuses settings this layout cannot honour (a setting is applied or refused, never ignored).</summary>
@@ -88,8 +120,8 @@ internal abstract class LayoutState
     /// <summary>The key map's blocks and bytes, or (0, 0) for a layout without one.</summary>
     public virtual (long Blocks, long Bytes) MapUsage => (0, 0);
 
-    /// <summary>A session's block store on <paramref name="connection"/>, writing through <paramref name="batch"/>.</summary>
-    public abstract IBlockStore CreateStore(ISqliteConnection connection, WriteBatch batch, SelectXorInsertStrategy strategy);
+    /// <summary>A session's block store on <paramref name="connection"/>, writing through <paramref name="batch"/> and checking volumes with <paramref name="volumes"/>.</summary>
+    public abstract IBlockStore CreateStore(ISqliteConnection connection, WriteBatch batch, VolumeGuard volumes, SelectXorInsertStrategy strategy);
 
     /// <summary>The check's layout-specific part: blocks an in-memory structure misses, and whether the file's guards are intact.</summary>
     public virtual (BlockDbFinding MapMissing, bool GuardsIntact) CheckLayout(ISqliteConnection connection, CancellationToken cancellationToken) =>

@@ -84,6 +84,7 @@ internal static class IndexChecker
             s.BindInt64(2, layout.Definition.MaxHashLength);
         });
         cancellationToken.ThrowIfCancellationRequested();
+        var volumes = ListIds(connection, BlockDbSql.CheckVolumeProblems, distinct: false);
         var (mapMissing, guards) = layout.CheckLayout(connection, cancellationToken);
         return new BlockDbCheckResult
         {
@@ -96,6 +97,7 @@ internal static class IndexChecker
             EntryOrder = order,
             IdsOutOfRange = outOfRange,
             UnusableBlocks = unusable,
+            VolumeProblems = volumes,
             MapMissing = mapMissing,
             GuardsPresent = guards,
             IntegrityCheck = connection.QueryText("PRAGMA integrity_check") ?? "(no answer)",

@@ -23,7 +23,10 @@ internal sealed class BlockRepository : IBlockRepository
     private readonly BatchAgeTimer? _ageTimer;
     private readonly IBlockStore _store;
     private readonly BlocksetStatements _blocksets;
+    private readonly VolumeGuard _volumeGuard;
     private readonly ISqliteStatement _counts;
+    private VolumeStatements? _volumes;
+    private CollectStatements? _collect;
 
     public BlockRepository(ISqliteConnection connection, SessionSettings settings, Action<BlockRepository> onDisposed)
     {
@@ -34,7 +37,8 @@ internal sealed class BlockRepository : IBlockRepository
         _onDisposed = onDisposed;
         AppliedPragmas = settings.AppliedPragmas;
         _batch = new WriteBatch(connection, settings.Batching);
-        _store = settings.Layout.CreateStore(connection, _batch, settings.Strategy);
+        _volumeGuard = new VolumeGuard(connection, _batch);
+        _store = settings.Layout.CreateStore(connection, _batch, _volumeGuard, settings.Strategy);
         _blocksets = new BlocksetStatements(connection, _batch, _store);
         _counts = connection.Prepare(BlockDbSql.Counts);
         if (settings.Batching.CommitAfterMilliseconds is { } age && !_readOnly)
@@ -54,13 +58,78 @@ internal sealed class BlockRepository : IBlockRepository
     }
 
     public ValueTask<long?> FindBlockAsync(string hash, long size, CancellationToken cancellationToken = default) =>
-        CallOnBlock(hash, size, null, static (r, h, s) => r._store.Find(h, s), cancellationToken);
+        CallOnBlock(hash, size, null, null, static (r, h, s, _) => r._store.Find(h, s), cancellationToken);
 
     public ValueTask<long> InsertBlockAsync(string hash, long size, CancellationToken cancellationToken = default) =>
-        CallOnBlock(hash, size, nameof(InsertBlockAsync), static (r, h, s) => r._store.Insert(h, s), cancellationToken);
+        CallOnBlock(hash, size, null, nameof(InsertBlockAsync), static (r, h, s, v) => r._store.Insert(h, s, v), cancellationToken);
 
     public ValueTask<SelectXorInsertResult> SelectXorInsertAsync(string hash, long size, CancellationToken cancellationToken = default) =>
-        CallOnBlock(hash, size, nameof(SelectXorInsertAsync), static (r, h, s) => r._store.SelectXorInsert(h, s), cancellationToken);
+        CallOnBlock(hash, size, null, nameof(SelectXorInsertAsync), static (r, h, s, v) => r._store.SelectXorInsert(h, s, v), cancellationToken);
+
+    public ValueTask<long> InsertBlockAsync(string hash, long size, long volumeId, CancellationToken cancellationToken = default) =>
+        CallOnBlock(hash, size, volumeId, nameof(InsertBlockAsync), static (r, h, s, v) => r._store.Insert(h, s, v), cancellationToken);
+
+    public ValueTask<SelectXorInsertResult> SelectXorInsertAsync(string hash, long size, long volumeId, CancellationToken cancellationToken = default) =>
+        CallOnBlock(hash, size, volumeId, nameof(SelectXorInsertAsync), static (r, h, s, v) => r._store.SelectXorInsert(h, s, v), cancellationToken);
+
+    public ValueTask<BlockInfo> GetBlockAsync(long blockId, CancellationToken cancellationToken = default) =>
+        Call(blockId, static (r, id) => r._blocksets.GetBlock(id), cancellationToken);
+
+    public ValueTask<long?> FindBlocksetAsync(string fullHash, long length, CancellationToken cancellationToken = default) =>
+        Call((fullHash, length), static (r, s) =>
+        {
+            BlockHash.Validate(s.fullHash, nameof(fullHash));
+            ArgumentOutOfRangeException.ThrowIfNegative(s.length, nameof(length));
+            return r._blocksets.Find(s.fullHash, s.length);
+        }, cancellationToken);
+
+    public ValueTask<VolumeInfo> GetVolumeAsync(long volumeId, CancellationToken cancellationToken = default) =>
+        Call(volumeId, static (r, id) => r.Volumes.Get(id), cancellationToken);
+
+    public ValueTask<VolumeInfo?> FindVolumeAsync(string name, CancellationToken cancellationToken = default) =>
+        Call(name, static (r, n) =>
+        {
+            VolumeStatements.ValidateName(n);
+            return r.Volumes.Find(n);
+        }, cancellationToken);
+
+    public ValueTask DeleteBlocksetAsync(long blocksetId, CancellationToken cancellationToken = default) =>
+        Call(blocksetId, static (r, id) =>
+        {
+            r.Writable(nameof(DeleteBlocksetAsync))._blocksets.Delete(id);
+            return true;
+        }, cancellationToken).Untyped();
+
+    public ValueTask<CollectResult> DeleteUnreferencedBlocksAsync(long? volumeId = null, CancellationToken cancellationToken = default) =>
+        Call(volumeId, static (r, v) => (r.Writable(nameof(DeleteUnreferencedBlocksAsync))._collect ??= new CollectStatements(r._connection, r._batch, r._volumeGuard)).Collect(v), cancellationToken);
+
+    public ValueTask<long> RegisterVolumeAsync(string name, VolumeState state = VolumeState.Temporary, CancellationToken cancellationToken = default) =>
+        Call((name, state), static (r, s) =>
+        {
+            VolumeStatements.ValidateName(s.name);
+            ValidateState(s.state);
+            return r.Writable(nameof(RegisterVolumeAsync)).Volumes.Register(s.name, s.state);
+        }, cancellationToken);
+
+    public ValueTask SetVolumeStateAsync(long volumeId, VolumeState state, long? size = null, CancellationToken cancellationToken = default) =>
+        Call((volumeId, state, size), static (r, s) =>
+        {
+            ValidateState(s.state);
+            if (s.size is < 0)
+            {
+                throw new ArgumentOutOfRangeException(nameof(size), s.size, "A volume's size is a number of bytes, 0 or more.");
+            }
+
+            r.Writable(nameof(SetVolumeStateAsync)).Volumes.SetState(s.volumeId, s.state, s.size);
+            return true;
+        }, cancellationToken).Untyped();
+
+    public ValueTask<long> MoveBlocksAsync(IReadOnlyList<long> blockIds, long toVolumeId, CancellationToken cancellationToken = default) =>
+        Call((blockIds, toVolumeId, cancellationToken), static (r, s) =>
+        {
+            ArgumentNullException.ThrowIfNull(s.blockIds, nameof(blockIds));
+            return r.Writable(nameof(MoveBlocksAsync)).Volumes.Move(s.blockIds, s.toVolumeId, s.cancellationToken);
+        }, cancellationToken);
 
     public ValueTask<long> AddBlocksetAsync(IReadOnlyList<BlockKey> blocks, string? fullHash = null, CancellationToken cancellationToken = default) =>
         Call((blocks, fullHash, cancellationToken), static (r, s) =>
@@ -167,19 +236,16 @@ internal sealed class BlockRepository : IBlockRepository
         }
     }
 
-    private ValueTask Call(Action<BlockRepository> operation, CancellationToken cancellationToken)
-    {
-        var done = Call(operation, static (r, op) =>
+    private ValueTask Call(Action<BlockRepository> operation, CancellationToken cancellationToken) =>
+        Call(operation, static (r, op) =>
         {
             op(r);
             return true;
-        }, cancellationToken);
-        return done.IsCompletedSuccessfully ? ValueTask.CompletedTask : new ValueTask(done.AsTask());
-    }
+        }, cancellationToken).Untyped();
 
     /// <summary>A call on one block: the hash and size checked, a write refused on a read-only database, then <paramref name="operation"/>.</summary>
-    private ValueTask<TResult> CallOnBlock<TResult>(string hash, long size, string? write, Func<BlockRepository, string, long, TResult> operation, CancellationToken cancellationToken) =>
-        Call((hash, size, write, operation), static (r, s) =>
+    private ValueTask<TResult> CallOnBlock<TResult>(string hash, long size, long? volumeId, string? write, Func<BlockRepository, string, long, long?, TResult> operation, CancellationToken cancellationToken) =>
+        Call((hash, size, volumeId, write, operation), static (r, s) =>
         {
             ValidateBlock(s.hash, s.size);
             if (s.write is not null)
@@ -187,8 +253,19 @@ internal sealed class BlockRepository : IBlockRepository
                 r.Writable(s.write);
             }
 
-            return s.operation(r, s.hash, s.size);
+            return s.operation(r, s.hash, s.size, s.volumeId);
         }, cancellationToken);
+
+    /// <summary>The volume calls, prepared on first use.</summary>
+    private VolumeStatements Volumes => _volumes ??= new VolumeStatements(_connection, _batch, _volumeGuard);
+
+    private static void ValidateState(VolumeState state)
+    {
+        if (!Enum.IsDefined(state))
+        {
+            throw new ArgumentOutOfRangeException(nameof(state), state, $"Not a volume state; allowed: {string.Join(", ", Enum.GetNames<VolumeState>())}.");
+        }
+    }
 
     /// <summary>This session, once a write is known to be allowed.</summary>
     /// <exception cref="BlockDbReadOnlyException">The database is read-only.</exception>
@@ -217,11 +294,6 @@ internal sealed class BlockRepository : IBlockRepository
     private static int ValidateBlockset<T>(IReadOnlyList<T> blocks, string? fullHash)
     {
         ArgumentNullException.ThrowIfNull(blocks);
-        if (blocks.Count == 0)
-        {
-            throw new ArgumentException("A blockset needs at least one block; an empty list was given.", nameof(blocks));
-        }
-
         if (fullHash is not null)
         {
             BlockHash.Validate(fullHash, nameof(fullHash));

@@ -21,6 +21,10 @@ internal sealed class BlocksetStatements
     private readonly ISqliteStatement _insertEntry;
     private readonly ISqliteStatement _getBlockset;
     private readonly ISqliteStatement _list;
+    private readonly ISqliteStatement _find;
+    private readonly ISqliteStatement _deleteEntries;
+    private readonly ISqliteStatement _delete;
+    private readonly ISqliteStatement _getBlock;
 
     public BlocksetStatements(ISqliteConnection connection, WriteBatch batch, IBlockStore store)
     {
@@ -31,6 +35,10 @@ internal sealed class BlocksetStatements
         _insertEntry = connection.Prepare(BlockDbSql.InsertBlocksetEntry);
         _getBlockset = connection.Prepare(BlockDbSql.GetBlockset);
         _list = connection.Prepare(BlockDbSql.ListBlocksetBlocks);
+        _find = connection.Prepare(BlockDbSql.FindBlockset);
+        _deleteEntries = connection.Prepare(BlockDbSql.DeleteBlocksetEntries);
+        _delete = connection.Prepare(BlockDbSql.DeleteBlockset);
+        _getBlock = connection.Prepare(BlockDbSql.GetBlock);
     }
 
     /// <summary>Adds a blockset from blocks named by hash and size, resolved inside the write transaction (so none can be deleted between the lookup and the entry).</summary>
@@ -64,11 +72,59 @@ internal sealed class BlocksetStatements
 
         if (blocks.Count == 0)
         {
-            // A blockset always has entries, so none means no such blockset; Get throws the typed error.
+            // No entries: an empty file's blockset, or no such blockset (Get throws the typed error).
             Get(blocksetId);
         }
 
         return blocks;
+    }
+
+    /// <summary>The lowest blockset ID with this full hash and length, or null.</summary>
+    public long? Find(string fullHash, long length)
+    {
+        _find.BindText(1, fullHash);
+        _find.BindInt64(2, length);
+        try
+        {
+            return _find.Step() ? _find.ColumnInt64(0) : null;
+        }
+        finally
+        {
+            _find.Reset();
+        }
+    }
+
+    /// <summary>Deletes a blockset and its entries (all or nothing) and counts one write.</summary>
+    /// <exception cref="BlocksetNotFoundException">No blockset has that ID; nothing was written.</exception>
+    public void Delete(long blocksetId) => _batch.Write((this, blocksetId), static s =>
+    {
+        var (self, id) = s;
+        self._batch.InSavepoint((self, id), static d =>
+        {
+            d.self._deleteEntries.BindInt64(1, d.id);
+            d.self._deleteEntries.ExecuteNonQuery();
+            d.self._delete.BindInt64(1, d.id);
+            return d.self._delete.ExecuteNonQuery() > 0 ? true : throw new BlocksetNotFoundException(d.id);
+        });
+        self._batch.EndWrite(wrote: true);
+        return true;
+    });
+
+    /// <summary>A block by ID.</summary>
+    /// <exception cref="BlockNotFoundException">No block has that ID.</exception>
+    public BlockInfo GetBlock(long blockId)
+    {
+        _getBlock.BindInt64(1, blockId);
+        try
+        {
+            return _getBlock.Step()
+                ? new BlockInfo(blockId, _store.ReadHash(_getBlock, 0), _getBlock.ColumnInt64(1), _getBlock.ColumnIsNull(2) ? null : _getBlock.ColumnInt64(2))
+                : throw new BlockNotFoundException(blockId);
+        }
+        finally
+        {
+            _getBlock.Reset();
+        }
     }
 
     /// <summary>A blockset's length, full hash and entry count.</summary>

@@ -44,6 +44,9 @@ internal sealed class WriteBatch
     /// <summary>Whether this session's write transaction is open (it then holds the write lock).</summary>
     public bool IsOpen { get; private set; }
 
+    /// <summary>Counts the transactions this batch has begun: what a session checked inside one transaction holds until this moves.</summary>
+    public long Transaction { get; private set; }
+
     /// <summary>Writes in the open batch, not yet committed.</summary>
     public int Pending { get; private set; }
 
@@ -203,6 +206,7 @@ internal sealed class WriteBatch
 
         _begin.ExecuteNonQuery();
         IsOpen = true;
+        Transaction++;
         _started = Stopwatch.GetTimestamp();
         Opened?.Invoke();
     }

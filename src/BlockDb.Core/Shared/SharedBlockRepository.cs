@@ -56,6 +56,54 @@ internal sealed class SharedBlockRepository : ISharedBlockRepository
     public ValueTask<BlockDbCounts> GetCountsAsync(CancellationToken cancellationToken = default) =>
         _readers.ReadAsync(static (r, _, ct) => r.GetCountsAsync(ct), 0, cancellationToken);
 
+    public ValueTask<BlockInfo> GetBlockAsync(long blockId, CancellationToken cancellationToken = default) =>
+        _readers.ReadAsync(static (r, id, ct) => r.GetBlockAsync(id, ct), blockId, cancellationToken);
+
+    public ValueTask<long?> FindBlocksetAsync(string fullHash, long length, CancellationToken cancellationToken = default) =>
+        _readers.ReadAsync(static (r, s, ct) => r.FindBlocksetAsync(s.fullHash, s.length, ct), (fullHash, length), cancellationToken);
+
+    public ValueTask<VolumeInfo> GetVolumeAsync(long volumeId, CancellationToken cancellationToken = default) =>
+        _readers.ReadAsync(static (r, id, ct) => r.GetVolumeAsync(id, ct), volumeId, cancellationToken);
+
+    public ValueTask<VolumeInfo?> FindVolumeAsync(string name, CancellationToken cancellationToken = default) =>
+        _readers.ReadAsync(static (r, n, ct) => r.FindVolumeAsync(n, ct), name, cancellationToken);
+
+    public ValueTask<long> InsertBlockAsync(string hash, long size, long volumeId, CancellationToken cancellationToken = default)
+    {
+        BlockHash.Validate(hash, nameof(hash));
+        BlockHash.ValidateSize(size, nameof(size));
+        return Enqueue(static (w, s, ct) => w.InsertBlockAsync(s.hash, s.size, s.volumeId, ct), (hash, size, volumeId), cancellationToken);
+    }
+
+    public async ValueTask<SelectXorInsertResult> SelectXorInsertAsync(string hash, long size, long volumeId, CancellationToken cancellationToken = default)
+    {
+        ThrowIfReadOnly();
+        if (await FindBlockAsync(hash, size, cancellationToken).ConfigureAwait(false) is { } id)
+        {
+            return new SelectXorInsertResult(id, false);
+        }
+
+        return await Enqueue(static (w, s, ct) => w.SelectXorInsertAsync(s.hash, s.size, s.volumeId, ct), (hash, size, volumeId), cancellationToken).ConfigureAwait(false);
+    }
+
+    public ValueTask DeleteBlocksetAsync(long blocksetId, CancellationToken cancellationToken = default) =>
+        Enqueue(static (w, id, ct) => Done(w.DeleteBlocksetAsync(id, ct)), blocksetId, cancellationToken).Untyped();
+
+    public ValueTask<CollectResult> DeleteUnreferencedBlocksAsync(long? volumeId = null, CancellationToken cancellationToken = default) =>
+        Enqueue(static (w, v, ct) => w.DeleteUnreferencedBlocksAsync(v, ct), volumeId, cancellationToken);
+
+    public ValueTask<long> RegisterVolumeAsync(string name, VolumeState state = VolumeState.Temporary, CancellationToken cancellationToken = default) =>
+        Enqueue(static (w, s, ct) => w.RegisterVolumeAsync(s.name, s.state, ct), (name, state), cancellationToken);
+
+    public ValueTask SetVolumeStateAsync(long volumeId, VolumeState state, long? size = null, CancellationToken cancellationToken = default) =>
+        Enqueue(static (w, s, ct) => Done(w.SetVolumeStateAsync(s.volumeId, s.state, s.size, ct)), (volumeId, state, size), cancellationToken).Untyped();
+
+    public ValueTask<long> MoveBlocksAsync(IReadOnlyList<long> blockIds, long toVolumeId, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(blockIds);
+        return Enqueue(static (w, s, ct) => w.MoveBlocksAsync(s.blockIds, s.toVolumeId, ct), (blockIds, toVolumeId), cancellationToken);
+    }
+
     public ValueTask<long> InsertBlockAsync(string hash, long size, CancellationToken cancellationToken = default)
     {
         BlockHash.Validate(hash, nameof(hash));
@@ -102,6 +150,13 @@ internal sealed class SharedBlockRepository : ISharedBlockRepository
 
             return new(_disposing);
         }
+    }
+
+    /// <summary>A writer call without a result as one with a result, for the queue (the writer session completes synchronously).</summary>
+    private static ValueTask<bool> Done(ValueTask call)
+    {
+        call.GetAwaiter().GetResult();
+        return new(true);
     }
 
     /// <summary>The error of a call made on, or woken by, a disposed shared repository.</summary>

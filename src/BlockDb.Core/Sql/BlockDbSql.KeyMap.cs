@@ -99,7 +99,7 @@ internal static partial class BlockDbSql
 
     /// <summary>Inserts a block at an ID BlockDb chose (the KeyMap layout: above every ID in the file and above <c>MaxBlockId</c>).</summary>
     public static readonly SqlStatement InsertBlockWithId = new(
-        nameof(InsertBlockWithId), """INSERT INTO "Block" ("ID", "Hash", "Size") VALUES (@ID, @Hash, @Size)""", "@ID", "@Hash", "@Size");
+        nameof(InsertBlockWithId), """INSERT INTO "Block" ("ID", "Hash", "Size", "VolumeID") VALUES (@ID, @Hash, @Size, @VolumeID)""", "@ID", "@Hash", "@Size", "@VolumeID");
 
     /// <summary>Raises the KeyMap high-water mark to <c>@MaxBlockId</c> (never lowers it), in the transaction that inserted up to it.</summary>
     public static readonly SqlStatement RaiseMaxBlockId = new(

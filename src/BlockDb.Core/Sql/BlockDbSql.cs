@@ -13,19 +13,23 @@ internal static partial class BlockDbSql
     public static readonly SqlStatement FindBlock = new(
         nameof(FindBlock), """SELECT "ID" FROM "Block" WHERE "Hash" = @Hash AND "Size" = @Size""", "@Hash", "@Size");
 
-    /// <summary>Insert a block and return its ID; fails with <c>SQLITE_CONSTRAINT</c> when it exists.</summary>
+    /// <summary>Insert a block (in a volume, or none) and return its ID; fails with <c>SQLITE_CONSTRAINT</c> when it exists.</summary>
     public static readonly SqlStatement InsertBlock = new(
-        nameof(InsertBlock), """INSERT INTO "Block" ("Hash", "Size") VALUES (@Hash, @Size) RETURNING "ID" """, "@Hash", "@Size");
+        nameof(InsertBlock), """INSERT INTO "Block" ("Hash", "Size", "VolumeID") VALUES (@Hash, @Size, @VolumeID) RETURNING "ID" """, "@Hash", "@Size", "@VolumeID");
 
     /// <summary>Insert a block unless it exists (the first half of <see cref="SelectXorInsertStrategy.InsertOrIgnoreThenSelect"/>); <c>changes()</c> tells which.</summary>
     public static readonly SqlStatement InsertBlockOrIgnore = new(
-        nameof(InsertBlockOrIgnore), """INSERT OR IGNORE INTO "Block" ("Hash", "Size") VALUES (@Hash, @Size)""", "@Hash", "@Size");
+        nameof(InsertBlockOrIgnore), """INSERT OR IGNORE INTO "Block" ("Hash", "Size", "VolumeID") VALUES (@Hash, @Size, @VolumeID)""", "@Hash", "@Size", "@VolumeID");
 
     /// <summary>Insert a block and return its ID, or return no row when it exists (upsert with <c>RETURNING</c>).</summary>
     public static readonly SqlStatement InsertBlockReturningUnlessExists = new(
         nameof(InsertBlockReturningUnlessExists),
-        """INSERT INTO "Block" ("Hash", "Size") VALUES (@Hash, @Size) ON CONFLICT ("Hash", "Size") DO NOTHING RETURNING "ID" """,
-        "@Hash", "@Size");
+        """INSERT INTO "Block" ("Hash", "Size", "VolumeID") VALUES (@Hash, @Size, @VolumeID) ON CONFLICT ("Hash", "Size") DO NOTHING RETURNING "ID" """,
+        "@Hash", "@Size", "@VolumeID");
+
+    /// <summary>A block's hash, size and volume by ID; no row when the ID is unknown.</summary>
+    public static readonly SqlStatement GetBlock = new(
+        nameof(GetBlock), """SELECT "Hash", "Size", "VolumeID" FROM "Block" WHERE "ID" = @ID""", "@ID");
 
     /// <summary>A block's size by ID; no row when the ID is unknown.</summary>
     public static readonly SqlStatement GetBlockSize = new(
@@ -46,6 +50,20 @@ internal static partial class BlockDbSql
         nameof(GetBlockset),
         """SELECT "Length", "FullHash", (SELECT COUNT(*) FROM "BlocksetEntry" WHERE "BlocksetID" = @ID) FROM "Blockset" WHERE "ID" = @ID""",
         "@ID");
+
+    /// <summary>The lowest blockset ID with a full hash and a length; no row when none.</summary>
+    public static readonly SqlStatement FindBlockset = new(
+        nameof(FindBlockset),
+        """SELECT "ID" FROM "Blockset" WHERE "FullHash" = @FullHash AND "Length" = @Length ORDER BY "ID" LIMIT 1""",
+        "@FullHash", "@Length");
+
+    /// <summary>Deletes a blockset's entries.</summary>
+    public static readonly SqlStatement DeleteBlocksetEntries = new(
+        nameof(DeleteBlocksetEntries), """DELETE FROM "BlocksetEntry" WHERE "BlocksetID" = @ID""", "@ID");
+
+    /// <summary>Deletes a blockset row; <c>changes()</c> is 0 when the ID is unknown.</summary>
+    public static readonly SqlStatement DeleteBlockset = new(
+        nameof(DeleteBlockset), """DELETE FROM "Blockset" WHERE "ID" = @ID""", "@ID");
 
     /// <summary>A blockset's blocks in order: the join of <c>BlocksetEntry</c> and <c>Block</c>.</summary>
     public static readonly SqlStatement ListBlocksetBlocks = new(

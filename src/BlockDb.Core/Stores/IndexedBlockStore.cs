@@ -19,9 +19,12 @@ internal sealed class IndexedBlockStore<TCodec, TStrategy> : IBlockStore
     private readonly ISqliteStatement _insert;
     private readonly TStrategy _strategy;
 
-    public IndexedBlockStore(ISqliteConnection connection, WriteBatch batch)
+    private readonly VolumeGuard _volumes;
+
+    public IndexedBlockStore(ISqliteConnection connection, WriteBatch batch, VolumeGuard volumes)
     {
         Batch = batch;
+        _volumes = volumes;
         _find = connection.Prepare(BlockDbSql.FindBlock);
         _insert = connection.Prepare(BlockDbSql.InsertBlock);
         _strategy = TStrategy.Prepare(connection);
@@ -45,28 +48,40 @@ internal sealed class IndexedBlockStore<TCodec, TStrategy> : IBlockStore
         }
     }
 
-    public SelectXorInsertResult SelectXorInsert(string hash, long size) => _strategy.SelectXorInsert(this, hash, size);
+    public SelectXorInsertResult SelectXorInsert(string hash, long size, long? volumeId) => _strategy.SelectXorInsert(this, hash, size, volumeId);
 
-    public long Insert(string hash, long size) => Batch.Write((this, hash, size), static s =>
+    public long Insert(string hash, long size, long? volumeId) => Batch.Write((this, hash, size, volumeId), static s =>
     {
-        var id = s.Item1.InsertRow(s.hash, s.size);
+        var id = s.Item1.InsertRow(s.hash, s.size, s.volumeId);
         s.Item1.Batch.EndWrite(wrote: true);
         return id;
     });
 
     public string ReadHash(ISqliteStatement statement, int column) => TCodec.Read(statement, column);
 
-    /// <summary>Binds a block's hash and size as parameters 1 and 2 of <paramref name="statement"/>.</summary>
-    public void BindBlock(ISqliteStatement statement, string hash, long size)
+    /// <summary>
+    /// Checks the volume (inside the write transaction) and binds a new block's hash, size and volume as parameters 1, 2
+    /// and 3 of an insert.
+    /// </summary>
+    public void BindNewBlock(ISqliteStatement insert, string hash, long size, long? volumeId)
     {
-        TCodec.Bind(statement, 1, hash);
-        statement.BindInt64(2, size);
+        _volumes.RequireRecordable(volumeId);
+        TCodec.Bind(insert, 1, hash);
+        insert.BindInt64(2, size);
+        if (volumeId is { } volume)
+        {
+            insert.BindInt64(3, volume);
+        }
+        else
+        {
+            insert.BindNull(3);
+        }
     }
 
     /// <summary>Inserts a block inside the open batch and returns its ID (<c>SQLITE_CONSTRAINT</c> when it exists).</summary>
-    public long InsertRow(string hash, long size)
+    public long InsertRow(string hash, long size, long? volumeId)
     {
-        BindBlock(_insert, hash, size);
+        BindNewBlock(_insert, hash, size, volumeId);
         try
         {
             _insert.Step();
@@ -84,11 +99,11 @@ internal sealed class IndexedBlockStore<TCodec, TStrategy> : IBlockStore
     /// not give it. Counts a write only when the insert created the block.
     /// </summary>
     /// <exception cref="BlockDbException">The insert did nothing yet the block is not there: the index and the table disagree.</exception>
-    public SelectXorInsertResult InsertThenFind(ISqliteStatement insert, bool returnsId, string hash, long size) =>
-        Batch.Write((this, insert, returnsId, hash, size), static s =>
+    public SelectXorInsertResult InsertThenFind(ISqliteStatement insert, bool returnsId, string hash, long size, long? volumeId) =>
+        Batch.Write((this, insert, returnsId, hash, size, volumeId), static s =>
         {
-            var (store, insert, returnsId, hash, size) = s;
-            store.BindBlock(insert, hash, size);
+            var (store, insert, returnsId, hash, size, volumeId) = s;
+            store.BindNewBlock(insert, hash, size, volumeId);
             long? created;
             if (returnsId)
             {

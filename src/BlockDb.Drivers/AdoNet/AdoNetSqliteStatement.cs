@@ -75,6 +75,8 @@ internal sealed class AdoNetSqliteStatement : ISqliteStatement
         return _owner.ReadBlob(reader, column, destination, ref _blobScratch);
     }
 
+    public bool ColumnIsNull(int column) => Reader.IsDBNull(column);
+
     public string? ColumnText(int column) => Reader.IsDBNull(column) ? null : Reader.GetString(column);
 
     public int ExecuteNonQuery()

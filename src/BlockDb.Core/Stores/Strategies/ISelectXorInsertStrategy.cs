@@ -13,7 +13,7 @@ internal interface ISelectXorInsertStrategy<TSelf>
     /// <summary>Prepares the strategy's own statements on a session's connection.</summary>
     static abstract TSelf Prepare(ISqliteConnection connection);
 
-    /// <summary>Finds the block, inserting it when absent, in the store's batch.</summary>
-    SelectXorInsertResult SelectXorInsert<TCodec>(IndexedBlockStore<TCodec, TSelf> store, string hash, long size)
+    /// <summary>Finds the block, inserting it when absent (recorded in <paramref name="volumeId"/>), in the store's batch.</summary>
+    SelectXorInsertResult SelectXorInsert<TCodec>(IndexedBlockStore<TCodec, TSelf> store, string hash, long size, long? volumeId)
         where TCodec : struct, IHashCodec;
 }

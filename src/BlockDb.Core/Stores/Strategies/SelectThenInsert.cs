@@ -11,19 +11,19 @@ internal readonly struct SelectThenInsert : ISelectXorInsertStrategy<SelectThenI
 {
     public static SelectThenInsert Prepare(ISqliteConnection connection) => default;
 
-    public SelectXorInsertResult SelectXorInsert<TCodec>(IndexedBlockStore<TCodec, SelectThenInsert> store, string hash, long size)
+    public SelectXorInsertResult SelectXorInsert<TCodec>(IndexedBlockStore<TCodec, SelectThenInsert> store, string hash, long size, long? volumeId)
         where TCodec : struct, IHashCodec =>
         store.Find(hash, size) is { } id
             ? new SelectXorInsertResult(id, false)
-            : store.Batch.Write((store, hash, size), static s => InsertUnlessRaced(s.store, s.hash, s.size));
+            : store.Batch.Write((store, hash, size, volumeId), static s => InsertUnlessRaced(s.store, s.hash, s.size, s.volumeId));
 
-    private static SelectXorInsertResult InsertUnlessRaced<TCodec>(IndexedBlockStore<TCodec, SelectThenInsert> store, string hash, long size)
+    private static SelectXorInsertResult InsertUnlessRaced<TCodec>(IndexedBlockStore<TCodec, SelectThenInsert> store, string hash, long size, long? volumeId)
         where TCodec : struct, IHashCodec
     {
         long id;
         try
         {
-            id = store.InsertRow(hash, size);
+            id = store.InsertRow(hash, size, volumeId);
         }
         catch (BlockDbException e) when (e.SqliteErrorCode == SqliteResultCode.Constraint)
         {

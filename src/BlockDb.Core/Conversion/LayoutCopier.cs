@@ -1,0 +1,194 @@
+using BlockDb.Drivers;
+using BlockDb.Layouts;
+using BlockDb.Sql;
+using BlockDb.Stores;
+
+namespace BlockDb.Conversion;
+
+/// <summary>
+/// Copies every row of one BlockDb file into a new, empty one of another layout: volumes, blocks, blocksets and entries,
+/// each at its own ID, in transactions of <see cref="ConversionOptions.RowsPerTransaction"/> rows, from one read
+/// snapshot of the source. Hashes are converted between text and bytes as the layouts store them.
+/// </summary>
+internal sealed class LayoutCopier(ISqliteConnection source, LayoutState from, ISqliteConnection target, LayoutState to, ConversionOptions options, IProgress<ConversionProgress>? progress, CancellationToken cancellationToken)
+{
+    private long _inTransaction;
+
+    /// <summary>The rows copied per table, and the duplicates merged.</summary>
+    public (long Volumes, long Blocks, long Merged, long Blocksets, long Entries) Copy()
+    {
+        source.Execute(BlockDbSql.BeginRead);
+        try
+        {
+            var totals = Totals();
+            var merge = Duplicates();
+            target.Execute(BlockDbSql.Begin.Text);
+            var volumes = CopyTable("Remotevolume", BlockDbSql.CopyVolumesOut, BlockDbSql.CopyVolumeIn, totals[0], CopyVolume);
+            long highest = 0;
+            var blocks = CopyTable("Block", BlockDbSql.CopyBlocksOut, BlockDbSql.CopyBlockIn, totals[1], (row, insert) =>
+            {
+                var id = row.ColumnInt64(0);
+                if (merge.ContainsKey(id))
+                {
+                    return false;
+                }
+
+                CopyBlock(id, row, insert);
+                highest = Math.Max(highest, id);
+                return true;
+            });
+            var blocksets = CopyTable("Blockset", BlockDbSql.CopyBlocksetsOut, BlockDbSql.CopyBlocksetIn, totals[2], CopyBlockset);
+            var entries = CopyTable("BlocksetEntry", BlockDbSql.CopyEntriesOut, BlockDbSql.InsertBlocksetEntry, totals[3], (row, insert) =>
+            {
+                var blockId = row.ColumnInt64(2);
+                insert.BindInt64(1, row.ColumnInt64(0));
+                insert.BindInt64(2, row.ColumnInt64(1));
+                insert.BindInt64(3, merge.TryGetValue(blockId, out var keep) ? keep : blockId);
+                insert.ExecuteNonQuery();
+                return true;
+            });
+            to.SealIds(target, highest);
+            target.Execute(BlockDbSql.Commit.Text);
+            return (volumes, blocks, merge.Count, blocksets, entries);
+        }
+        finally
+        {
+            if (target.InTransaction)
+            {
+                target.Execute(BlockDbSql.Rollback.Text);
+            }
+
+            source.Execute(BlockDbSql.Rollback.Text);
+        }
+    }
+
+    private long[] Totals()
+    {
+        using var totals = source.Prepare(BlockDbSql.CopyTotals);
+        totals.Step();
+        return [totals.ColumnInt64(0), totals.ColumnInt64(1), totals.ColumnInt64(2), totals.ColumnInt64(3)];
+    }
+
+    /// <summary>Each duplicate block ID with the lowest ID of its group, when merging; else none, or the refusal.</summary>
+    private Dictionary<long, long> Duplicates()
+    {
+        var merge = new Dictionary<long, long>();
+        using var rows = source.Prepare(BlockDbSql.CheckDuplicateRows);
+        while (rows.Step())
+        {
+            merge[rows.ColumnInt64(0)] = rows.ColumnInt64(1);
+        }
+
+        if (merge.Count > 0 && !options.MergeDuplicates)
+        {
+            throw new BlockDbConflictException(
+                $"The source holds {merge.Count} duplicate block rows (the first: ID {merge.Keys.Min()}); a conversion copies an index without duplicates. Run RepairAsync on the source, or convert with MergeDuplicates = true. Nothing was written.");
+        }
+
+        return merge;
+    }
+
+    /// <summary>Copies one table row by row; <paramref name="copy"/> binds and runs the insert, or skips the row (false).</summary>
+    private long CopyTable(string table, SqlStatement select, SqlStatement insertText, long total, Func<ISqliteStatement, ISqliteStatement, bool> copy)
+    {
+        using var rows = source.Prepare(select);
+        using var insert = target.Prepare(insertText);
+        long copied = 0;
+        long seen = 0;
+        while (rows.Step())
+        {
+            if (copy(rows, insert))
+            {
+                copied++;
+            }
+
+            if (++seen % 4096 == 0)
+            {
+                cancellationToken.ThrowIfCancellationRequested();
+            }
+
+            if (++_inTransaction >= options.RowsPerTransaction)
+            {
+                target.Execute(BlockDbSql.Commit.Text);
+                target.Execute(BlockDbSql.Begin.Text);
+                _inTransaction = 0;
+                progress?.Report(new ConversionProgress(table, seen, total));
+            }
+        }
+
+        progress?.Report(new ConversionProgress(table, seen, total));
+        return copied;
+    }
+
+    private static bool CopyVolume(ISqliteStatement row, ISqliteStatement insert)
+    {
+        insert.BindInt64(1, row.ColumnInt64(0));
+        insert.BindText(2, row.ColumnText(1) ?? string.Empty);
+        insert.BindText(3, row.ColumnText(2) ?? string.Empty);
+        BindOptional(insert, 4, row, 3);
+        insert.ExecuteNonQuery();
+        return true;
+    }
+
+    private static bool CopyBlockset(ISqliteStatement row, ISqliteStatement insert)
+    {
+        insert.BindInt64(1, row.ColumnInt64(0));
+        insert.BindInt64(2, row.ColumnInt64(1));
+        if (row.ColumnText(2) is { } fullHash)
+        {
+            insert.BindText(3, fullHash);
+        }
+        else
+        {
+            insert.BindNull(3);
+        }
+
+        insert.ExecuteNonQuery();
+        return true;
+    }
+
+    private static void BindOptional(ISqliteStatement insert, int index, ISqliteStatement row, int column)
+    {
+        if (row.ColumnIsNull(column))
+        {
+            insert.BindNull(index);
+        }
+        else
+        {
+            insert.BindInt64(index, row.ColumnInt64(column));
+        }
+    }
+
+    private void CopyBlock(long id, ISqliteStatement row, ISqliteStatement insert)
+    {
+        if (id < 1 || id > to.Definition.MaxBlockId)
+        {
+            throw new BlockDbConflictException($"Block {id} has an ID the {to.Definition.Layout} layout cannot hold (1 to {to.Definition.MaxBlockId}); run RepairAsync on the source to renumber it. Nothing was written.");
+        }
+
+        string hash;
+        try
+        {
+            hash = from.Definition.ReadHash(row, 1);
+        }
+        catch (BlockDbFormatException e)
+        {
+            throw new BlockDbConflictException($"Block {id} of the source has a hash no layout can store ({e.Message}); CheckAsync lists such rows. Nothing was written.");
+        }
+
+        insert.BindInt64(1, id);
+        if (to.Definition.TextHashes)
+        {
+            insert.BindText(2, hash);
+        }
+        else
+        {
+            Span<byte> bytes = stackalloc byte[DecodedHash.MaxBytes];
+            insert.BindBlob(2, bytes[..BlockHash.Decode(hash, bytes)]);
+        }
+
+        insert.BindInt64(3, row.ColumnInt64(2));
+        BindOptional(insert, 4, row, 3);
+        insert.ExecuteNonQuery();
+    }
+}

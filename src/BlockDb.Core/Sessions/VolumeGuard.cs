@@ -1,0 +1,54 @@
+using BlockDb.Drivers;
+using BlockDb.Sql;
+
+namespace BlockDb.Sessions;
+
+/// <summary>
+/// Checks, inside a session's write transaction, that a volume may receive blocks: it exists and is not
+/// <see cref="VolumeState.Deleting"/> or <see cref="VolumeState.Deleted"/>. A volume found fit stays fit until the
+/// transaction ends (no other writer can change it while this one holds the write lock), so the check reads the
+/// volume once per transaction. Its statement is prepared on first use. Used only inside the session's gate.
+/// </summary>
+internal sealed class VolumeGuard(ISqliteConnection connection, WriteBatch batch)
+{
+    private ISqliteStatement? _state;
+    private long _checkedVolume;
+    private long _checkedIn = -1;
+
+    /// <summary>Refuses a volume that cannot receive blocks; <see langword="null"/> (no volume) is always allowed. Call inside the write transaction.</summary>
+    /// <exception cref="VolumeNotFoundException">No volume has that ID.</exception>
+    /// <exception cref="BlockDbConflictException">The volume is being deleted or is deleted.</exception>
+    public void RequireRecordable(long? volumeId)
+    {
+        if (volumeId is not { } id || (id == _checkedVolume && _checkedIn == batch.Transaction))
+        {
+            return;
+        }
+
+        var state = Read(id);
+        if (state is VolumeState.Deleting or VolumeState.Deleted)
+        {
+            throw new BlockDbConflictException($"Volume {id} is {state}; blocks can be recorded into, or moved to, a volume only before it is being deleted. Register a new volume for them.");
+        }
+
+        (_checkedVolume, _checkedIn) = (id, batch.Transaction);
+    }
+
+    /// <summary>A volume's state.</summary>
+    /// <exception cref="VolumeNotFoundException">No volume has that ID.</exception>
+    public VolumeState Read(long volumeId)
+    {
+        var state = _state ??= connection.Prepare(BlockDbSql.GetVolumeState);
+        state.BindInt64(1, volumeId);
+        try
+        {
+            return state.Step()
+                ? VolumeStates.Parse(state.ColumnText(0), volumeId)
+                : throw new VolumeNotFoundException(volumeId);
+        }
+        finally
+        {
+            state.Reset();
+        }
+    }
+}
