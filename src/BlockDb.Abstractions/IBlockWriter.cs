@@ -78,6 +78,7 @@ public interface IBlockWriter
     /// <returns>The new blockset's ID.</returns>
     /// <exception cref="ArgumentException">The list is null, or a hash or size is invalid (<see cref="ArgumentOutOfRangeException"/> when the sizes add up to more than <see cref="long.MaxValue"/> bytes).</exception>
     /// <exception cref="BlockNotFoundException">A block is not in the index.</exception>
+    /// <exception cref="BlockDbConflictException">A block is in a volume that is <see cref="VolumeState.Deleting"/> or <see cref="VolumeState.Deleted"/>; nothing of the blockset was written.</exception>
     /// <exception cref="OperationCanceledException">Cancelled; nothing of the blockset was written.</exception>
     /// <exception cref="BlockDbReadOnlyException">The database is read-only.</exception>
     /// <exception cref="BlockDbException">The database failed.</exception>
@@ -90,6 +91,7 @@ public interface IBlockWriter
     /// <returns>The new blockset's ID.</returns>
     /// <exception cref="ArgumentException">The list is null, or the full hash is invalid (<see cref="ArgumentOutOfRangeException"/> when the blocks' sizes add up to more than <see cref="long.MaxValue"/> bytes).</exception>
     /// <exception cref="BlockNotFoundException">An ID names no block.</exception>
+    /// <exception cref="BlockDbConflictException">A block is in a volume that is <see cref="VolumeState.Deleting"/> or <see cref="VolumeState.Deleted"/>; nothing of the blockset was written.</exception>
     /// <exception cref="OperationCanceledException">Cancelled; nothing of the blockset was written.</exception>
     /// <exception cref="BlockDbReadOnlyException">The database is read-only.</exception>
     /// <exception cref="BlockDbException">The database failed.</exception>

@@ -145,6 +145,8 @@ public sealed class LifecycleConformanceTests : ConformanceTestBase
 
         await session.SetVolumeStateAsync(old, VolumeState.Deleting);
         await Assert.ThrowsAsync<BlockDbConflictException>(async () => await session.MoveBlocksAsync([live], old));
+        await Assert.ThrowsAsync<BlockDbConflictException>(async () => await session.AddBlocksetAsync([dead]));
+        await Assert.ThrowsAsync<BlockDbConflictException>(async () => await session.AddBlocksetAsync([TestData.Block(2, 10)]));
         await Assert.ThrowsAsync<BlockDbConflictException>(async () => await session.SetVolumeStateAsync(old, VolumeState.Deleted));
         Assert.Equal(1, (await session.DeleteUnreferencedBlocksAsync(old)).Blocks);
         await session.SetVolumeStateAsync(old, VolumeState.Deleted);

@@ -30,7 +30,7 @@ internal sealed class BlocksetStatements
     {
         _batch = batch;
         _store = store;
-        _blockSize = connection.Prepare(BlockDbSql.GetBlockSize);
+        _blockSize = connection.Prepare(BlockDbSql.GetBlockSizeAndVolumeState);
         _insertBlockset = connection.Prepare(BlockDbSql.InsertBlockset);
         _insertEntry = connection.Prepare(BlockDbSql.InsertBlocksetEntry);
         _getBlockset = connection.Prepare(BlockDbSql.GetBlockset);
@@ -44,13 +44,16 @@ internal sealed class BlocksetStatements
     /// <summary>Adds a blockset from blocks named by hash and size, resolved inside the write transaction (so none can be deleted between the lookup and the entry).</summary>
     public long Add(IReadOnlyList<BlockKey> blocks, string? fullHash, CancellationToken cancellationToken) =>
         Add(blocks, fullHash, cancellationToken, static (self, block, i) =>
-            (self._store.Find(block.Hash, block.Size)
-                ?? throw new BlockNotFoundException($"Block {i} of the blockset (hash {block.Hash}, {block.Size} bytes) is not in the index; add it first (SelectXorInsertAsync). Nothing of the blockset was written.", i), block.Size));
+        {
+            var id = self._store.Find(block.Hash, block.Size)
+                ?? throw new BlockNotFoundException($"Block {i} of the blockset (hash {block.Hash}, {block.Size} bytes) is not in the index; add it first (SelectXorInsertAsync). Nothing of the blockset was written.", i);
+            return (id, self.BlockSize(id, i) ?? block.Size);
+        });
 
     /// <summary>Adds a blockset from block IDs, each checked inside the write transaction.</summary>
     public long Add(IReadOnlyList<long> blockIds, string? fullHash, CancellationToken cancellationToken) =>
         Add(blockIds, fullHash, cancellationToken, static (self, id, i) =>
-            (id, self.BlockSize(id) ?? throw new BlockNotFoundException($"Block {i} of the blockset (ID {id}) is not in the index. Nothing of the blockset was written.", i)));
+            (id, self.BlockSize(id, i) ?? throw new BlockNotFoundException($"Block {i} of the blockset (ID {id}) is not in the index. Nothing of the blockset was written.", i)));
 
     /// <summary>A blockset's blocks in order.</summary>
     /// <exception cref="BlocksetNotFoundException">No blockset has that ID.</exception>
@@ -227,12 +230,24 @@ internal sealed class BlocksetStatements
         return blocksetId;
     }
 
-    private long? BlockSize(long id)
+    /// <summary>A block's size, or null when it is unknown; a block of a volume being deleted cannot join a blockset.</summary>
+    /// <exception cref="BlockDbConflictException">The block's volume is <see cref="VolumeState.Deleting"/> or <see cref="VolumeState.Deleted"/>.</exception>
+    private long? BlockSize(long id, int position)
     {
         _blockSize.BindInt64(1, id);
         try
         {
-            return _blockSize.Step() ? _blockSize.ColumnInt64(0) : null;
+            if (!_blockSize.Step())
+            {
+                return null;
+            }
+
+            if (!_blockSize.ColumnIsNull(1) && _blockSize.ColumnText(1) is nameof(VolumeState.Deleting) or nameof(VolumeState.Deleted))
+            {
+                throw new BlockDbConflictException($"Block {position} of the blockset (ID {id}) is in a volume that is being deleted; record the block again in a live volume (MoveBlocksAsync) before a blockset names it. Nothing of the blockset was written.");
+            }
+
+            return _blockSize.ColumnInt64(0);
         }
         finally
         {

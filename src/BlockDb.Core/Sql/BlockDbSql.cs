@@ -31,9 +31,11 @@ internal static partial class BlockDbSql
     public static readonly SqlStatement GetBlock = new(
         nameof(GetBlock), """SELECT "Hash", "Size", "VolumeID" FROM "Block" WHERE "ID" = @ID""", "@ID");
 
-    /// <summary>A block's size by ID; no row when the ID is unknown.</summary>
-    public static readonly SqlStatement GetBlockSize = new(
-        nameof(GetBlockSize), """SELECT "Size" FROM "Block" WHERE "ID" = @ID""", "@ID");
+    /// <summary>A block's size by ID and the state of its volume (NULL when it has none); no row when the ID is unknown.</summary>
+    public static readonly SqlStatement GetBlockSizeAndVolumeState = new(
+        nameof(GetBlockSizeAndVolumeState),
+        """SELECT B."Size", V."State" FROM "Block" B LEFT JOIN "Remotevolume" V ON V."ID" = B."VolumeID" WHERE B."ID" = @ID""",
+        "@ID");
 
     /// <summary>Insert a blockset and return its ID.</summary>
     public static readonly SqlStatement InsertBlockset = new(
