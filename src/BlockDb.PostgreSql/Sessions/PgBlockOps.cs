@@ -40,12 +40,17 @@ internal static class PgBlockOps
         var reader = await batch.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
         await using var readerScope = reader.ConfigureAwait(false);
         long? inserted = null;
-        if (returning && await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
+        if (returning)
         {
-            inserted = reader.GetInt64(0);
+            // Npgsql skips the results of statements that return no rows: without RETURNING the reader starts on the SELECT.
+            if (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
+            {
+                inserted = reader.GetInt64(0);
+            }
+
+            await reader.NextResultAsync(cancellationToken).ConfigureAwait(false);
         }
 
-        await reader.NextResultAsync(cancellationToken).ConfigureAwait(false);
         var found = await reader.ReadAsync(cancellationToken).ConfigureAwait(false)
             ? reader.GetInt64(0)
             : throw new BlockDbException("A block inserted or found by INSERT ... ON CONFLICT DO NOTHING was not found by the SELECT that followed it; was it deleted meanwhile?");
