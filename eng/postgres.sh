@@ -111,7 +111,8 @@ stop() {
 
 restart() {
   running || { log "not running; start it first"; exit 1; }
-  as_owner "$(bin_dir)/pg_ctl" restart -D "$dir/data" -m fast -w -t 60 >&2
+  # -l again: the new postmaster must not hold the caller's stdout/stderr open (a caller reading them would wait forever).
+  as_owner "$(bin_dir)/pg_ctl" restart -D "$dir/data" -m fast -w -t 60 -l "$dir/server.log" >&2
 }
 
 case "${1:-}" in

@@ -6,6 +6,13 @@ using BlockDb.Drivers;
 //   write <db> <provider> <tasks>   write blocksets from <tasks> concurrent tasks through the shared repository;
 //                                    print "ACK <task> <n> <blocksetId>" once each is acknowledged (committed).
 //   lock <db> <provider> <ms>       hold an exclusive lock on <db> for <ms> milliseconds, printing "LOCKED".
+//   pg-xor <connection> <seed> <ops> select-xor-insert on a PostgreSQL index from four tasks (PgXorWriter).
+if (args is ["pg-xor", var connectionString, var seed, var ops])
+{
+    // Many writer processes on one PostgreSQL server (PostgreSqlServerTests).
+    return await PgXorWriter.RunAsync(connectionString, int.Parse(seed, System.Globalization.CultureInfo.InvariantCulture), int.Parse(ops, System.Globalization.CultureInfo.InvariantCulture));
+}
+
 if (args.Length != 4)
 {
     Console.Error.WriteLine("usage: write <db> <provider> <tasks> | lock <db> <provider> <ms>");
