@@ -111,35 +111,13 @@ public abstract class ConformanceTestBase : IDisposable
     }
 
     /// <summary>Asserts the engine's code for an insert of an existing block: SQLite's constraint code, or SQLSTATE 23505 with the SQLite codes null.</summary>
-    protected void AssertUniqueViolation(BlockDbException e)
-    {
-        if (IsServer)
-        {
-            Assert.Equal("23505", e.SqlState);
-            Assert.Null(e.SqliteErrorCode);
-        }
-        else
-        {
-            Assert.Equal(SqliteResultCode.Constraint, e.SqliteErrorCode);
-        }
-    }
+    protected void AssertUniqueViolation(BlockDbException e) => AssertEngineCode(e, "23505", SqliteResultCode.Constraint);
 
     /// <summary>Whether <paramref name="e"/> carries the engine's code for an insert of an existing block.</summary>
     protected bool IsUniqueViolation(BlockDbException e) => IsServer ? e.SqlState == "23505" : e.SqliteErrorCode == SqliteResultCode.Constraint;
 
     /// <summary>Asserts the engine's code for a write refused on a read-only database: SQLITE_READONLY, or SQLSTATE 25006.</summary>
-    protected void AssertReadOnlyCode(BlockDbException e)
-    {
-        if (IsServer)
-        {
-            Assert.Equal("25006", e.SqlState);
-            Assert.Null(e.SqliteErrorCode);
-        }
-        else
-        {
-            Assert.Equal(SqliteResultCode.ReadOnly, e.SqliteErrorCode);
-        }
-    }
+    protected void AssertReadOnlyCode(BlockDbException e) => AssertEngineCode(e, "25006", SqliteResultCode.ReadOnly);
 
     /// <summary>Sets SQLite's busy_timeout (ms) for the SQLite providers; a server has no pragmas (its lock waits are its own).</summary>
     protected void BusyTimeout(BlockDbOptions options, int milliseconds)
@@ -148,6 +126,13 @@ public abstract class ConformanceTestBase : IDisposable
         {
             options.Pragmas.BusyTimeout = milliseconds;
         }
+    }
+
+    /// <summary>Asserts SQLite's primary code, or on a server the SQLSTATE with the SQLite codes null (they say "not SQLite").</summary>
+    private void AssertEngineCode(BlockDbException e, string sqlState, int sqliteCode)
+    {
+        Assert.Equal(IsServer ? sqlState : null, e.SqlState);
+        Assert.Equal(IsServer ? null : sqliteCode, e.SqliteErrorCode);
     }
 
     /// <summary>Deletes the index (the file and its WAL, or the server schema's tables) so a new one can be created in its place.</summary>

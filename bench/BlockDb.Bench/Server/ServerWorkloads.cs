@@ -13,7 +13,16 @@ internal static class ServerWorkloads
     public const int BlockSize = 102_400;
 
     /// <summary>Select-xor-insert of <paramref name="ops"/> new blocks on one session (CommitEvery 1000).</summary>
-    public static async Task<Percentiles> XorNewAsync(IBlockDatabase db, int seed, int ops)
+    public static Task<Percentiles> XorNewAsync(IBlockDatabase db, int seed, int ops) =>
+        EachAsync(db, ops, async (session, i) => await session.SelectXorInsertAsync(BlockHashes.Of(seed, HashDomain.Stream, i), BlockSize));
+
+    /// <summary>Finds of blocks written by <see cref="XorNewAsync"/>, in a different order.</summary>
+    public static Task<Percentiles> FindAsync(IBlockDatabase db, int seed, int ops) =>
+        EachAsync(db, ops, async (session, i) =>
+            _ = await session.FindBlockAsync(BlockHashes.Of(seed, HashDomain.Stream, (i * 7919L) % ops), BlockSize) ?? throw new InvalidOperationException("a written block was not found"));
+
+    /// <summary>Times <paramref name="ops"/> calls of <paramref name="call"/> on one session, then commits (inside the timed region).</summary>
+    private static async Task<Percentiles> EachAsync(IBlockDatabase db, int ops, Func<IBlockRepository, int, Task> call)
     {
         await using var session = await db.OpenSessionAsync();
         var latencies = new List<double>(ops);
@@ -21,27 +30,11 @@ internal static class ServerWorkloads
         for (var i = 0; i < ops; i++)
         {
             var start = clock.Elapsed.TotalMicroseconds;
-            await session.SelectXorInsertAsync(BlockHashes.Of(seed, HashDomain.Stream, i), BlockSize);
+            await call(session, i);
             latencies.Add(clock.Elapsed.TotalMicroseconds - start);
         }
 
         await session.CommitAsync();
-        return Percentiles.Of(ops, clock.Elapsed.TotalSeconds, latencies);
-    }
-
-    /// <summary>Finds of blocks written by <see cref="XorNewAsync"/>, in a different order.</summary>
-    public static async Task<Percentiles> FindAsync(IBlockDatabase db, int seed, int ops)
-    {
-        await using var session = await db.OpenSessionAsync();
-        var latencies = new List<double>(ops);
-        var clock = Stopwatch.StartNew();
-        for (var i = 0; i < ops; i++)
-        {
-            var start = clock.Elapsed.TotalMicroseconds;
-            _ = await session.FindBlockAsync(BlockHashes.Of(seed, HashDomain.Stream, (i * 7919L) % ops), BlockSize) ?? throw new InvalidOperationException("a written block was not found");
-            latencies.Add(clock.Elapsed.TotalMicroseconds - start);
-        }
-
         return Percentiles.Of(ops, clock.Elapsed.TotalSeconds, latencies);
     }
 

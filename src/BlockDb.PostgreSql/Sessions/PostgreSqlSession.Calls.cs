@@ -121,32 +121,30 @@ internal sealed partial class PostgreSqlSession
         _ = CommitIfOldAsync();
     }
 
+    /// <summary>Inside the gate: commits the batch when it is old enough, or schedules another look when it is not yet.</summary>
     private async Task CommitIfOldAsync()
     {
+        var limit = _context.Options.Batching.CommitAfterMilliseconds ?? 0;
+        var remaining = _batch.Transaction is null ? 0 : limit - _batch.AgeMilliseconds;
         try
         {
-            if (_batch.Transaction is null || _context.Options.Batching.CommitAfterMilliseconds is not { } limit)
+            if (_batch.Transaction is not null && remaining <= 0)
             {
-                return;
+                await _batch.CommitAsync().ConfigureAwait(false);
             }
-
-            var remaining = limit - _batch.AgeMilliseconds;
-            if (remaining > 0)
-            {
-                Schedule(remaining);
-                return;
-            }
-
-            await _batch.CommitAsync().ConfigureAwait(false);
         }
         catch (BlockDbBatchRolledBackException e)
         {
-            // A timer must not throw; the session's next call (or its dispose) reports it.
-            _batch.Defer(e);
+            _batch.Defer(e); // a timer must not throw: the session's next call (or its dispose) reports it
         }
         finally
         {
             _gate.Exit();
+        }
+
+        if (remaining > 0)
+        {
+            Schedule(remaining);
         }
     }
 
@@ -156,9 +154,9 @@ internal sealed partial class PostgreSqlSession
         {
             _ageTimer?.Change(Math.Max(1, milliseconds), Timeout.Infinite);
         }
-        catch (ObjectDisposedException)
+        catch (ObjectDisposedException) when (_gate.IsClosed)
         {
-            // Disposed meanwhile; the dispose ends the batch.
+            // The session was disposed meanwhile: its dispose ends the batch, no timer is needed.
         }
     }
 }

@@ -143,25 +143,20 @@ internal sealed partial class PostgreSqlSession : IBlockRepository
             cancellationToken);
     }
 
-    public ValueTask CommitAsync(CancellationToken cancellationToken = default) =>
-        new(CallAsync(
-            async _ =>
-            {
-                await _batch.CommitAsync().ConfigureAwait(false);
-                return true;
-            },
-            cancellationToken).AsTask());
+    public ValueTask CommitAsync(CancellationToken cancellationToken = default) => EndBatchAsync(commit: true, cancellationToken);
 
-    public ValueTask RollbackAsync(CancellationToken cancellationToken = default) =>
-        new(CallAsync(
-            async _ =>
-            {
-                await _batch.DiscardAsync().ConfigureAwait(false);
-                return true;
-            },
-            cancellationToken).AsTask());
+    public ValueTask RollbackAsync(CancellationToken cancellationToken = default) => EndBatchAsync(commit: false, cancellationToken);
 
     public void Dispose() => DisposeAsync().AsTask().GetAwaiter().GetResult();
+
+    private ValueTask EndBatchAsync(bool commit, CancellationToken cancellationToken) =>
+        new(CallAsync(
+            async _ =>
+            {
+                await (commit ? _batch.CommitAsync() : _batch.DiscardAsync()).ConfigureAwait(false);
+                return true;
+            },
+            cancellationToken).AsTask());
 
     /// <summary>Waits for a call in flight, ends the open batch as <see cref="BatchingOptions.OnDispose"/> says, and gives the connection back to the pool.</summary>
     /// <exception cref="BlockDbBatchRolledBackException">The final commit (or an earlier age commit) failed: those writes are not on the server.</exception>
