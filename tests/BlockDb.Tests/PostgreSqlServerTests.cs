@@ -192,7 +192,7 @@ public sealed class PostgreSqlServerTests : IDisposable
             """);
         var found = await db.CheckAsync();
         Assert.Equal(1, found.DuplicateGroups);
-        Assert.Equal([2L], found.DuplicateBlockIds);
+        Assert.Equal([2L], found.Duplicates.FirstIds);
         Assert.NotEqual("ok", found.IntegrityCheck);
 
         var repaired = await db.RepairAsync();

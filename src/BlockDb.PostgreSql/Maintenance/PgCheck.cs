@@ -37,7 +37,7 @@ internal static class PgCheck
 
     private static readonly string OutOfRange = $"""SELECT count(*), (array_agg("ID" ORDER BY "ID"))[1:{Max}] FROM "Block" WHERE "ID" < 1""";
 
-    private static readonly string Unusable = $"""SELECT count(*), (array_agg("ID" ORDER BY "ID"))[1:{Max}] FROM "Block" WHERE octet_length("Hash") NOT BETWEEN 1 AND 66""";
+    private static readonly string Unusable = $"""SELECT count(*), (array_agg("ID" ORDER BY "ID"))[1:{Max}] FROM "Block" WHERE octet_length("Hash") NOT BETWEEN 1 AND 66 OR "Size" < 1""";
 
     private const string UniqueIndex = """SELECT coalesce((SELECT i.indisvalid AND i.indisunique FROM pg_index i WHERE i.indexrelid = to_regclass('"BlockHashSize"')), false)""";
 
@@ -115,20 +115,13 @@ internal static class PgCheck
             Layout = BlockLayout.BlobHash,
             Counts = counts,
             DuplicateGroups = duplicateGroups,
-            DuplicateRows = duplicateRows,
-            DuplicateBlockIds = duplicateIds,
-            DanglingEntries = dangling,
-            DanglingEntryBlocksetIds = danglingIds,
-            LengthMismatches = lengths,
-            LengthMismatchBlocksetIds = lengthIds,
-            EntryOrderProblems = order,
-            EntryOrderBlocksetIds = orderIds,
-            IdsOutOfRange = range,
-            OutOfRangeBlockIds = rangeIds,
-            UnusableHashes = unusable,
-            UnusableHashBlockIds = unusableIds,
-            MapMissing = 0,
-            MapMissingBlockIds = [],
+            Duplicates = new BlockDbFinding(duplicateRows, duplicateIds),
+            DanglingEntries = new BlockDbFinding(dangling, danglingIds),
+            LengthMismatches = new BlockDbFinding(lengths, lengthIds),
+            EntryOrder = new BlockDbFinding(order, orderIds),
+            IdsOutOfRange = new BlockDbFinding(range, rangeIds),
+            UnusableBlocks = new BlockDbFinding(unusable, unusableIds),
+            MapMissing = BlockDbFinding.None,
             GuardsPresent = true,
             IntegrityCheck = indexValid ? "ok" : "the unique index \"BlockHashSize\" on (\"Hash\", \"Size\") is missing or not valid",
         };
