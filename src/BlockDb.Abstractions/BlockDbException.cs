@@ -28,6 +28,17 @@ public class BlockDbException : DbException
     {
     }
 
+    /// <summary>Creates an exception that carries the engine codes of <paramref name="cause"/> (SQLite's result codes or the server's SQLSTATE), for a failure that <paramref name="cause"/> led to.</summary>
+    /// <param name="message">What went wrong.</param>
+    /// <param name="cause">The failure whose codes are kept; also the inner exception.</param>
+    private protected BlockDbException(string message, BlockDbException cause)
+        : base(message, cause)
+    {
+        SqliteErrorCode = cause.SqliteErrorCode ?? (cause.SqlState is null ? 0 : null);
+        SqliteExtendedErrorCode = cause.SqliteExtendedErrorCode ?? (cause.SqlState is null ? 0 : null);
+        SqlState = cause.SqlState;
+    }
+
     /// <summary>Creates an exception carrying SQLite's result codes.</summary>
     /// <param name="message">What went wrong.</param>
     /// <param name="sqliteErrorCode">The primary result code, for example 5 (<c>SQLITE_BUSY</c>).</param>

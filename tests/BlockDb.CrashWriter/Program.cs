@@ -9,6 +9,13 @@ using BlockDb.Drivers;
 //   churn <db> <provider> <seed>    delete-then-re-add forever (KeyMap): select-xor-insert a few of 200 blocks, add a
 //                                    blockset of them, delete it, collect the unreferenced blocks; print "WRONG ..."
 //                                    when an ID held another block, "ROUND <n>" after each committed round.
+//   pg-xor <connection> <seed> <ops> select-xor-insert on a PostgreSQL index from four tasks (PgXorWriter).
+if (args is ["pg-xor", var connectionString, var seed, var ops])
+{
+    // Many writer processes on one PostgreSQL server (PostgreSqlServerTests).
+    return await PgXorWriter.RunAsync(connectionString, int.Parse(seed, System.Globalization.CultureInfo.InvariantCulture), int.Parse(ops, System.Globalization.CultureInfo.InvariantCulture));
+}
+
 if (args.Length != 4)
 {
     Console.Error.WriteLine("usage: write <db> <provider> <tasks> | lock <db> <provider> <ms>");

@@ -70,6 +70,14 @@ internal sealed class ChildProcess : IDisposable
         }
     }
 
+    /// <summary>Waits for the process to exit on its own and for its output to be read; returns its exit code.</summary>
+    public async Task<int> WaitForExitAsync(TimeSpan timeout)
+    {
+        using var cts = new CancellationTokenSource(timeout);
+        await _process.WaitForExitAsync(cts.Token);
+        return _process.ExitCode;
+    }
+
     /// <summary>SIGKILL on Linux: the process gets no chance to commit, flush or clean up.</summary>
     public void Kill()
     {

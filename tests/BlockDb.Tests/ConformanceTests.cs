@@ -32,7 +32,7 @@ public sealed class ConformanceTests : ConformanceTestBase
     }
 
     [Theory]
-    [MemberData(nameof(Matrix), MemberType = typeof(ConformanceTestBase))]
+    [MemberData(nameof(ProviderMatrix), MemberType = typeof(ConformanceTestBase))]
     public async Task Insert_then_find_returns_the_same_id_and_find_of_a_missing_block_returns_null(string provider, BlockLayout layout)
     {
         Use(provider, layout);
@@ -48,7 +48,7 @@ public sealed class ConformanceTests : ConformanceTestBase
     }
 
     [Theory]
-    [MemberData(nameof(Matrix), MemberType = typeof(ConformanceTestBase))]
+    [MemberData(nameof(ProviderMatrix), MemberType = typeof(ConformanceTestBase))]
     public async Task Inserting_an_existing_block_fails_with_sqlites_constraint_code_and_keeps_the_batch(string provider, BlockLayout layout)
     {
         Use(provider, layout);
@@ -57,7 +57,7 @@ public sealed class ConformanceTests : ConformanceTestBase
         await session.InsertBlockAsync(TestData.Hash(1), 100);
         await session.InsertBlockAsync(TestData.Hash(2), 100);
         var e = await Assert.ThrowsAsync<BlockDbException>(async () => await session.InsertBlockAsync(TestData.Hash(1), 100));
-        Assert.Equal(SqliteResultCode.Constraint, e.SqliteErrorCode);
+        AssertUniqueViolation(e);
         Assert.Equal(2, session.PendingWrites);
         await session.CommitAsync();
         await using var other = await db.OpenSessionAsync();
@@ -65,11 +65,11 @@ public sealed class ConformanceTests : ConformanceTestBase
     }
 
     [Theory]
-    [MemberData(nameof(Matrix), MemberType = typeof(ConformanceTestBase))]
+    [MemberData(nameof(ProviderMatrix), MemberType = typeof(ConformanceTestBase))]
     public async Task A_failed_write_in_an_empty_batch_does_not_keep_the_write_lock(string provider, BlockLayout layout)
     {
         Use(provider, layout);
-        await using var db = Open(o => { o.Batching.CommitEvery = 1; o.Pragmas.BusyTimeout = 300; });
+        await using var db = Open(o => { o.Batching.CommitEvery = 1; BusyTimeout(o, 300); });
         await using var first = await db.OpenSessionAsync();
         await first.InsertBlockAsync(TestData.Hash(1), 1);
         await Assert.ThrowsAsync<BlockDbException>(async () => await first.InsertBlockAsync(TestData.Hash(1), 1));
@@ -81,7 +81,7 @@ public sealed class ConformanceTests : ConformanceTestBase
     }
 
     [Theory]
-    [MemberData(nameof(MatrixWithStrategies), MemberType = typeof(ConformanceTestBase))]
+    [MemberData(nameof(ProviderMatrixWithStrategies), MemberType = typeof(ConformanceTestBase))]
     public async Task Select_xor_insert_gives_one_id_per_block_across_sessions_and_reopening(string provider, BlockLayout layout, SelectXorInsertStrategy strategy)
     {
         Use(provider, layout);
@@ -139,7 +139,7 @@ public sealed class ConformanceTests : ConformanceTestBase
     }
 
     [Theory]
-    [MemberData(nameof(MatrixWithStrategies), MemberType = typeof(ConformanceTestBase))]
+    [MemberData(nameof(ProviderMatrixWithStrategies), MemberType = typeof(ConformanceTestBase))]
     public async Task Select_xor_insert_of_a_known_block_counts_no_write_and_holds_no_transaction(string provider, BlockLayout layout, SelectXorInsertStrategy strategy)
     {
         Use(provider, layout);
@@ -156,7 +156,7 @@ public sealed class ConformanceTests : ConformanceTestBase
     }
 
     [Theory]
-    [MemberData(nameof(Matrix), MemberType = typeof(ConformanceTestBase))]
+    [MemberData(nameof(ProviderMatrix), MemberType = typeof(ConformanceTestBase))]
     public async Task A_blockset_keeps_its_blocks_in_order_with_repeats_and_its_length_in_bytes(string provider, BlockLayout layout)
     {
         Use(provider, layout);
@@ -182,7 +182,7 @@ public sealed class ConformanceTests : ConformanceTestBase
     }
 
     [Theory]
-    [MemberData(nameof(Matrix), MemberType = typeof(ConformanceTestBase))]
+    [MemberData(nameof(ProviderMatrix), MemberType = typeof(ConformanceTestBase))]
     public async Task A_blockset_from_block_ids_matches_one_from_hashes(string provider, BlockLayout layout)
     {
         Use(provider, layout);
@@ -205,7 +205,7 @@ public sealed class ConformanceTests : ConformanceTestBase
     }
 
     [Theory]
-    [MemberData(nameof(Matrix), MemberType = typeof(ConformanceTestBase))]
+    [MemberData(nameof(ProviderMatrix), MemberType = typeof(ConformanceTestBase))]
     public async Task A_large_blockset_reads_back_in_order(string provider, BlockLayout layout)
     {
         Use(provider, layout);
@@ -225,7 +225,7 @@ public sealed class ConformanceTests : ConformanceTestBase
     }
 
     [Theory]
-    [MemberData(nameof(Matrix), MemberType = typeof(ConformanceTestBase))]
+    [MemberData(nameof(ProviderMatrix), MemberType = typeof(ConformanceTestBase))]
     public async Task Bad_blocksets_are_refused_and_write_nothing(string provider, BlockLayout layout)
     {
         Use(provider, layout);
@@ -250,7 +250,7 @@ public sealed class ConformanceTests : ConformanceTestBase
     }
 
     [Theory]
-    [MemberData(nameof(Matrix), MemberType = typeof(ConformanceTestBase))]
+    [MemberData(nameof(ProviderMatrix), MemberType = typeof(ConformanceTestBase))]
     public async Task Unknown_blockset_ids_get_a_typed_error(string provider, BlockLayout layout)
     {
         Use(provider, layout);
@@ -277,7 +277,7 @@ public sealed class ConformanceTests : ConformanceTestBase
     }
 
     [Theory]
-    [MemberData(nameof(Matrix), MemberType = typeof(ConformanceTestBase))]
+    [MemberData(nameof(ProviderMatrix), MemberType = typeof(ConformanceTestBase))]
     public async Task Null_hashes_and_sizes_below_one_byte_are_refused(string provider, BlockLayout layout)
     {
         Use(provider, layout);
@@ -291,7 +291,7 @@ public sealed class ConformanceTests : ConformanceTestBase
     }
 
     [Theory]
-    [MemberData(nameof(Matrix), MemberType = typeof(ConformanceTestBase))]
+    [MemberData(nameof(ProviderMatrix), MemberType = typeof(ConformanceTestBase))]
     public async Task Hashes_of_other_lengths_and_padding_are_accepted(string provider, BlockLayout layout)
     {
         Use(provider, layout);
@@ -303,7 +303,7 @@ public sealed class ConformanceTests : ConformanceTestBase
     }
 
     [Theory]
-    [MemberData(nameof(Matrix), MemberType = typeof(ConformanceTestBase))]
+    [MemberData(nameof(ProviderMatrix), MemberType = typeof(ConformanceTestBase))]
     public async Task A_batch_of_n_writes_commits_exactly_at_the_nth_and_is_invisible_to_another_connection_before(string provider, BlockLayout layout)
     {
         Use(provider, layout);
@@ -328,7 +328,7 @@ public sealed class ConformanceTests : ConformanceTestBase
     }
 
     [Theory]
-    [MemberData(nameof(Matrix), MemberType = typeof(ConformanceTestBase))]
+    [MemberData(nameof(ProviderMatrix), MemberType = typeof(ConformanceTestBase))]
     public async Task Commit_every_one_makes_each_write_visible_at_once(string provider, BlockLayout layout)
     {
         Use(provider, layout);
@@ -341,7 +341,7 @@ public sealed class ConformanceTests : ConformanceTestBase
     }
 
     [Theory]
-    [MemberData(nameof(Matrix), MemberType = typeof(ConformanceTestBase))]
+    [MemberData(nameof(ProviderMatrix), MemberType = typeof(ConformanceTestBase))]
     public async Task Commit_every_zero_commits_only_on_an_explicit_commit(string provider, BlockLayout layout)
     {
         Use(provider, layout);
@@ -361,7 +361,7 @@ public sealed class ConformanceTests : ConformanceTestBase
     }
 
     [Theory]
-    [MemberData(nameof(Matrix), MemberType = typeof(ConformanceTestBase))]
+    [MemberData(nameof(ProviderMatrix), MemberType = typeof(ConformanceTestBase))]
     public async Task An_old_batch_commits_without_another_write(string provider, BlockLayout layout)
     {
         Use(provider, layout);
@@ -385,7 +385,7 @@ public sealed class ConformanceTests : ConformanceTestBase
     }
 
     [Theory]
-    [MemberData(nameof(Matrix), MemberType = typeof(ConformanceTestBase))]
+    [MemberData(nameof(ProviderMatrix), MemberType = typeof(ConformanceTestBase))]
     public async Task Rollback_discards_the_open_batch_only(string provider, BlockLayout layout)
     {
         Use(provider, layout);
@@ -422,7 +422,7 @@ public sealed class ConformanceTests : ConformanceTestBase
     }
 
     [Theory]
-    [MemberData(nameof(Matrix), MemberType = typeof(ConformanceTestBase))]
+    [MemberData(nameof(ProviderMatrix), MemberType = typeof(ConformanceTestBase))]
     public async Task Disposing_the_database_disposes_open_sessions_and_releases_the_file(string provider, BlockLayout layout)
     {
         Use(provider, layout);
@@ -434,17 +434,15 @@ public sealed class ConformanceTests : ConformanceTestBase
         await Assert.ThrowsAsync<ObjectDisposedException>(async () => await session.FindBlockAsync(TestData.Hash(1), 1));
         await Assert.ThrowsAsync<ObjectDisposedException>(async () => await db.OpenSessionAsync());
 
-        // Released: the file can be deleted and a new index created in its place.
-        File.Delete(DbPath);
-        File.Delete(DbPath + "-wal");
-        File.Delete(DbPath + "-shm");
+        // Released: the file (or the server's tables) can be deleted and a new index created in its place.
+        DeleteIndex();
         await using var fresh = Open();
         await using var s = await fresh.OpenSessionAsync();
         Assert.Equal(0, (await s.GetCountsAsync()).Blocks);
     }
 
     [Theory]
-    [MemberData(nameof(Matrix), MemberType = typeof(ConformanceTestBase))]
+    [MemberData(nameof(ProviderMatrix), MemberType = typeof(ConformanceTestBase))]
     public async Task Cancellation_before_a_call_writes_nothing(string provider, BlockLayout layout)
     {
         Use(provider, layout);
@@ -458,7 +456,7 @@ public sealed class ConformanceTests : ConformanceTestBase
     }
 
     [Theory]
-    [MemberData(nameof(Matrix), MemberType = typeof(ConformanceTestBase))]
+    [MemberData(nameof(ProviderMatrix), MemberType = typeof(ConformanceTestBase))]
     public async Task Cancellation_in_the_middle_of_a_blockset_writes_none_of_it(string provider, BlockLayout layout)
     {
         Use(provider, layout);
@@ -473,7 +471,7 @@ public sealed class ConformanceTests : ConformanceTestBase
     }
 
     [Theory]
-    [MemberData(nameof(Matrix), MemberType = typeof(ConformanceTestBase))]
+    [MemberData(nameof(ProviderMatrix), MemberType = typeof(ConformanceTestBase))]
     public async Task A_session_refuses_a_second_call_while_one_is_running(string provider, BlockLayout layout)
     {
         Use(provider, layout);
@@ -491,7 +489,7 @@ public sealed class ConformanceTests : ConformanceTestBase
     }
 
     [Theory]
-    [MemberData(nameof(Matrix), MemberType = typeof(ConformanceTestBase))]
+    [MemberData(nameof(ProviderMatrix), MemberType = typeof(ConformanceTestBase))]
     public async Task A_read_only_database_opens_beside_a_writer_reads_committed_blocks_and_refuses_every_write(string provider, BlockLayout layout)
     {
         Use(provider, layout);
@@ -507,7 +505,7 @@ public sealed class ConformanceTests : ConformanceTestBase
         await using var writer = await writing.OpenSessionAsync();
         await writer.SelectXorInsertAsync(TestData.Hash(2), 10); // uncommitted: the writer holds the write lock
 
-        await using var db2 = Open(o => { o.ReadOnly = true; o.Pragmas.BusyTimeout = 200; });
+        await using var db2 = Open(o => { o.ReadOnly = true; BusyTimeout(o, 200); });
         await using var reader = await db2.OpenSessionAsync();
         Assert.Equal(1, await reader.FindBlockAsync(TestData.Hash(1), 10));
         Assert.Null(await reader.FindBlockAsync(TestData.Hash(2), 10));
@@ -522,7 +520,7 @@ public sealed class ConformanceTests : ConformanceTestBase
         })
         {
             var e = await Assert.ThrowsAsync<BlockDbReadOnlyException>(write);
-            Assert.Equal(SqliteResultCode.ReadOnly, e.SqliteErrorCode);
+            AssertReadOnlyCode(e);
         }
 
         await reader.CommitAsync();

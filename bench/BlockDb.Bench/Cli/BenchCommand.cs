@@ -72,6 +72,8 @@ internal static class BenchCommand
             return run(settings, result.GetValue(DryRun));
         });
         root.Add(ConcurrencyCommand.Create());
+        root.Add(Server.ServerCommand.Create());
+        root.Add(Server.ServerCommand.CreateWorker());
         return root;
     }
 

@@ -12,14 +12,23 @@ public sealed class BlockDbOptions
     public const string SectionName = "BlockDb";
 
     /// <summary>
-    /// The provider name, case-insensitive: <c>MicrosoftData</c>, <c>SystemData</c>, <c>PInvoke</c>, or a provider
+    /// The provider name, case-insensitive: <c>MicrosoftData</c>, <c>SystemData</c>, <c>PInvoke</c>, <c>PostgreSql</c>, or a provider
     /// registered by a package. <see langword="null"/> (default): the one provider registered with the builder or
     /// the service collection when there is exactly one, else <c>MicrosoftData</c>.
     /// </summary>
     public string? Provider { get; set; }
 
-    /// <summary>The database file path (SQLite providers). Its folder must exist; the file is created when missing. Required by the SQLite providers.</summary>
+    /// <summary>The database file path (SQLite providers). Its folder must exist; the file is created when missing. Required by the SQLite providers; refused by a server provider.</summary>
     public string? DataSource { get; set; }
+
+    /// <summary>
+    /// The connection string of a database server (the <c>PostgreSql</c> provider: Npgsql's keywords, for example
+    /// <c>Host=db.example;Port=5432;Database=backup;Username=blockdb;Password=...</c>, see
+    /// <see href="https://www.npgsql.org/doc/connection-string-parameters.html"/>). Required by a server provider unless
+    /// the application registers its own data source with dependency injection; refused by the SQLite providers, which
+    /// take <see cref="DataSource"/>. Never logged nor returned by <see cref="IBlockDatabase.DataSource"/> (passwords).
+    /// </summary>
+    public string? ConnectionString { get; set; }
 
     /// <summary>
     /// Opens the file read-only (<c>SQLITE_OPEN_READONLY</c>): for a restore, verify or reporting process beside a
@@ -58,6 +67,7 @@ public sealed class BlockDbOptions
     {
         Provider = Provider,
         DataSource = DataSource,
+        ConnectionString = ConnectionString,
         ReadOnly = ReadOnly,
         Pragmas = Pragmas?.Clone()!,
         Batching = Batching?.Clone()!,
@@ -75,7 +85,7 @@ public sealed class BlockDbOptions
     {
         if (Provider is not null && string.IsNullOrWhiteSpace(Provider))
         {
-            throw new BlockDbConfigurationException($"{SectionName}:Provider", "BlockDb:Provider is empty; leave it unset or name a provider: MicrosoftData, SystemData or PInvoke.");
+            throw new BlockDbConfigurationException($"{SectionName}:Provider", "BlockDb:Provider is empty; leave it unset or name a provider: MicrosoftData, SystemData, PInvoke or PostgreSql.");
         }
 
         OptionGuard.Defined(SelectXorInsert, $"{SectionName}:SelectXorInsert");

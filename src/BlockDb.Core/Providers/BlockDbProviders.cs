@@ -18,6 +18,9 @@ public static class BlockDbProviders
     /// <summary>The direct P/Invoke provider into <c>e_sqlite3</c> (package <c>BlockDb.PInvoke</c>).</summary>
     public const string PInvoke = "PInvoke";
 
+    /// <summary>The PostgreSQL provider, on Npgsql (package <c>BlockDb.PostgreSql</c>): the index on a database server, set by <see cref="BlockDbOptions.ConnectionString"/>.</summary>
+    public const string PostgreSql = "PostgreSql";
+
     /// <summary>The provider used when <see cref="BlockDbOptions.Provider"/> is not set and no provider, or more than one, was registered: <c>MicrosoftData</c>.</summary>
     public const string Default = MicrosoftData;
 

@@ -17,13 +17,17 @@ internal static class ProviderCatalog
         new(BlockDbProviders.SystemData, "BlockDb.SystemData.SystemDataDriver, BlockDb.SystemData", "BlockDb.SystemData",
             " It needs Mono.Data.Sqlite.dll beside the application: the BlockDb.SystemData package ships it; a build from source fetches it with eng/get-mono-data-sqlite.sh (Debian's libmono-sqlite4.0-cil)."),
         new(BlockDbProviders.PInvoke, "BlockDb.PInvoke.PInvokeDriver, BlockDb.PInvoke", "BlockDb.PInvoke", string.Empty),
+        new(BlockDbProviders.PostgreSql, "BlockDb.PostgreSql.PostgreSqlProvider, BlockDb.PostgreSql", "BlockDb.PostgreSql", string.Empty, IsSqlite: false),
     ];
 
     private static readonly ConcurrentDictionary<string, Lazy<IBlockDbProvider>> Loaded = new(StringComparer.OrdinalIgnoreCase);
     private static readonly ConcurrentDictionary<ISqliteDriver, SqliteProvider> Wrapped = new();
 
     /// <summary>BlockDb's own SQLite providers, in documentation order.</summary>
-    public static IReadOnlyList<string> SqliteNames { get; } = [.. Known.Select(k => k.Name)];
+    public static IReadOnlyList<string> SqliteNames { get; } = [.. Known.Where(k => k.IsSqlite).Select(k => k.Name)];
+
+    /// <summary>All of BlockDb's own providers, SQLite first, in documentation order.</summary>
+    public static IReadOnlyList<string> AllNames { get; } = [.. Known.Select(k => k.Name)];
 
     /// <summary>Whether <paramref name="name"/> is one of BlockDb's own providers (found without registration).</summary>
     public static bool IsKnown(string name) => Known.Any(k => string.Equals(k.Name, name.Trim(), StringComparison.OrdinalIgnoreCase));
@@ -54,7 +58,7 @@ internal static class ProviderCatalog
         var known = Known.FirstOrDefault(k => string.Equals(k.Name, wanted, StringComparison.OrdinalIgnoreCase))
             ?? throw new BlockDbConfigurationException(
                 $"{BlockDbOptions.SectionName}:Provider",
-                $"Unknown BlockDb provider '{name}'; valid providers: {string.Join(", ", SqliteNames.Concat(registered.Select(p => p.Name)).Distinct(StringComparer.OrdinalIgnoreCase))}.");
+                $"Unknown BlockDb provider '{name}'; valid providers: {string.Join(", ", AllNames.Concat(registered.Select(p => p.Name)).Distinct(StringComparer.OrdinalIgnoreCase))}.");
         try
         {
             return Loaded.GetOrAdd(known.Name, _ => new Lazy<IBlockDbProvider>(() => Load(known))).Value;
@@ -87,7 +91,7 @@ internal static class ProviderCatalog
         {
             throw new BlockDbConfigurationException(
                 setting,
-                $"The BlockDb provider '{known.Name}' is not installed: add the {known.Package} package (or the BlockDb package, which brings every SQLite provider) to the application.{known.Hint}");
+                $"The BlockDb provider '{known.Name}' is not installed: add the {known.Package} package (or the BlockDb package, which brings every provider) to the application.{known.Hint}");
         }
 
         object? instance;
@@ -109,6 +113,6 @@ internal static class ProviderCatalog
         };
     }
 
-    /// <summary>One of BlockDb's own providers: its name, its driver type, its package, and what to add when it fails to load.</summary>
-    internal sealed record KnownProvider(string Name, string TypeName, string Package, string Hint);
+    /// <summary>One of BlockDb's own providers: its name, its type, its package, what to add when it fails to load, and whether it is a SQLite driver (a server provider is not).</summary>
+    internal sealed record KnownProvider(string Name, string TypeName, string Package, string Hint, bool IsSqlite = true);
 }

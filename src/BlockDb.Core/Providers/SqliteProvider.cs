@@ -13,6 +13,13 @@ internal sealed class SqliteProvider(ISqliteDriver driver) : IBlockDbProvider
 
     public void Validate(BlockDbOptions options)
     {
+        if (options.ConnectionString is not null)
+        {
+            throw new BlockDbConfigurationException(
+                $"{BlockDbOptions.SectionName}:ConnectionString",
+                $"BlockDb:ConnectionString is set, but the SQLite provider '{driver.Name}' opens a file: set BlockDb:DataSource to its path and remove ConnectionString, or choose a server provider (BlockDb:Provider = PostgreSql).");
+        }
+
         const string setting = $"{BlockDbOptions.SectionName}:DataSource";
         var dataSource = options.DataSource;
         if (string.IsNullOrWhiteSpace(dataSource))

@@ -89,7 +89,7 @@ internal sealed class BlockRepository : IBlockRepository
     public ValueTask<VolumeInfo?> FindVolumeAsync(string name, CancellationToken cancellationToken = default) =>
         Call(name, static (r, n) =>
         {
-            VolumeStatements.ValidateName(n);
+            VolumeStateRules.ValidateName(n);
             return r.Volumes.Find(n);
         }, cancellationToken);
 
@@ -106,19 +106,16 @@ internal sealed class BlockRepository : IBlockRepository
     public ValueTask<long> RegisterVolumeAsync(string name, VolumeState state = VolumeState.Temporary, CancellationToken cancellationToken = default) =>
         Call((name, state), static (r, s) =>
         {
-            VolumeStatements.ValidateName(s.name);
-            ValidateState(s.state);
+            VolumeStateRules.ValidateName(s.name);
+            VolumeStateRules.ValidateState(s.state);
             return r.Writable(nameof(RegisterVolumeAsync)).Volumes.Register(s.name, s.state);
         }, cancellationToken);
 
     public ValueTask SetVolumeStateAsync(long volumeId, VolumeState state, long? size = null, CancellationToken cancellationToken = default) =>
         Call((volumeId, state, size), static (r, s) =>
         {
-            ValidateState(s.state);
-            if (s.size is < 0)
-            {
-                throw new ArgumentOutOfRangeException(nameof(size), s.size, "A volume's size is a number of bytes, 0 or more.");
-            }
+            VolumeStateRules.ValidateState(s.state);
+            VolumeStateRules.ValidateSize(s.size);
 
             r.Writable(nameof(SetVolumeStateAsync)).Volumes.SetState(s.volumeId, s.state, s.size);
             return true;
@@ -258,14 +255,6 @@ internal sealed class BlockRepository : IBlockRepository
 
     /// <summary>The volume calls, prepared on first use.</summary>
     private VolumeStatements Volumes => _volumes ??= new VolumeStatements(_connection, _batch, _volumeGuard);
-
-    private static void ValidateState(VolumeState state)
-    {
-        if (!Enum.IsDefined(state))
-        {
-            throw new ArgumentOutOfRangeException(nameof(state), state, $"Not a volume state; allowed: {string.Join(", ", Enum.GetNames<VolumeState>())}.");
-        }
-    }
 
     /// <summary>This session, once a write is known to be allowed.</summary>
     /// <exception cref="BlockDbReadOnlyException">The database is read-only.</exception>

@@ -26,7 +26,7 @@ internal sealed class VolumeGuard(ISqliteConnection connection, WriteBatch batch
         }
 
         var state = Read(id);
-        if (state is VolumeState.Deleting or VolumeState.Deleted)
+        if (VolumeStateRules.IsGoing(state))
         {
             throw new BlockDbConflictException($"Volume {id} is {state}; blocks can be recorded into, or moved to, a volume only before it is being deleted. Register a new volume for them.");
         }
@@ -43,7 +43,7 @@ internal sealed class VolumeGuard(ISqliteConnection connection, WriteBatch batch
         try
         {
             return state.Step()
-                ? VolumeStates.Parse(state.ColumnText(0), volumeId)
+                ? VolumeStateRules.Parse(state.ColumnText(0), volumeId)
                 : throw new VolumeNotFoundException(volumeId);
         }
         finally

@@ -6,9 +6,6 @@ namespace BlockDb.Sessions;
 /// <summary>A session's volume calls: register, change state, read, find by name, and move blocks between volumes. Used only inside the session's gate.</summary>
 internal sealed class VolumeStatements
 {
-    /// <summary>The longest volume name accepted, in characters.</summary>
-    public const int MaxNameLength = 1024;
-
     private const int CancellationCheckInterval = 256;
 
     private readonly WriteBatch _batch;
@@ -32,17 +29,6 @@ internal sealed class VolumeStatements
         _hasBlocks = connection.Prepare(BlockDbSql.VolumeHasBlocks);
         _get = connection.Prepare(BlockDbSql.GetVolume);
         _move = connection.Prepare(BlockDbSql.MoveBlock);
-    }
-
-    /// <summary>Checks a volume name.</summary>
-    /// <exception cref="ArgumentException">Null, empty, longer than <see cref="MaxNameLength"/> characters, or holding a NUL.</exception>
-    public static void ValidateName(string? name)
-    {
-        ArgumentException.ThrowIfNullOrEmpty(name);
-        if (name.Length > MaxNameLength || name.Contains('\0', StringComparison.Ordinal))
-        {
-            throw new ArgumentException($"A volume name is 1 to {MaxNameLength} characters without NUL; the name given has {name.Length}.", nameof(name));
-        }
     }
 
     /// <summary>Registers a volume (the name checked by the caller).</summary>
@@ -76,9 +62,9 @@ internal sealed class VolumeStatements
     {
         var (self, id, state, size) = s;
         var from = self._guard.Read(id);
-        if (!VolumeStates.CanMove(from, state))
+        if (!VolumeStateRules.CanChange(from, state))
         {
-            throw new BlockDbConflictException($"Volume {id} cannot go from {from} to {state}; allowed: forward along Temporary, Uploading, Uploaded, Verified; from any of those to Deleting; from Deleting to Deleted; or to the state it is in.");
+            throw new BlockDbConflictException(VolumeStateRules.Refused(id, from, state));
         }
 
         if (state == VolumeState.Deleting && from != VolumeState.Deleting && Exists(self._hasReferenced, id))
@@ -162,7 +148,7 @@ internal sealed class VolumeStatements
         return new VolumeInfo(
             id,
             row.ColumnText(1) ?? string.Empty,
-            VolumeStates.Parse(row.ColumnText(2), id),
+            VolumeStateRules.Parse(row.ColumnText(2), id),
             row.ColumnIsNull(3) ? null : row.ColumnInt64(3),
             row.ColumnInt64(4),
             row.ColumnInt64(5),

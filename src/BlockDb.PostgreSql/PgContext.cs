@@ -1,0 +1,23 @@
+using Npgsql;
+
+namespace BlockDb.PostgreSql;
+
+/// <summary>What every session and shared repository of one database needs: the data source, the server's name for messages, and the frozen options.</summary>
+/// <param name="DataSource">The pooled data source connections come from.</param>
+/// <param name="Server">Host, port and database, for messages (never a password).</param>
+/// <param name="Options">The frozen options.</param>
+internal sealed record PgContext(NpgsqlDataSource DataSource, string Server, BlockDbOptions Options)
+{
+    /// <summary>The error for a write on a read-only database (SQLSTATE 25006), before the server is reached.</summary>
+    public void RequireWritable(string operation)
+    {
+        if (Options.ReadOnly)
+        {
+            throw new BlockDbReadOnlyException(operation, Server, BlockDbReadOnlyException.ReadOnlySqlState);
+        }
+    }
+
+    /// <summary>The error for an insert of a block that exists: SQLSTATE 23505, raised by BlockDb (the statement did nothing, so the batch goes on).</summary>
+    public static BlockDbException BlockExists(string hash, long size) =>
+        new($"The block (hash {hash}, size {size}) is already in the index; use SelectXorInsertAsync to get its ID. Nothing was written.", PgErrors.UniqueViolation);
+}

@@ -1,0 +1,196 @@
+using System.Collections.Concurrent;
+using BlockDb.PostgreSql.Maintenance;
+using BlockDb.PostgreSql.Schema;
+using BlockDb.PostgreSql.Sessions;
+using BlockDb.PostgreSql.Shared;
+using Npgsql;
+
+namespace BlockDb.PostgreSql;
+
+/// <summary>
+/// A block index on a PostgreSQL server, through a pooled <see cref="NpgsqlDataSource"/>. Opening checks the schema (or
+/// creates it in an empty database); sessions and shared repositories take connections from the pool. Disposing waits
+/// for every session's and shared repository's call in flight, ends them, and disposes the data source when this
+/// database built it (a data source the application registered stays the application's). See <see cref="IBlockDatabase"/>.
+/// </summary>
+internal sealed class PostgreSqlBlockDatabase : IBlockDatabase
+{
+    private readonly PgContext _context;
+    private readonly bool _ownsDataSource;
+    private readonly ConcurrentDictionary<object, byte> _open = new();
+    private readonly Lock _disposeLock = new();
+    private readonly CancellationTokenSource _closing = new();
+    private readonly ConcurrentDictionary<NpgsqlConnection, byte> _enumerations = new();
+    private Task? _disposing;
+
+    private PostgreSqlBlockDatabase(PgContext context, bool ownsDataSource, string engineVersion)
+    {
+        _context = context;
+        _ownsDataSource = ownsDataSource;
+        EngineVersion = engineVersion;
+    }
+
+    public string ProviderName => _context.Options.Provider ?? "PostgreSql";
+
+    public string Engine => "PostgreSQL";
+
+    public string EngineVersion { get; }
+
+    public string? SqliteVersion => null;
+
+    public string DataSource => _context.Server;
+
+    public PragmaSettings AppliedPragmas => PragmaSettings.None;
+
+    public BlockDbOptions Options => _context.Options.Clone();
+
+    public BlockLayout Layout => BlockLayout.BlobHash;
+
+    public (long Blocks, long Bytes) KeyMapUsage => (0, 0);
+
+    /// <summary>The pool, for the bulk import.</summary>
+    internal PgContext Context => _context;
+
+    /// <summary>Checks or creates the schema on one connection and returns the open database; disposes an owned data source when that fails.</summary>
+    public static async Task<PostgreSqlBlockDatabase> OpenAsync(PgContext context, bool ownsDataSource, CancellationToken cancellationToken)
+    {
+        try
+        {
+            var connection = await context.DataSource.OpenConnectionAsync(cancellationToken).ConfigureAwait(false);
+            await using var connectionScope = connection.ConfigureAwait(false);
+            await PgSchema.EnsureAsync(connection, context.Options.ReadOnly, context.Server, cancellationToken).ConfigureAwait(false);
+            return new PostgreSqlBlockDatabase(context, ownsDataSource, connection.PostgreSqlVersion.ToString());
+        }
+        catch (Exception e)
+        {
+            if (ownsDataSource)
+            {
+                await context.DataSource.DisposeAsync().ConfigureAwait(false);
+            }
+
+            throw PgErrors.IsDatabaseFailure(e) ? PgErrors.Map(e, $"Opening the BlockDb index on '{context.Server}'") : e;
+        }
+    }
+
+    public async ValueTask<IBlockRepository> OpenSessionAsync(CancellationToken cancellationToken = default)
+    {
+        ThrowIfDisposed();
+        var session = await PostgreSqlSession.OpenAsync(_context, s => _open.TryRemove(s, out _), cancellationToken).ConfigureAwait(false);
+        _open[session] = 0;
+        if (_disposing is not null)
+        {
+            await session.DisposeAsync().ConfigureAwait(false);
+            ThrowIfDisposed();
+        }
+
+        return session;
+    }
+
+    public IAsyncEnumerable<BlockInfo> EnumerateBlocksAsync(BlockFilter? filter = null, CancellationToken cancellationToken = default)
+    {
+        ThrowIfDisposed();
+        var volume = filter?.VolumeId;
+        var unreferenced = filter?.UnreferencedOnly ?? false;
+        return PgEnumeration.StreamAsync(
+            _context,
+            _enumerations,
+            _closing.Token,
+            PgLifecycleSql.EnumerateBlocks,
+            c =>
+            {
+                c.Parameters.Add(new NpgsqlParameter { NpgsqlDbType = NpgsqlTypes.NpgsqlDbType.Bigint, Value = (object?)volume ?? DBNull.Value });
+                c.Parameters.Add(new NpgsqlParameter<bool> { NpgsqlDbType = NpgsqlTypes.NpgsqlDbType.Boolean, TypedValue = unreferenced });
+            },
+            static r => new BlockInfo(r.GetInt64(0), Convert.ToBase64String(r.GetFieldValue<byte[]>(1)), r.GetInt64(2), r.IsDBNull(3) ? null : r.GetInt64(3)),
+            cancellationToken);
+    }
+
+    public IAsyncEnumerable<BlocksetInfo> EnumerateBlocksetsAsync(CancellationToken cancellationToken = default)
+    {
+        ThrowIfDisposed();
+        return PgEnumeration.StreamAsync(
+            _context,
+            _enumerations,
+            _closing.Token,
+            PgLifecycleSql.EnumerateBlocksets,
+            null,
+            static r => new BlocksetInfo(r.GetInt64(0), r.GetInt64(1), r.IsDBNull(2) ? null : Convert.ToBase64String(r.GetFieldValue<byte[]>(2)), checked((int)r.GetInt64(3))),
+            cancellationToken);
+    }
+
+    public IAsyncEnumerable<VolumeInfo> EnumerateVolumesAsync(CancellationToken cancellationToken = default)
+    {
+        ThrowIfDisposed();
+        return PgEnumeration.StreamAsync(_context, _enumerations, _closing.Token, PgLifecycleSql.EnumerateVolumes, null, PgLifecycleOps.ReadVolume, cancellationToken);
+    }
+
+    public ISharedBlockRepository OpenSharedRepository()
+    {
+        ThrowIfDisposed();
+        var shared = new PostgreSqlSharedRepository(_context, s => _open.TryRemove(s, out _));
+        _open[shared] = 0;
+        return shared;
+    }
+
+    public ValueTask<BlockDbCheckResult> CheckAsync(CancellationToken cancellationToken = default) =>
+        RunMaintenanceAsync(token => PgCheck.RunAsync(_context, token), cancellationToken);
+
+    public ValueTask<BlockDbRepairResult> RepairAsync(CancellationToken cancellationToken = default)
+    {
+        ThrowIfDisposed();
+        _context.RequireWritable(nameof(RepairAsync));
+        return RunMaintenanceAsync(token => PgCheck.RepairAsync(_context, token), cancellationToken);
+    }
+
+    public void Dispose() => DisposeAsync().AsTask().GetAwaiter().GetResult();
+
+    /// <summary>Disposes every open session and shared repository (each waits for its call in flight), then the owned data source.</summary>
+    public ValueTask DisposeAsync()
+    {
+        lock (_disposeLock)
+        {
+            return new(_disposing ??= DisposeCoreAsync());
+        }
+    }
+
+    private async Task DisposeCoreAsync()
+    {
+        await _closing.CancelAsync().ConfigureAwait(false);
+        foreach (var connection in _enumerations.Keys)
+        {
+            await PgEnumeration.QuietlyAsync(connection).ConfigureAwait(false);
+        }
+
+        foreach (var open in _open.Keys)
+        {
+            try
+            {
+                await ((IAsyncDisposable)open).DisposeAsync().ConfigureAwait(false);
+            }
+            catch (BlockDbException)
+            {
+                // A session whose final commit failed: its owner learns it from its own calls; the database still closes.
+            }
+        }
+
+        if (_ownsDataSource)
+        {
+            await _context.DataSource.DisposeAsync().ConfigureAwait(false);
+        }
+    }
+
+    private async ValueTask<T> RunMaintenanceAsync<T>(Func<CancellationToken, Task<T>> work, CancellationToken cancellationToken)
+    {
+        ThrowIfDisposed();
+        try
+        {
+            return await work(cancellationToken).ConfigureAwait(false);
+        }
+        catch (Exception e) when (PgErrors.IsDatabaseFailure(e))
+        {
+            throw PgErrors.Map(e, "The check");
+        }
+    }
+
+    private void ThrowIfDisposed() => ObjectDisposedException.ThrowIf(_disposing is not null, this);
+}

@@ -1,0 +1,78 @@
+namespace BlockDb.PostgreSql.Schema;
+
+/// <summary>
+/// Every statement the provider sends, in one place. Values travel only as parameters (<c>$1</c>, <c>$2</c>, ...);
+/// no SQL text is built from input. Table and column names are Duplicati's (<c>Block</c>, <c>Blockset</c>,
+/// <c>BlocksetEntry</c>), quoted because PostgreSQL folds unquoted names to lower case.
+/// </summary>
+internal static class PgSql
+{
+    /// <summary>The block's ID by hash and size (the unique index <c>BlockHashSize</c>).</summary>
+    public const string FindBlock = """SELECT "ID" FROM "Block" WHERE "Hash" = $1 AND "Size" = $2""";
+
+    /// <summary>
+    /// Inserts a block unless it exists. <c>ON CONFLICT DO NOTHING</c> waits for a concurrent insert of the same key to
+    /// commit or abort, so two writers never both insert it
+    /// (<see href="https://www.postgresql.org/docs/current/sql-insert.html#SQL-ON-CONFLICT"/>); no row comes back when
+    /// it existed.
+    /// </summary>
+    public const string InsertBlock = """INSERT INTO "Block" ("Hash", "Size") VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING "ID" """;
+
+    /// <summary>As <see cref="InsertBlock"/> without <c>RETURNING</c> (the InsertOrIgnoreThenSelect strategy: the affected-row count says whether it inserted).</summary>
+    public const string InsertBlockIgnore = """INSERT INTO "Block" ("Hash", "Size") VALUES ($1, $2) ON CONFLICT DO NOTHING""";
+
+    /// <summary>The rows of <c>Block</c>, <c>Blockset</c> and <c>BlocksetEntry</c>.</summary>
+    public const string Counts = """SELECT (SELECT count(*) FROM "Block"), (SELECT count(*) FROM "Blockset"), (SELECT count(*) FROM "BlocksetEntry")""";
+
+    /// <summary>A blockset's blocks in order: the join restore reads.</summary>
+    public const string ListBlocksetBlocks = """
+        SELECT e."Index", b."ID", b."Hash", b."Size" FROM "BlocksetEntry" e JOIN "Block" b ON b."ID" = e."BlockID"
+        WHERE e."BlocksetID" = $1 ORDER BY e."Index"
+        """;
+
+    /// <summary>Whether a blockset exists (for a blockset whose list came back empty).</summary>
+    public const string BlocksetExists = """SELECT 1 FROM "Blockset" WHERE "ID" = $1""";
+
+    /// <summary>A blockset's length, full hash and entry count.</summary>
+    public const string GetBlockset = """
+        SELECT s."Length", s."FullHash", (SELECT count(*) FROM "BlocksetEntry" e WHERE e."BlocksetID" = s."ID") FROM "Blockset" s WHERE s."ID" = $1
+        """;
+
+    /// <summary>
+    /// A file's blockset from its blocks' hashes and sizes, in one statement and one round trip: <c>unnest</c> turns the
+    /// two arrays into rows with their position, each is joined to its block, and only when every block was found are
+    /// the <c>Blockset</c> row (its <c>Length</c> the sum of the sizes) and the entries inserted. Returns the new ID and
+    /// the 1-based position of the first unknown block (one of them null). Data-modifying CTEs see one snapshot and run
+    /// exactly once (<see href="https://www.postgresql.org/docs/current/queries-with.html#QUERIES-WITH-MODIFYING"/>).
+    /// </summary>
+    public const string AddBlocksetByKeys = """
+        WITH f AS (SELECT $3::bytea AS h),
+        k AS (SELECT * FROM unnest($1::bytea[], $2::bigint[]) WITH ORDINALITY AS k(h, s, i)),
+        r AS (SELECT k.i, k.s, b."ID" AS id, v."State" AS st FROM k LEFT JOIN "Block" b ON b."Hash" = k.h AND b."Size" = k.s LEFT JOIN "Remotevolume" v ON v."ID" = b."VolumeID"),
+        """ + BlocksetTail;
+
+    /// <summary>As <see cref="AddBlocksetByKeys"/>, from the blocks' IDs (their sizes read from <c>Block</c>).</summary>
+    public const string AddBlocksetByIds = """
+        WITH f AS (SELECT $2::bytea AS h),
+        k AS (SELECT * FROM unnest($1::bigint[]) WITH ORDINALITY AS k(bid, i)),
+        r AS (SELECT k.i, b."Size" AS s, b."ID" AS id, v."State" AS st FROM k LEFT JOIN "Block" b ON b."ID" = k.bid LEFT JOIN "Remotevolume" v ON v."ID" = b."VolumeID"),
+        """ + BlocksetTail;
+
+    /// <summary>
+    /// The end both blockset statements share, after <c>r</c> (each listed block's position, size, ID and its volume's
+    /// state) and <c>f</c> (the full hash): the <c>Blockset</c> row (length 0 for an empty list) and its entries are written only when every block is
+    /// known and none lies in a volume being deleted; the statement returns the new ID, the 1-based position of the first
+    /// unknown block, and that of the first block of a volume being deleted.
+    /// </summary>
+    private const string BlocksetTail = """
+        m AS (SELECT min(i) AS i FROM r WHERE id IS NULL),
+        d AS (SELECT min(i) AS i FROM r WHERE st IN ('Deleting', 'Deleted')),
+        bs AS (INSERT INTO "Blockset" ("Length", "FullHash") SELECT coalesce(sum(r.s), 0), (SELECT h FROM f) FROM r
+               HAVING count(r.id) = count(*) AND count(*) FILTER (WHERE r.st IN ('Deleting', 'Deleted')) = 0 RETURNING "ID"),
+        e AS (INSERT INTO "BlocksetEntry" ("BlocksetID", "Index", "BlockID") SELECT bs."ID", r.i - 1, r.id FROM bs, r)
+        SELECT (SELECT "ID" FROM bs), (SELECT i FROM m), (SELECT i FROM d)
+        """;
+
+    /// <summary>The server's version (<c>server_version</c>).</summary>
+    public const string ServerVersion = "SHOW server_version";
+}

@@ -1,0 +1,94 @@
+namespace BlockDb.PostgreSql.Sessions;
+
+/// <summary>
+/// Validates and decodes what a caller passes, before anything reaches the server: hashes as canonical padded base64
+/// (<see cref="BlockHash"/>) decoded to their bytes for the <c>bytea</c> columns, sizes of 1 byte or more, and a
+/// blockset's list read once into arrays (its cancellation token checked between items).
+/// </summary>
+internal static class PgInput
+{
+    /// <summary>How many items are read between two checks of the cancellation token.</summary>
+    private const int CancellationStride = 64;
+
+    /// <summary>A block's hash bytes, after checking the hash and the size.</summary>
+    /// <exception cref="ArgumentException">The hash or the size is invalid.</exception>
+    public static byte[] Block(string hash, long size)
+    {
+        BlockHash.Validate(hash, nameof(hash));
+        BlockHash.ValidateSize(size, nameof(size));
+        return Convert.FromBase64String(hash);
+    }
+
+    /// <summary>A full hash's bytes, or null.</summary>
+    /// <exception cref="ArgumentException">The hash is not valid base64.</exception>
+    public static byte[]? FullHash(string? fullHash)
+    {
+        if (fullHash is null)
+        {
+            return null;
+        }
+
+        BlockHash.Validate(fullHash, nameof(fullHash));
+        return Convert.FromBase64String(fullHash);
+    }
+
+    /// <summary>A blockset's blocks as two arrays, hash bytes and sizes, in order.</summary>
+    /// <exception cref="ArgumentException">The list is null, or a hash or size is invalid.</exception>
+    /// <exception cref="OperationCanceledException">Cancelled while reading the list.</exception>
+    public static (byte[][] Hashes, long[] Sizes) Keys(IReadOnlyList<BlockKey> blocks, CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(blocks);
+
+        var hashes = new byte[blocks.Count][];
+        var sizes = new long[blocks.Count];
+        for (var i = 0; i < hashes.Length; i++)
+        {
+            if (i % CancellationStride == 0)
+            {
+                cancellationToken.ThrowIfCancellationRequested();
+            }
+
+            var key = blocks[i];
+            if (!BlockHash.IsValid(key.Hash) || key.Size < 1)
+            {
+                throw new ArgumentException($"Block {i} of the blockset is invalid: hash '{key.Hash}', size {key.Size}; give a base64 hash with '=' padding and a size of 1 byte or more.", nameof(blocks));
+            }
+
+            hashes[i] = Convert.FromBase64String(key.Hash);
+            sizes[i] = key.Size;
+        }
+
+        cancellationToken.ThrowIfCancellationRequested();
+        return (hashes, sizes);
+    }
+
+    /// <summary>A blockset's block IDs as an array, in order.</summary>
+    /// <exception cref="ArgumentNullException">The list is null.</exception>
+    /// <exception cref="OperationCanceledException">Cancelled while reading the list.</exception>
+    public static long[] Ids(IReadOnlyList<long> blockIds, CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(blockIds);
+
+        var ids = new long[blockIds.Count];
+        for (var i = 0; i < ids.Length; i++)
+        {
+            if (i % CancellationStride == 0)
+            {
+                cancellationToken.ThrowIfCancellationRequested();
+            }
+
+            ids[i] = blockIds[i];
+        }
+
+        cancellationToken.ThrowIfCancellationRequested();
+        return ids;
+    }
+
+    /// <summary>Why a blockset was not written: a block it names is unknown, or lies in a volume being deleted (<paramref name="describe"/> names the block at a position).</summary>
+    public static BlockDbException Refused(Sessions.BlocksetAdded added, Func<int, string> describe) => added switch
+    {
+        { Missing: { } position } => new BlockNotFoundException($"Block {position} of the blockset ({describe(position)}) is not in the index; nothing of the blockset was written.", position),
+        { InDeletedVolume: { } position } => new BlockDbConflictException($"Block {position} of the blockset ({describe(position)}) is in a volume that is being deleted; record the block again in a live volume (MoveBlocksAsync) before a blockset names it. Nothing of the blockset was written."),
+        _ => new BlockDbException("The blockset was neither written nor refused for a reason the server gave; nothing of it was written."),
+    };
+}

@@ -1,0 +1,198 @@
+using BlockDb.PostgreSql.Schema;
+using Npgsql;
+
+namespace BlockDb.PostgreSql.Sessions;
+
+/// <summary>
+/// A session on the server: one pooled connection for its lifetime (reopened after it breaks), its own commit batch
+/// (<see cref="PgBatch"/>), one call at a time (<see cref="CallGate"/>). See <see cref="IBlockRepository"/>.
+/// </summary>
+/// <remarks>
+/// Cancellation: every call checks its token first; a statement that runs outside a batch is cancelled on the server
+/// when the token fires, but one inside an open batch is not (a cancelled statement aborts the whole transaction,
+/// losing the batch), so it runs to its end, bounded by the server's <c>statement_timeout</c>. A call that fails
+/// because the connection was lost (the server restarted, the backend was terminated) runs once more on a new
+/// connection when nothing was pending and running it again cannot write twice (reads, select-xor-insert, and writes
+/// inside a transaction that never committed).
+/// </remarks>
+internal sealed partial class PostgreSqlSession : IBlockRepository
+{
+    private const int BusyRetryMilliseconds = 20;
+    private readonly PgContext _context;
+    private readonly CallGate _gate = new();
+    private readonly PgBatch _batch;
+    private readonly Timer? _ageTimer;
+    private readonly Action<PostgreSqlSession> _onDisposed;
+    private NpgsqlConnection? _connection;
+
+    private PostgreSqlSession(PgContext context, NpgsqlConnection connection, Action<PostgreSqlSession> onDisposed)
+    {
+        _context = context;
+        _connection = connection;
+        _onDisposed = onDisposed;
+        _batch = new PgBatch(context.Options.Batching);
+        if (context.Options.Batching.CommitAfterMilliseconds is { } age)
+        {
+            _ageTimer = new Timer(static state => ((PostgreSqlSession)state!).FireAgeTimer(), this, Timeout.Infinite, Timeout.Infinite);
+            _batch.Opened = () => Schedule(age);
+        }
+    }
+
+    public PragmaSettings AppliedPragmas => PragmaSettings.None;
+
+    public int PendingWrites => _batch.Pending;
+
+    /// <summary>Opens a session on a new pooled connection.</summary>
+    public static async ValueTask<PostgreSqlSession> OpenAsync(PgContext context, Action<PostgreSqlSession> onDisposed, CancellationToken cancellationToken)
+    {
+        cancellationToken.ThrowIfCancellationRequested();
+        NpgsqlConnection connection;
+        try
+        {
+            connection = await context.DataSource.OpenConnectionAsync(cancellationToken).ConfigureAwait(false);
+        }
+        catch (Exception e) when (PgErrors.IsDatabaseFailure(e))
+        {
+            throw PgErrors.Map(e, "Opening a session");
+        }
+
+        return new PostgreSqlSession(context, connection, onDisposed);
+    }
+
+    public SqliteCacheStats? ReadCacheStats()
+    {
+        ObjectDisposedException.ThrowIf(_gate.IsClosed, this);
+        return null;
+    }
+
+    public ValueTask<long?> FindBlockAsync(string hash, long size, CancellationToken cancellationToken = default)
+    {
+        var key = PgInput.Block(hash, size);
+        return CallAsync(ct => RunAsync(nameof(FindBlockAsync), (c, t, token) => PgBlockOps.FindAsync(c, t, key, size, token), write: false, retryable: true, ct), cancellationToken);
+    }
+
+    public ValueTask<IReadOnlyList<BlocksetBlock>> ListBlocksetBlocksAsync(long blocksetId, CancellationToken cancellationToken = default) =>
+        CallAsync(ct => RunAsync(nameof(ListBlocksetBlocksAsync), (c, t, token) => PgBlockOps.ListAsync(c, t, blocksetId, token), write: false, retryable: true, ct), cancellationToken);
+
+    public ValueTask<BlocksetInfo> GetBlocksetAsync(long blocksetId, CancellationToken cancellationToken = default) =>
+        CallAsync(ct => RunAsync(nameof(GetBlocksetAsync), (c, t, token) => PgBlockOps.GetBlocksetAsync(c, t, blocksetId, token), write: false, retryable: true, ct), cancellationToken);
+
+    public ValueTask<BlockDbCounts> GetCountsAsync(CancellationToken cancellationToken = default) =>
+        CallAsync(ct => RunAsync(nameof(GetCountsAsync), (c, t, token) => PgBlockOps.CountsAsync(c, t, token), write: false, retryable: true, ct), cancellationToken);
+
+    public ValueTask<long> InsertBlockAsync(string hash, long size, CancellationToken cancellationToken = default)
+    {
+        var key = PgInput.Block(hash, size);
+        return CallAsync(
+            async ct =>
+            {
+                var id = await WriteAsync(nameof(InsertBlockAsync), (c, t, token) => PgBlockOps.InsertAsync(c, t, key, size, token), static id => id is not null, ct).ConfigureAwait(false);
+                return id ?? throw PgContext.BlockExists(hash, size);
+            },
+            cancellationToken);
+    }
+
+    public ValueTask<SelectXorInsertResult> SelectXorInsertAsync(string hash, long size, CancellationToken cancellationToken = default)
+    {
+        var key = PgInput.Block(hash, size);
+        var strategy = _context.Options.SelectXorInsert;
+        return CallAsync(
+            async ct =>
+            {
+                _context.RequireWritable(nameof(SelectXorInsertAsync));
+                if (strategy == SelectXorInsertStrategy.SelectThenInsert
+                    && await RunAsync(nameof(SelectXorInsertAsync), (c, t, token) => PgBlockOps.FindAsync(c, t, key, size, token), write: false, retryable: true, ct).ConfigureAwait(false) is { } id)
+                {
+                    return new SelectXorInsertResult(id, false);
+                }
+
+                var returning = strategy != SelectXorInsertStrategy.InsertOrIgnoreThenSelect;
+                return await WriteAsync(
+                    nameof(SelectXorInsertAsync),
+                    (c, t, token) => PgBlockOps.InsertThenSelectAsync(c, t, returning, key, size, token),
+                    static r => r.Created,
+                    ct,
+                    retryable: true).ConfigureAwait(false);
+            },
+            cancellationToken);
+    }
+
+    public ValueTask<long> AddBlocksetAsync(IReadOnlyList<BlockKey> blocks, string? fullHash = null, CancellationToken cancellationToken = default)
+    {
+        var full = PgInput.FullHash(fullHash);
+        return CallAsync(
+            async ct =>
+            {
+                var (hashes, sizes) = PgInput.Keys(blocks, ct);
+                var added = await WriteAsync(nameof(AddBlocksetAsync), (c, t, token) => PgBlockOps.AddBlocksetAsync(c, t, hashes, sizes, full, token), static r => r.Id is not null, ct).ConfigureAwait(false);
+                return added.Id ?? throw PgInput.Refused(added, i => blocks[i].ToString());
+            },
+            cancellationToken);
+    }
+
+    public ValueTask<long> AddBlocksetAsync(IReadOnlyList<long> blockIds, string? fullHash = null, CancellationToken cancellationToken = default)
+    {
+        var full = PgInput.FullHash(fullHash);
+        return CallAsync(
+            async ct =>
+            {
+                var ids = PgInput.Ids(blockIds, ct);
+                var added = await WriteAsync(nameof(AddBlocksetAsync), (c, t, token) => PgBlockOps.AddBlocksetAsync(c, t, ids, full, token), static r => r.Id is not null, ct).ConfigureAwait(false);
+                return added.Id ?? throw PgInput.Refused(added, i => $"ID {ids[i]}");
+            },
+            cancellationToken);
+    }
+
+    public ValueTask CommitAsync(CancellationToken cancellationToken = default) => EndBatchAsync(commit: true, cancellationToken);
+
+    public ValueTask RollbackAsync(CancellationToken cancellationToken = default) => EndBatchAsync(commit: false, cancellationToken);
+
+    public void Dispose() => DisposeAsync().AsTask().GetAwaiter().GetResult();
+
+    private ValueTask EndBatchAsync(bool commit, CancellationToken cancellationToken) =>
+        new(CallAsync(
+            async _ =>
+            {
+                await (commit ? _batch.CommitAsync() : _batch.DiscardAsync()).ConfigureAwait(false);
+                return true;
+            },
+            cancellationToken).AsTask());
+
+    /// <summary>Waits for a call in flight, ends the open batch as <see cref="BatchingOptions.OnDispose"/> says, and gives the connection back to the pool.</summary>
+    /// <exception cref="BlockDbBatchRolledBackException">The final commit (or an earlier age commit) failed: those writes are not on the server.</exception>
+    public async ValueTask DisposeAsync()
+    {
+        if (!await _gate.CloseAsync().ConfigureAwait(false))
+        {
+            return;
+        }
+
+        try
+        {
+            if (_ageTimer is not null)
+            {
+                await _ageTimer.DisposeAsync().ConfigureAwait(false);
+            }
+
+            if (_context.Options.Batching.OnDispose == DisposeBehavior.Commit && _connection is not null)
+            {
+                await _batch.CommitAsync().ConfigureAwait(false);
+            }
+            else
+            {
+                await _batch.DiscardAsync().ConfigureAwait(false);
+            }
+
+            _batch.ThrowDeferred();
+        }
+        finally
+        {
+            if (_connection is not null)
+            {
+                await _connection.DisposeAsync().ConfigureAwait(false);
+            }
+
+            _onDisposed(this);
+        }
+    }
+}

@@ -1,0 +1,111 @@
+using BlockDb.Drivers;
+using BlockDb.PostgreSql.Sessions;
+
+namespace BlockDb.PostgreSql.Shared;
+
+/// <summary>The shared repository's lifecycle calls, each on a pooled connection in autocommit, as its other calls.</summary>
+internal sealed partial class PostgreSqlSharedRepository
+{
+    public async ValueTask<long> InsertBlockAsync(string hash, long size, long volumeId, CancellationToken cancellationToken = default)
+    {
+        var key = PgInput.Block(hash, size);
+        _context.RequireWritable(nameof(InsertBlockAsync));
+        var (id, _, state) = await RunAsync(nameof(InsertBlockAsync), (c, ct) => PgLifecycleOps.InsertInVolumeAsync(c, null, key, size, volumeId, thenFind: false, ct), false, cancellationToken).ConfigureAwait(false);
+        return Acknowledge(id ?? throw PgLifecycleOps.Unrecordable(volumeId, state) ?? PgContext.BlockExists(hash, size));
+    }
+
+    public async ValueTask<SelectXorInsertResult> SelectXorInsertAsync(string hash, long size, long volumeId, CancellationToken cancellationToken = default)
+    {
+        var key = PgInput.Block(hash, size);
+        _context.RequireWritable(nameof(SelectXorInsertAsync));
+        if (_context.Options.SelectXorInsert == SelectXorInsertStrategy.SelectThenInsert
+            && await RunAsync(nameof(SelectXorInsertAsync), (c, ct) => PgBlockOps.FindAsync(c, null, key, size, ct), true, cancellationToken).ConfigureAwait(false) is { } found)
+        {
+            return new SelectXorInsertResult(found, false);
+        }
+
+        var (id, created, state) = await RunAsync(nameof(SelectXorInsertAsync), (c, ct) => PgLifecycleOps.InsertInVolumeAsync(c, null, key, size, volumeId, thenFind: true, ct), true, cancellationToken).ConfigureAwait(false);
+        if (id is not { } known)
+        {
+            throw PgLifecycleOps.Unrecordable(volumeId, state) ?? new BlockDbException($"The block (hash {hash}, size {size}) was neither inserted nor found; was it deleted meanwhile?");
+        }
+
+        if (created)
+        {
+            Acknowledge(known);
+        }
+
+        return new SelectXorInsertResult(known, created);
+    }
+
+    public ValueTask<BlockInfo> GetBlockAsync(long blockId, CancellationToken cancellationToken = default) =>
+        RunAsync(nameof(GetBlockAsync), (c, ct) => PgLifecycleOps.GetBlockAsync(c, null, blockId, ct), true, cancellationToken);
+
+    public ValueTask<long?> FindBlocksetAsync(string fullHash, long length, CancellationToken cancellationToken = default)
+    {
+        var hash = PgInput.FullHash(fullHash) ?? throw new ArgumentNullException(nameof(fullHash));
+        ArgumentOutOfRangeException.ThrowIfNegative(length);
+        return RunAsync(nameof(FindBlocksetAsync), (c, ct) => PgLifecycleOps.FindBlocksetAsync(c, null, hash, length, ct), true, cancellationToken);
+    }
+
+    public async ValueTask<VolumeInfo> GetVolumeAsync(long volumeId, CancellationToken cancellationToken = default) =>
+        await RunAsync(nameof(GetVolumeAsync), (c, ct) => PgLifecycleOps.GetVolumeAsync(c, null, volumeId, null, ct), true, cancellationToken).ConfigureAwait(false)
+            ?? throw new VolumeNotFoundException(volumeId);
+
+    public ValueTask<VolumeInfo?> FindVolumeAsync(string name, CancellationToken cancellationToken = default)
+    {
+        VolumeStateRules.ValidateName(name);
+        return RunAsync(nameof(FindVolumeAsync), (c, ct) => PgLifecycleOps.GetVolumeAsync(c, null, null, name, ct), true, cancellationToken);
+    }
+
+    public async ValueTask DeleteBlocksetAsync(long blocksetId, CancellationToken cancellationToken = default)
+    {
+        _context.RequireWritable(nameof(DeleteBlocksetAsync));
+        if (!await RunAsync(nameof(DeleteBlocksetAsync), (c, ct) => PgLifecycleOps.DeleteBlocksetAsync(c, null, blocksetId, ct), false, cancellationToken).ConfigureAwait(false))
+        {
+            throw new BlocksetNotFoundException(blocksetId);
+        }
+
+        Acknowledge(blocksetId);
+    }
+
+    public async ValueTask<CollectResult> DeleteUnreferencedBlocksAsync(long? volumeId = null, CancellationToken cancellationToken = default)
+    {
+        _context.RequireWritable(nameof(DeleteUnreferencedBlocksAsync));
+        var result = await RunAsync(nameof(DeleteUnreferencedBlocksAsync), (c, ct) => PgLifecycleOps.CollectAsync(c, null, volumeId, ct), false, cancellationToken).ConfigureAwait(false);
+        Acknowledge(result.Blocks);
+        return result;
+    }
+
+    public async ValueTask<long> RegisterVolumeAsync(string name, VolumeState state = VolumeState.Temporary, CancellationToken cancellationToken = default)
+    {
+        VolumeStateRules.ValidateName(name);
+        VolumeStateRules.ValidateState(state);
+        _context.RequireWritable(nameof(RegisterVolumeAsync));
+        var id = await RunAsync(nameof(RegisterVolumeAsync), (c, ct) => PgLifecycleOps.RegisterVolumeAsync(c, null, name, state, ct), false, cancellationToken).ConfigureAwait(false);
+        return Acknowledge(id ?? throw new BlockDbConflictException($"A volume named '{name}' exists already; volume names are unique."));
+    }
+
+    public async ValueTask SetVolumeStateAsync(long volumeId, VolumeState state, long? size = null, CancellationToken cancellationToken = default)
+    {
+        VolumeStateRules.ValidateState(state);
+        VolumeStateRules.ValidateSize(size);
+        _context.RequireWritable(nameof(SetVolumeStateAsync));
+        await RunAsync(nameof(SetVolumeStateAsync), (c, ct) => PgLifecycleOps.SetVolumeStateAsync(c, null, volumeId, state, size, ct), false, cancellationToken).ConfigureAwait(false);
+        Acknowledge(volumeId);
+    }
+
+    public async ValueTask<long> MoveBlocksAsync(IReadOnlyList<long> blockIds, long toVolumeId, CancellationToken cancellationToken = default)
+    {
+        var ids = PgInput.Ids(blockIds, cancellationToken);
+        _context.RequireWritable(nameof(MoveBlocksAsync));
+        var (moved, missing) = await RunAsync(nameof(MoveBlocksAsync), (c, ct) => PgLifecycleOps.MoveBlocksAsync(c, null, ids, toVolumeId, ct), false, cancellationToken).ConfigureAwait(false);
+        if (missing is { } position)
+        {
+            throw new BlockNotFoundException($"Block {position} of the list (ID {ids[position]}) is not in the index; nothing was moved.", position);
+        }
+
+        Acknowledge(moved);
+        return moved;
+    }
+}

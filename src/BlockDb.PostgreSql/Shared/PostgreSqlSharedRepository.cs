@@ -1,0 +1,160 @@
+using BlockDb.PostgreSql.Sessions;
+using Npgsql;
+
+namespace BlockDb.PostgreSql.Shared;
+
+/// <summary>
+/// The thread-safe repository on a server: every call runs on a connection of its own from the pool, in autocommit, so
+/// a write completes once its own transaction has committed and concurrent writers are served by PostgreSQL's own
+/// concurrency (row locks on the unique index, WAL flushes shared by concurrent commits). Measured faster than one
+/// group-commit writer connection (docs/BENCHMARKS.md, "PostgreSQL"). See <see cref="ISharedBlockRepository"/>.
+/// </summary>
+/// <remarks>
+/// <see cref="GroupCommitOptions.MaxReaders"/>, when set, bounds the connections it uses at once (reads and writes);
+/// otherwise the pool's <c>Maximum Pool Size</c> does. Invariants: once <c>_disposed</c> is set no call starts;
+/// <see cref="DisposeAsync"/> waits for every call that started (<c>_inFlight</c>) and returns only when none is left.
+/// </remarks>
+internal sealed partial class PostgreSqlSharedRepository : ISharedBlockRepository
+{
+    private readonly PgContext _context;
+    private readonly SemaphoreSlim? _slots;
+    private readonly Action<PostgreSqlSharedRepository> _onDisposed;
+    private readonly TaskCompletionSource _drained = new(TaskCreationOptions.RunContinuationsAsynchronously);
+    private long _acknowledged;
+    private int _inFlight = 1; // the repository's own reference, released by dispose
+    private int _disposed;
+
+    public PostgreSqlSharedRepository(PgContext context, Action<PostgreSqlSharedRepository> onDisposed)
+    {
+        _context = context;
+        _onDisposed = onDisposed;
+        var limit = context.Options.GroupCommit.MaxReaders;
+        _slots = limit > 0 ? new SemaphoreSlim(limit) : null;
+    }
+
+    /// <summary>Transactions committed: one per acknowledged write (each write commits on its own).</summary>
+    public long CommittedBatches => Interlocked.Read(ref _acknowledged);
+
+    public long AcknowledgedWrites => Interlocked.Read(ref _acknowledged);
+
+    public ValueTask<long?> FindBlockAsync(string hash, long size, CancellationToken cancellationToken = default)
+    {
+        var key = PgInput.Block(hash, size);
+        return RunAsync(nameof(FindBlockAsync), (c, ct) => PgBlockOps.FindAsync(c, null, key, size, ct), true, cancellationToken);
+    }
+
+    public ValueTask<IReadOnlyList<BlocksetBlock>> ListBlocksetBlocksAsync(long blocksetId, CancellationToken cancellationToken = default) =>
+        RunAsync(nameof(ListBlocksetBlocksAsync), (c, ct) => PgBlockOps.ListAsync(c, null, blocksetId, ct), true, cancellationToken);
+
+    public ValueTask<BlocksetInfo> GetBlocksetAsync(long blocksetId, CancellationToken cancellationToken = default) =>
+        RunAsync(nameof(GetBlocksetAsync), (c, ct) => PgBlockOps.GetBlocksetAsync(c, null, blocksetId, ct), true, cancellationToken);
+
+    public ValueTask<BlockDbCounts> GetCountsAsync(CancellationToken cancellationToken = default) =>
+        RunAsync(nameof(GetCountsAsync), (c, ct) => PgBlockOps.CountsAsync(c, null, ct), true, cancellationToken);
+
+    public async ValueTask<long> InsertBlockAsync(string hash, long size, CancellationToken cancellationToken = default)
+    {
+        var key = PgInput.Block(hash, size);
+        _context.RequireWritable(nameof(InsertBlockAsync));
+        var id = await RunAsync(nameof(InsertBlockAsync), (c, ct) => PgBlockOps.InsertAsync(c, null, key, size, ct), false, cancellationToken).ConfigureAwait(false);
+        return Acknowledge(id ?? throw PgContext.BlockExists(hash, size));
+    }
+
+    public async ValueTask<SelectXorInsertResult> SelectXorInsertAsync(string hash, long size, CancellationToken cancellationToken = default)
+    {
+        var key = PgInput.Block(hash, size);
+        _context.RequireWritable(nameof(SelectXorInsertAsync));
+        var strategy = _context.Options.SelectXorInsert;
+        var result = await RunAsync(
+            nameof(SelectXorInsertAsync),
+            async (c, ct) => strategy == SelectXorInsertStrategy.SelectThenInsert && await PgBlockOps.FindAsync(c, null, key, size, ct).ConfigureAwait(false) is { } found
+                ? new SelectXorInsertResult(found, false)
+                : await PgBlockOps.InsertThenSelectAsync(c, null, strategy != SelectXorInsertStrategy.InsertOrIgnoreThenSelect, key, size, ct).ConfigureAwait(false),
+            true,
+            cancellationToken).ConfigureAwait(false);
+        if (result.Created)
+        {
+            Acknowledge(0);
+        }
+
+        return result;
+    }
+
+    public async ValueTask<long> AddBlocksetAsync(IReadOnlyList<BlockKey> blocks, string? fullHash = null, CancellationToken cancellationToken = default)
+    {
+        var full = PgInput.FullHash(fullHash);
+        var (hashes, sizes) = PgInput.Keys(blocks, cancellationToken);
+        _context.RequireWritable(nameof(AddBlocksetAsync));
+        var added = await RunAsync(nameof(AddBlocksetAsync), (c, ct) => PgBlockOps.AddBlocksetAsync(c, null, hashes, sizes, full, ct), false, cancellationToken).ConfigureAwait(false);
+        return Acknowledge(added.Id ?? throw PgInput.Refused(added, i => blocks[i].ToString()));
+    }
+
+    public async ValueTask<long> AddBlocksetAsync(IReadOnlyList<long> blockIds, string? fullHash = null, CancellationToken cancellationToken = default)
+    {
+        var full = PgInput.FullHash(fullHash);
+        var ids = PgInput.Ids(blockIds, cancellationToken);
+        _context.RequireWritable(nameof(AddBlocksetAsync));
+        var added = await RunAsync(nameof(AddBlocksetAsync), (c, ct) => PgBlockOps.AddBlocksetAsync(c, null, ids, full, ct), false, cancellationToken).ConfigureAwait(false);
+        return Acknowledge(added.Id ?? throw PgInput.Refused(added, i => $"ID {ids[i]}"));
+    }
+
+    public void Dispose() => DisposeAsync().AsTask().GetAwaiter().GetResult();
+
+    /// <summary>Refuses new calls, waits for every call in flight to end, then returns; a second dispose waits the same way.</summary>
+    public async ValueTask DisposeAsync()
+    {
+        if (Interlocked.Exchange(ref _disposed, 1) == 0)
+        {
+            Release();
+        }
+
+        await _drained.Task.ConfigureAwait(false);
+    }
+
+    private long Acknowledge(long id)
+    {
+        Interlocked.Increment(ref _acknowledged);
+        return id;
+    }
+
+    /// <summary>One call on a pooled connection: refused after dispose, counted in flight, mapped errors, one more run after a lost connection when <paramref name="retryable"/>.</summary>
+    private async ValueTask<T> RunAsync<T>(string operation, Func<NpgsqlConnection, CancellationToken, Task<T>> statement, bool retryable, CancellationToken cancellationToken)
+    {
+        cancellationToken.ThrowIfCancellationRequested();
+        Interlocked.Increment(ref _inFlight);
+        try
+        {
+            if (Volatile.Read(ref _disposed) != 0)
+            {
+                throw new ObjectDisposedException(nameof(ISharedBlockRepository), "The shared BlockDb repository was disposed; this call did not run.");
+            }
+
+            if (_slots is not null)
+            {
+                await _slots.WaitAsync(cancellationToken).ConfigureAwait(false);
+            }
+
+            try
+            {
+                return await PgRetry.RunAsync(_context.DataSource, operation, statement, retryable, cancellationToken).ConfigureAwait(false);
+            }
+            finally
+            {
+                _slots?.Release();
+            }
+        }
+        finally
+        {
+            Release();
+        }
+    }
+
+    private void Release()
+    {
+        if (Interlocked.Decrement(ref _inFlight) == 0)
+        {
+            _onDisposed(this);
+            _drained.TrySetResult();
+        }
+    }
+}

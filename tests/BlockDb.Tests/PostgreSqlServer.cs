@@ -1,0 +1,83 @@
+using Npgsql;
+
+namespace BlockDb.Tests;
+
+/// <summary>
+/// The PostgreSQL server the tests use: <c>BLOCKDB_TEST_POSTGRES</c> (an Npgsql connection string, set by
+/// <c>eval "$(eng/postgres.sh start)"</c>; <c>.ci/run</c> does it). Each test gets a schema of its own
+/// (<see cref="CreateSchema"/>), so tests run side by side on one database. Without a server the PostgreSQL tests
+/// skip on a developer machine and fail in CI (<c>CI</c> set), so a CI run cannot pass without exercising them.
+/// </summary>
+internal static class PostgreSqlServer
+{
+    public const string Variable = "BLOCKDB_TEST_POSTGRES";
+
+    private static readonly Lazy<string?> Problem = new(Probe);
+
+    /// <summary>The server's connection string, or null when the variable is not set.</summary>
+    public static string? ConnectionString => Environment.GetEnvironmentVariable(Variable) is { Length: > 0 } value ? value : null;
+
+    /// <summary>Whether tests must run against the server even when it is unreachable (in CI: they then fail).</summary>
+    public static bool Required => Environment.GetEnvironmentVariable("CI") is { Length: > 0 } ci && ci != "false";
+
+    /// <summary>Whether the PostgreSQL rows of the provider matrix run: the server answers, or CI requires them.</summary>
+    public static bool Included => Required || Problem.Value is null;
+
+    /// <summary>Why PostgreSQL tests skip (null: they run).</summary>
+    public static string? SkipReason => Included
+        ? null
+        : $"No PostgreSQL server for the tests ({Problem.Value}). Start one with: eval \"$(eng/postgres.sh start)\" (sets {Variable}); stop it with eng/postgres.sh stop.";
+
+    /// <summary>Creates an empty schema and returns a connection string whose search_path points at it.</summary>
+    public static string CreateSchema(out string schema)
+    {
+        schema = "t_" + Guid.NewGuid().ToString("N");
+        var admin = ConnectionString ?? throw new InvalidOperationException($"{Variable} is not set; start a server with: eval \"$(eng/postgres.sh start)\"");
+        using (var connection = new NpgsqlConnection(admin))
+        {
+            connection.Open();
+            using var create = new NpgsqlCommand($"CREATE SCHEMA {schema}", connection); // a generated name, not input
+            create.ExecuteNonQuery();
+        }
+
+        return new NpgsqlConnectionStringBuilder(admin) { SearchPath = schema }.ConnectionString;
+    }
+
+    /// <summary>Drops a schema made by <see cref="CreateSchema"/>, with everything in it.</summary>
+    public static void DropSchema(string schema)
+    {
+        NpgsqlConnection.ClearAllPools();
+        using var connection = new NpgsqlConnection(ConnectionString);
+        connection.Open();
+        using var drop = new NpgsqlCommand($"DROP SCHEMA IF EXISTS {schema} CASCADE", connection);
+        drop.ExecuteNonQuery();
+    }
+
+    /// <summary>Runs SQL as the server's administrator (faults: terminating backends, foreign tables).</summary>
+    public static void Execute(string connectionString, string sql)
+    {
+        using var connection = new NpgsqlConnection(connectionString);
+        connection.Open();
+        using var command = new NpgsqlCommand(sql, connection);
+        command.ExecuteNonQuery();
+    }
+
+    private static string? Probe()
+    {
+        if (ConnectionString is not { } connectionString)
+        {
+            return $"{Variable} is not set";
+        }
+
+        try
+        {
+            using var connection = new NpgsqlConnection(new NpgsqlConnectionStringBuilder(connectionString) { Timeout = 3 }.ConnectionString);
+            connection.Open();
+            return null;
+        }
+        catch (Exception e) when (e is NpgsqlException or ArgumentException or TimeoutException)
+        {
+            return $"{Variable} is set but the server does not answer: {e.Message}";
+        }
+    }
+}
