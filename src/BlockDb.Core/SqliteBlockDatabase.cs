@@ -28,6 +28,7 @@ internal sealed class SqliteBlockDatabase : IBlockDatabase
     private readonly ConcurrentDictionary<SharedBlockRepository, byte> _shared = new();
     private readonly ConcurrentDictionary<ISnapshotCursor, byte> _cursors = new();
     private readonly MaintenanceRunner _maintenance = new();
+    private readonly CommitClock _commits;
     private int _disposed;
 
     /// <summary>Opens the file (options frozen and validated by the caller).</summary>
@@ -50,6 +51,8 @@ internal sealed class SqliteBlockDatabase : IBlockDatabase
         {
             throw e.Rephrase($"'{path}' is not a SQLite database file (SQLITE_NOTADB); BlockDb left it untouched. {e.Message}");
         }
+
+        _commits = CommitClock.Acquire(path);
 
         _logger.LogInformation(
             "Opened BlockDb '{Path}' ({Layout} layout) with provider {Provider} on SQLite {Version}; pragmas: {Pragmas}",
@@ -166,7 +169,15 @@ internal sealed class SqliteBlockDatabase : IBlockDatabase
             {
                 // No busy wait: a repair beside another writer is refused at once (providers that retry BUSY on their own wait their minimum).
                 using var connection = OpenConfiguredConnection(busyTimeoutMilliseconds: 0);
-                return IndexChecker.Repair(connection, _layout, _logger, DataSource, token);
+                try
+                {
+                    return IndexChecker.Repair(connection, _layout, _logger, DataSource, token);
+                }
+                finally
+                {
+                    // Sessions' read snapshots restart, so none reads the file as it was before the repair.
+                    _commits.Tick();
+                }
             },
             cancellationToken);
     }
@@ -184,7 +195,7 @@ internal sealed class SqliteBlockDatabase : IBlockDatabase
         try
         {
             var applied = Pragmas.ApplyAndVerify(connection, _requested, _logger, DataSource, _options.ReadOnly);
-            var settings = new SessionSettings(DataSource, _layout, batching, _options.SelectXorInsert, _options.ReadOnly, applied);
+            var settings = new SessionSettings(DataSource, _layout, batching, _options.SelectXorInsert, _options.ReadOnly, applied, _commits);
             session = new BlockRepository(connection, settings, s => _sessions.TryRemove(s, out _));
         }
         catch
@@ -264,6 +275,8 @@ internal sealed class SqliteBlockDatabase : IBlockDatabase
                 (errors ??= []).Add(e);
             }
         }
+
+        _commits.Release();
 
         if (errors is not null)
         {

@@ -62,6 +62,16 @@ internal static class PgOptionsCheck
             Refuse("Index:KeyMapMemoryLimitMegabytes", "BlockDb:Index:KeyMapMemoryLimitMegabytes bounds the KeyMap layout's in-memory map; the PostgreSql provider keeps no map. Remove it.");
         }
 
+        if (options.Batching.ReadsPerTransaction is not null)
+        {
+            Refuse("Batching:ReadsPerTransaction", "BlockDb:Batching:ReadsPerTransaction batches SQLite's read transactions; on PostgreSQL each read is one statement with its own snapshot, so there is nothing to batch. Remove it.");
+        }
+
+        if (options.Batching.ReadTransactionMilliseconds != new BatchingOptions().ReadTransactionMilliseconds)
+        {
+            Refuse("Batching:ReadTransactionMilliseconds", "BlockDb:Batching:ReadTransactionMilliseconds bounds SQLite's batched read transactions; the PostgreSql provider holds none. Remove it.");
+        }
+
         var defaults = new GroupCommitOptions();
         var groupCommit = options.GroupCommit;
         var batchSetting = groupCommit.MaxBatchSize != defaults.MaxBatchSize ? "MaxBatchSize"

@@ -173,6 +173,8 @@ public sealed class Issue10RegressionTests : IDisposable
             rowId = long.Parse(raw.QueryText("SELECT last_insert_rowid()")!, CultureInfo.InvariantCulture);
         }
 
+        // A commit call ends the session's read snapshot (read batching), so the lookup sees the foreign commit.
+        await session.CommitAsync();
         var found = await session.FindBlockAsync(hash, 100);
         var result = await session.SelectXorInsertAsync(hash, 100);
         await session.CommitAsync();

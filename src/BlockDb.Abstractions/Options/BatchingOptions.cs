@@ -25,6 +25,22 @@ public sealed class BatchingOptions
     /// </summary>
     public int? CommitAfterMilliseconds { get; set; }
 
+    /// <summary>
+    /// Read batching (SQLite): how many reads outside a write batch (a lookup, a list, a count) share one read
+    /// transaction, so each does not open and close a WAL read transaction of its own. The trade-off: a held read
+    /// transaction is a snapshot, so reads under it do not see what other sessions or processes committed after it
+    /// began, until it is released: after this many reads, once <see cref="ReadTransactionMilliseconds"/> old (also
+    /// while the session is idle), when the session writes (a write always starts from a fresh transaction that sees
+    /// everything committed), commits, rolls back or is disposed. It never makes a write see stale data.
+    /// <see langword="null"/> (default): 256 in WAL mode, 1 in the other journal modes (where a held read blocks
+    /// writers' commits). 1: every read on its own. Allowed: 1 to 1,000,000. (PostgreSQL refuses it: each statement takes
+    /// its own snapshot there.) See <see href="https://www.sqlite.org/wal.html"/> (read transactions and snapshots).
+    /// </summary>
+    public int? ReadsPerTransaction { get; set; }
+
+    /// <summary>The longest a batched read transaction is held, in milliseconds (<see cref="ReadsPerTransaction"/>). Default 50; allowed 1 to 60,000.</summary>
+    public int ReadTransactionMilliseconds { get; set; } = 50;
+
     /// <summary>What disposing a session does with a batch that is still open. Default: <see cref="DisposeBehavior.Commit"/>.</summary>
     public DisposeBehavior OnDispose { get; set; } = DisposeBehavior.Commit;
 
@@ -39,6 +55,8 @@ public sealed class BatchingOptions
         OptionGuard.InRange(CommitEvery, 0, MaxCommitEvery, "BlockDb:Batching:CommitEvery", "write operations (0 = only on an explicit commit)");
         OptionGuard.InRange(CommitAfterMilliseconds, 1, 86_400_000, "BlockDb:Batching:CommitAfterMilliseconds", "milliseconds");
         OptionGuard.Defined(OnDispose, "BlockDb:Batching:OnDispose");
+        OptionGuard.InRange(ReadsPerTransaction, 1, 1_000_000, "BlockDb:Batching:ReadsPerTransaction", "reads (1 = each read on its own)");
+        OptionGuard.InRange(ReadTransactionMilliseconds, 1, 60_000, "BlockDb:Batching:ReadTransactionMilliseconds", "milliseconds");
     }
 }
 

@@ -58,7 +58,8 @@ internal sealed class KeyMapBlockStore : IBlockStore
         var write = new Write(this, DecodedHash.From(hash), size, volumeId);
         if (!_batch.IsOpen)
         {
-            // Outside a transaction: a verified hit needs no lock. The first load runs here, not under the write lock.
+            // Outside a write transaction: a verified hit needs no lock. The first load runs here, not under the write lock.
+            _batch.Reads.Enter();
             EnsureLoaded();
             if (Find(write.Hash.Span, size, write.Key, catchUp: false) is { } known)
             {

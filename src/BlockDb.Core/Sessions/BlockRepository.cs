@@ -13,6 +13,9 @@ namespace BlockDb;
 /// </summary>
 internal sealed class BlockRepository : IBlockRepository
 {
+    /// <summary>Reads per read transaction in WAL mode when <see cref="BatchingOptions.ReadsPerTransaction"/> is not set.</summary>
+    public const int DefaultReadsPerTransaction = 256;
+
     private readonly ISqliteConnection _connection;
     private readonly string _path;
     private readonly bool _readOnly;
@@ -36,14 +39,17 @@ internal sealed class BlockRepository : IBlockRepository
         _onDispose = settings.Batching.OnDispose;
         _onDisposed = onDisposed;
         AppliedPragmas = settings.AppliedPragmas;
-        _batch = new WriteBatch(connection, settings.Batching);
+        // Read batching by default only in WAL mode: in the rollback-journal modes a held read blocks other writers' commits.
+        var reads = settings.Batching.ReadsPerTransaction ?? (AppliedPragmas.JournalMode == JournalMode.Wal ? DefaultReadsPerTransaction : 1);
+        _batch = new WriteBatch(connection, settings.Batching, reads, settings.Clock);
         _volumeGuard = new VolumeGuard(connection, _batch);
         _store = settings.Layout.CreateStore(connection, _batch, _volumeGuard, settings.Strategy);
         _blocksets = new BlocksetStatements(connection, _batch, _store);
         _counts = connection.Prepare(BlockDbSql.Counts);
-        if (settings.Batching.CommitAfterMilliseconds is { } age && !_readOnly)
+        var commitAge = _readOnly ? null : settings.Batching.CommitAfterMilliseconds;
+        if (commitAge is not null || _batch.Reads.Enabled)
         {
-            _ageTimer = new BatchAgeTimer(_gate, _batch, age);
+            _ageTimer = new BatchAgeTimer(_gate, _batch, commitAge);
         }
     }
 
@@ -58,7 +64,11 @@ internal sealed class BlockRepository : IBlockRepository
     }
 
     public ValueTask<long?> FindBlockAsync(string hash, long size, CancellationToken cancellationToken = default) =>
-        CallOnBlock(hash, size, null, null, static (r, h, s, _) => r._store.Find(h, s), cancellationToken);
+        CallOnBlock(hash, size, null, null, static (r, h, s, _) =>
+        {
+            r._batch.EnterRead();
+            return r._store.Find(h, s);
+        }, cancellationToken);
 
     public ValueTask<long> InsertBlockAsync(string hash, long size, CancellationToken cancellationToken = default) =>
         CallOnBlock(hash, size, null, nameof(InsertBlockAsync), static (r, h, s, v) => r._store.Insert(h, s, v), cancellationToken);
@@ -73,10 +83,10 @@ internal sealed class BlockRepository : IBlockRepository
         CallOnBlock(hash, size, volumeId, nameof(SelectXorInsertAsync), static (r, h, s, v) => r._store.SelectXorInsert(h, s, v), cancellationToken);
 
     public ValueTask<BlockInfo> GetBlockAsync(long blockId, CancellationToken cancellationToken = default) =>
-        Call(blockId, static (r, id) => r._blocksets.GetBlock(id), cancellationToken);
+        Read(blockId, static (r, id) => r._blocksets.GetBlock(id), cancellationToken);
 
     public ValueTask<long?> FindBlocksetAsync(string fullHash, long length, CancellationToken cancellationToken = default) =>
-        Call((fullHash, length), static (r, s) =>
+        Read((fullHash, length), static (r, s) =>
         {
             BlockHash.Validate(s.fullHash, nameof(fullHash));
             ArgumentOutOfRangeException.ThrowIfNegative(s.length, nameof(length));
@@ -84,10 +94,10 @@ internal sealed class BlockRepository : IBlockRepository
         }, cancellationToken);
 
     public ValueTask<VolumeInfo> GetVolumeAsync(long volumeId, CancellationToken cancellationToken = default) =>
-        Call(volumeId, static (r, id) => r.Volumes.Get(id), cancellationToken);
+        Read(volumeId, static (r, id) => r.Volumes.Get(id), cancellationToken);
 
     public ValueTask<VolumeInfo?> FindVolumeAsync(string name, CancellationToken cancellationToken = default) =>
-        Call(name, static (r, n) =>
+        Read(name, static (r, n) =>
         {
             VolumeStateRules.ValidateName(n);
             return r.Volumes.Find(n);
@@ -143,10 +153,10 @@ internal sealed class BlockRepository : IBlockRepository
         }, cancellationToken);
 
     public ValueTask<IReadOnlyList<BlocksetBlock>> ListBlocksetBlocksAsync(long blocksetId, CancellationToken cancellationToken = default) =>
-        Call(blocksetId, static (r, id) => r._blocksets.List(id), cancellationToken);
+        Read(blocksetId, static (r, id) => r._blocksets.List(id), cancellationToken);
 
     public ValueTask<BlocksetInfo> GetBlocksetAsync(long blocksetId, CancellationToken cancellationToken = default) =>
-        Call(blocksetId, static (r, id) => r._blocksets.Get(id), cancellationToken);
+        Read(blocksetId, static (r, id) => r._blocksets.Get(id), cancellationToken);
 
     public ValueTask CommitAsync(CancellationToken cancellationToken = default) =>
         Call(static r => r._batch.Commit(), cancellationToken);
@@ -155,7 +165,7 @@ internal sealed class BlockRepository : IBlockRepository
         Call(static r => r._batch.Rollback(), cancellationToken);
 
     public ValueTask<BlockDbCounts> GetCountsAsync(CancellationToken cancellationToken = default) =>
-        Call(0, static (r, _) =>
+        Read(0, static (r, _) =>
         {
             try
             {
@@ -222,6 +232,12 @@ internal sealed class BlockRepository : IBlockRepository
             {
                 throw lost;
             }
+            catch
+            {
+                // A failed read does not keep its snapshot: the next read starts afresh.
+                _batch.Reads.Abandon();
+                throw;
+            }
             finally
             {
                 _gate.Exit();
@@ -232,6 +248,14 @@ internal sealed class BlockRepository : IBlockRepository
             return ValueTask.FromException<TResult>(e);
         }
     }
+
+    /// <summary>A call that only reads: it runs in the write transaction when one is open, else in the session's read batch.</summary>
+    private ValueTask<TResult> Read<TState, TResult>(TState state, Func<BlockRepository, TState, TResult> read, CancellationToken cancellationToken) =>
+        Call((state, read), static (r, s) =>
+        {
+            r._batch.EnterRead();
+            return s.read(r, s.state);
+        }, cancellationToken);
 
     private ValueTask Call(Action<BlockRepository> operation, CancellationToken cancellationToken) =>
         Call(operation, static (r, op) =>

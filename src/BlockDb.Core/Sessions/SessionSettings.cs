@@ -9,10 +9,12 @@ namespace BlockDb.Sessions;
 /// <param name="Strategy">The select-xor-insert strategy of the indexed layouts.</param>
 /// <param name="ReadOnly">Whether writes are refused.</param>
 /// <param name="AppliedPragmas">The pragmas read back from the session's connection.</param>
+/// <param name="Clock">The database's commit counter, shared by its sessions.</param>
 internal sealed record SessionSettings(
     string Path,
     LayoutState Layout,
     BatchingOptions Batching,
     SelectXorInsertStrategy Strategy,
     bool ReadOnly,
-    PragmaSettings AppliedPragmas);
+    PragmaSettings AppliedPragmas,
+    CommitClock Clock);

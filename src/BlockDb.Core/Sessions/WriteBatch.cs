@@ -13,7 +13,10 @@ namespace BlockDb.Sessions;
 /// Invariants: <see cref="IsOpen"/> is true exactly while this session's transaction is open (it is re-read from
 /// <c>sqlite3_get_autocommit</c> after every failed write); a transaction holding no write of its own is never
 /// left open after a call (the write lock is not held idle); the participant sees every end of a transaction
-/// (<see cref="IBatchParticipant.AfterCommit"/> or <see cref="IBatchParticipant.AfterRollback"/>) exactly once.
+/// (<see cref="IBatchParticipant.AfterCommit"/> or <see cref="IBatchParticipant.AfterRollback"/>) exactly once; the
+/// session's <see cref="ReadBatch"/> is ended before the write transaction begins and at every commit or rollback
+/// call, so the two are never open together; every successful <c>COMMIT</c> ticks the database's
+/// <see cref="CommitClock"/> before the call returns.
 /// </remarks>
 internal sealed class WriteBatch
 {
@@ -25,14 +28,21 @@ internal sealed class WriteBatch
     private readonly ISqliteStatement _savepoint;
     private readonly ISqliteStatement _release;
     private readonly ISqliteStatement _rollbackTo;
+    private readonly CommitClock _clock;
     private IBatchParticipant? _participant;
     private long _started;
     private Exception? _deferred;
 
-    public WriteBatch(ISqliteConnection connection, BatchingOptions options)
+    /// <param name="connection">The session's connection.</param>
+    /// <param name="options">When to commit, and how reads are batched.</param>
+    /// <param name="readsPerTransaction">The resolved <see cref="BatchingOptions.ReadsPerTransaction"/>.</param>
+    /// <param name="clock">The database's commit counter.</param>
+    public WriteBatch(ISqliteConnection connection, BatchingOptions options, int readsPerTransaction, CommitClock clock)
     {
         _connection = connection;
         _options = options;
+        _clock = clock;
+        Reads = new ReadBatch(connection, readsPerTransaction, options.ReadTransactionMilliseconds, clock);
         _begin = connection.Prepare(BlockDbSql.Begin);
         _commit = connection.Prepare(BlockDbSql.Commit);
         _rollback = connection.Prepare(BlockDbSql.Rollback);
@@ -40,6 +50,9 @@ internal sealed class WriteBatch
         _release = connection.Prepare(BlockDbSql.ReleaseSavepoint);
         _rollbackTo = connection.Prepare(BlockDbSql.RollbackToSavepoint);
     }
+
+    /// <summary>The session's read batch (reads outside a write transaction).</summary>
+    public ReadBatch Reads { get; }
 
     /// <summary>Whether this session's write transaction is open (it then holds the write lock).</summary>
     public bool IsOpen { get; private set; }
@@ -55,6 +68,15 @@ internal sealed class WriteBatch
 
     /// <summary>Called after a batch opens (the age timer arms itself).</summary>
     public Action? Opened { get; set; }
+
+    /// <summary>Before a read: joins the session's read batch unless the write transaction is open (a read inside it sees the batch's own writes).</summary>
+    public void EnterRead()
+    {
+        if (!IsOpen)
+        {
+            Reads.Enter();
+        }
+    }
 
     /// <summary>Joins the block store that must see the ends of each transaction.</summary>
     public void Attach(IBatchParticipant participant) => _participant = participant;
@@ -126,6 +148,7 @@ internal sealed class WriteBatch
     {
         if (!IsOpen)
         {
+            Reads.End();
             return;
         }
 
@@ -160,6 +183,7 @@ internal sealed class WriteBatch
     {
         if (!IsOpen)
         {
+            Reads.Abandon();
             return;
         }
 
@@ -204,6 +228,8 @@ internal sealed class WriteBatch
             return;
         }
 
+        // A write never runs in a read snapshot: it would see stale rows and could fail to upgrade (SQLITE_BUSY_SNAPSHOT).
+        Reads.End();
         _begin.ExecuteNonQuery();
         IsOpen = true;
         Transaction++;
@@ -253,6 +279,7 @@ internal sealed class WriteBatch
         Pending = 0;
         if (committed)
         {
+            _clock.Tick();
             _participant?.AfterCommit();
         }
         else

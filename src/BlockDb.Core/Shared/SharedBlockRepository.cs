@@ -15,9 +15,6 @@ internal sealed class SharedBlockRepository : ISharedBlockRepository
 {
     private static readonly BatchingOptions WriterBatching = new() { CommitEvery = 0, CommitAfterMilliseconds = null, OnDispose = DisposeBehavior.Rollback };
 
-    /// <summary>Readers never write: no batching of their own, no age timer.</summary>
-    private static readonly BatchingOptions ReaderBatching = new() { CommitEvery = 1, CommitAfterMilliseconds = null, OnDispose = DisposeBehavior.Rollback };
-
     private readonly SqliteBlockDatabase _database;
     private readonly Action<SharedBlockRepository> _onDisposed;
     private readonly GroupCommitWriter _writer;
@@ -31,8 +28,18 @@ internal sealed class SharedBlockRepository : ISharedBlockRepository
         _database = database;
         _onDisposed = onDisposed;
         _writer = new GroupCommitWriter(database.OpenSession(WriterBatching, register: false), options);
+        // Readers never write (no write batching, no commit age); they batch their reads as the database's options say.
+        var configured = database.Options.Batching;
+        var readerBatching = new BatchingOptions
+        {
+            CommitEvery = 1,
+            CommitAfterMilliseconds = null,
+            OnDispose = DisposeBehavior.Rollback,
+            ReadsPerTransaction = configured.ReadsPerTransaction,
+            ReadTransactionMilliseconds = configured.ReadTransactionMilliseconds,
+        };
         _readers = new ReaderPool(
-            () => database.OpenSession(ReaderBatching, register: false),
+            () => database.OpenSession(readerBatching, register: false),
             options.MaxReaders > 0 ? options.MaxReaders : 2 * Environment.ProcessorCount);
     }
 

@@ -81,6 +81,9 @@ internal static partial class BlockDbSql
     /// <summary>Starts a read transaction: the first read takes a snapshot that the following reads share, and no write lock is taken.</summary>
     public const string BeginRead = "BEGIN DEFERRED";
 
+    /// <summary><see cref="BeginRead"/>, prepared once per session for its read batches.</summary>
+    public static readonly SqlStatement BeginReadBatch = new(nameof(BeginReadBatch), BeginRead);
+
     /// <summary>Starts a write transaction, taking the write lock at once so it cannot fail to upgrade later.</summary>
     public static readonly SqlStatement Begin = new(nameof(Begin), "BEGIN IMMEDIATE");
 

@@ -12,10 +12,13 @@ internal readonly struct SelectThenInsert : ISelectXorInsertStrategy<SelectThenI
     public static SelectThenInsert Prepare(ISqliteConnection connection) => default;
 
     public SelectXorInsertResult SelectXorInsert<TCodec>(IndexedBlockStore<TCodec, SelectThenInsert> store, string hash, long size, long? volumeId)
-        where TCodec : struct, IHashCodec =>
-        store.Find(hash, size) is { } id
+        where TCodec : struct, IHashCodec
+    {
+        store.Batch.EnterRead();
+        return store.Find(hash, size) is { } id
             ? new SelectXorInsertResult(id, false)
             : store.Batch.Write((store, hash, size, volumeId), static s => InsertUnlessRaced(s.store, s.hash, s.size, s.volumeId));
+    }
 
     private static SelectXorInsertResult InsertUnlessRaced<TCodec>(IndexedBlockStore<TCodec, SelectThenInsert> store, string hash, long size, long? volumeId)
         where TCodec : struct, IHashCodec
