@@ -1,15 +1,115 @@
+using System.Diagnostics.CodeAnalysis;
+using System.Runtime.CompilerServices;
+
 namespace BlockDb;
 
-/// <summary>Checks block and blockset hashes: standard base64 (<c>A–Z a–z 0–9 + /</c>) with <c>=</c> padding, 1 to 66 hash bytes (SHA-256 is 44 characters, SHA-512 88).</summary>
-public static class BlockHash
+/// <summary>
+/// A block or blockset hash as bytes: 1 to <see cref="MaxBytes"/> (66) bytes held inline, so passing one allocates
+/// nothing (SHA-256 is 32 bytes). Every call that takes a hash as base64 text has a form that takes this instead; the
+/// text form is standard base64 (<c>A–Z a–z 0–9 + /</c>) with <c>=</c> padding, 44 characters for SHA-256, and this
+/// type's static members check and convert it. The <see langword="default"/> value is empty and refused by every call.
+/// </summary>
+public readonly struct BlockHash : IEquatable<BlockHash>
 {
     /// <summary>The longest accepted hash text: 88 characters (66 bytes without padding; SHA-512 is 64 bytes with padding).</summary>
     public const int MaxLength = 88;
 
+    /// <summary>The longest hash in bytes: 66, what <see cref="MaxLength"/> characters of base64 decode to.</summary>
+    public const int MaxBytes = 66;
+
+    private readonly Buffer _bytes;
+    private readonly byte _length;
+
+    /// <summary>A hash from its bytes (copied).</summary>
+    /// <param name="bytes">1 to <see cref="MaxBytes"/> bytes, for example a SHA-256 digest (32 bytes).</param>
+    /// <exception cref="ArgumentException"><paramref name="bytes"/> is empty or longer than <see cref="MaxBytes"/>.</exception>
+    public BlockHash(ReadOnlySpan<byte> bytes)
+    {
+        if (bytes.IsEmpty || bytes.Length > MaxBytes)
+        {
+            throw new ArgumentException($"A block hash is 1 to {MaxBytes} bytes; this one is {bytes.Length} (SHA-256 is 32).", nameof(bytes));
+        }
+
+        bytes.CopyTo(_bytes);
+        _length = (byte)bytes.Length;
+    }
+
+    /// <summary>The hash's length in bytes (0 for the empty <see langword="default"/> value).</summary>
+    public int Length => _length;
+
+    /// <summary>Whether this is the empty <see langword="default"/> value, which no call accepts.</summary>
+    public bool IsEmpty => _length == 0;
+
+    /// <summary>The hash bytes.</summary>
+    [UnscopedRef]
+    public ReadOnlySpan<byte> Bytes => ((ReadOnlySpan<byte>)_bytes)[.._length];
+
+    /// <summary>Parses a hash text (canonical standard base64 with padding).</summary>
+    /// <param name="text">The hash text, as <see cref="IsValid"/> accepts it.</param>
+    /// <returns>The hash.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="text"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="text"/> is not a valid hash text (the message says what is allowed).</exception>
+    public static BlockHash Parse(string text)
+    {
+        Validate(text, nameof(text));
+        return FromValidText(text);
+    }
+
+    /// <summary>Parses a hash text; <see langword="false"/> (and the empty value) when it is not valid.</summary>
+    /// <param name="text">The hash text.</param>
+    /// <param name="hash">The hash, when valid.</param>
+    /// <returns>Whether <paramref name="text"/> was valid.</returns>
+    public static bool TryParse([NotNullWhen(true)] string? text, out BlockHash hash)
+    {
+        hash = IsValid(text) ? FromValidText(text) : default;
+        return !hash.IsEmpty;
+    }
+
+    /// <summary>The hash as standard base64 with padding (the text form every text call takes); empty for the empty value.</summary>
+    public override string ToString() => Convert.ToBase64String(Bytes);
+
+    /// <inheritdoc/>
+    public bool Equals(BlockHash other) => Bytes.SequenceEqual(other.Bytes);
+
+    /// <inheritdoc/>
+    public override bool Equals(object? obj) => obj is BlockHash other && Equals(other);
+
+    /// <inheritdoc/>
+    public override int GetHashCode()
+    {
+        var hash = default(HashCode);
+        hash.AddBytes(Bytes);
+        return hash.ToHashCode();
+    }
+
+    /// <summary>Whether two hashes have the same bytes.</summary>
+    public static bool operator ==(BlockHash left, BlockHash right) => left.Equals(right);
+
+    /// <summary>Whether two hashes differ.</summary>
+    public static bool operator !=(BlockHash left, BlockHash right) => !left.Equals(right);
+
+    /// <summary>Throws when <paramref name="hash"/> is the empty value.</summary>
+    /// <param name="hash">The hash to check.</param>
+    /// <param name="paramName">The caller's parameter name.</param>
+    /// <exception cref="ArgumentException"><paramref name="hash"/> is empty.</exception>
+    public static void Validate(in BlockHash hash, string paramName)
+    {
+        if (hash.IsEmpty)
+        {
+            throw new ArgumentException($"The hash is empty (default(BlockHash)); give 1 to {MaxBytes} bytes, for example a SHA-256 digest.", paramName);
+        }
+    }
+
+    private static BlockHash FromValidText(string text)
+    {
+        Span<byte> bytes = stackalloc byte[MaxBytes];
+        return new BlockHash(bytes[..Decode(text, bytes)]);
+    }
+
     /// <summary>Whether <paramref name="hash"/> is a valid hash text. Allocates nothing.</summary>
     /// <param name="hash">The text to check.</param>
     /// <returns><see langword="true"/> when valid.</returns>
-    public static bool IsValid(string? hash)
+    public static bool IsValid([NotNullWhen(true)] string? hash)
     {
         if (hash is null || hash.Length == 0 || hash.Length > MaxLength || (hash.Length & 3) != 0)
         {
@@ -81,4 +181,10 @@ public static class BlockHash
     }
 
     private static string Shorten(string s) => s.Length <= 96 ? s : string.Concat(s.AsSpan(0, 96), "…");
+
+    [InlineArray(MaxBytes)]
+    private struct Buffer
+    {
+        private byte _first;
+    }
 }

@@ -23,6 +23,16 @@ public interface IBlockReader
     /// <exception cref="BlockDbException">The database failed.</exception>
     ValueTask<long?> FindBlockAsync(string hash, long size, CancellationToken cancellationToken = default);
 
+    /// <summary>Finds a block's ID by hash and size, with the hash as bytes (no base64 text to build or decode).</summary>
+    /// <param name="hash">The block hash (1 to <see cref="BlockHash.MaxBytes"/> bytes).</param>
+    /// <param name="size">The block size in bytes.</param>
+    /// <param name="cancellationToken">Cancels before the lookup.</param>
+    /// <returns>The ID, or <see langword="null"/> when no such block exists.</returns>
+    /// <exception cref="ArgumentException">The hash is empty (<see langword="default"/>), or the size is below 1.</exception>
+    /// <exception cref="ObjectDisposedException">The session or repository was disposed.</exception>
+    /// <exception cref="BlockDbException">The database failed.</exception>
+    ValueTask<long?> FindBlockAsync(BlockHash hash, long size, CancellationToken cancellationToken = default);
+
     /// <summary>Lists a blockset's blocks in <c>Index</c> order (the join of <c>BlocksetEntry</c> and <c>Block</c>).</summary>
     /// <param name="blocksetId">The blockset ID.</param>
     /// <param name="cancellationToken">Cancels before the query.</param>

@@ -68,6 +68,62 @@ public interface IBlockWriter
     ValueTask<SelectXorInsertResult> SelectXorInsertAsync(string hash, long size, long volumeId, CancellationToken cancellationToken = default);
 
     /// <summary>
+    /// <see cref="SelectXorInsertAsync(string, long, CancellationToken)"/> with the hash as bytes: finds a block's ID,
+    /// inserting the block when absent (recorded in <paramref name="volumeId"/> when one is given). On the SQLite
+    /// providers this allocates nothing per call.
+    /// </summary>
+    /// <param name="hash">The block hash (1 to <see cref="BlockHash.MaxBytes"/> bytes).</param>
+    /// <param name="size">The block size in bytes.</param>
+    /// <param name="volumeId">The volume that holds a new block, or <see langword="null"/> for none.</param>
+    /// <param name="cancellationToken">Cancels before the lookup.</param>
+    /// <returns>The ID and whether this call created the block.</returns>
+    /// <exception cref="ArgumentException">The hash is empty (<see langword="default"/>), or the size is below 1.</exception>
+    /// <exception cref="VolumeNotFoundException">The call may insert and no volume has that ID.</exception>
+    /// <exception cref="BlockDbConflictException">The call may insert and the volume is being deleted or is deleted.</exception>
+    /// <exception cref="BlockDbReadOnlyException">The database is read-only.</exception>
+    /// <exception cref="BlockDbException">The database failed.</exception>
+    ValueTask<SelectXorInsertResult> SelectXorInsertAsync(BlockHash hash, long size, long? volumeId = null, CancellationToken cancellationToken = default);
+
+    /// <summary>
+    /// Select-xor-insert for many blocks in one call (a file's blocks): the same as one
+    /// <see cref="SelectXorInsertAsync(BlockHash, long, long?, CancellationToken)"/> per block in order, without a call,
+    /// a task and a transaction check per block. Each insert counts as one write of the batch, so a commit batch may
+    /// commit between blocks as it would between calls.
+    /// </summary>
+    /// <param name="blocks">The blocks, in order; duplicates are allowed (the later ones find the first).</param>
+    /// <param name="results">Receives one result per block, at the same index; at least as long as <paramref name="blocks"/>.</param>
+    /// <param name="volumeId">The volume that holds the new blocks, or <see langword="null"/> for none.</param>
+    /// <param name="cancellationToken">Checked before and between blocks.</param>
+    /// <returns>How many blocks this call created.</returns>
+    /// <exception cref="ArgumentException"><paramref name="results"/> is shorter than <paramref name="blocks"/>, or a block's hash is empty or its size below 1 (nothing was written: every block is checked first).</exception>
+    /// <exception cref="OperationCanceledException">Cancelled between blocks: the blocks before are in the batch (their results are filled), as they would be after separate calls.</exception>
+    /// <exception cref="VolumeNotFoundException">A block is new and no volume has that ID; the blocks before it are in the batch.</exception>
+    /// <exception cref="BlockDbConflictException">A block is new and the volume is being deleted or is deleted; the blocks before it are in the batch.</exception>
+    /// <exception cref="BlockDbReadOnlyException">The database is read-only.</exception>
+    /// <exception cref="BlockDbException">The database failed; the blocks before the failing one are in the batch unless the batch was rolled back (<see cref="BlockDbBatchRolledBackException"/>).</exception>
+    ValueTask<int> SelectXorInsertAsync(ReadOnlyMemory<BinaryBlockKey> blocks, Memory<SelectXorInsertResult> results, long? volumeId = null, CancellationToken cancellationToken = default);
+
+    /// <summary>
+    /// A file in one call: select-xor-inserts its blocks (as
+    /// <see cref="SelectXorInsertAsync(ReadOnlyMemory{BinaryBlockKey}, Memory{SelectXorInsertResult}, long?, CancellationToken)"/>)
+    /// and adds its blockset from them (as <see cref="AddBlocksetAsync(IReadOnlyList{long}, string?, CancellationToken)"/>).
+    /// The blockset is all or nothing; blocks inserted before a failure stay in the batch (another file may use them).
+    /// </summary>
+    /// <param name="blocks">The file's blocks in order; empty for an empty file.</param>
+    /// <param name="results">Receives one result per block, at the same index; at least as long as <paramref name="blocks"/>.</param>
+    /// <param name="fullHash">The hash of the whole content (stored as base64 text, as the text calls store it), or the empty <see langword="default"/> for none.</param>
+    /// <param name="volumeId">The volume that holds the new blocks, or <see langword="null"/> for none.</param>
+    /// <param name="cancellationToken">Checked before and between blocks.</param>
+    /// <returns>The new blockset's ID.</returns>
+    /// <exception cref="ArgumentException"><paramref name="results"/> is shorter than <paramref name="blocks"/>, or a block's hash is empty or its size below 1 (nothing was written); <see cref="ArgumentOutOfRangeException"/> when the sizes add up to more than <see cref="long.MaxValue"/> bytes.</exception>
+    /// <exception cref="OperationCanceledException">Cancelled; the blockset was not written.</exception>
+    /// <exception cref="VolumeNotFoundException">A block is new and no volume has that ID; the blockset was not written.</exception>
+    /// <exception cref="BlockDbConflictException">A block is new and the volume is being deleted, or a block found is in such a volume; the blockset was not written.</exception>
+    /// <exception cref="BlockDbReadOnlyException">The database is read-only.</exception>
+    /// <exception cref="BlockDbException">The database failed.</exception>
+    ValueTask<long> SelectXorInsertBlocksetAsync(ReadOnlyMemory<BinaryBlockKey> blocks, Memory<SelectXorInsertResult> results, BlockHash fullHash = default, long? volumeId = null, CancellationToken cancellationToken = default);
+
+    /// <summary>
     /// Adds a blockset from its blocks in order, named by hash and size; each must already be in the index. Its
     /// <c>Length</c> is the sum of the sizes in bytes; an empty list is the blockset of an empty file (length 0, no
     /// entries). All of it is written, or nothing. Counts as one write.

@@ -39,6 +39,38 @@ internal sealed class LockedRepository(IBlockRepository inner) : IBlockRepositor
         }
     }
 
+    public ValueTask<long?> FindBlockAsync(BlockHash hash, long size, CancellationToken cancellationToken = default)
+    {
+        lock (_gate)
+        {
+            return Done(inner.FindBlockAsync(hash, size, cancellationToken));
+        }
+    }
+
+    public ValueTask<SelectXorInsertResult> SelectXorInsertAsync(BlockHash hash, long size, long? volumeId = null, CancellationToken cancellationToken = default)
+    {
+        lock (_gate)
+        {
+            return Done(inner.SelectXorInsertAsync(hash, size, volumeId, cancellationToken));
+        }
+    }
+
+    public ValueTask<int> SelectXorInsertAsync(ReadOnlyMemory<BinaryBlockKey> blocks, Memory<SelectXorInsertResult> results, long? volumeId = null, CancellationToken cancellationToken = default)
+    {
+        lock (_gate)
+        {
+            return Done(inner.SelectXorInsertAsync(blocks, results, volumeId, cancellationToken));
+        }
+    }
+
+    public ValueTask<long> SelectXorInsertBlocksetAsync(ReadOnlyMemory<BinaryBlockKey> blocks, Memory<SelectXorInsertResult> results, BlockHash fullHash = default, long? volumeId = null, CancellationToken cancellationToken = default)
+    {
+        lock (_gate)
+        {
+            return Done(inner.SelectXorInsertBlocksetAsync(blocks, results, fullHash, volumeId, cancellationToken));
+        }
+    }
+
     public ValueTask<long> AddBlocksetAsync(IReadOnlyList<BlockKey> blocks, string? fullHash = null, CancellationToken cancellationToken = default)
     {
         lock (_gate)

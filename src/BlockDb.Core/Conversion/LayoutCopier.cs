@@ -183,7 +183,7 @@ internal sealed class LayoutCopier(ISqliteConnection source, LayoutState from, I
         }
         else
         {
-            Span<byte> bytes = stackalloc byte[DecodedHash.MaxBytes];
+            Span<byte> bytes = stackalloc byte[BlockHash.MaxBytes];
             insert.BindBlob(2, bytes[..BlockHash.Decode(hash, bytes)]);
         }
 

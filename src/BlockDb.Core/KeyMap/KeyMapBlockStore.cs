@@ -47,21 +47,21 @@ internal sealed class KeyMapBlockStore : IBlockStore
         batch.Attach(this);
     }
 
-    public long? Find(string hash, long size)
+    public long? Find(in HashInput hash, long size)
     {
-        var decoded = DecodedHash.From(hash);
-        return Find(decoded.Span, size, KeyTable.KeyOf(decoded.Span, size), catchUp: true);
+        var bytes = hash.AsBytes();
+        return Find(bytes.Bytes, size, KeyTable.KeyOf(bytes.Bytes, size), catchUp: true);
     }
 
-    public SelectXorInsertResult SelectXorInsert(string hash, long size, long? volumeId)
+    public SelectXorInsertResult SelectXorInsert(in HashInput hash, long size, long? volumeId)
     {
-        var write = new Write(this, DecodedHash.From(hash), size, volumeId);
+        var write = new Write(this, hash.AsBytes(), size, volumeId);
         if (!_batch.IsOpen)
         {
             // Outside a write transaction: a verified hit needs no lock. The first load runs here, not under the write lock.
             _batch.Reads.Enter();
             EnsureLoaded();
-            if (Find(write.Hash.Span, size, write.Key, catchUp: false) is { } known)
+            if (Find(write.Hash.Bytes, size, write.Key, catchUp: false) is { } known)
             {
                 return new SelectXorInsertResult(known, false);
             }
@@ -69,32 +69,32 @@ internal sealed class KeyMapBlockStore : IBlockStore
 
         return _batch.Write(write, static w =>
         {
-            if (w.Store.Find(w.Hash.Span, w.Size, w.Key, catchUp: true) is { } id)
+            if (w.Store.Find(w.Hash.Bytes, w.Size, w.Key, catchUp: true) is { } id)
             {
                 w.Store._batch.EndWrite(wrote: false);
                 return new SelectXorInsertResult(id, false);
             }
 
-            var created = w.Store.InsertNew(w.Hash.Span, w.Size, w.Key, w.VolumeId);
+            var created = w.Store.InsertNew(w.Hash.Bytes, w.Size, w.Key, w.VolumeId);
             w.Store._batch.EndWrite(wrote: true);
             return new SelectXorInsertResult(created, true);
         });
     }
 
-    public long Insert(string hash, long size, long? volumeId)
+    public long Insert(in HashInput hash, long size, long? volumeId)
     {
         EnsureLoaded();
-        return _batch.Write(new Write(this, DecodedHash.From(hash), size, volumeId), static w =>
+        return _batch.Write(new Write(this, hash.AsBytes(), size, volumeId), static w =>
         {
-            if (w.Store.Find(w.Hash.Span, w.Size, w.Key, catchUp: true) is { } id)
+            if (w.Store.Find(w.Hash.Bytes, w.Size, w.Key, catchUp: true) is { } id)
             {
                 throw new BlockDbException(
-                    string.Create(CultureInfo.InvariantCulture, $"Block ({Convert.ToBase64String(w.Hash.Span)}, {w.Size} bytes) is already in the index as ID {id}; use SelectXorInsertAsync to get the ID of a block that may exist. (SQLITE_CONSTRAINT_UNIQUE, as the unique index of the other layouts reports.)"),
+                    string.Create(CultureInfo.InvariantCulture, $"Block ({Convert.ToBase64String(w.Hash.Bytes)}, {w.Size} bytes) is already in the index as ID {id}; use SelectXorInsertAsync to get the ID of a block that may exist. (SQLITE_CONSTRAINT_UNIQUE, as the unique index of the other layouts reports.)"),
                     SqliteResultCode.Constraint,
                     SqliteResultCode.ConstraintUnique);
             }
 
-            var created = w.Store.InsertNew(w.Hash.Span, w.Size, w.Key, w.VolumeId);
+            var created = w.Store.InsertNew(w.Hash.Bytes, w.Size, w.Key, w.VolumeId);
             w.Store._batch.EndWrite(wrote: true);
             return created;
         });
@@ -216,12 +216,12 @@ internal sealed class KeyMapBlockStore : IBlockStore
     }
 
     /// <summary>One write's state, carried by value through <see cref="WriteBatch.Write{TState, TResult}"/>.</summary>
-    private struct Write(KeyMapBlockStore store, DecodedHash hash, long size, long? volumeId)
+    private readonly struct Write(KeyMapBlockStore store, BlockHash hash, long size, long? volumeId)
     {
         public readonly KeyMapBlockStore Store = store;
-        public DecodedHash Hash = hash;
+        public readonly BlockHash Hash = hash;
         public readonly long Size = size;
         public readonly long? VolumeId = volumeId;
-        public readonly uint Key = KeyTable.KeyOf(hash.Span, size);
+        public readonly uint Key = KeyTable.KeyOf(hash.Bytes, size);
     }
 }

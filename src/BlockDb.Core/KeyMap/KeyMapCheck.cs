@@ -24,7 +24,7 @@ internal static class KeyMapCheck
             // The map cannot load (an ID it cannot hold, its memory limit, changed guards): the blocks it lacks are counted below.
         }
 
-        Span<byte> hash = stackalloc byte[DecodedHash.MaxBytes];
+        Span<byte> hash = stackalloc byte[BlockHash.MaxBytes];
         var first = new List<long>();
         long missing = 0;
         using var all = connection.Prepare(BlockDbSql.CheckAllBlocks);
@@ -40,7 +40,7 @@ internal static class KeyMapCheck
                 var id = all.ColumnInt64(0);
                 var length = all.ColumnBlob(1, hash);
                 // Rows with a hash no lookup can ask for are the unusable-hash finding, not the map's.
-                var lookable = length is >= 1 and <= DecodedHash.MaxBytes;
+                var lookable = length is >= 1 and <= BlockHash.MaxBytes;
                 if (lookable && !(id is >= 1 and <= KeyMapLayout.MaxId && map.Holds(KeyTable.KeyOf(hash[..length], all.ColumnInt64(2)), id)))
                 {
                     missing++;

@@ -78,7 +78,7 @@ internal readonly record struct KeyMapPass(bool Full, long MaxBlockId, MapVersio
     /// <summary>Adds the current row and the rest in chunks; returns the highest block ID read (0 when none).</summary>
     private static long ReadRows(BlockKeyMap map, ISqliteStatement catchUp)
     {
-        Span<byte> hash = stackalloc byte[DecodedHash.MaxBytes];
+        Span<byte> hash = stackalloc byte[BlockHash.MaxBytes];
         var chunk = ArrayPool<ulong>.Shared.Rent(ChunkRows);
         try
         {
@@ -100,7 +100,7 @@ internal readonly record struct KeyMapPass(bool Full, long MaxBlockId, MapVersio
                 }
 
                 last = id;
-                if (length is < 1 or > DecodedHash.MaxBytes)
+                if (length is < 1 or > BlockHash.MaxBytes)
                 {
                     continue; // no lookup can ask for this hash; CheckAsync reports the row
                 }

@@ -199,7 +199,7 @@ internal sealed class KeyTable
 
     private static bool Verify(long id, ReadOnlySpan<byte> hash, long size, ISqliteStatement getById)
     {
-        Span<byte> stored = stackalloc byte[DecodedHash.MaxBytes];
+        Span<byte> stored = stackalloc byte[BlockHash.MaxBytes];
         getById.BindInt64(1, id);
         try
         {

@@ -33,7 +33,7 @@ internal abstract class LayoutDefinition
         TextHashes ? TextHashCodec.Read(statement, column) : BlobHashCodec.Read(statement, column);
 
     /// <summary>The longest stored hash: characters of base64 text, or bytes.</summary>
-    public int MaxHashLength => TextHashes ? BlockHash.MaxLength : DecodedHash.MaxBytes;
+    public int MaxHashLength => TextHashes ? BlockHash.MaxLength : BlockHash.MaxBytes;
 
     /// <summary>The select-xor-insert strategies this layout can run (<see cref="BlockDbOptions.SelectXorInsert"/>; any other is refused).</summary>
     public virtual IReadOnlyList<SelectXorInsertStrategy> Strategies { get; } = Enum.GetValues<SelectXorInsertStrategy>();

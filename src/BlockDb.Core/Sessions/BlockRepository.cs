@@ -64,23 +64,42 @@ internal sealed class BlockRepository : IBlockRepository
     }
 
     public ValueTask<long?> FindBlockAsync(string hash, long size, CancellationToken cancellationToken = default) =>
-        CallOnBlock(hash, size, null, null, static (r, h, s, _) =>
-        {
-            r._batch.EnterRead();
-            return r._store.Find(h, s);
-        }, cancellationToken);
+        CallOnBlock(Text(hash), size, null, null, static (r, h, s, _) => r.Find(h, s), cancellationToken);
+
+    public ValueTask<long?> FindBlockAsync(BlockHash hash, long size, CancellationToken cancellationToken = default) =>
+        CallOnBlock(Bytes(hash), size, null, null, static (r, h, s, _) => r.Find(h, s), cancellationToken);
 
     public ValueTask<long> InsertBlockAsync(string hash, long size, CancellationToken cancellationToken = default) =>
-        CallOnBlock(hash, size, null, nameof(InsertBlockAsync), static (r, h, s, v) => r._store.Insert(h, s, v), cancellationToken);
+        CallOnBlock(Text(hash), size, null, nameof(InsertBlockAsync), static (r, h, s, v) => r._store.Insert(h, s, v), cancellationToken);
 
     public ValueTask<SelectXorInsertResult> SelectXorInsertAsync(string hash, long size, CancellationToken cancellationToken = default) =>
-        CallOnBlock(hash, size, null, nameof(SelectXorInsertAsync), static (r, h, s, v) => r._store.SelectXorInsert(h, s, v), cancellationToken);
+        CallOnBlock(Text(hash), size, null, nameof(SelectXorInsertAsync), static (r, h, s, v) => r._store.SelectXorInsert(h, s, v), cancellationToken);
 
     public ValueTask<long> InsertBlockAsync(string hash, long size, long volumeId, CancellationToken cancellationToken = default) =>
-        CallOnBlock(hash, size, volumeId, nameof(InsertBlockAsync), static (r, h, s, v) => r._store.Insert(h, s, v), cancellationToken);
+        CallOnBlock(Text(hash), size, volumeId, nameof(InsertBlockAsync), static (r, h, s, v) => r._store.Insert(h, s, v), cancellationToken);
 
     public ValueTask<SelectXorInsertResult> SelectXorInsertAsync(string hash, long size, long volumeId, CancellationToken cancellationToken = default) =>
-        CallOnBlock(hash, size, volumeId, nameof(SelectXorInsertAsync), static (r, h, s, v) => r._store.SelectXorInsert(h, s, v), cancellationToken);
+        CallOnBlock(Text(hash), size, volumeId, nameof(SelectXorInsertAsync), static (r, h, s, v) => r._store.SelectXorInsert(h, s, v), cancellationToken);
+
+    public ValueTask<SelectXorInsertResult> SelectXorInsertAsync(BlockHash hash, long size, long? volumeId = null, CancellationToken cancellationToken = default) =>
+        CallOnBlock(Bytes(hash), size, volumeId, nameof(SelectXorInsertAsync), static (r, h, s, v) => r._store.SelectXorInsert(h, s, v), cancellationToken);
+
+    public ValueTask<int> SelectXorInsertAsync(ReadOnlyMemory<BinaryBlockKey> blocks, Memory<SelectXorInsertResult> results, long? volumeId = null, CancellationToken cancellationToken = default) =>
+        Call((blocks, results, volumeId, cancellationToken), static (r, s) =>
+        {
+            BlockBatchRules.Validate(s.blocks.Span, s.results.Length);
+            return r.Writable(nameof(SelectXorInsertAsync)).SelectXorInsertMany(s.blocks.Span, s.results.Span, s.volumeId, s.cancellationToken);
+        }, cancellationToken);
+
+    public ValueTask<long> SelectXorInsertBlocksetAsync(ReadOnlyMemory<BinaryBlockKey> blocks, Memory<SelectXorInsertResult> results, BlockHash fullHash = default, long? volumeId = null, CancellationToken cancellationToken = default) =>
+        Call((blocks, results, fullHash, volumeId, cancellationToken), static (r, s) =>
+        {
+            BlockBatchRules.Validate(s.blocks.Span, s.results.Length);
+            var writable = r.Writable(nameof(SelectXorInsertBlocksetAsync));
+            var count = s.blocks.Length;
+            writable.SelectXorInsertMany(s.blocks.Span, s.results.Span, s.volumeId, s.cancellationToken);
+            return writable._blocksets.Add(s.results[..count], s.fullHash.IsEmpty ? null : s.fullHash.ToString(), s.cancellationToken);
+        }, cancellationToken);
 
     public ValueTask<BlockInfo> GetBlockAsync(long blockId, CancellationToken cancellationToken = default) =>
         Read(blockId, static (r, id) => r._blocksets.GetBlock(id), cancellationToken);
@@ -265,10 +284,11 @@ internal sealed class BlockRepository : IBlockRepository
         }, cancellationToken).Untyped();
 
     /// <summary>A call on one block: the hash and size checked, a write refused on a read-only database, then <paramref name="operation"/>.</summary>
-    private ValueTask<TResult> CallOnBlock<TResult>(string hash, long size, long? volumeId, string? write, Func<BlockRepository, string, long, long?, TResult> operation, CancellationToken cancellationToken) =>
+    private ValueTask<TResult> CallOnBlock<TResult>(HashInput hash, long size, long? volumeId, string? write, Func<BlockRepository, HashInput, long, long?, TResult> operation, CancellationToken cancellationToken) =>
         Call((hash, size, volumeId, write, operation), static (r, s) =>
         {
-            ValidateBlock(s.hash, s.size);
+            s.hash.Validate(nameof(hash));
+            BlockHash.ValidateSize(s.size, nameof(size));
             if (s.write is not null)
             {
                 r.Writable(s.write);
@@ -276,6 +296,32 @@ internal sealed class BlockRepository : IBlockRepository
 
             return s.operation(r, s.hash, s.size, s.volumeId);
         }, cancellationToken);
+
+    /// <summary>A lookup, in the session's read batch unless its write transaction is open.</summary>
+    private long? Find(in HashInput hash, long size)
+    {
+        _batch.EnterRead();
+        return _store.Find(hash, size);
+    }
+
+    /// <summary>Select-xor-insert of each block in order, its result at the same index; the token checked between blocks.</summary>
+    private int SelectXorInsertMany(ReadOnlySpan<BinaryBlockKey> blocks, Span<SelectXorInsertResult> results, long? volumeId, CancellationToken cancellationToken)
+    {
+        var created = 0;
+        for (var i = 0; i < blocks.Length; i++)
+        {
+            BlockBatchRules.CheckCancellation(i, cancellationToken);
+            var result = _store.SelectXorInsert(HashInput.FromBytes(blocks[i].Hash), blocks[i].Size, volumeId);
+            results[i] = result;
+            created += result.Created ? 1 : 0;
+        }
+
+        return created;
+    }
+
+    private static HashInput Text(string hash) => HashInput.FromText(hash);
+
+    private static HashInput Bytes(in BlockHash hash) => HashInput.FromBytes(hash);
 
     /// <summary>The volume calls, prepared on first use.</summary>
     private VolumeStatements Volumes => _volumes ??= new VolumeStatements(_connection, _batch, _volumeGuard);
@@ -296,12 +342,6 @@ internal sealed class BlockRepository : IBlockRepository
                 throw new ArgumentException($"Block {i} of the blockset is invalid: hash '{block.Hash}', size {block.Size}; give a base64 hash with '=' padding and a size of 1 byte or more.", nameof(blocks));
             }
         }
-    }
-
-    private static void ValidateBlock(string hash, long size)
-    {
-        BlockHash.Validate(hash, nameof(hash));
-        BlockHash.ValidateSize(size, nameof(size));
     }
 
     private static int ValidateBlockset<T>(IReadOnlyList<T> blocks, string? fullHash)

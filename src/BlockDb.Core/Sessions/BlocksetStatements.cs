@@ -12,8 +12,6 @@ namespace BlockDb.Sessions;
 /// </summary>
 internal sealed class BlocksetStatements
 {
-    private const int CancellationCheckInterval = 256;
-
     private readonly WriteBatch _batch;
     private readonly IBlockStore _store;
     private readonly ISqliteStatement _blockSize;
@@ -43,17 +41,21 @@ internal sealed class BlocksetStatements
 
     /// <summary>Adds a blockset from blocks named by hash and size, resolved inside the write transaction (so none can be deleted between the lookup and the entry).</summary>
     public long Add(IReadOnlyList<BlockKey> blocks, string? fullHash, CancellationToken cancellationToken) =>
-        Add(blocks, fullHash, cancellationToken, static (self, block, i) =>
+        Add(blocks, blocks.Count, fullHash, cancellationToken, static (self, blocks, i) =>
         {
-            var id = self._store.Find(block.Hash, block.Size)
+            var block = blocks[i];
+            var id = self._store.Find(HashInput.FromText(block.Hash), block.Size)
                 ?? throw new BlockNotFoundException($"Block {i} of the blockset (hash {block.Hash}, {block.Size} bytes) is not in the index; add it first (SelectXorInsertAsync). Nothing of the blockset was written.", i);
             return (id, self.BlockSize(id, i) ?? block.Size);
         });
 
     /// <summary>Adds a blockset from block IDs, each checked inside the write transaction.</summary>
     public long Add(IReadOnlyList<long> blockIds, string? fullHash, CancellationToken cancellationToken) =>
-        Add(blockIds, fullHash, cancellationToken, static (self, id, i) =>
-            (id, self.BlockSize(id, i) ?? throw new BlockNotFoundException($"Block {i} of the blockset (ID {id}) is not in the index. Nothing of the blockset was written.", i)));
+        Add(blockIds, blockIds.Count, fullHash, cancellationToken, static (self, ids, i) => self.Known(ids[i], i));
+
+    /// <summary>Adds a blockset from the results of a select-xor-insert of its blocks, each checked inside the write transaction.</summary>
+    public long Add(ReadOnlyMemory<SelectXorInsertResult> blocks, string? fullHash, CancellationToken cancellationToken) =>
+        Add(blocks, blocks.Length, fullHash, cancellationToken, static (self, results, i) => self.Known(results.Span[i].Id, i));
 
     /// <summary>A blockset's blocks in order.</summary>
     /// <exception cref="BlocksetNotFoundException">No blockset has that ID.</exception>
@@ -148,22 +150,22 @@ internal sealed class BlocksetStatements
     }
 
     /// <summary>Resolves each block to its ID and size inside the write transaction, then writes the blockset.</summary>
-    private long Add<T>(IReadOnlyList<T> blocks, string? fullHash, CancellationToken cancellationToken, Func<BlocksetStatements, T, int, (long Id, long Size)> resolve) =>
-        _batch.Write((this, blocks, fullHash, cancellationToken, resolve), static s =>
+    private long Add<TBlocks>(TBlocks blocks, int count, string? fullHash, CancellationToken cancellationToken, Func<BlocksetStatements, TBlocks, int, (long Id, long Size)> resolve) =>
+        _batch.Write((this, blocks, count, fullHash, cancellationToken, resolve), static s =>
         {
-            var (self, blocks, fullHash, cancellationToken, resolve) = s;
-            var ids = ArrayPool<long>.Shared.Rent(blocks.Count);
+            var (self, blocks, count, fullHash, cancellationToken, resolve) = s;
+            var ids = ArrayPool<long>.Shared.Rent(count);
             try
             {
                 long length = 0;
-                for (var i = 0; i < blocks.Count; i++)
+                for (var i = 0; i < count; i++)
                 {
-                    CheckCancellation(i, cancellationToken);
-                    (ids[i], var size) = resolve(self, blocks[i], i);
+                    BlockBatchRules.CheckCancellation(i, cancellationToken);
+                    (ids[i], var size) = resolve(self, blocks, i);
                     length = AddLength(length, size, i);
                 }
 
-                return self.Write(ids, blocks.Count, length, fullHash, cancellationToken);
+                return self.Write(ids, count, length, fullHash, cancellationToken);
             }
             finally
             {
@@ -171,20 +173,17 @@ internal sealed class BlocksetStatements
             }
         });
 
+    /// <summary>Block <paramref name="position"/>'s ID and size, checked.</summary>
+    /// <exception cref="BlockNotFoundException">No block has that ID.</exception>
+    private (long Id, long Size) Known(long id, int position) =>
+        (id, BlockSize(id, position) ?? throw new BlockNotFoundException($"Block {position} of the blockset (ID {id}) is not in the index. Nothing of the blockset was written.", position));
+
     /// <summary>The blockset's length so far plus block <paramref name="index"/>'s size, in bytes.</summary>
     /// <exception cref="ArgumentOutOfRangeException">The length would pass <see cref="long.MaxValue"/> bytes.</exception>
     private static long AddLength(long length, long size, int index) =>
         length <= long.MaxValue - size
             ? length + size
             : throw new ArgumentOutOfRangeException("blocks", size, $"The blockset's length passes {long.MaxValue:N0} bytes at block {index} ({size:N0} bytes); a blockset's Length is the sum of its blocks' sizes and must fit a 64-bit integer. Nothing of the blockset was written.");
-
-    private static void CheckCancellation(int i, CancellationToken cancellationToken)
-    {
-        if (i % CancellationCheckInterval == 0)
-        {
-            cancellationToken.ThrowIfCancellationRequested();
-        }
-    }
 
     /// <summary>Writes a blockset and its entries inside a savepoint (all of it, or nothing), and counts one write.</summary>
     private long Write(long[] ids, int count, long length, string? fullHash, CancellationToken cancellationToken)
@@ -218,7 +217,7 @@ internal sealed class BlocksetStatements
             entry.BindInt64(1, blocksetId);
             for (var i = 0; i < count; i++)
             {
-                CheckCancellation(i + 1, cancellationToken);
+                BlockBatchRules.CheckCancellation(i + 1, cancellationToken);
                 entry.BindInt64(2, i);
                 entry.BindInt64(3, ids[i]);
                 entry.ExecuteNonQuery();

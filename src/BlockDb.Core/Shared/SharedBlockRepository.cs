@@ -1,3 +1,4 @@
+using BlockDb.Drivers;
 using BlockDb.Shared;
 
 namespace BlockDb;
@@ -127,6 +128,36 @@ internal sealed class SharedBlockRepository : ISharedBlockRepository
         }
 
         return await Enqueue(static (w, s, ct) => w.SelectXorInsertAsync(s.hash, s.size, ct), (hash, size), cancellationToken).ConfigureAwait(false);
+    }
+
+    public ValueTask<long?> FindBlockAsync(BlockHash hash, long size, CancellationToken cancellationToken = default)
+    {
+        BlockHash.Validate(hash, nameof(hash));
+        BlockHash.ValidateSize(size, nameof(size));
+        return _readers.ReadAsync(static (r, s, ct) => r.FindBlockAsync(s.hash, s.size, ct), (hash, size), cancellationToken);
+    }
+
+    public async ValueTask<SelectXorInsertResult> SelectXorInsertAsync(BlockHash hash, long size, long? volumeId = null, CancellationToken cancellationToken = default)
+    {
+        ThrowIfReadOnly();
+        if (await FindBlockAsync(hash, size, cancellationToken).ConfigureAwait(false) is { } id)
+        {
+            return new SelectXorInsertResult(id, false);
+        }
+
+        return await Enqueue(static (w, s, ct) => w.SelectXorInsertAsync(s.hash, s.size, s.volumeId, ct), (hash, size, volumeId), cancellationToken).ConfigureAwait(false);
+    }
+
+    public ValueTask<int> SelectXorInsertAsync(ReadOnlyMemory<BinaryBlockKey> blocks, Memory<SelectXorInsertResult> results, long? volumeId = null, CancellationToken cancellationToken = default)
+    {
+        BlockBatchRules.Validate(blocks.Span, results.Length);
+        return Enqueue(static (w, s, ct) => w.SelectXorInsertAsync(s.blocks, s.results, s.volumeId, ct), (blocks, results, volumeId), cancellationToken);
+    }
+
+    public ValueTask<long> SelectXorInsertBlocksetAsync(ReadOnlyMemory<BinaryBlockKey> blocks, Memory<SelectXorInsertResult> results, BlockHash fullHash = default, long? volumeId = null, CancellationToken cancellationToken = default)
+    {
+        BlockBatchRules.Validate(blocks.Span, results.Length);
+        return Enqueue(static (w, s, ct) => w.SelectXorInsertBlocksetAsync(s.blocks, s.results, s.fullHash, s.volumeId, ct), (blocks, results, fullHash, volumeId), cancellationToken);
     }
 
     public ValueTask<long> AddBlocksetAsync(IReadOnlyList<BlockKey> blocks, string? fullHash = null, CancellationToken cancellationToken = default)

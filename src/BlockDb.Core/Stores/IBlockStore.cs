@@ -10,13 +10,13 @@ namespace BlockDb.Stores;
 internal interface IBlockStore : IBatchParticipant
 {
     /// <summary>A block's ID, or <see langword="null"/> when the session's connection sees no such block (complete: never a miss for a visible block).</summary>
-    long? Find(string hash, long size);
+    long? Find(in HashInput hash, long size);
 
     /// <summary>Finds a block, inserting it when absent (recorded in <paramref name="volumeId"/>, checked then), in the session's batch.</summary>
-    SelectXorInsertResult SelectXorInsert(string hash, long size, long? volumeId);
+    SelectXorInsertResult SelectXorInsert(in HashInput hash, long size, long? volumeId);
 
     /// <summary>Inserts a block recorded in <paramref name="volumeId"/>, failing with <c>SQLITE_CONSTRAINT</c> when it exists.</summary>
-    long Insert(string hash, long size, long? volumeId);
+    long Insert(in HashInput hash, long size, long? volumeId);
 
     /// <summary>Reads a stored hash back as base64 text.</summary>
     string ReadHash(ISqliteStatement statement, int column);

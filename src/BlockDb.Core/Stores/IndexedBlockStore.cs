@@ -34,7 +34,7 @@ internal sealed class IndexedBlockStore<TCodec, TStrategy> : IBlockStore
     /// <summary>The session's write batch.</summary>
     public WriteBatch Batch { get; }
 
-    public long? Find(string hash, long size)
+    public long? Find(in HashInput hash, long size)
     {
         TCodec.Bind(_find, 1, hash);
         _find.BindInt64(2, size);
@@ -48,9 +48,9 @@ internal sealed class IndexedBlockStore<TCodec, TStrategy> : IBlockStore
         }
     }
 
-    public SelectXorInsertResult SelectXorInsert(string hash, long size, long? volumeId) => _strategy.SelectXorInsert(this, hash, size, volumeId);
+    public SelectXorInsertResult SelectXorInsert(in HashInput hash, long size, long? volumeId) => _strategy.SelectXorInsert(this, hash, size, volumeId);
 
-    public long Insert(string hash, long size, long? volumeId) => Batch.Write((this, hash, size, volumeId), static s =>
+    public long Insert(in HashInput hash, long size, long? volumeId) => Batch.Write((this, hash, size, volumeId), static s =>
     {
         var id = s.Item1.InsertRow(s.hash, s.size, s.volumeId);
         s.Item1.Batch.EndWrite(wrote: true);
@@ -63,7 +63,7 @@ internal sealed class IndexedBlockStore<TCodec, TStrategy> : IBlockStore
     /// Checks the volume (inside the write transaction) and binds a new block's hash, size and volume as parameters 1, 2
     /// and 3 of an insert.
     /// </summary>
-    public void BindNewBlock(ISqliteStatement insert, string hash, long size, long? volumeId)
+    public void BindNewBlock(ISqliteStatement insert, in HashInput hash, long size, long? volumeId)
     {
         _volumes.RequireRecordable(volumeId);
         TCodec.Bind(insert, 1, hash);
@@ -79,7 +79,7 @@ internal sealed class IndexedBlockStore<TCodec, TStrategy> : IBlockStore
     }
 
     /// <summary>Inserts a block inside the open batch and returns its ID (<c>SQLITE_CONSTRAINT</c> when it exists).</summary>
-    public long InsertRow(string hash, long size, long? volumeId)
+    public long InsertRow(in HashInput hash, long size, long? volumeId)
     {
         BindNewBlock(_insert, hash, size, volumeId);
         try
@@ -99,7 +99,7 @@ internal sealed class IndexedBlockStore<TCodec, TStrategy> : IBlockStore
     /// not give it. Counts a write only when the insert created the block.
     /// </summary>
     /// <exception cref="BlockDbException">The insert did nothing yet the block is not there: the index and the table disagree.</exception>
-    public SelectXorInsertResult InsertThenFind(ISqliteStatement insert, bool returnsId, string hash, long size, long? volumeId) =>
+    public SelectXorInsertResult InsertThenFind(ISqliteStatement insert, bool returnsId, in HashInput hash, long size, long? volumeId) =>
         Batch.Write((this, insert, returnsId, hash, size, volumeId), static s =>
         {
             var (store, insert, returnsId, hash, size, volumeId) = s;

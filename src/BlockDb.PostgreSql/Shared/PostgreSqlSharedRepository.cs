@@ -1,3 +1,4 @@
+using BlockDb.Drivers;
 using BlockDb.PostgreSql.Sessions;
 using Npgsql;
 
@@ -79,6 +80,21 @@ internal sealed partial class PostgreSqlSharedRepository : ISharedBlockRepositor
 
         return result;
     }
+
+    public ValueTask<long?> FindBlockAsync(BlockHash hash, long size, CancellationToken cancellationToken = default)
+    {
+        BlockHash.Validate(hash, nameof(hash));
+        return FindBlockAsync(hash.ToString(), size, cancellationToken);
+    }
+
+    public ValueTask<SelectXorInsertResult> SelectXorInsertAsync(BlockHash hash, long size, long? volumeId = null, CancellationToken cancellationToken = default) =>
+        BlockBatchRules.SelectXorInsertAsText(this, hash, size, volumeId, cancellationToken);
+
+    public ValueTask<int> SelectXorInsertAsync(ReadOnlyMemory<BinaryBlockKey> blocks, Memory<SelectXorInsertResult> results, long? volumeId = null, CancellationToken cancellationToken = default) =>
+        BlockBatchRules.SelectXorInsertEachAsync(this, blocks, results, volumeId, cancellationToken);
+
+    public ValueTask<long> SelectXorInsertBlocksetAsync(ReadOnlyMemory<BinaryBlockKey> blocks, Memory<SelectXorInsertResult> results, BlockHash fullHash = default, long? volumeId = null, CancellationToken cancellationToken = default) =>
+        BlockBatchRules.SelectXorInsertBlocksetEachAsync(this, blocks, results, fullHash, volumeId, cancellationToken);
 
     public async ValueTask<long> AddBlocksetAsync(IReadOnlyList<BlockKey> blocks, string? fullHash = null, CancellationToken cancellationToken = default)
     {

@@ -14,6 +14,6 @@ internal interface ISelectXorInsertStrategy<TSelf>
     static abstract TSelf Prepare(ISqliteConnection connection);
 
     /// <summary>Finds the block, inserting it when absent (recorded in <paramref name="volumeId"/>), in the store's batch.</summary>
-    SelectXorInsertResult SelectXorInsert<TCodec>(IndexedBlockStore<TCodec, TSelf> store, string hash, long size, long? volumeId)
+    SelectXorInsertResult SelectXorInsert<TCodec>(IndexedBlockStore<TCodec, TSelf> store, in HashInput hash, long size, long? volumeId)
         where TCodec : struct, IHashCodec;
 }

@@ -11,7 +11,7 @@ internal readonly struct SelectThenInsert : ISelectXorInsertStrategy<SelectThenI
 {
     public static SelectThenInsert Prepare(ISqliteConnection connection) => default;
 
-    public SelectXorInsertResult SelectXorInsert<TCodec>(IndexedBlockStore<TCodec, SelectThenInsert> store, string hash, long size, long? volumeId)
+    public SelectXorInsertResult SelectXorInsert<TCodec>(IndexedBlockStore<TCodec, SelectThenInsert> store, in HashInput hash, long size, long? volumeId)
         where TCodec : struct, IHashCodec
     {
         store.Batch.EnterRead();
@@ -20,7 +20,7 @@ internal readonly struct SelectThenInsert : ISelectXorInsertStrategy<SelectThenI
             : store.Batch.Write((store, hash, size, volumeId), static s => InsertUnlessRaced(s.store, s.hash, s.size, s.volumeId));
     }
 
-    private static SelectXorInsertResult InsertUnlessRaced<TCodec>(IndexedBlockStore<TCodec, SelectThenInsert> store, string hash, long size, long? volumeId)
+    private static SelectXorInsertResult InsertUnlessRaced<TCodec>(IndexedBlockStore<TCodec, SelectThenInsert> store, in HashInput hash, long size, long? volumeId)
         where TCodec : struct, IHashCodec
     {
         long id;
