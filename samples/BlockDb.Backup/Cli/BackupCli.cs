@@ -12,6 +12,9 @@ internal sealed class BackupCli
 {
     private const long MinBlockSize = 1 << 10;
     private const long MaxBlockSize = 256 << 20;
+    private const long DefaultVolumeSize = 50L << 20;
+    private const long MinVolumeSize = 1 << 10;
+    private const long MaxVolumeSize = 64L << 30;
 
     private readonly IReadOnlyList<string> _configurationArgs;
 
@@ -101,6 +104,13 @@ internal sealed class BackupCli
             DefaultValueFactory = _ => 1 << 20,
             CustomParser = ParseBlockSize,
         };
+        var volumeSize = new Option<long>("--volume-size")
+        {
+            Description = "New blocks go into volumes (duplicati-b000001.dblock.zip…) of this many bytes, Duplicati's default 50MB; a full volume is set Uploaded",
+            HelpName = "size",
+            DefaultValueFactory = _ => DefaultVolumeSize,
+            CustomParser = ParseVolumeSize,
+        };
         var record = new Option<string?>("--record")
         {
             Description = "Also write the block stream as TSV (file_index, block_index, hash, size) for the benchmark harness",
@@ -121,12 +131,12 @@ internal sealed class BackupCli
         var verify = new Option<bool>("--verify") { Description = "Verify after indexing (with --sample and --seed)" };
         var command = new Command("index", "Walk a directory, cut each regular file into fixed-size blocks, hash them (SHA-256) and record each file as a blockset")
         {
-            directory, _db, fresh, blockSize, record, hashers, _progress, verify, _sample, _seed,
+            directory, _db, fresh, blockSize, volumeSize, record, hashers, _progress, verify, _sample, _seed,
         };
         command.SetAction((r, ct) => CommandRunner.RunAsync(
             () => Indexing.IndexCommand.RunAsync(
                 Common(r),
-                new IndexSettings(r.GetRequiredValue(directory), r.GetValue(fresh), r.GetValue(blockSize), r.GetValue(record), r.GetValue(hashers), r.GetValue(_progress), r.GetValue(verify), r.GetValue(_sample), r.GetValue(_seed)),
+                new IndexSettings(r.GetRequiredValue(directory), r.GetValue(fresh), r.GetValue(blockSize), r.GetValue(volumeSize), r.GetValue(record), r.GetValue(hashers), r.GetValue(_progress), r.GetValue(verify), r.GetValue(_sample), r.GetValue(_seed)),
                 ct),
             ct));
         return command;
@@ -188,6 +198,18 @@ internal sealed class BackupCli
 
     private CommonSettings Common(ParseResult r) =>
         new(r.GetValue(_config), r.GetValue(_provider), r.GetResult(_db) is null ? null : r.GetValue(_db), r.GetValue(_verbose), _configurationArgs);
+
+    private static long ParseVolumeSize(ArgumentResult result)
+    {
+        var text = result.Tokens.Count == 1 ? result.Tokens[0].Value : string.Empty;
+        if (ByteSize.TryParse(text, out var bytes) && bytes is >= MinVolumeSize and <= MaxVolumeSize)
+        {
+            return bytes;
+        }
+
+        result.AddError($"--volume-size '{text}' is not valid: give {MinVolumeSize} to {MaxVolumeSize} bytes, e.g. 50MB or 1GiB.");
+        return 0;
+    }
 
     private static long ParseBlockSize(ArgumentResult result)
     {
