@@ -131,7 +131,7 @@ internal static class GcCommand
         table.Row(
             "total",
             $"{ReportTable.Count(result.Volumes.Count(v => v.DeletedNow))} deleted now",
-            ByteSize.Format(live.Sum(v => v.After.Size ?? 0)),
+            $"{ByteSize.Format(result.Volumes.Sum(v => v.Before.Size ?? 0))} → {ByteSize.Format(live.Sum(v => v.After.Size ?? 0))}",
             ReportTable.Count(result.Volumes.Sum(v => v.Before.Blocks)),
             ByteSize.Format(result.Volumes.Sum(v => v.Before.UnreferencedBytes)),
             $"{ReportTable.Count(result.Blocks)} blocks, {ByteSize.Format(result.Bytes)}",
