@@ -51,6 +51,20 @@ internal sealed class AppServices : IAsyncDisposable
         }
     }
 
+    /// <summary>As <see cref="Create"/>, for a command that needs the database to exist already.</summary>
+    /// <exception cref="UsageException">The database file does not exist.</exception>
+    public static async Task<AppServices> CreateForExistingAsync(CommonSettings settings)
+    {
+        var app = Create(settings);
+        if (!File.Exists(app.DatabasePath))
+        {
+            await app.DisposeAsync().ConfigureAwait(false);
+            throw new UsageException($"The database '{app.DatabasePath}' does not exist; run 'index' first (or give --db).");
+        }
+
+        return app;
+    }
+
     public static void ConfigureLogging(ILoggingBuilder logging, bool verbose) => logging
         .SetMinimumLevel(verbose ? LogLevel.Information : LogLevel.Warning)
         .AddConsole(console => console.LogToStandardErrorThreshold = LogLevel.Trace);

@@ -2,16 +2,23 @@ using System.CommandLine;
 using System.CommandLine.Parsing;
 using BlockDb.Backup.Comparison;
 using BlockDb.Backup.Indexing;
+using BlockDb.Backup.Lifecycle;
 using BlockDb.Backup.Output;
 using BlockDb.Backup.Verification;
 
 namespace BlockDb.Backup.Cli;
 
-/// <summary>The command line (System.CommandLine): <c>index</c>, <c>verify</c>, <c>compare</c>, <c>check</c> and <c>repair</c>.</summary>
+/// <summary>
+/// The command line (System.CommandLine): <c>index</c>, <c>verify</c>, <c>compare</c>, <c>check</c>, <c>repair</c>, and the
+/// lifecycle: <c>delete</c>, <c>gc</c>, <c>list</c> and <c>convert</c>.
+/// </summary>
 internal sealed class BackupCli
 {
     private const long MinBlockSize = 1 << 10;
     private const long MaxBlockSize = 256 << 20;
+    private const long DefaultVolumeSize = 50L << 20;
+    private const long MinVolumeSize = 1 << 10;
+    private const long MaxVolumeSize = 64L << 30;
 
     private readonly IReadOnlyList<string> _configurationArgs;
 
@@ -75,8 +82,9 @@ internal sealed class BackupCli
     {
         var cli = new BackupCli(configurationArgs);
         var root = new RootCommand(
-            "blockdb-backup: indexes a directory into a BlockDb block index (Block, Blockset, BlocksetEntry) as a Duplicati-style backup would, "
-            + "verifies it against the files, and compares indexes. Any BlockDb setting can be given as --BlockDb:Section:Key=Value.")
+            "blockdb-backup: indexes a directory into a BlockDb block index (Block, Blockset, BlocksetEntry, Remotevolume) as a Duplicati-style backup would, "
+            + "verifies it against the files, compares indexes, deletes files, collects unreferenced blocks, lists and converts the index. "
+            + "Any BlockDb setting can be given as --BlockDb:Section:Key=Value.")
         {
             cli._config,
             cli._provider,
@@ -87,6 +95,10 @@ internal sealed class BackupCli
         root.Add(cli.CompareCommand());
         root.Add(cli.CheckCommand());
         root.Add(cli.RepairCommand());
+        root.Add(cli.DeleteCommand());
+        root.Add(cli.GcCommand());
+        root.Add(cli.ListCommand());
+        root.Add(cli.ConvertCommand());
         return root;
     }
 
@@ -100,6 +112,13 @@ internal sealed class BackupCli
             HelpName = "size",
             DefaultValueFactory = _ => 1 << 20,
             CustomParser = ParseBlockSize,
+        };
+        var volumeSize = new Option<long>("--volume-size")
+        {
+            Description = "New blocks go into volumes (duplicati-b000001.dblock.zip…) of this many bytes, Duplicati's default 50MB; a full volume is set Uploaded",
+            HelpName = "size",
+            DefaultValueFactory = _ => DefaultVolumeSize,
+            CustomParser = ParseVolumeSize,
         };
         var record = new Option<string?>("--record")
         {
@@ -121,12 +140,12 @@ internal sealed class BackupCli
         var verify = new Option<bool>("--verify") { Description = "Verify after indexing (with --sample and --seed)" };
         var command = new Command("index", "Walk a directory, cut each regular file into fixed-size blocks, hash them (SHA-256) and record each file as a blockset")
         {
-            directory, _db, fresh, blockSize, record, hashers, _progress, verify, _sample, _seed,
+            directory, _db, fresh, blockSize, volumeSize, record, hashers, _progress, verify, _sample, _seed,
         };
         command.SetAction((r, ct) => CommandRunner.RunAsync(
             () => Indexing.IndexCommand.RunAsync(
                 Common(r),
-                new IndexSettings(r.GetRequiredValue(directory), r.GetValue(fresh), r.GetValue(blockSize), r.GetValue(record), r.GetValue(hashers), r.GetValue(_progress), r.GetValue(verify), r.GetValue(_sample), r.GetValue(_seed)),
+                new IndexSettings(r.GetRequiredValue(directory), r.GetValue(fresh), r.GetValue(blockSize), r.GetValue(volumeSize), r.GetValue(record), r.GetValue(hashers), r.GetValue(_progress), r.GetValue(verify), r.GetValue(_sample), r.GetValue(_seed)),
                 ct),
             ct));
         return command;
@@ -186,8 +205,138 @@ internal sealed class BackupCli
         return command;
     }
 
+    private Command DeleteCommand()
+    {
+        var path = new Argument<string?>("path")
+        {
+            Description = "Delete the indexed files at or under this path (a file or a folder)",
+            Arity = ArgumentArity.ZeroOrOne,
+        };
+        var fraction = new Option<double?>("--fraction")
+        {
+            Description = "Delete this share of the files (of those under PATH, or of all), chosen evenly in sidecar order: 0.5 deletes every other file",
+            HelpName = "F",
+        };
+        fraction.Validators.Add(r =>
+        {
+            if (r.GetValueOrDefault<double?>() is { } f && !(f > 0 && f <= 1))
+            {
+                r.AddError("--fraction must be above 0 and at most 1.");
+            }
+        });
+        var dryRun = new Option<bool>("--dry-run") { Description = "Report what would be deleted; change nothing" };
+        var command = new Command("delete", "Drop files from the backup: take their lines out of the sidecar and delete the blocksets no remaining file names (DeleteBlocksetAsync); their blocks stay until gc. Give PATH, --fraction, or both")
+        {
+            path, _db, fraction, dryRun,
+        };
+        command.Validators.Add(r =>
+        {
+            if (r.GetValue(path) is null && r.GetValue(fraction) is null)
+            {
+                r.AddError("delete needs a PATH, --fraction F, or both (it never deletes every file by default).");
+            }
+        });
+        command.SetAction((r, ct) => CommandRunner.RunAsync(
+            () => Lifecycle.DeleteCommand.RunAsync(Common(r), new DeleteSettings(r.GetValue(path), r.GetValue(fraction) ?? 1.0, r.GetValue(dryRun)), ct),
+            ct));
+        return command;
+    }
+
+    private Command GcCommand()
+    {
+        var volume = new Option<string?>("--volume")
+        {
+            Description = "Collect only this volume's unreferenced blocks (default: all volumes)",
+            HelpName = "name",
+        };
+        var command = new Command("gc", "Garbage collection: report each volume's waste (unreferenced bytes), delete the blocks no blockset references (DeleteUnreferencedBlocksAsync), report blocks and bytes deleted per volume, and set volumes left without any block Deleting, then Deleted")
+        {
+            _db, volume,
+        };
+        command.SetAction((r, ct) => CommandRunner.RunAsync(() => Lifecycle.GcCommand.RunAsync(Common(r), r.GetValue(volume), ct), ct));
+        return command;
+    }
+
+    private Command ListCommand()
+    {
+        Option<int?> Limit(string what) => new("--limit")
+        {
+            Description = $"Show at most N {what}",
+            HelpName = "N",
+            Validators =
+            {
+                r =>
+                {
+                    if (r.GetValueOrDefault<int?>() is < 1)
+                    {
+                        r.AddError("--limit must be 1 or more.");
+                    }
+                },
+            },
+        };
+
+        var volumesLimit = Limit("volumes (default: all; the totals count all)");
+        var volumes = new Command("volumes", "Each volume: name, state, size, blocks, bytes and waste (bytes of blocks no blockset references), then the totals")
+        {
+            _db, volumesLimit,
+        };
+        volumes.SetAction((r, ct) => CommandRunner.RunAsync(() => Lifecycle.ListCommand.VolumesAsync(Common(r), r.GetValue(volumesLimit), ct), ct));
+
+        var blocksetsLimit = Limit($"blocksets (default: {Lifecycle.ListCommand.DefaultLimit})");
+        var blocksets = new Command("blocksets", "The first blocksets in ID order: length, block count, full hash, and the files that name them (sidecar)")
+        {
+            _db, blocksetsLimit,
+        };
+        blocksets.SetAction((r, ct) => CommandRunner.RunAsync(() => Lifecycle.ListCommand.BlocksetsAsync(Common(r), r.GetValue(blocksetsLimit), ct), ct));
+
+        var blocksLimit = Limit($"blocks (default: {Lifecycle.ListCommand.DefaultLimit})");
+        var volume = new Option<string?>("--volume") { Description = "Only this volume's blocks", HelpName = "name" };
+        var unreferenced = new Option<bool>("--unreferenced") { Description = "Only blocks no blockset references (what gc deletes)" };
+        var blocks = new Command("blocks", "The first blocks in ID order: hash, size and volume")
+        {
+            _db, volume, unreferenced, blocksLimit,
+        };
+        blocks.SetAction((r, ct) => CommandRunner.RunAsync(() => Lifecycle.ListCommand.BlocksAsync(Common(r), r.GetValue(volume), r.GetValue(unreferenced), r.GetValue(blocksLimit), ct), ct));
+
+        return new Command("list", "List the index's volumes, blocksets or blocks, streamed from one read snapshot (it can run beside a backup)")
+        {
+            volumes, blocksets, blocks,
+        };
+    }
+
+    private Command ConvertCommand()
+    {
+        var target = new Argument<string>("target") { Description = "The new database file; it must not exist (its sidecar is copied next to it)" };
+        var layout = new Option<BlockLayout>("--layout")
+        {
+            Description = "The new file's layout: KeyMap, BlobHash or TextHash",
+            Required = true,
+        };
+        var merge = new Option<bool>("--merge-duplicates") { Description = "Merge duplicate (hash, size) blocks of the source into their lowest ID (default: refuse such a source, exit code 4)" };
+        var command = new Command("convert", "Copy the index (--db) into a new file of another layout, every ID kept (BlockDbConverter), then check the new file (exit 1 when the check finds anything)")
+        {
+            target, _db, layout, merge, _progress,
+        };
+        command.SetAction((r, ct) => CommandRunner.RunAsync(
+            () => Lifecycle.ConvertCommand.RunAsync(Common(r), new ConvertSettings(r.GetRequiredValue(target), r.GetValue(layout), r.GetValue(merge), r.GetValue(_progress)), ct),
+            ct));
+        return command;
+    }
+
     private CommonSettings Common(ParseResult r) =>
         new(r.GetValue(_config), r.GetValue(_provider), r.GetResult(_db) is null ? null : r.GetValue(_db), r.GetValue(_verbose), _configurationArgs);
+
+    private static long ParseVolumeSize(ArgumentResult result)
+    {
+        var text = result.Tokens.Count == 1 ? result.Tokens[0].Value : string.Empty;
+        if (ByteSize.TryParse(text, out var bytes) && bytes is >= MinVolumeSize and <= MaxVolumeSize)
+        {
+            return bytes;
+        }
+
+        result.AddError($"--volume-size '{text}' is not valid: give {MinVolumeSize} to {MaxVolumeSize} bytes, e.g. 50MB or 1GiB.");
+        return 0;
+    }
 
     private static long ParseBlockSize(ArgumentResult result)
     {

@@ -21,6 +21,10 @@ internal static class CommandRunner
         {
             return await FailAsync("cancelled.", ExitCodes.Cancelled).ConfigureAwait(false);
         }
+        catch (BlockDbConflictException e)
+        {
+            return await FailAsync(e.Message, ExitCodes.Conflict).ConfigureAwait(false);
+        }
         catch (Exception e) when (e is BlockDbException or IOException or UnauthorizedAccessException)
         {
             return await FailAsync(e.Message, ExitCodes.Failure).ConfigureAwait(false);

@@ -14,6 +14,12 @@ internal static class ExitCodes
     /// <summary>SQLite or I/O failed.</summary>
     public const int Failure = 3;
 
+    /// <summary>
+    /// The index refused the change as a conflict (<see cref="BlockDbConflictException"/>), nothing of it written: a source
+    /// with duplicate blocks converted without --merge-duplicates, a volume state change that is not allowed.
+    /// </summary>
+    public const int Conflict = 4;
+
     /// <summary>Cancelled with Ctrl+C (128 + SIGINT).</summary>
     public const int Cancelled = 130;
 }

@@ -45,7 +45,7 @@ internal static class CompareCommand
         var unreferenced = snapshots.Where(s => s.UnreferencedBlocks > 0).ToList();
         foreach (var s in unreferenced)
         {
-            await Console.Out.WriteLineAsync($"note: {s.Path} has {s.UnreferencedBlocks} blocks in no blockset; the repository API cannot list them, so only their count is compared.").ConfigureAwait(false);
+            await Console.Out.WriteLineAsync($"note: {s.Path} has {s.UnreferencedBlocks} blocks in no blockset ('gc' deletes them); only their count is compared.").ConfigureAwait(false);
         }
 
         await Console.Out.WriteLineAsync(all.Count == 0 ? $"SAME: all {snapshots.Count} databases hold the same blocks, blocksets and files." : $"DIFFERENT: {all.Count} difference(s).").ConfigureAwait(false);

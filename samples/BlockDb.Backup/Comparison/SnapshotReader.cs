@@ -8,9 +8,9 @@ using Microsoft.Extensions.Logging;
 namespace BlockDb.Backup.Comparison;
 
 /// <summary>
-/// Reads a database through the repository API only. <c>IBlockRepository</c> cannot list blocksets, so this walks
-/// blockset IDs from 1 until it has found as many as <c>GetCountsAsync</c> reports (IDs are SQLite rowids and BlockDb
-/// never deletes, so they are 1..N); each blockset's blocks come from <c>ListBlocksetBlocksAsync</c>.
+/// Reads a database through the public API only: the blocksets from <c>EnumerateBlocksetsAsync</c> (IDs need not be
+/// 1..N: <c>delete</c> leaves gaps), each one's blocks from <c>ListBlocksetBlocksAsync</c>, the counts from
+/// <c>GetCountsAsync</c>.
 /// </summary>
 internal static class SnapshotReader
 {
@@ -31,24 +31,13 @@ internal static class SnapshotReader
         var blocks = new HashSet<BlockKey>();
         var byId = new Dictionary<long, string>();
         using var hash = IncrementalHash.CreateHash(HashAlgorithmName.SHA256);
-        long id = 0;
-        long missing = 0;
-        while (byId.Count < counts.Blocksets && missing <= counts.Blocksets)
+        await foreach (var info in database.EnumerateBlocksetsAsync(cancellationToken).ConfigureAwait(false))
         {
-            id++;
-            try
+            var list = await repository.ListBlocksetBlocksAsync(info.Id, cancellationToken).ConfigureAwait(false);
+            byId[info.Id] = Digest(hash, info, list);
+            foreach (var block in list)
             {
-                var info = await repository.GetBlocksetAsync(id, cancellationToken).ConfigureAwait(false);
-                var list = await repository.ListBlocksetBlocksAsync(id, cancellationToken).ConfigureAwait(false);
-                byId[id] = Digest(hash, info, list);
-                foreach (var block in list)
-                {
-                    blocks.Add(new BlockKey(block.Hash, block.Size));
-                }
-            }
-            catch (BlocksetNotFoundException)
-            {
-                missing++;
+                blocks.Add(new BlockKey(block.Hash, block.Size));
             }
         }
 

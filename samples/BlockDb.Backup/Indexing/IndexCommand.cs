@@ -49,9 +49,9 @@ internal static class IndexCommand
 
         var clock = Stopwatch.StartNew();
         var walker = new FileWalker(stats, pseudoMounts, excluded);
-        var (completed, counts) = await IndexAsync(app, database, walker, root, settings, sidecarPath, recordPath, stats, cancellationToken).ConfigureAwait(false);
+        var (completed, volumes, counts) = await IndexAsync(app, database, walker, root, settings, sidecarPath, recordPath, stats, cancellationToken).ConfigureAwait(false);
         clock.Stop();
-        IndexReport.Write(new IndexReport(database, root, settings, stats, counts, clock.Elapsed, completed, sidecarPath, recordPath));
+        IndexReport.Write(new IndexReport(database, root, settings, stats, volumes, counts, clock.Elapsed, completed, sidecarPath, recordPath));
         if (!completed)
         {
             return ExitCodes.Cancelled;
@@ -62,13 +62,14 @@ internal static class IndexCommand
             : ExitCodes.Success;
     }
 
-    private static async Task<(bool Completed, BlockDbCounts Counts)> IndexAsync(
+    private static async Task<(bool Completed, VolumeWriter Volumes, BlockDbCounts Counts)> IndexAsync(
         AppServices app, IBlockDatabase database, FileWalker walker, string root, IndexSettings settings, string sidecarPath, string? recordPath, IndexStats stats, CancellationToken cancellationToken)
     {
         await using var repository = await database.OpenSessionAsync(cancellationToken).ConfigureAwait(false);
         await using var sidecar = FileMap.OpenAppend(sidecarPath);
         await using var recorder = recordPath is null ? null : new BlockRecorder(recordPath);
-        var writer = new IndexWriter(repository, stats, sidecar, recorder, app.LoggerFactory.CreateLogger("blockdb-backup"));
+        var volumes = await VolumeWriter.StartAsync(database, repository, settings.VolumeSize, stats, cancellationToken).ConfigureAwait(false);
+        var writer = new IndexWriter(repository, volumes, stats, sidecar, recorder, app.LoggerFactory.CreateLogger("blockdb-backup"));
         var pipeline = new IndexPipeline(walker, checked((int)settings.BlockSize), settings.Hashers, writer);
         var completed = false;
         try
@@ -82,16 +83,16 @@ internal static class IndexCommand
         }
         finally
         {
-            await writer.FinishAsync(completed ? DisposeBehavior.Commit : app.Options.Batching.OnDispose).ConfigureAwait(false);
+            await writer.FinishAsync(completed ? DisposeBehavior.Commit : app.Options.Batching.OnDispose, completed).ConfigureAwait(false);
         }
 
-        return (completed, await repository.GetCountsAsync(CancellationToken.None).ConfigureAwait(false));
+        return (completed, volumes, await repository.GetCountsAsync(CancellationToken.None).ConfigureAwait(false));
     }
 
     private static string Status(IndexStats s) =>
         $"{ReportTable.Count(s.FilesIndexed)} files recorded of {ReportTable.Count(s.FilesFound)} found, "
         + $"{ByteSize.Format(s.Bytes)} of {ByteSize.Format(s.BytesFound)}, {ReportTable.Count(s.Blocks)} blocks "
-        + $"({ReportTable.Count(s.NewBlocks)} new), {ReportTable.Count(s.Skipped)} skipped";
+        + $"({ReportTable.Count(s.NewBlocks)} new), {ReportTable.Count(s.Volumes)} volumes, {ReportTable.Count(s.Skipped)} skipped";
 
     private static void DeleteDatabase(string databasePath, string sidecarPath)
     {

@@ -9,6 +9,7 @@ internal sealed record IndexReport(
     string Root,
     IndexSettings Settings,
     IndexStats Stats,
+    VolumeWriter Volumes,
     BlockDbCounts Counts,
     TimeSpan Elapsed,
     bool Completed,
@@ -35,12 +36,14 @@ internal sealed record IndexReport(
             .Row("files indexed", ReportTable.Count(s.FilesIndexed))
             .Row("skipped", $"{ReportTable.Count(s.Skipped)} ({ReportTable.Count(s.Symlinks)} symlinks, {ReportTable.Count(s.Special)} special, {ReportTable.Count(s.Unreadable)} unreadable, {ReportTable.Count(s.OwnFiles)} own db files)")
             .Row("pseudo-fs mounts not entered", ReportTable.Count(s.PseudoDirectories))
-            .Row("empty files (no blockset)", ReportTable.Count(s.Empty))
+            .Row("empty files (blockset of length 0)", ReportTable.Count(s.Empty))
             .Row("bytes", $"{ReportTable.Count(s.Bytes)} ({ByteSize.Format(s.Bytes)})")
             .Row("blocks", ReportTable.Count(s.Blocks))
             .Row("distinct blocks (new Block rows)", $"{ReportTable.Count(s.NewBlocks)} ({ByteSize.Format(s.NewBytes)})")
             .Row("dedup ratio", DedupRatio(s))
-            .Row("blocksets", ReportTable.Count(s.FilesIndexed))
+            .Row("blocksets", $"{ReportTable.Count(s.NewBlocksets)} new, {ReportTable.Count(s.ReusedBlocksets)} reused (same full hash and length)")
+            .Row("volume size", $"{ByteSize.Format(r.Settings.VolumeSize)} ({ReportTable.Count(r.Settings.VolumeSize)} bytes of new blocks)")
+            .Row("volumes written", VolumesWritten(r.Volumes))
             .Row("rows in file (Block/Blockset/Entry)", $"{ReportTable.Count(r.Counts.Blocks)} / {ReportTable.Count(r.Counts.Blocksets)} / {ReportTable.Count(r.Counts.BlocksetEntries)}")
             .Row("elapsed", ReportTable.Duration(r.Elapsed))
             .Row("blocks per second", ReportTable.Number(s.Blocks / seconds, "N0"))
@@ -51,6 +54,20 @@ internal sealed record IndexReport(
         }
 
         table.Write();
+    }
+
+    private static string VolumesWritten(VolumeWriter volumes)
+    {
+        var uploaded = volumes.Uploaded;
+        var text = uploaded.Count switch
+        {
+            0 => "0",
+            1 => $"1 Uploaded ({uploaded[0]})",
+            _ => $"{ReportTable.Count(uploaded.Count)} Uploaded ({uploaded[0]} … {uploaded[^1]})",
+        };
+        return volumes.Open is { } open
+            ? $"{text}; {open.Name} left Temporary ({ByteSize.Format(open.Bytes)} of new blocks)"
+            : text;
     }
 
     private static string DedupRatio(IndexStats s)

@@ -7,6 +7,7 @@ internal sealed record IndexSettings(
     string Directory,
     bool Fresh,
     long BlockSize,
+    long VolumeSize,
     string? Record,
     int Hashers,
     ProgressMode Progress,

@@ -11,6 +11,9 @@ internal sealed class IndexStats
     private long _newBlocks;
     private long _newBytes;
     private long _empty;
+    private long _reusedBlocksets;
+    private long _newBlocksets;
+    private long _volumes;
     private long _symlinks;
     private long _special;
     private long _unreadable;
@@ -22,7 +25,7 @@ internal sealed class IndexStats
 
     public long BytesFound => Interlocked.Read(ref _bytesFound);
 
-    /// <summary>Files recorded as a blockset.</summary>
+    /// <summary>Files recorded, each as a blockset (new or reused), empty files included.</summary>
     public long FilesIndexed => Interlocked.Read(ref _filesIndexed);
 
     /// <summary>Bytes in the files recorded.</summary>
@@ -37,8 +40,17 @@ internal sealed class IndexStats
     /// <summary>Bytes in the new blocks: what a backup would upload.</summary>
     public long NewBytes => Interlocked.Read(ref _newBytes);
 
-    /// <summary>Empty regular files: no blocks, so no blockset.</summary>
+    /// <summary>Empty regular files: recorded as a blockset of length 0 with no blocks.</summary>
     public long Empty => Interlocked.Read(ref _empty);
+
+    /// <summary>Files whose content was already a blockset (<c>FindBlocksetAsync</c> by full hash and length), which they reuse.</summary>
+    public long ReusedBlocksets => Interlocked.Read(ref _reusedBlocksets);
+
+    /// <summary>Blocksets added (= Blockset rows added).</summary>
+    public long NewBlocksets => Interlocked.Read(ref _newBlocksets);
+
+    /// <summary>Volumes started for new blocks.</summary>
+    public long Volumes => Interlocked.Read(ref _volumes);
 
     public long Symlinks => Interlocked.Read(ref _symlinks);
 
@@ -67,14 +79,20 @@ internal sealed class IndexStats
         Interlocked.Add(ref _newBytes, size);
     }
 
-    public void AddIndexed(long length, int blocks)
+    /// <summary>Counts a file recorded: as a new blockset, or reusing one.</summary>
+    public void AddIndexed(long length, int blocks, bool reused)
     {
         Interlocked.Increment(ref _filesIndexed);
         Interlocked.Add(ref _bytes, length);
         Interlocked.Add(ref _blocks, blocks);
+        Interlocked.Increment(ref reused ? ref _reusedBlocksets : ref _newBlocksets);
+        if (length == 0)
+        {
+            Interlocked.Increment(ref _empty);
+        }
     }
 
-    public void AddEmpty() => Interlocked.Increment(ref _empty);
+    public void AddVolume() => Interlocked.Increment(ref _volumes);
 
     public void AddSymlink() => Interlocked.Increment(ref _symlinks);
 

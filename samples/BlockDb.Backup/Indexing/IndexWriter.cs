@@ -5,12 +5,15 @@ using Microsoft.Extensions.Logging;
 namespace BlockDb.Backup.Indexing;
 
 /// <summary>
-/// Records hashed files through the one repository session: <c>SelectXorInsertAsync</c> for each block, then
-/// <c>AddBlocksetAsync(blockIds, fullHash)</c>. A file's sidecar line is written only once its blockset is committed
-/// (the session's <c>PendingWrites</c> is back to 0 after a call), so the sidecar never names a blockset that a
-/// rollback or a crash took away. Single-threaded, as a session is.
+/// Records hashed files through the one repository session. A file whose content is already a blockset
+/// (<c>FindBlocksetAsync</c> by full hash and length: an unchanged file, a copy, every empty file after the first)
+/// reuses it; any other file gets <c>SelectXorInsertAsync(hash, size, volume)</c> for each block, new blocks going into
+/// the current volume (<see cref="VolumeWriter"/>), then <c>AddBlocksetAsync(blockIds, fullHash)</c>; an empty file is
+/// a blockset of length 0 without blocks. A file's sidecar line is written only once its blockset is committed (the
+/// session's <c>PendingWrites</c> is back to 0 after a call), so the sidecar never names a blockset that a rollback or
+/// a crash took away. Single-threaded, as a session is.
 /// </summary>
-internal sealed class IndexWriter(IBlockRepository repository, IndexStats stats, TextWriter sidecar, BlockRecorder? recorder, ILogger logger)
+internal sealed class IndexWriter(IBlockRepository repository, VolumeWriter volumes, IndexStats stats, TextWriter sidecar, BlockRecorder? recorder, ILogger logger)
 {
     private readonly List<long> _blockIds = new(1024);
     private readonly List<FileMapEntry> _uncommitted = [];
@@ -25,35 +28,42 @@ internal sealed class IndexWriter(IBlockRepository repository, IndexStats stats,
             return;
         }
 
-        if (file.Blocks.Count == 0)
+        var fullHash = file.FullHash!;
+        if (await repository.FindBlocksetAsync(fullHash, file.Length, cancellationToken).ConfigureAwait(false) is { } existing)
         {
-            stats.AddEmpty();
+            Recorded(file, existing, reused: true);
             return;
         }
 
         _blockIds.Clear();
         foreach (var block in file.Blocks)
         {
-            var result = await repository.SelectXorInsertAsync(block.Hash, block.Size, cancellationToken).ConfigureAwait(false);
+            var volumeId = await volumes.CurrentAsync(cancellationToken).ConfigureAwait(false);
+            var result = await repository.SelectXorInsertAsync(block.Hash, block.Size, volumeId, cancellationToken).ConfigureAwait(false);
             _blockIds.Add(result.Id);
             if (result.Created)
             {
                 stats.AddNewBlock(block.Size);
+                await volumes.AddedAsync(block.Size, cancellationToken).ConfigureAwait(false);
                 FlushIfCommitted();
             }
         }
 
-        var blocksetId = await repository.AddBlocksetAsync(_blockIds, file.FullHash, cancellationToken).ConfigureAwait(false);
-        _uncommitted.Add(new FileMapEntry(file.Path, blocksetId, file.Length));
-        FlushIfCommitted();
-        recorder?.Write(_fileIndex, file.Blocks);
-        _fileIndex++;
-        stats.AddIndexed(file.Length, file.Blocks.Count);
+        var blocksetId = await repository.AddBlocksetAsync(_blockIds, fullHash, cancellationToken).ConfigureAwait(false);
+        Recorded(file, blocksetId, reused: false);
     }
 
-    /// <summary>Ends the open batch, committing or rolling back, and writes the sidecar lines of what was committed.</summary>
-    public async ValueTask FinishAsync(DisposeBehavior behavior)
+    /// <summary>
+    /// Ends the open batch, committing or rolling back, and writes the sidecar lines of what was committed. After a
+    /// complete run the current volume is closed first (set Uploaded); after a cancelled one it stays Temporary.
+    /// </summary>
+    public async ValueTask FinishAsync(DisposeBehavior behavior, bool completed)
     {
+        if (completed)
+        {
+            await volumes.CloseAsync(CancellationToken.None).ConfigureAwait(false);
+        }
+
         if (behavior == DisposeBehavior.Commit)
         {
             await repository.CommitAsync(CancellationToken.None).ConfigureAwait(false);
@@ -64,6 +74,20 @@ internal sealed class IndexWriter(IBlockRepository repository, IndexStats stats,
             await repository.RollbackAsync(CancellationToken.None).ConfigureAwait(false);
             _uncommitted.Clear();
         }
+    }
+
+    private void Recorded(HashedFile file, long blocksetId, bool reused)
+    {
+        _uncommitted.Add(new FileMapEntry(file.Path, blocksetId, file.Length));
+        FlushIfCommitted();
+        if (file.Blocks.Count > 0)
+        {
+            // The record keeps the block stream of every non-empty file, reused or not, as before blocksets were reused.
+            recorder?.Write(_fileIndex, file.Blocks);
+            _fileIndex++;
+        }
+
+        stats.AddIndexed(file.Length, file.Blocks.Count, reused);
     }
 
     private void FlushIfCommitted()

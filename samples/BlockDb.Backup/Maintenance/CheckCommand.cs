@@ -8,7 +8,7 @@ internal static class CheckCommand
 {
     public static async Task<int> CheckAsync(CommonSettings common, CancellationToken cancellationToken)
     {
-        await using var app = await OpenExistingAsync(common).ConfigureAwait(false);
+        await using var app = await AppServices.CreateForExistingAsync(common).ConfigureAwait(false);
         var check = await app.Database.CheckAsync(cancellationToken).ConfigureAwait(false);
         Table($"check of {app.DatabasePath}", check).Write();
         return check.IsClean ? ExitCodes.Success : ExitCodes.Difference;
@@ -16,7 +16,7 @@ internal static class CheckCommand
 
     public static async Task<int> RepairAsync(CommonSettings common, CancellationToken cancellationToken)
     {
-        await using var app = await OpenExistingAsync(common).ConfigureAwait(false);
+        await using var app = await AppServices.CreateForExistingAsync(common).ConfigureAwait(false);
         var repair = await app.Database.RepairAsync(cancellationToken).ConfigureAwait(false);
         new ReportTable($"repair of {app.DatabasePath}", "changed", "count")
             .Row("duplicate groups merged into their lowest ID", ReportTable.Count(repair.MergedGroups))
@@ -28,19 +28,8 @@ internal static class CheckCommand
         return repair.After.IsClean ? ExitCodes.Success : ExitCodes.Difference;
     }
 
-    private static async Task<AppServices> OpenExistingAsync(CommonSettings common)
-    {
-        var app = AppServices.Create(common);
-        if (!File.Exists(app.DatabasePath))
-        {
-            await app.DisposeAsync().ConfigureAwait(false);
-            throw new UsageException($"The database '{app.DatabasePath}' does not exist; run 'index' first (or give --db).");
-        }
-
-        return app;
-    }
-
-    private static ReportTable Table(string title, BlockDbCheckResult check) =>
+    /// <summary>The table of a check: each finding with its count and first IDs, and the verdict.</summary>
+    public static ReportTable Table(string title, BlockDbCheckResult check) =>
         new ReportTable(title, "finding", "count", "first IDs")
             .Row("layout", check.Layout.ToString(), string.Empty)
             .Row("blocks / blocksets / entries", $"{ReportTable.Count(check.Counts.Blocks)} / {ReportTable.Count(check.Counts.Blocksets)} / {ReportTable.Count(check.Counts.BlocksetEntries)}", string.Empty)
@@ -50,6 +39,7 @@ internal static class CheckCommand
             .Finding("blocksets with entries out of order or with gaps", check.EntryOrder)
             .Finding("block IDs outside the layout's range", check.IdsOutOfRange)
             .Finding("blocks no lookup can ask for (hash or size)", check.UnusableBlocks)
+            .Finding("blocks in a volume that is missing or Deleted", check.VolumeProblems)
             .Finding("blocks the key map did not hold", check.MapMissing)
             .Row("KeyMap guards present", check.GuardsPresent ? "yes" : "NO", string.Empty)
             .Row("integrity_check", check.IntegrityCheck, string.Empty)

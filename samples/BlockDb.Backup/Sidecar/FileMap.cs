@@ -36,6 +36,30 @@ internal static class FileMap
     public static void Write(TextWriter writer, FileMapEntry entry) =>
         writer.WriteLine(string.Create(CultureInfo.InvariantCulture, $"{Tsv.Escape(entry.Path)}\t{entry.BlocksetId}\t{entry.Length}"));
 
+    /// <summary>
+    /// Replaces the sidecar with <paramref name="entries"/>, one line each (what <c>delete</c> leaves): written to
+    /// <c>&lt;sidecar&gt;.tmp</c>, flushed to disk, then renamed over the sidecar, so a crash leaves the old file or
+    /// the new one, never half of one.
+    /// </summary>
+    public static void Rewrite(string sidecarPath, IEnumerable<FileMapEntry> entries)
+    {
+        var temporary = sidecarPath + ".tmp";
+        using (var stream = new FileStream(temporary, FileMode.Create, FileAccess.Write, FileShare.None, bufferSize: 1 << 16))
+        {
+            using var writer = new StreamWriter(stream, Utf8, bufferSize: 1 << 16, leaveOpen: true) { NewLine = "\n" };
+            writer.WriteLine(Header);
+            foreach (var entry in entries)
+            {
+                Write(writer, entry);
+            }
+
+            writer.Flush();
+            stream.Flush(flushToDisk: true);
+        }
+
+        File.Move(temporary, sidecarPath, overwrite: true);
+    }
+
     /// <summary>Reads the sidecar; the last line of a path wins; entries keep the order of their first line.</summary>
     /// <exception cref="UsageException">The file is missing or malformed.</exception>
     public static List<FileMapEntry> Read(string sidecarPath)
