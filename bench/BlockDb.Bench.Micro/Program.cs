@@ -6,4 +6,11 @@ Console.WriteLine("WARNING: BlockDb.Bench.Micro is a Debug build; its numbers ar
 #endif
 
 var summaries = BenchmarkSwitcher.FromAssembly(typeof(RepositoryBenchmarks).Assembly).Run(args, MicroConfig.Create());
-return summaries.Any(s => s.HasCriticalValidationErrors || s.Reports.Any(r => !r.Success)) ? 1 : 0;
+// A benchmark whose setup failed has no report at all: count the cases, not only the failed reports.
+var failed = summaries.Where(s => s.HasCriticalValidationErrors || s.BenchmarksCases.Length != s.Reports.Count(r => r.Success)).ToList();
+foreach (var summary in failed)
+{
+    Console.Error.WriteLine($"{summary.Title}: {summary.Reports.Count(r => r.Success)} of {summary.BenchmarksCases.Length} benchmarks ran.");
+}
+
+return failed.Count > 0 ? 1 : 0;

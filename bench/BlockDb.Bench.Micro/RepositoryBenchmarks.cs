@@ -3,30 +3,44 @@ using BenchmarkDotNet.Attributes;
 namespace BlockDb.Bench.Micro;
 
 /// <summary>
-/// BlockDb's hot operations through the public repository API on one provider (one fixture per provider
-/// below): find an existing block; select-xor-insert an existing block (hit) and a new one (miss) with each
-/// strategy; insert a new block. Every call is <c>.GetAwaiter().GetResult()</c> on the ValueTask, which BlockDb
-/// completes synchronously (awaiting it adds only the caller's state machine, no allocation).
-/// Writes run in one open transaction (<c>CommitEvery = 0</c>); the 65,536 new blocks are rolled back and
-/// reused when they run out, so the table stays near <see cref="Rows"/> rows. Recommended pragmas (WAL).
+/// BlockDb's hot operations through the public repository API on one provider (one fixture per provider below),
+/// for each block layout: find an existing block (text and binary hash), select-xor-insert an existing block (hit)
+/// and a new one (miss), insert a new block, and a file of 16 blocks in one call against 16 per-block calls plus its
+/// blockset. Every call is <c>.GetAwaiter().GetResult()</c> on the ValueTask, which BlockDb completes synchronously
+/// (awaiting it adds only the caller's state machine, no allocation). Writes run in one open transaction
+/// (<c>CommitEvery = 0</c>); the 65,536 new blocks are rolled back and reused when they run out, so the table stays
+/// near <see cref="Rows"/> rows. Recommended pragmas (WAL), so reads outside a write batch are read-batched. The
+/// select-xor-insert strategies of the indexed layouts are compared by the harness (workloads xor1–xor3), not here.
 /// </summary>
 [MemoryDiagnoser]
 public abstract class RepositoryBenchmarks
 {
     private const int ExistingPool = 4096;
     private const int FreshPool = 65_536;
+    private const int FileBlocks = 16;
 
-    private readonly IBlockRepository?[] _sessions = new IBlockRepository?[3];
-    private readonly IBlockDatabase?[] _databases = new IBlockDatabase?[3];
+    private readonly SelectXorInsertResult[] _results = new SelectXorInsertResult[FileBlocks];
+    private readonly long[] _ids = new long[FileBlocks];
+    private IBlockDatabase? _database;
+    private IBlockRepository? _session;
     private string[] _existing = [];
+    private BlockHash[] _existingBytes = [];
     private string[] _fresh = [];
+    private BlockHash[] _freshBytes = [];
+    private BinaryBlockKey[] _file = [];
+    private BlockKey[] _fileText = [];
     private string _folder = string.Empty;
     private int _hit;
     private int _miss;
+    private int _files;
 
     /// <summary>Blocks in the database before the benchmark.</summary>
     [Params(100_000)]
     public int Rows { get; set; }
+
+    /// <summary>The block layout.</summary>
+    [ParamsAllValues]
+    public BlockLayout Layout { get; set; }
 
     /// <summary>The provider under test.</summary>
     protected abstract string Provider { get; }
@@ -37,97 +51,118 @@ public abstract class RepositoryBenchmarks
         _folder = Path.Combine(Path.GetTempPath(), "blockdb-micro", $"{Provider}-{Environment.ProcessId}-{Guid.NewGuid():N}");
         Directory.CreateDirectory(_folder);
         var path = Path.Combine(_folder, "bench.db");
-        File.Copy(MicroData.Template(Rows), path);
-        var strategies = Enum.GetValues<SelectXorInsertStrategy>();
-        for (var i = 0; i < strategies.Length; i++)
+        File.Copy(MicroData.Template(Rows, Layout), path);
+        _database = BlockDatabase.Open(new BlockDbOptions
         {
-            _databases[i] = BlockDatabase.Open(new BlockDbOptions
-            {
-                Provider = Provider,
-                DataSource = path,
-                Pragmas = new PragmaOptions { Preset = PragmaPreset.Recommended },
-                Batching = new BatchingOptions { CommitEvery = 0, OnDispose = DisposeBehavior.Rollback },
-                SelectXorInsert = strategies[i],
-            });
-            _sessions[i] = _databases[i]!.OpenSessionAsync().GetAwaiter().GetResult();
-        }
+            Provider = Provider,
+            DataSource = path,
+            Pragmas = new PragmaOptions { Preset = PragmaPreset.Recommended },
+            Batching = new BatchingOptions { CommitEvery = 0, OnDispose = DisposeBehavior.Rollback },
+            Index = new IndexOptions { Layout = Layout },
+        });
+        _session = _database.OpenSessionAsync().GetAwaiter().GetResult();
 
         var step = Math.Max(1, Rows / ExistingPool);
-        _existing = [.. Enumerable.Range(0, ExistingPool).Select(i => MicroData.Hash(1, (i * step) % Rows))];
-        _fresh = [.. Enumerable.Range(0, FreshPool).Select(i => MicroData.Hash(2, i))];
+        _existingBytes = [.. Enumerable.Range(0, ExistingPool).Select(i => MicroData.Bytes(1, (i * step) % Rows))];
+        _existing = [.. _existingBytes.Select(h => h.ToString())];
+        _freshBytes = [.. Enumerable.Range(0, FreshPool).Select(i => MicroData.Bytes(2, i))];
+        _fresh = [.. _freshBytes.Select(h => h.ToString())];
+
+        // A file of 16 blocks: 12 known and 4 new on its first run (known after it until the next rollback).
+        _file = [.. Enumerable.Range(0, FileBlocks).Select(i => new BinaryBlockKey(i % 4 == 3 ? MicroData.Bytes(3, i) : _existingBytes[i * 7], MicroData.BlockSize))];
+        _fileText = [.. _file.Select(b => new BlockKey(b.Hash.ToString(), b.Size))];
     }
 
     [GlobalCleanup]
     public void Cleanup()
     {
-        foreach (var session in _sessions)
-        {
-            session?.Dispose();
-        }
-
-        foreach (var db in _databases)
-        {
-            db?.Dispose();
-        }
-
+        _session?.Dispose();
+        _database?.Dispose();
         Directory.Delete(_folder, recursive: true);
     }
 
     [Benchmark(Description = "find (select)")]
     [BenchmarkCategory("select")]
-    public long? Find() => _sessions[0]!.FindBlockAsync(NextExisting(), MicroData.BlockSize).GetAwaiter().GetResult();
+    public long? Find() => _session!.FindBlockAsync(NextExisting(), MicroData.BlockSize).GetAwaiter().GetResult();
+
+    [Benchmark(Description = "find, binary hash")]
+    [BenchmarkCategory("select")]
+    public long? FindBinary() => _session!.FindBlockAsync(_existingBytes[NextHit()], MicroData.BlockSize).GetAwaiter().GetResult();
 
     [Benchmark(Description = "insert")]
     [BenchmarkCategory("insert")]
-    public long Insert() => _sessions[0]!.InsertBlockAsync(NextFresh(0), MicroData.BlockSize).GetAwaiter().GetResult();
+    public long Insert() => _session!.InsertBlockAsync(_fresh[NextMiss()], MicroData.BlockSize).GetAwaiter().GetResult();
 
-    [Benchmark(Description = "xor hit SelectThenInsert")]
+    [Benchmark(Description = "xor hit")]
     [BenchmarkCategory("xor-hit")]
-    public SelectXorInsertResult XorHitSelectThenInsert() => Hit(0);
+    public SelectXorInsertResult XorHit() => _session!.SelectXorInsertAsync(NextExisting(), MicroData.BlockSize).GetAwaiter().GetResult();
 
-    [Benchmark(Description = "xor hit InsertOrIgnoreThenSelect")]
+    [Benchmark(Description = "xor hit, binary hash")]
     [BenchmarkCategory("xor-hit")]
-    public SelectXorInsertResult XorHitInsertOrIgnore() => Hit(1);
+    public SelectXorInsertResult XorHitBinary() => _session!.SelectXorInsertAsync(_existingBytes[NextHit()], MicroData.BlockSize).GetAwaiter().GetResult();
 
-    [Benchmark(Description = "xor hit InsertReturningThenSelect")]
-    [BenchmarkCategory("xor-hit")]
-    public SelectXorInsertResult XorHitInsertReturning() => Hit(2);
-
-    [Benchmark(Description = "xor miss SelectThenInsert")]
+    [Benchmark(Description = "xor miss")]
     [BenchmarkCategory("xor-miss")]
-    public SelectXorInsertResult XorMissSelectThenInsert() => Miss(0);
+    public SelectXorInsertResult XorMiss() => _session!.SelectXorInsertAsync(_fresh[NextMiss()], MicroData.BlockSize).GetAwaiter().GetResult();
 
-    [Benchmark(Description = "xor miss InsertOrIgnoreThenSelect")]
+    [Benchmark(Description = "xor miss, binary hash")]
     [BenchmarkCategory("xor-miss")]
-    public SelectXorInsertResult XorMissInsertOrIgnore() => Miss(1);
+    public SelectXorInsertResult XorMissBinary() => _session!.SelectXorInsertAsync(_freshBytes[NextMiss()], MicroData.BlockSize).GetAwaiter().GetResult();
 
-    [Benchmark(Description = "xor miss InsertReturningThenSelect")]
-    [BenchmarkCategory("xor-miss")]
-    public SelectXorInsertResult XorMissInsertReturning() => Miss(2);
+    /// <summary>A file the Duplicati way: 16 text calls, then the blockset from the IDs.</summary>
+    [Benchmark(Description = "file of 16: per-block calls + blockset", OperationsPerInvoke = FileBlocks)]
+    [BenchmarkCategory("file")]
+    public long FilePerBlock()
+    {
+        for (var i = 0; i < FileBlocks; i++)
+        {
+            _ids[i] = _session!.SelectXorInsertAsync(_fileText[i].Hash, _fileText[i].Size).GetAwaiter().GetResult().Id;
+        }
 
-    private SelectXorInsertResult Hit(int strategy) =>
-        _sessions[strategy]!.SelectXorInsertAsync(NextExisting(), MicroData.BlockSize).GetAwaiter().GetResult();
+        var id = _session!.AddBlocksetAsync(_ids).GetAwaiter().GetResult();
+        Recycle();
+        return id;
+    }
 
-    private SelectXorInsertResult Miss(int strategy) =>
-        _sessions[strategy]!.SelectXorInsertAsync(NextFresh(strategy), MicroData.BlockSize).GetAwaiter().GetResult();
+    /// <summary>The same file in one call.</summary>
+    [Benchmark(Description = "file of 16: one call", OperationsPerInvoke = FileBlocks)]
+    [BenchmarkCategory("file")]
+    public long FileOneCall()
+    {
+        var id = _session!.SelectXorInsertBlocksetAsync(_file, _results).GetAwaiter().GetResult();
+        Recycle();
+        return id;
+    }
 
-    private string NextExisting()
+    private string NextExisting() => _existing[NextHit()];
+
+    private int NextHit()
     {
         var i = _hit;
         _hit = i + 1 == _existing.Length ? 0 : i + 1;
-        return _existing[i];
+        return i;
     }
 
     /// <summary>The next new block; when the pool is used up, the open transaction is rolled back so the pool is new again.</summary>
-    private string NextFresh(int session)
+    private int NextMiss()
     {
         if (_miss == _fresh.Length)
         {
-            _sessions[session]!.RollbackAsync().GetAwaiter().GetResult();
+            _session!.RollbackAsync().GetAwaiter().GetResult();
             _miss = 0;
         }
 
-        return _fresh[_miss++];
+        return _miss++;
+    }
+
+    /// <summary>Rolls the file benchmarks' writes back now and then, so their new blocks stay new and the table stays its size.</summary>
+    private void Recycle()
+    {
+        if (++_files == 4096)
+        {
+            _session!.RollbackAsync().GetAwaiter().GetResult();
+            _files = 0;
+        }
     }
 }
 
