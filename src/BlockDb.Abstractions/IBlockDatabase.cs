@@ -103,6 +103,49 @@ public interface IBlockDatabase : IAsyncDisposable, IDisposable
     /// <exception cref="BlockDbException">The database failed.</exception>
     IAsyncEnumerable<VolumeInfo> EnumerateVolumesAsync(CancellationToken cancellationToken = default);
 
+    /// <summary>
+    /// Bulk import of blocks, for a rebuild of the index from a backup's remote files (Duplicati's "recreate"): each block
+    /// is select-xor-inserted (a block already in the index, or earlier in the input, is skipped), in transactions of
+    /// <see cref="ImportOptions.ItemsPerTransaction"/> blocks. Each transaction is all or nothing; after a crash, a failure
+    /// or a cancellation the committed transactions stay, and importing the same input again resumes. Runs on a
+    /// connection of its own, beside sessions and other processes (it holds the write lock while a transaction is open).
+    /// </summary>
+    /// <param name="blocks">The blocks, read once, in any order (blocks of one volume together import fastest).</param>
+    /// <param name="options">Transaction size and progress reporting; <see langword="null"/> for the defaults.</param>
+    /// <param name="cancellationToken">Checked between blocks.</param>
+    /// <returns>The blocks read, created and skipped, and the transactions committed.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="blocks"/> is null.</exception>
+    /// <exception cref="ArgumentException">A block's hash is empty or its size below 1 (the transaction in progress is rolled back; earlier ones stay).</exception>
+    /// <exception cref="ArgumentOutOfRangeException">An option is out of range (nothing imported).</exception>
+    /// <exception cref="VolumeNotFoundException">A new block names a volume that does not exist (the transaction in progress is rolled back).</exception>
+    /// <exception cref="BlockDbConflictException">A new block names a volume being deleted (the transaction in progress is rolled back).</exception>
+    /// <exception cref="BlockDbReadOnlyException">The database is read-only.</exception>
+    /// <exception cref="OperationCanceledException">Cancelled (the transaction in progress is rolled back).</exception>
+    /// <exception cref="ObjectDisposedException">The database was disposed.</exception>
+    /// <exception cref="BlockDbException">The database failed (the transaction in progress is rolled back).</exception>
+    ValueTask<ImportResult> ImportBlocksAsync(IAsyncEnumerable<ImportBlock> blocks, ImportOptions? options = null, CancellationToken cancellationToken = default);
+
+    /// <summary>
+    /// Bulk import of blocksets, after their blocks (<see cref="ImportBlocksAsync"/>): each is added from its blocks in
+    /// order, as <see cref="IBlockWriter.AddBlocksetAsync(IReadOnlyList{BlockKey}, string?, CancellationToken)"/> does,
+    /// unless one with the same full hash and length is already in the index (then it is skipped, so a re-run resumes).
+    /// Transactions, failures and cancellation as in <see cref="ImportBlocksAsync"/>.
+    /// </summary>
+    /// <param name="blocksets">The blocksets, read once.</param>
+    /// <param name="options">Transaction size and progress reporting; <see langword="null"/> for the defaults.</param>
+    /// <param name="cancellationToken">Checked between blocksets.</param>
+    /// <returns>The blocksets read, created and skipped, and the transactions committed.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="blocksets"/> or an item is null.</exception>
+    /// <exception cref="ArgumentException">A block's hash is empty or its size below 1 (the transaction in progress is rolled back).</exception>
+    /// <exception cref="ArgumentOutOfRangeException">An option is out of range (nothing imported).</exception>
+    /// <exception cref="BlockNotFoundException">A blockset names a block that is not in the index (the transaction in progress is rolled back).</exception>
+    /// <exception cref="BlockDbConflictException">A blockset names a block in a volume being deleted (the transaction in progress is rolled back).</exception>
+    /// <exception cref="BlockDbReadOnlyException">The database is read-only.</exception>
+    /// <exception cref="OperationCanceledException">Cancelled (the transaction in progress is rolled back).</exception>
+    /// <exception cref="ObjectDisposedException">The database was disposed.</exception>
+    /// <exception cref="BlockDbException">The database failed (the transaction in progress is rolled back).</exception>
+    ValueTask<ImportResult> ImportBlocksetsAsync(IAsyncEnumerable<ImportBlockset> blocksets, ImportOptions? options = null, CancellationToken cancellationToken = default);
+
     /// <summary>Opens a repository session on its own connection, with the pragmas applied and verified.</summary>
     /// <param name="cancellationToken">Cancels before the connection opens.</param>
     /// <returns>A session that the caller disposes; not thread-safe.</returns>

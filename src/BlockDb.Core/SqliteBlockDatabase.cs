@@ -1,5 +1,6 @@
 using System.Collections.Concurrent;
 using BlockDb.Drivers;
+using BlockDb.Import;
 using BlockDb.Layouts;
 using BlockDb.Maintenance;
 using BlockDb.Sessions;
@@ -131,6 +132,38 @@ internal sealed class SqliteBlockDatabase : IBlockDatabase
 
     public IAsyncEnumerable<VolumeInfo> EnumerateVolumesAsync(CancellationToken cancellationToken = default) =>
         new SnapshotQuery<VolumeInfo>(this, BlockDbSql.EnumerateVolumes, null, VolumeStatements.ReadVolume, cancellationToken);
+
+    public async ValueTask<ImportResult> ImportBlocksAsync(IAsyncEnumerable<ImportBlock> blocks, ImportOptions? options = null, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(blocks);
+        var target = OpenImportTarget(nameof(ImportBlocksAsync), options);
+        await using (target.ConfigureAwait(false))
+        {
+            return await BulkImport.ImportBlocksAsync(target, blocks, options ?? new ImportOptions(), cancellationToken).ConfigureAwait(false);
+        }
+    }
+
+    public async ValueTask<ImportResult> ImportBlocksetsAsync(IAsyncEnumerable<ImportBlockset> blocksets, ImportOptions? options = null, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(blocksets);
+        var target = OpenImportTarget(nameof(ImportBlocksetsAsync), options);
+        await using (target.ConfigureAwait(false))
+        {
+            return await BulkImport.ImportBlocksetsAsync(target, blocksets, options ?? new ImportOptions(), cancellationToken).ConfigureAwait(false);
+        }
+    }
+
+    /// <summary>A bulk import's own session (registered, so disposing the database waits for its call in flight).</summary>
+    private SessionImportTarget OpenImportTarget(string operation, ImportOptions? options)
+    {
+        options?.Validate();
+        if (_options.ReadOnly)
+        {
+            throw new BlockDbReadOnlyException(operation, DataSource);
+        }
+
+        return new SessionImportTarget(OpenSession(SessionImportTarget.Batching));
+    }
 
     public ISharedBlockRepository OpenSharedRepository()
     {

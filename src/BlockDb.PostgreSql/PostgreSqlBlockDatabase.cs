@@ -1,3 +1,4 @@
+using BlockDb.Drivers;
 using System.Collections.Concurrent;
 using BlockDb.PostgreSql.Maintenance;
 using BlockDb.PostgreSql.Schema;
@@ -84,6 +85,45 @@ internal sealed class PostgreSqlBlockDatabase : IBlockDatabase
         }
 
         return session;
+    }
+
+    public async ValueTask<ImportResult> ImportBlocksAsync(IAsyncEnumerable<ImportBlock> blocks, ImportOptions? options = null, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(blocks);
+        var target = await OpenImportTargetAsync(nameof(ImportBlocksAsync), options, cancellationToken).ConfigureAwait(false);
+        await using (target.ConfigureAwait(false))
+        {
+            return await BulkImport.ImportBlocksAsync(target, blocks, options ?? new ImportOptions(), cancellationToken).ConfigureAwait(false);
+        }
+    }
+
+    public async ValueTask<ImportResult> ImportBlocksetsAsync(IAsyncEnumerable<ImportBlockset> blocksets, ImportOptions? options = null, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(blocksets);
+        var target = await OpenImportTargetAsync(nameof(ImportBlocksetsAsync), options, cancellationToken).ConfigureAwait(false);
+        await using (target.ConfigureAwait(false))
+        {
+            return await BulkImport.ImportBlocksetsAsync(target, blocksets, options ?? new ImportOptions(), cancellationToken).ConfigureAwait(false);
+        }
+    }
+
+    /// <summary>A bulk import's own session: it commits only when the import says so and rolls back the rest when disposed.</summary>
+    private async ValueTask<RepositoryImportTarget> OpenImportTargetAsync(string operation, ImportOptions? options, CancellationToken cancellationToken)
+    {
+        ThrowIfDisposed();
+        options?.Validate();
+        _context.RequireWritable(operation);
+        var importOptions = _context.Options.Clone();
+        importOptions.Batching = new BatchingOptions { CommitEvery = 0, CommitAfterMilliseconds = null, OnDispose = DisposeBehavior.Rollback };
+        var session = await PostgreSqlSession.OpenAsync(_context with { Options = importOptions }, s => _open.TryRemove(s, out _), cancellationToken).ConfigureAwait(false);
+        _open[session] = 0;
+        if (_disposing is not null)
+        {
+            await session.DisposeAsync().ConfigureAwait(false);
+            ThrowIfDisposed();
+        }
+
+        return new RepositoryImportTarget(session);
     }
 
     public IAsyncEnumerable<BlockInfo> EnumerateBlocksAsync(BlockFilter? filter = null, CancellationToken cancellationToken = default)

@@ -10,6 +10,8 @@ using BlockDb.Drivers;
 //                                    blockset of them, delete it, collect the unreferenced blocks; print "WRONG ..."
 //                                    when an ID held another block, "ROUND <n>" after each committed round.
 //   pg-xor <connection> <seed> <ops> select-xor-insert on a PostgreSQL index from four tasks (PgXorWriter).
+//   import <db> <provider> <count>  bulk-import blocks 0..count-1 (ImportTests.Block) in transactions of 5,000, for
+//                                    ever (the test kills it); print "COMMITTED <created> <read>" after each.
 if (args is ["pg-xor", var connectionString, var seed, var ops])
 {
     // Many writer processes on one PostgreSQL server (PostgreSqlServerTests).
@@ -63,6 +65,33 @@ if (mode == "churn")
         catch (BlockDbException e) when (e.IsTransient || e is BlockDbBatchRolledBackException or BlockNotFoundException)
         {
             await churn.RollbackAsync();
+        }
+    }
+}
+
+if (mode == "import")
+{
+    await using var importDb = BlockDatabase.Open(new BlockDbOptions { Provider = provider, DataSource = path, Pragmas = { BusyTimeout = 5000 } });
+    Console.WriteLine("READY");
+    Console.Out.Flush();
+    var progress = new SyncProgress<ImportProgress>(p =>
+    {
+        Console.WriteLine($"COMMITTED {p.Created} {p.Read}");
+        Console.Out.Flush();
+    });
+    await importDb.ImportBlocksAsync(ImportInput(number), new ImportOptions { ItemsPerTransaction = 5000, Progress = progress });
+    Console.WriteLine("DONE");
+    return 0;
+
+    static async IAsyncEnumerable<ImportBlock> ImportInput(int count)
+    {
+        for (var i = 0; i < count; i++)
+        {
+            yield return new ImportBlock(new BlockHash(SHA256.HashData(BitConverter.GetBytes(i))), 100 + (i % 7));
+            if (i % 1000 == 0)
+            {
+                await Task.Yield();
+            }
         }
     }
 }
@@ -200,4 +229,10 @@ public static class CrashData
     public static string FullHash(int task, int n) => Hash($"file {task} {n}");
 
     private static string Hash(string text) => Convert.ToBase64String(SHA256.HashData(System.Text.Encoding.UTF8.GetBytes(text)));
+}
+
+/// <summary>Reports on the thread that reports (Progress&lt;T&gt; would post to the thread pool, after the kill).</summary>
+internal sealed class SyncProgress<T>(Action<T> report) : IProgress<T>
+{
+    public void Report(T value) => report(value);
 }

@@ -171,6 +171,17 @@ internal sealed class BlockRepository : IBlockRepository
             return r.Writable(nameof(AddBlocksetAsync))._blocksets.Add(s.blockIds, s.fullHash, s.cancellationToken);
         }, cancellationToken);
 
+    /// <summary>
+    /// A bulk import's blockset: found by full hash and length (then nothing is written), else added from its blocks by
+    /// hash and size, inside the write transaction.
+    /// </summary>
+    internal ValueTask<bool> ImportBlocksetAsync(ImportBlockset blockset, long length, CancellationToken cancellationToken) =>
+        Call((blockset, length, cancellationToken), static (r, s) =>
+        {
+            var fullHash = s.blockset.FullHash.IsEmpty ? null : s.blockset.FullHash.ToString();
+            return r.Writable(nameof(IBlockDatabase.ImportBlocksetsAsync))._blocksets.Import(s.blockset.Blocks, fullHash, s.length, s.cancellationToken);
+        }, cancellationToken);
+
     public ValueTask<IReadOnlyList<BlocksetBlock>> ListBlocksetBlocksAsync(long blocksetId, CancellationToken cancellationToken = default) =>
         Read(blocksetId, static (r, id) => r._blocksets.List(id), cancellationToken);
 

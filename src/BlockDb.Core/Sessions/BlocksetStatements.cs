@@ -57,6 +57,30 @@ internal sealed class BlocksetStatements
     public long Add(ReadOnlyMemory<SelectXorInsertResult> blocks, string? fullHash, CancellationToken cancellationToken) =>
         Add(blocks, blocks.Length, fullHash, cancellationToken, static (self, results, i) => self.Known(results.Span[i].Id, i));
 
+    /// <summary>
+    /// A bulk import's blockset: when it has a full hash and a blockset with that hash and length exists, nothing is
+    /// written (false); else it is added from its blocks by hash and size (true). Decided inside the write transaction.
+    /// </summary>
+    public bool Import(IReadOnlyList<BinaryBlockKey> blocks, string? fullHash, long length, CancellationToken cancellationToken) =>
+        _batch.Write((this, blocks, fullHash, length, cancellationToken), static s =>
+        {
+            var (self, blocks, fullHash, length, cancellationToken) = s;
+            if (fullHash is not null && self.Find(fullHash, length) is not null)
+            {
+                self._batch.EndWrite(wrote: false);
+                return false;
+            }
+
+            self.Add(blocks, blocks.Count, fullHash, cancellationToken, static (self, blocks, i) =>
+            {
+                var block = blocks[i];
+                var id = self._store.Find(HashInput.FromBytes(block.Hash), block.Size)
+                    ?? throw new BlockNotFoundException($"Block {i} of the blockset (hash {block.Hash}, {block.Size} bytes) is not in the index; import the blocks first. Nothing of the blockset was written.", i);
+                return (id, self.BlockSize(id, i) ?? block.Size);
+            });
+            return true;
+        });
+
     /// <summary>A blockset's blocks in order.</summary>
     /// <exception cref="BlocksetNotFoundException">No blockset has that ID.</exception>
     public IReadOnlyList<BlocksetBlock> List(long blocksetId)

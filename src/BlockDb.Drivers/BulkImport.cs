@@ -1,0 +1,220 @@
+using System.Diagnostics;
+
+namespace BlockDb.Drivers;
+
+/// <summary>
+/// Where a bulk import writes: one provider's connection with a transaction it keeps open until
+/// <see cref="CommitAsync"/>. <see cref="BulkImport"/> drives it; a provider implements only this.
+/// </summary>
+public interface IImportTarget : IAsyncDisposable
+{
+    /// <summary>Select-xor-inserts blocks of one volume inside the open transaction (opening it if needed).</summary>
+    /// <param name="blocks">Checked blocks.</param>
+    /// <param name="volumeId">Their volume, or <see langword="null"/>.</param>
+    /// <param name="cancellationToken">Checked between blocks.</param>
+    /// <returns>How many were created.</returns>
+    ValueTask<int> AddBlocksAsync(ReadOnlyMemory<BinaryBlockKey> blocks, long? volumeId, CancellationToken cancellationToken);
+
+    /// <summary>Adds a blockset inside the open transaction unless one with its full hash and length exists.</summary>
+    /// <param name="blockset">A checked blockset.</param>
+    /// <param name="length">Its length in bytes (the sum of its block sizes).</param>
+    /// <param name="cancellationToken">Checked between blocks.</param>
+    /// <returns>Whether it was created (false: an existing one was found).</returns>
+    ValueTask<bool> AddBlocksetAsync(ImportBlockset blockset, long length, CancellationToken cancellationToken);
+
+    /// <summary>Commits the open transaction, if any.</summary>
+    /// <param name="cancellationToken">Checked before the commit.</param>
+    /// <returns>A task that completes once the transaction is durable.</returns>
+    ValueTask CommitAsync(CancellationToken cancellationToken);
+}
+
+/// <summary>
+/// The provider-independent part of <see cref="IBlockDatabase.ImportBlocksAsync"/> and
+/// <see cref="IBlockDatabase.ImportBlocksetsAsync"/>: reading the input, checking each item, grouping blocks by volume,
+/// cutting transactions at <see cref="ImportOptions.ItemsPerTransaction"/> items, counting and reporting progress.
+/// </summary>
+public static class BulkImport
+{
+    private const int GroupSize = 1024;
+
+    /// <summary>Imports blocks into <paramref name="target"/>, which the caller disposes (rolling back what was not committed).</summary>
+    /// <param name="target">The provider's import target.</param>
+    /// <param name="blocks">The blocks.</param>
+    /// <param name="options">The settings (checked here).</param>
+    /// <param name="cancellationToken">Checked between blocks.</param>
+    /// <returns>What the import did.</returns>
+    /// <exception cref="ArgumentException">A block's hash is empty or its size below 1.</exception>
+    public static async ValueTask<ImportResult> ImportBlocksAsync(IImportTarget target, IAsyncEnumerable<ImportBlock> blocks, ImportOptions options, CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(target);
+        ArgumentNullException.ThrowIfNull(blocks);
+        ArgumentNullException.ThrowIfNull(options);
+        options.Validate();
+        var clock = Stopwatch.StartNew();
+        var group = new BinaryBlockKey[Math.Min(GroupSize, options.ItemsPerTransaction)];
+        var count = 0;
+        long? volume = null;
+        var state = default(Counts);
+        await foreach (var block in blocks.WithCancellation(cancellationToken).ConfigureAwait(false))
+        {
+            if (block.Hash.IsEmpty || block.Size < 1)
+            {
+                throw new ArgumentException($"Block {state.Read} of the import is invalid: {block.Hash.Length} hash bytes, size {block.Size}; give a hash of 1 to {BlockHash.MaxBytes} bytes and a size of 1 byte or more. The transaction in progress was rolled back; {state.Committed} blocks were committed before it.", nameof(blocks));
+            }
+
+            if (count == group.Length || (count > 0 && block.VolumeId != volume))
+            {
+                state.Pending += await target.AddBlocksAsync(group.AsMemory(0, count), volume, cancellationToken).ConfigureAwait(false);
+                count = 0;
+            }
+
+            volume = block.VolumeId;
+            group[count++] = new BinaryBlockKey(block.Hash, block.Size);
+            state.Read++;
+            if (++state.InTransaction == options.ItemsPerTransaction)
+            {
+                state.Pending += await target.AddBlocksAsync(group.AsMemory(0, count), volume, cancellationToken).ConfigureAwait(false);
+                count = 0;
+                await CommitAsync(target, options, ref state, cancellationToken).ConfigureAwait(false);
+            }
+        }
+
+        if (count > 0)
+        {
+            state.Pending += await target.AddBlocksAsync(group.AsMemory(0, count), volume, cancellationToken).ConfigureAwait(false);
+        }
+
+        await CommitAsync(target, options, ref state, cancellationToken).ConfigureAwait(false);
+        return state.Result(clock.Elapsed);
+    }
+
+    /// <summary>Imports blocksets into <paramref name="target"/>, which the caller disposes (rolling back what was not committed).</summary>
+    /// <param name="target">The provider's import target.</param>
+    /// <param name="blocksets">The blocksets.</param>
+    /// <param name="options">The settings (checked here).</param>
+    /// <param name="cancellationToken">Checked between blocksets.</param>
+    /// <returns>What the import did.</returns>
+    /// <exception cref="ArgumentException">A block's hash is empty or its size below 1.</exception>
+    public static async ValueTask<ImportResult> ImportBlocksetsAsync(IImportTarget target, IAsyncEnumerable<ImportBlockset> blocksets, ImportOptions options, CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(target);
+        ArgumentNullException.ThrowIfNull(blocksets);
+        ArgumentNullException.ThrowIfNull(options);
+        options.Validate();
+        var clock = Stopwatch.StartNew();
+        var state = default(Counts);
+        await foreach (var blockset in blocksets.WithCancellation(cancellationToken).ConfigureAwait(false))
+        {
+            if (blockset?.Blocks is null)
+            {
+                throw new ArgumentNullException(nameof(blocksets), $"Blockset {state.Read} of the import, or its block list, is null; give an empty list for an empty file.");
+            }
+
+            long length = 0;
+            for (var i = 0; i < blockset.Blocks.Count; i++)
+            {
+                var block = blockset.Blocks[i];
+                if (block.Hash.IsEmpty || block.Size < 1)
+                {
+                    throw new ArgumentException($"Block {i} of blockset {state.Read} of the import is invalid: {block.Hash.Length} hash bytes, size {block.Size}; give a hash of 1 to {BlockHash.MaxBytes} bytes and a size of 1 byte or more. The transaction in progress was rolled back; {state.Committed} blocksets were committed before it.", nameof(blocksets));
+                }
+
+                length = length <= long.MaxValue - block.Size
+                    ? length + block.Size
+                    : throw new ArgumentOutOfRangeException(nameof(blocksets), $"Blockset {state.Read} of the import is longer than {long.MaxValue:N0} bytes.");
+            }
+
+            state.Pending += await target.AddBlocksetAsync(blockset, length, cancellationToken).ConfigureAwait(false) ? 1 : 0;
+            state.Read++;
+            if (++state.InTransaction == options.ItemsPerTransaction)
+            {
+                await CommitAsync(target, options, ref state, cancellationToken).ConfigureAwait(false);
+            }
+        }
+
+        await CommitAsync(target, options, ref state, cancellationToken).ConfigureAwait(false);
+        return state.Result(clock.Elapsed);
+    }
+
+    private static ValueTask CommitAsync(IImportTarget target, ImportOptions options, ref Counts state, CancellationToken cancellationToken)
+    {
+        if (state.InTransaction == 0)
+        {
+            return ValueTask.CompletedTask;
+        }
+
+        state.Created += state.Pending;
+        state.Existing += state.InTransaction - state.Pending;
+        state.Committed += state.InTransaction;
+        (state.Pending, state.InTransaction) = (0, 0);
+        state.Transactions++;
+        return Commit(target, options.Progress, new ImportProgress(state.Read, state.Created, state.Existing, state.Transactions), cancellationToken);
+
+        static async ValueTask Commit(IImportTarget target, IProgress<ImportProgress>? progress, ImportProgress report, CancellationToken cancellationToken)
+        {
+            await target.CommitAsync(cancellationToken).ConfigureAwait(false);
+            progress?.Report(report);
+        }
+    }
+
+    private struct Counts
+    {
+        public long Read;
+        public long Created;
+        public long Existing;
+        public long Committed;
+        public long Pending;
+        public long InTransaction;
+        public int Transactions;
+
+        public readonly ImportResult Result(TimeSpan elapsed) => new(Read, Created, Existing, Transactions, elapsed);
+    }
+}
+
+/// <summary>
+/// An <see cref="IImportTarget"/> over any provider's session, through its public calls: for a provider with no
+/// faster path of its own. The session must not commit by itself (<see cref="BatchingOptions.CommitEvery"/> 0) and must
+/// roll back when disposed (<see cref="DisposeBehavior.Rollback"/>); this target owns and disposes it.
+/// </summary>
+/// <param name="session">The import's own session.</param>
+public sealed class RepositoryImportTarget(IBlockRepository session) : IImportTarget
+{
+    private SelectXorInsertResult[] _results = new SelectXorInsertResult[1024];
+
+    /// <inheritdoc/>
+    public ValueTask<int> AddBlocksAsync(ReadOnlyMemory<BinaryBlockKey> blocks, long? volumeId, CancellationToken cancellationToken)
+    {
+        if (_results.Length < blocks.Length)
+        {
+            _results = new SelectXorInsertResult[blocks.Length];
+        }
+
+        return session.SelectXorInsertAsync(blocks, _results, volumeId, cancellationToken);
+    }
+
+    /// <inheritdoc/>
+    public async ValueTask<bool> AddBlocksetAsync(ImportBlockset blockset, long length, CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(blockset);
+        var fullHash = blockset.FullHash.IsEmpty ? null : blockset.FullHash.ToString();
+        if (fullHash is not null && await session.FindBlocksetAsync(fullHash, length, cancellationToken).ConfigureAwait(false) is not null)
+        {
+            return false;
+        }
+
+        var keys = new BlockKey[blockset.Blocks.Count];
+        for (var i = 0; i < keys.Length; i++)
+        {
+            keys[i] = new BlockKey(blockset.Blocks[i].Hash.ToString(), blockset.Blocks[i].Size);
+        }
+
+        await session.AddBlocksetAsync(keys, fullHash, cancellationToken).ConfigureAwait(false);
+        return true;
+    }
+
+    /// <inheritdoc/>
+    public ValueTask CommitAsync(CancellationToken cancellationToken) => session.CommitAsync(cancellationToken);
+
+    /// <inheritdoc/>
+    public ValueTask DisposeAsync() => session.DisposeAsync();
+}
