@@ -69,7 +69,7 @@ internal static class Pragmas
 
         var applied = Read(connection);
         Verify(requested, applied, logger, path);
-        logger.LogDebug("Pragmas on {Path}: {Pragmas}", path, applied);
+        Log.PragmasApplied(logger, path, applied);
         return applied;
     }
 
@@ -118,12 +118,12 @@ internal static class Pragmas
         // a lower value is SQLite's documented behaviour, reported rather than refused.
         if (requested.MmapSize is { } mmap && applied.MmapSize != mmap)
         {
-            logger.LogWarning("mmap_size {Requested} bytes was capped by SQLite to {Applied} bytes on {Path}.", mmap, applied.MmapSize, path);
+            Log.PragmaCapped(logger, "mmap_size", mmap, applied.MmapSize, path);
         }
 
         if (requested.Threads is { } threads && applied.Threads != threads)
         {
-            logger.LogWarning("threads {Requested} was capped by SQLite to {Applied} on {Path}.", threads, applied.Threads, path);
+            Log.PragmaCapped(logger, "threads", threads, applied.Threads, path);
         }
 
         static void Check<T>(string name, T? want, T? got)

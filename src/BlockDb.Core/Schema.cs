@@ -57,10 +57,10 @@ internal static class Schema
         switch (change)
         {
             case SchemaChange.Upgrade:
-                logger.LogInformation("Upgraded '{Path}' ({Layout} layout) to BlockDb schema version {Version}.", path, layout.Layout, layout.SchemaVersion);
+                Log.SchemaUpgraded(logger, path, layout.Layout, layout.SchemaVersion);
                 break;
             case SchemaChange.RestoreGuards:
-                logger.LogWarning("'{Path}' had lost some of its {Layout} guards (removed or changed by SQL outside BlockDb); they were re-created and every open key map will reload.", path, layout.Layout);
+                Log.GuardsRestored(logger, path, layout.Layout);
                 break;
         }
 

@@ -55,9 +55,7 @@ internal sealed class SqliteBlockDatabase : IBlockDatabase
 
         _commits = CommitClock.Acquire(path);
 
-        _logger.LogInformation(
-            "Opened BlockDb '{Path}' ({Layout} layout) with provider {Provider} on SQLite {Version}; pragmas: {Pragmas}",
-            path, Layout, driver.Name, EngineVersion, AppliedPragmas);
+        Log.DatabaseOpened(_logger, path, Layout, driver.Name, EngineVersion, AppliedPragmas);
     }
 
     public string ProviderName => _driver.Name;
@@ -228,7 +226,7 @@ internal sealed class SqliteBlockDatabase : IBlockDatabase
         try
         {
             var applied = Pragmas.ApplyAndVerify(connection, _requested, _logger, DataSource, _options.ReadOnly);
-            var settings = new SessionSettings(DataSource, _layout, batching, _options.SelectXorInsert, _options.ReadOnly, applied, _commits);
+            var settings = new SessionSettings(DataSource, _layout, batching, _options.SelectXorInsert, _options.ReadOnly, applied, _commits, _driver.Name, _logger);
             session = new BlockRepository(connection, settings, s => _sessions.TryRemove(s, out _));
         }
         catch

@@ -46,9 +46,7 @@ internal static class IndexChecker
         }
 
         layout.AfterRepair();
-        logger.LogWarning(
-            "Repaired '{Path}': {Merged} duplicate groups merged ({Deleted} blocks deleted, {Repointed} entries repointed), {Renumbered} blocks renumbered.",
-            path, merged, deleted, repointed, renumbered);
+        Log.RepairFinished(logger, path, merged, deleted, repointed, renumbered);
         return new BlockDbRepairResult
         {
             MergedGroups = merged,

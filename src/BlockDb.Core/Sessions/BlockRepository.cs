@@ -1,3 +1,5 @@
+using System.Diagnostics;
+using System.Runtime.CompilerServices;
 using BlockDb.Drivers;
 using BlockDb.Sessions;
 using BlockDb.Sql;
@@ -28,6 +30,8 @@ internal sealed class BlockRepository : IBlockRepository
     private readonly BlocksetStatements _blocksets;
     private readonly VolumeGuard _volumeGuard;
     private readonly ISqliteStatement _counts;
+    private readonly string _provider;
+    private int _calls;
     private VolumeStatements? _volumes;
     private CollectStatements? _collect;
 
@@ -35,13 +39,14 @@ internal sealed class BlockRepository : IBlockRepository
     {
         _connection = connection;
         _path = settings.Path;
+        _provider = settings.Provider;
         _readOnly = settings.ReadOnly;
         _onDispose = settings.Batching.OnDispose;
         _onDisposed = onDisposed;
         AppliedPragmas = settings.AppliedPragmas;
         // Read batching by default only in WAL mode: in the rollback-journal modes a held read blocks other writers' commits.
         var reads = settings.Batching.ReadsPerTransaction ?? (AppliedPragmas.JournalMode == JournalMode.Wal ? DefaultReadsPerTransaction : 1);
-        _batch = new WriteBatch(connection, settings.Batching, reads, settings.Clock);
+        _batch = new WriteBatch(connection, settings, reads);
         _volumeGuard = new VolumeGuard(connection, _batch);
         _store = settings.Layout.CreateStore(connection, _batch, _volumeGuard, settings.Strategy);
         _blocksets = new BlocksetStatements(connection, _batch, _store);
@@ -248,15 +253,19 @@ internal sealed class BlockRepository : IBlockRepository
     /// first, the work done synchronously (SQLite is synchronous), and a failure returned in the task rather than
     /// thrown at the call site. The static lambdas and struct state keep this free of allocation.
     /// </summary>
-    private ValueTask<TResult> Call<TState, TResult>(TState state, Func<BlockRepository, TState, TResult> operation, CancellationToken cancellationToken)
+    private ValueTask<TResult> Call<TState, TResult>(TState state, Func<BlockRepository, TState, TResult> operation, CancellationToken cancellationToken, [CallerMemberName] string name = "")
     {
+        var timed = BlockDbInstruments.OperationDuration.Enabled && ++_calls % BlockDbInstruments.DurationSampleInterval == 0;
+        var started = timed ? Stopwatch.GetTimestamp() : 0;
+        Exception? failure = null;
+        ValueTask<TResult> result;
         try
         {
             _gate.Enter(this, cancellationToken);
             try
             {
                 _batch.ThrowDeferred();
-                return new(operation(this, state));
+                result = new(operation(this, state));
             }
             catch (Exception e) when (_batch.Lost(e) is { } lost)
             {
@@ -275,27 +284,47 @@ internal sealed class BlockRepository : IBlockRepository
         }
         catch (Exception e)
         {
-            return ValueTask.FromException<TResult>(e);
+            failure = e;
+            result = ValueTask.FromException<TResult>(e);
         }
+
+        if (timed || BlockDbInstruments.Operations.Enabled)
+        {
+            Record(name, failure, timed, started);
+        }
+
+        return result;
+    }
+
+    /// <summary>Counts a call, and records its duration when it was the sampled one.</summary>
+    private void Record(string name, Exception? failure, bool timed, long started)
+    {
+        var tags = BlockDbInstruments.CallTags("sqlite", _provider, name);
+        if (timed)
+        {
+            BlockDbInstruments.OperationDuration.Record(Stopwatch.GetElapsedTime(started).TotalSeconds, tags);
+        }
+
+        BlockDbInstruments.CountCall(tags, failure);
     }
 
     /// <summary>A call that only reads: it runs in the write transaction when one is open, else in the session's read batch.</summary>
-    private ValueTask<TResult> Read<TState, TResult>(TState state, Func<BlockRepository, TState, TResult> read, CancellationToken cancellationToken) =>
+    private ValueTask<TResult> Read<TState, TResult>(TState state, Func<BlockRepository, TState, TResult> read, CancellationToken cancellationToken, [CallerMemberName] string name = "") =>
         Call((state, read), static (r, s) =>
         {
             r._batch.EnterRead();
             return s.read(r, s.state);
-        }, cancellationToken);
+        }, cancellationToken, name);
 
-    private ValueTask Call(Action<BlockRepository> operation, CancellationToken cancellationToken) =>
+    private ValueTask Call(Action<BlockRepository> operation, CancellationToken cancellationToken, [CallerMemberName] string name = "") =>
         Call(operation, static (r, op) =>
         {
             op(r);
             return true;
-        }, cancellationToken).Untyped();
+        }, cancellationToken, name).Untyped();
 
     /// <summary>A call on one block: the hash and size checked, a write refused on a read-only database, then <paramref name="operation"/>.</summary>
-    private ValueTask<TResult> CallOnBlock<TResult>(HashInput hash, long size, long? volumeId, string? write, Func<BlockRepository, HashInput, long, long?, TResult> operation, CancellationToken cancellationToken) =>
+    private ValueTask<TResult> CallOnBlock<TResult>(HashInput hash, long size, long? volumeId, string? write, Func<BlockRepository, HashInput, long, long?, TResult> operation, CancellationToken cancellationToken, [CallerMemberName] string name = "") =>
         Call((hash, size, volumeId, write, operation), static (r, s) =>
         {
             s.hash.Validate(nameof(hash));
@@ -306,7 +335,7 @@ internal sealed class BlockRepository : IBlockRepository
             }
 
             return s.operation(r, s.hash, s.size, s.volumeId);
-        }, cancellationToken);
+        }, cancellationToken, name);
 
     /// <summary>A lookup, in the session's read batch unless its write transaction is open.</summary>
     private long? Find(in HashInput hash, long size)

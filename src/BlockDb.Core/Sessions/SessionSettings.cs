@@ -1,4 +1,5 @@
 using BlockDb.Layouts;
+using Microsoft.Extensions.Logging;
 
 namespace BlockDb.Sessions;
 
@@ -10,6 +11,8 @@ namespace BlockDb.Sessions;
 /// <param name="ReadOnly">Whether writes are refused.</param>
 /// <param name="AppliedPragmas">The pragmas read back from the session's connection.</param>
 /// <param name="Clock">The database's commit counter, shared by its sessions.</param>
+/// <param name="Provider">The provider's name (for metrics).</param>
+/// <param name="Logger">The database's logger.</param>
 internal sealed record SessionSettings(
     string Path,
     LayoutState Layout,
@@ -17,4 +20,6 @@ internal sealed record SessionSettings(
     SelectXorInsertStrategy Strategy,
     bool ReadOnly,
     PragmaSettings AppliedPragmas,
-    CommitClock Clock);
+    CommitClock Clock,
+    string Provider,
+    ILogger Logger);

@@ -29,20 +29,23 @@ internal sealed class WriteBatch
     private readonly ISqliteStatement _release;
     private readonly ISqliteStatement _rollbackTo;
     private readonly CommitClock _clock;
+    private readonly SessionSettings _settings;
+    private readonly TagList _tags;
     private IBatchParticipant? _participant;
     private long _started;
     private Exception? _deferred;
 
     /// <param name="connection">The session's connection.</param>
-    /// <param name="options">When to commit, and how reads are batched.</param>
+    /// <param name="settings">The session's settings: when to commit, the commit clock, and what metrics and logs name.</param>
     /// <param name="readsPerTransaction">The resolved <see cref="BatchingOptions.ReadsPerTransaction"/>.</param>
-    /// <param name="clock">The database's commit counter.</param>
-    public WriteBatch(ISqliteConnection connection, BatchingOptions options, int readsPerTransaction, CommitClock clock)
+    public WriteBatch(ISqliteConnection connection, SessionSettings settings, int readsPerTransaction)
     {
         _connection = connection;
-        _options = options;
-        _clock = clock;
-        Reads = new ReadBatch(connection, readsPerTransaction, options.ReadTransactionMilliseconds, clock);
+        _options = settings.Batching;
+        _clock = settings.Clock;
+        _settings = settings;
+        _tags = new TagList { { "db.system.name", "sqlite" }, { "blockdb.provider", settings.Provider } };
+        Reads = new ReadBatch(connection, readsPerTransaction, _options.ReadTransactionMilliseconds, _clock);
         _begin = connection.Prepare(BlockDbSql.Begin);
         _commit = connection.Prepare(BlockDbSql.Commit);
         _rollback = connection.Prepare(BlockDbSql.Rollback);
@@ -153,6 +156,9 @@ internal sealed class WriteBatch
         }
 
         var pending = Pending;
+        using var activity = BlockDbInstruments.ActivitySource.StartActivity("blockdb.commit");
+        activity?.SetTag("blockdb.commit.writes", pending);
+        var started = Stopwatch.GetTimestamp();
         try
         {
             _participant?.BeforeCommit();
@@ -160,6 +166,7 @@ internal sealed class WriteBatch
         }
         catch (BlockDbException e)
         {
+            Rolled("failed", pending, e);
             try
             {
                 if (_connection.InTransaction)
@@ -176,6 +183,7 @@ internal sealed class WriteBatch
         }
 
         End(committed: true);
+        Committed(pending, Stopwatch.GetElapsedTime(started));
     }
 
     /// <summary>Rolls the open batch back, if any.</summary>
@@ -187,6 +195,7 @@ internal sealed class WriteBatch
             return;
         }
 
+        var pending = Pending;
         try
         {
             if (_connection.InTransaction)
@@ -197,6 +206,7 @@ internal sealed class WriteBatch
         finally
         {
             End(committed: false);
+            Rolled("requested", pending, null);
         }
     }
 
@@ -268,6 +278,7 @@ internal sealed class WriteBatch
 
         var lost = Pending;
         End(committed: false);
+        Rolled("lost", lost, e);
         return e is BlockDbException b
             ? new BlockDbBatchRolledBackException($"{b.Message} SQLite rolled back the open batch: its {lost} uncommitted writes were discarded (committed data is intact).", lost, b)
             : null;
@@ -275,16 +286,62 @@ internal sealed class WriteBatch
 
     private void End(bool committed)
     {
+        if (committed)
+        {
+            // First, so nothing that shows the batch as ended (PendingWrites) is seen before other sessions' snapshots restart.
+            _clock.Tick();
+        }
+
         IsOpen = false;
         Pending = 0;
         if (committed)
         {
-            _clock.Tick();
             _participant?.AfterCommit();
         }
         else
         {
             _participant?.AfterRollback();
+        }
+    }
+
+    /// <summary>A slower <c>COMMIT</c> than this is logged (event 20, SlowCommit).</summary>
+    public const int SlowCommitMilliseconds = 1000;
+
+    private void Committed(int writes, TimeSpan elapsed)
+    {
+        if (BlockDbInstruments.Commits.Enabled)
+        {
+            BlockDbInstruments.Commits.Add(1, _tags);
+        }
+
+        if (BlockDbInstruments.CommitDuration.Enabled)
+        {
+            BlockDbInstruments.CommitDuration.Record(elapsed.TotalSeconds, _tags);
+        }
+
+        if (BlockDbInstruments.CommitWrites.Enabled)
+        {
+            BlockDbInstruments.CommitWrites.Record(writes, _tags);
+        }
+
+        if (elapsed.TotalMilliseconds > SlowCommitMilliseconds)
+        {
+            Log.SlowCommit(_settings.Logger, writes, _settings.Path, (long)elapsed.TotalMilliseconds, SlowCommitMilliseconds);
+        }
+    }
+
+    private void Rolled(string reason, int writes, Exception? error)
+    {
+        if (BlockDbInstruments.Rollbacks.Enabled)
+        {
+            var tags = _tags;
+            tags.Add("blockdb.reason", reason);
+            BlockDbInstruments.Rollbacks.Add(1, tags);
+        }
+
+        if (error is not null)
+        {
+            Log.BatchRolledBack(_settings.Logger, writes, _settings.Path, reason, error.Message);
         }
     }
 }
