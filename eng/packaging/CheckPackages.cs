@@ -58,7 +58,7 @@ foreach (var id in libraries.Append(Tool))
         {
             Require(package, "tools/net10.0/any/DotnetToolSettings.xml", problems);
             var settings = Read(package, "tools/net10.0/any/DotnetToolSettings.xml");
-            if (settings is not null && !settings.Contains("CommandName=\"blockdb\"", StringComparison.Ordinal))
+            if (settings is not null && !XDocument.Parse(settings).Descendants("Command").Any(c => c.Attribute("Name")?.Value == "blockdb"))
             {
                 problems.Add("DotnetToolSettings.xml does not name the command blockdb");
             }
