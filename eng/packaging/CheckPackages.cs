@@ -2,7 +2,8 @@
 // validation that needs no network: each .nupkg has its id, the expected version, a description, the MIT licence
 // expression, a readme that is in the package, the project and repository URLs and the commit; each library has a
 // .snupkg whose pdbs carry SourceLink (every document mapped to the repository URL or embedded) and deterministic
-// paths; BlockDb.SystemData ships Mono.Data.Sqlite.dll with its notices; BlockDb.Tool is a .NET tool named blockdb.
+// paths; BlockDb.SystemData and BlockDb.Tool ship Mono.Data.Sqlite.dll with its notices; BlockDb.Tool is a .NET tool
+// named blockdb.
 //
 //   dotnet run eng/packaging/CheckPackages.cs -- <feed folder> <version> [<commit>]
 //
@@ -46,9 +47,10 @@ foreach (var id in libraries.Append(Tool))
     using (var package = ZipFile.OpenRead(path))
     {
         CheckNuspec(id, package, problems);
-        if (id == "BlockDb.SystemData")
+        if (id is "BlockDb.SystemData" or Tool)
         {
-            foreach (var entry in new[] { "lib/net10.0/Mono.Data.Sqlite.dll", "THIRD-PARTY-NOTICES.txt", "licenses/Mono.Data.Sqlite/copyright" })
+            var dll = id == Tool ? "tools/net10.0/any/Mono.Data.Sqlite.dll" : "lib/net10.0/Mono.Data.Sqlite.dll";
+            foreach (var entry in new[] { dll, "THIRD-PARTY-NOTICES.txt", "licenses/Mono.Data.Sqlite/copyright" })
             {
                 Require(package, entry, problems);
             }
