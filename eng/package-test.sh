@@ -93,13 +93,15 @@ fi
 
 step "the blockdb tool from the feed"
 dotnet tool install --tool-path "$work/tools" --add-source "$feed" BlockDb.Tool --version "$version"
+# Three different files in 64 KiB blocks: a (5 blocks), b (a's first 2 blocks and 2 of its own), c (1 block):
+# 8 distinct blocks, 3 blocksets, 10 entries.
 mkdir -p "$work/tree/sub"
 head -c 300000 /dev/urandom > "$work/tree/a.bin"
-cp "$work/tree/a.bin" "$work/tree/sub/a-copy.bin"
-echo "small file" > "$work/tree/sub/b.txt"
+{ head -c 131072 "$work/tree/a.bin"; head -c 70000 /dev/urandom; } > "$work/tree/sub/b.bin"
+echo "small file" > "$work/tree/sub/c.txt"
 "$work/tools/blockdb" index "$work/tree" --db "$work/tool.db" --block-size 64KiB --progress none > "$work/index.out"
 "$work/tools/blockdb" info --db "$work/tool.db" | tee "$work/info.out"
-grep -q 'blocks / blocksets / entries .* 6 / 3 / 11' "$work/info.out" || { echo "blockdb info did not report 6 blocks, 3 blocksets, 11 entries" >&2; exit 1; }
+grep -q 'blocks / blocksets / entries .* 8 / 3 / 10 ' "$work/info.out" || { echo "blockdb info did not report 8 blocks, 3 blocksets, 10 entries" >&2; exit 1; }
 "$work/tools/blockdb" info --help > /dev/null
 
 echo "package-test: all passed in $((SECONDS - start)) s"
