@@ -3,12 +3,15 @@
 # package into artifacts/mono-sqlite/. System.Data.SQLite itself does not restore from the package
 # registry this project can reach (docs/DEPENDENCIES.md), so BlockDb.SystemData builds against this port.
 # Only the managed DLL is taken; it runs on the e_sqlite3 library that SQLitePCLRaw ships, not on
-# Debian's libsqlite3. Idempotent: does nothing when the DLL is already there.
+# Debian's libsqlite3. Also keeps the Debian package's copyright file (Mono.Data.Sqlite is MIT-licensed, under its
+# "Files: *" stanza), which the BlockDb.SystemData package ships beside the DLL. Idempotent: does nothing when both
+# are already there.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 dest="$root/artifacts/mono-sqlite"
 dll="$dest/Mono.Data.Sqlite.dll"
-[ -f "$dll" ] && exit 0
+copyright="$dest/copyright"
+[ -f "$dll" ] && [ -f "$copyright" ] && exit 0
 mkdir -p "$dest"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
@@ -23,5 +26,6 @@ dpkg-deb -x libmono-sqlite4.0-cil_*.deb x
 found="$(find x -name Mono.Data.Sqlite.dll | head -n 1)"
 [ -n "$found" ] || { echo "Mono.Data.Sqlite.dll not found in libmono-sqlite4.0-cil" >&2; exit 1; }
 cp "$found" "$dll"
+cp x/usr/share/doc/libmono-sqlite4.0-cil/copyright "$copyright"
 ls libmono-sqlite4.0-cil_*.deb | sed 's/^/Mono.Data.Sqlite.dll from /' > "$dest/SOURCE.txt"
 echo "Fetched $(cat "$dest/SOURCE.txt") into $dll"

@@ -99,6 +99,7 @@ internal sealed class BackupCli
         root.Add(cli.GcCommand());
         root.Add(cli.ListCommand());
         root.Add(cli.ConvertCommand());
+        root.Add(Maintenance.InfoCommand.Create(cli._db, cli.Common));
         return root;
     }
 
