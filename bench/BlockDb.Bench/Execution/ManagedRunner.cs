@@ -20,7 +20,7 @@ internal sealed class ManagedRunner(int latencyGroup)
         Provider = spec.Provider,
         DataSource = dbPath,
         Pragmas = PragmaSet.Get(spec.Pragma).Create(spec.Threads > 1 && spec.Connections == ConnectionMode.PerThread ? MultiWriterBusyTimeoutMs : 0),
-        Batching = new BatchingOptions { CommitEvery = spec.Batch, OnDispose = DisposeBehavior.Commit },
+        Batching = new BatchingOptions { CommitEvery = spec.Batch, OnDispose = DisposeBehavior.Commit, ReadsPerTransaction = spec.Reads },
         SelectXorInsert = WorkloadInfo.Strategy(spec.Workload),
         Index = new IndexOptions { Layout = spec.Layout },
     };

@@ -52,20 +52,32 @@ internal static class Summarizer
         return values.Length > 0 ? values.Median() : double.NaN;
     }
 
-    /// <summary>Sets each summary's ratio to the native baseline of the same configuration.</summary>
+    /// <summary>
+    /// Sets each summary's ratios: to the C same-design baseline of the same configuration (the same read-batching
+    /// setting) and to the C plain limit (which has none). The same-design baseline gets its ratio to the plain limit:
+    /// what BlockDb's design costs in C.
+    /// </summary>
     public static void SetRatios(IReadOnlyCollection<ResultSummary> summaries)
     {
-        var native = summaries.Where(s => s.Spec.IsNative && s.MedianOps > 0)
-            .ToDictionary(s => NativeKey(s.Spec), s => s.MedianOps);
+        var baselines = summaries.Where(s => s.Spec.IsNative && s.MedianOps > 0 && !s.Failed)
+            .ToDictionary(s => s.Spec.ConfigKey + "|" + s.Spec.Provider, s => s.MedianOps);
         foreach (var s in summaries)
         {
-            if (native.TryGetValue(NativeKey(s.Spec), out var baseline))
+            if (!s.Spec.IsNative && baselines.TryGetValue(SameKey(s.Spec), out var same))
             {
-                s.RatioToNative = s.MedianOps / baseline;
+                s.RatioToNative = s.MedianOps / same;
+            }
+
+            if (!s.Spec.IsPlain && baselines.TryGetValue(PlainKey(s.Spec), out var plain))
+            {
+                s.RatioToPlain = s.MedianOps / plain;
             }
         }
     }
 
-    /// <summary>The native run a spec compares with: the same configuration, on the C loop (which has no api path).</summary>
-    private static string NativeKey(RunSpec spec) => (spec with { Provider = RunSpec.NativeProvider, Api = ApiPath.Async }).ConfigKey;
+    /// <summary>The C same-design run a spec compares with: the same configuration on the C loop (which has no api path).</summary>
+    private static string SameKey(RunSpec spec) => (spec with { Provider = RunSpec.NativeProvider, Api = ApiPath.Async }).ConfigKey + "|" + RunSpec.NativeProvider;
+
+    /// <summary>The C plain limit a spec compares with: the same configuration without read batching (the plain loop has none).</summary>
+    private static string PlainKey(RunSpec spec) => (spec with { Provider = RunSpec.NativePlainProvider, Api = ApiPath.Async, Reads = null }).ConfigKey + "|" + RunSpec.NativePlainProvider;
 }

@@ -42,8 +42,11 @@ public sealed class ResultSummary
     /// <summary>The pragmas read back (first repetition).</summary>
     public string AppliedPragmas { get; init; } = string.Empty;
 
-    /// <summary>Median ops/s divided by the native baseline's on the same configuration, or NaN.</summary>
+    /// <summary>Median ops/s divided by the C same-design baseline's on the same configuration (same layout, same read batching), or NaN.</summary>
     public double RatioToNative { get; set; } = double.NaN;
+
+    /// <summary>Median ops/s divided by the C plain limit's on the same configuration (same layout), or NaN.</summary>
+    public double RatioToPlain { get; set; } = double.NaN;
 
     /// <summary>Whether CV exceeds <see cref="NoisyCv"/>.</summary>
     public bool Noisy => Cv > NoisyCv;
