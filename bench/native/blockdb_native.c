@@ -137,6 +137,14 @@ static int64_t now_ns(void)
     return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+/* The calling thread's CPU time: what the harness also reads for the .NET workers (ThreadCpu.cs). */
+static int64_t thread_cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
 /*
  * A long-running .NET process reuses heap memory that earlier runs already faulted in; a fresh C process
  * would pay a page fault for every page SQLite's cache allocates. Touch and free `mb` MiB up front, with
@@ -1046,12 +1054,14 @@ typedef struct {
     int64_t group;          /* latency group size */
     double *samples;        /* per-op ns */
     int64_t count, in_group, last, start, end;
+    int64_t cpu_ns; /* the thread's CPU time over the timed region */
 } recorder;
 
 static inline void rec_start(recorder *r)
 {
     r->count = 0;
     r->in_group = 0;
+    r->cpu_ns = thread_cpu_ns();
     r->start = r->last = now_ns();
 }
 
@@ -1069,6 +1079,7 @@ static inline void rec_tick(recorder *r)
 static inline void rec_stop(recorder *r)
 {
     int64_t t = now_ns();
+    r->cpu_ns = thread_cpu_ns() - r->cpu_ns;
     r->end = t;
     if (r->in_group > 0)
         r->samples[r->count++] = (double)(t - r->last) / (double)r->in_group;
@@ -1416,7 +1427,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < cfg.threads; i++)
         pthread_join(ids[i], NULL);
 
-    int64_t start = workers[0].rec.start, end = workers[0].rec.end, ops = 0, units = 0, created = 0, samples = 0;
+    int64_t start = workers[0].rec.start, end = workers[0].rec.end, ops = 0, units = 0, created = 0, samples = 0, cpu = 0;
     for (int i = 0; i < cfg.threads; i++) {
         worker *w = &workers[i];
         if (w->rec.start < start)
@@ -1427,6 +1438,7 @@ int main(int argc, char **argv)
         units += w->result.units;
         created += w->result.created;
         samples += w->rec.count;
+        cpu += w->rec.cpu_ns;
     }
     FILE *lat = fopen(latency_path, "wb");
     if (!lat)
@@ -1441,6 +1453,7 @@ int main(int argc, char **argv)
     printf("counts=%lld,%lld,%lld\n", (long long)sq.column_int64(counts, 0), (long long)sq.column_int64(counts, 1),
            (long long)sq.column_int64(counts, 2));
     sq.reset(counts);
+    printf("cpu_ns=%" PRId64 "\n", cpu);
     printf("elapsed_ns=%" PRId64 "\nops=%" PRId64 "\nunits=%" PRId64 "\ncreated=%" PRId64 "\nsamples=%" PRId64 "\n",
            end - start, ops, units, created, samples);
     printf("digest=%" PRIu64 "\n", cfg.threads == 1 ? workers[0].result.digest.h : 0);

@@ -52,6 +52,7 @@ internal sealed class NativeRunner(NativeBuild build, int latencyGroup, int pref
             long L(string key) => long.Parse(values[key], CultureInfo.InvariantCulture);
             result.SqliteVersion = values["libversion"];
             result.ElapsedNs = L("elapsed_ns");
+            result.CpuNs = L("cpu_ns");
             result.Ops = L("ops");
             result.Units = L("units");
             result.Created = L("created");

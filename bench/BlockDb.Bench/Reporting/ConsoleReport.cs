@@ -112,10 +112,12 @@ internal static class ConsoleReport
                     $"{Fmt.Rate(r.MinOps)} – {Fmt.Rate(r.MaxOps)}",
                     Fmt.Ratio(r.RatioToNative),
                     Fmt.Ratio(r.RatioToPlain),
+                    Fmt.Ratio(r.CpuRatioToNative),
+                    Fmt.Ratio(r.CpuRatioToPlain),
                 ])
                 .ToList();
             var title = string.Create(CultureInfo.InvariantCulture, $"Limit study, {WorkloadInfo.Name(w)}: ops/s (median, min – max of {d.Settings.Repetitions}) and ratios to C running BlockDb's design and to the C plain limit, {RunSpec.SizeLabel(d.Settings.RefSize)} rows, {RunSpec.BatchPhrase(d.Settings.LimitBatch)}");
-            Table(interactive, title, ["layout", "provider", "reads", "ops/s", "min – max", "vs C same", "vs C plain"], rows);
+            Table(interactive, title, ["layout", "provider", "reads", "ops/s", "min – max", "vs C same", "vs C plain", "CPU: vs C same", "CPU: vs C plain"], rows);
         }
     }
 

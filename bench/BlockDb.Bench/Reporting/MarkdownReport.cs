@@ -268,6 +268,7 @@ internal static class MarkdownReport
         md.AppendLine(CultureInfo.InvariantCulture, $"{RunSpec.SizeLabel(s.RefSize)} pre-filled blocks, pragma set `{s.RefPragma}`, {RunSpec.BatchPhrase(s.LimitBatch)}, 1 thread, `await` on the public API; all rows of one workload and layout run interleaved ({s.Repetitions} repetitions, the order rotated each one). `reads` = `BlockDb:Batching:ReadsPerTransaction` (`default` = 256 in WAL mode; 1 = read batching off).");
         md.AppendLine();
         md.AppendLine("- **C same design** (`Native`): the C program runs what BlockDb runs for the layout: its statements, its write batch (commit every N writes), its read batch (same `reads` setting), for BlobHash and KeyMap the base64 decoding per op, for KeyMap the in-memory key map with every hit verified by `GetBlockById` and inserts at explicit IDs. Its ratio is BlockDb's overhead (.NET, the provider, the engine's checks).");
+        md.AppendLine("- **Wall and CPU.** `ops/s` is wall-clock throughput (first op to the final COMMIT). `ops per CPU-s` divides the same ops by the worker thread's CPU time over the timed region (`CLOCK_THREAD_CPUTIME_ID`, read the same way in .NET and C): time lost waiting for a core on a loaded machine is not in it, and neither is time waiting on I/O (fsyncs at checkpoints) nor work on other threads (BlockDb's timer thread). Ratios are ratios of medians.");
         md.AppendLine("- **C plain limit** (`NativePlain`): the same statements in one transaction for the whole timed region (read-only workloads in one read transaction), no read batches, no savepoints, hashes decoded before timing. Its ratio is the distance to what SQLite does with the same statements; the `Native` row's ratio to it is what the design's transaction shape costs in C.");
         md.AppendLine();
         foreach (var w in s.Workloads)
@@ -280,8 +281,8 @@ internal static class MarkdownReport
 
             md.AppendLine(CultureInfo.InvariantCulture, $"**{WorkloadInfo.Name(w)}** ({WorkloadInfo.OpDefinition(w)})");
             md.AppendLine();
-            md.AppendLine("| layout | provider | reads | ops/s (median) | min – max | CV | vs C same design | vs C plain limit | p50 / p99 µs |");
-            md.AppendLine("|---|---|---|---:|---:|---:|---:|---:|---:|");
+            md.AppendLine("| layout | provider | reads | ops/s (median) | min – max | CV | vs C same design | vs C plain limit | ops per CPU-s | CPU CV | CPU: vs C same | CPU: vs C plain | p50 / p99 µs |");
+            md.AppendLine("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
             foreach (var point in points.OrderBy(p => p.X).ThenBy(p => LimitOrder(s, p.Spec)))
             {
                 if (d.Find(point.Spec) is not { } r)
@@ -290,7 +291,7 @@ internal static class MarkdownReport
                 }
 
                 var spec = r.Spec;
-                md.AppendLine(CultureInfo.InvariantCulture, $"| {spec.Layout} | {spec.Provider} | {(spec.IsPlain ? "-" : RunSpec.ReadsLabel(spec.Reads))} | {Cell(r, ratio: false)} | {Fmt.Rate(r.MinOps)} – {Fmt.Rate(r.MaxOps)} | {Fmt.Percent(r.Cv)} | {Fmt.Ratio(r.RatioToNative)} | {Fmt.Ratio(r.RatioToPlain)} | {Fmt.Us(r.P50Us)} / {Fmt.Us(r.P99Us)} |");
+                md.AppendLine(CultureInfo.InvariantCulture, $"| {spec.Layout} | {spec.Provider} | {(spec.IsPlain ? "-" : RunSpec.ReadsLabel(spec.Reads))} | {Cell(r, ratio: false)} | {Fmt.Rate(r.MinOps)} – {Fmt.Rate(r.MaxOps)} | {Fmt.Percent(r.Cv)} | {Fmt.Ratio(r.RatioToNative)} | {Fmt.Ratio(r.RatioToPlain)} | {Fmt.Rate(r.MedianCpuOps)} | {Fmt.Percent(r.CpuCv)} | {Fmt.Ratio(r.CpuRatioToNative)} | {Fmt.Ratio(r.CpuRatioToPlain)} | {Fmt.Us(r.P50Us)} / {Fmt.Us(r.P99Us)} |");
             }
 
             md.AppendLine();
