@@ -127,6 +127,10 @@ internal static class SweepPlanner
                 {
                     Skip(Study.Scale, w, $"the scale study runs {string.Join(", ", ScaleWorkloads.Select(WorkloadInfo.Name))}");
                 }
+                else if (IsRepresented(s, w))
+                {
+                    Skip(Study.Scale, w, "the layouts move the three select-xor-insert strategies alike; xor-select-insert stands for them");
+                }
                 else
                 {
                     foreach (var layout in s.Layouts)
@@ -274,9 +278,9 @@ internal static class SweepPlanner
     }
 
     /// <summary>
-    /// The pragma and threads studies run the other two select-xor-insert strategies only when xor-select-insert is
-    /// not selected, unless the workloads were named: pragmas and threads move the three alike, and the default sweep
-    /// stays in budget. Named workloads are all run.
+    /// The pragma, threads and scale studies run the other two select-xor-insert strategies only when
+    /// xor-select-insert is not selected, unless the workloads were named: these dimensions move the three alike, and
+    /// the default sweep stays in budget. Named workloads are all run.
     /// </summary>
     public static bool IsRepresented(SweepSettings s, Workload w) =>
         !s.WorkloadsExplicit && w is Workload.XorIgnoreSelect or Workload.XorReturning && s.Workloads.Contains(Workload.XorSelectInsert);
