@@ -12,9 +12,24 @@ internal static class SweepApp
 {
     public static int Run(SweepSettings s, bool dryRun)
     {
-        var plan = SweepPlanner.Create(s);
+        SweepPlan plan;
+        try
+        {
+            plan = SweepPlanner.Create(s);
+        }
+        catch (ArgumentException e)
+        {
+            Console.Error.WriteLine(e.Message);
+            return 2;
+        }
+
         var runs = plan.Specs.Count * s.Repetitions;
         Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"BlockDb sweep '{s.Preset}': {plan.Specs.Count} configurations x {s.Repetitions} repetitions = {runs} runs; {string.Join(", ", s.Studies.Select(st => $"{st.ToString().ToLowerInvariant()} {plan.Points.Count(p => p.Study == st)} points"))}."));
+        foreach (var note in plan.Notes)
+        {
+            Console.WriteLine("NOTE: " + note);
+        }
+
         if (dryRun)
         {
             foreach (var spec in plan.Specs)

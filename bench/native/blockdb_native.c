@@ -1,15 +1,38 @@
 /*
- * blockdb_native.c - the native C baseline of the BlockDb sweep (bench/BlockDb.Bench).
+ * blockdb_native.c - the native C baselines of the BlockDb sweep (bench/BlockDb.Bench).
  *
- * Runs the same workloads as the .NET providers, with the same SQL text (read from the file the harness
- * writes from BlockDbSql; none is written here), the same data (the harness's binary data file, read whole
- * before any timing) and the same native library (dlopen of the exact libe_sqlite3.so the .NET process
- * loaded). It mirrors the statement sequence of BlockDb's engine (src/BlockDb/BlockRepository.cs): one
- * BEGIN IMMEDIATE batch committed every `batch` writes (0 = at the end only), select-xor-insert per strategy,
- * add-blockset with its size lookups and savepoint. The timed region runs from the first op to the final
- * COMMIT. Results go to stdout as key=value lines; per-op latencies (ns, double) to the --latency file.
+ * Runs the same workloads as the .NET providers, with the same SQL text (read from the file the harness writes
+ * from BlockDbSql; none is written here), the same data (the harness's binary data file, read whole before any
+ * timing) and the same native library (dlopen of the exact libe_sqlite3.so the .NET process loaded), in one of
+ * two modes:
  *
- * Build: make -f Makefile OUT=<binary>  (gcc -O2 -std=c11; no sqlite3.h needed: prototypes are declared here)
+ *   --mode same   the SAME DESIGN as BlockDb's engine for the file's layout (--layout text|blob|keymap):
+ *                 the statements, the transaction shape and the data structures of src/BlockDb.Core, minus
+ *                 .NET (no argument validation, no call gate, no ValueTask, no timer thread):
+ *                 - a write batch: BEGIN IMMEDIATE, COMMIT every --batch writes (0 = at the end only), a
+ *                   transaction that holds no write closed at once (Sessions/WriteBatch.cs);
+ *                 - a read batch: reads outside the write batch share one BEGIN DEFERRED transaction, ended after
+ *                   --reads reads, once --read-ms old, when any session of this process committed, and before a
+ *                   write begins (Sessions/ReadBatch.cs; --reads 0 = BlockDb's default: --default-reads in WAL
+ *                   mode, else 1; 1 = off);
+ *                 - text/blob: the unique (Hash, Size) index, select-xor-insert per strategy, the hash bound as
+ *                   TEXT, or decoded from base64 per op and bound as a BLOB (Stores/IndexedBlockStore.cs);
+ *                 - keymap: an in-memory open-addressing map from a 32-bit key of (hash, size) to candidate IDs,
+ *                   every candidate verified with GetBlockById before it is trusted, a catch-up read at the start
+ *                   of each write transaction, inserts at explicit IDs (InsertBlockWithId), MaxBlockId raised
+ *                   before COMMIT, the session's own inserts merged into the shared map after it
+ *                   (KeyMap/KeyMapBlockStore.cs, KeyTable.cs, BlockKeyMap.cs);
+ *                 - add-blockset: the block sizes read inside the write transaction, the blockset and its entries
+ *                   inside a savepoint (Sessions/BlocksetStatements.cs).
+ *   --mode plain  the PLAIN LIMIT: the same statements on the same file, with no transaction bookkeeping: the
+ *                 whole warm-up, then the whole timed region, each in ONE transaction (BEGIN DEFERRED for the
+ *                 read-only workloads, BEGIN IMMEDIATE otherwise) committed at its end, no read batches, no
+ *                 savepoints, and hashes already in their stored form (decoded before timing). KeyMap keeps its map
+ *                 and its verification read (that is the layout), with one catch-up per transaction.
+ *
+ * The timed region runs from the first op to the final COMMIT. Results go to stdout as key=value lines; per-op
+ * latencies (ns, double) to the --latency file. Build: make -f Makefile OUT=<binary> (gcc -O2 -std=c11; no
+ * sqlite3.h needed: the prototypes are declared here).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -17,6 +40,7 @@
 #include <malloc.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +56,7 @@ typedef void (*sqlite3_destructor_type)(void *);
 #define SQLITE_OK 0
 #define SQLITE_ROW 100
 #define SQLITE_DONE 101
+#define SQLITE_NULL 5
 #define SQLITE_OPEN_READWRITE 0x00000002
 #define SQLITE_OPEN_CREATE 0x00000004
 #define SQLITE_OPEN_EXRESCODE 0x02000000
@@ -44,6 +69,7 @@ static struct {
     int (*close_v2)(sqlite3 *);
     int (*prepare_v3)(sqlite3 *, const char *, int, unsigned int, sqlite3_stmt **, const char **);
     int (*bind_text)(sqlite3_stmt *, int, const char *, int, sqlite3_destructor_type);
+    int (*bind_blob)(sqlite3_stmt *, int, const void *, int, sqlite3_destructor_type);
     int (*bind_int64)(sqlite3_stmt *, int, sqlite3_int64);
     int (*bind_null)(sqlite3_stmt *, int);
     int (*step)(sqlite3_stmt *);
@@ -51,8 +77,11 @@ static struct {
     int (*finalize)(sqlite3_stmt *);
     sqlite3_int64 (*column_int64)(sqlite3_stmt *, int);
     const unsigned char *(*column_text)(sqlite3_stmt *, int);
+    const void *(*column_blob)(sqlite3_stmt *, int);
     int (*column_bytes)(sqlite3_stmt *, int);
+    int (*column_type)(sqlite3_stmt *, int);
     int (*changes)(sqlite3 *);
+    int (*get_autocommit)(sqlite3 *);
     const char *(*errmsg)(sqlite3 *);
 } sq;
 
@@ -84,6 +113,7 @@ static void load_library(const char *path)
     LOAD(close_v2, "sqlite3_close_v2");
     LOAD(prepare_v3, "sqlite3_prepare_v3");
     LOAD(bind_text, "sqlite3_bind_text");
+    LOAD(bind_blob, "sqlite3_bind_blob");
     LOAD(bind_int64, "sqlite3_bind_int64");
     LOAD(bind_null, "sqlite3_bind_null");
     LOAD(step, "sqlite3_step");
@@ -91,8 +121,11 @@ static void load_library(const char *path)
     LOAD(finalize, "sqlite3_finalize");
     LOAD(column_int64, "sqlite3_column_int64");
     LOAD(column_text, "sqlite3_column_text");
+    LOAD(column_blob, "sqlite3_column_blob");
     LOAD(column_bytes, "sqlite3_column_bytes");
+    LOAD(column_type, "sqlite3_column_type");
     LOAD(changes, "sqlite3_changes");
+    LOAD(get_autocommit, "sqlite3_get_autocommit");
     LOAD(errmsg, "sqlite3_errmsg");
 #undef LOAD
 }
@@ -101,6 +134,14 @@ static int64_t now_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* The calling thread's CPU time: what the harness also reads for the .NET workers (ThreadCpu.cs). */
+static int64_t thread_cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
@@ -126,15 +167,74 @@ static void prefault_heap(long mb)
     free(chunks);
 }
 
+/* ---- Base64 (standard alphabet, '=' padding), as BlockHash.Decode and BlobHashCodec.Read. ---- */
+
+enum { MAX_HASH_BYTES = 66, MAX_HASH_TEXT = 88 };
+
+static signed char b64_value[256];
+static const char b64_alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+static void b64_init(void)
+{
+    memset(b64_value, -1, sizeof b64_value);
+    for (int i = 0; i < 64; i++)
+        b64_value[(unsigned char)b64_alphabet[i]] = (signed char)i;
+}
+
+/* Decodes a valid hash text (the harness's data is canonical); returns the byte count. */
+static int b64_decode(const char *text, int length, unsigned char *out)
+{
+    int n = 0;
+    uint32_t acc = 0;
+    int bits = 0;
+    for (int i = 0; i < length && text[i] != '='; i++) {
+        acc = (acc << 6) | (uint32_t)b64_value[(unsigned char)text[i]];
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            out[n++] = (unsigned char)(acc >> bits);
+        }
+    }
+    return n;
+}
+
+static int b64_encode(const unsigned char *in, int length, char *out)
+{
+    int n = 0, i = 0;
+    for (; i + 2 < length; i += 3) {
+        uint32_t v = ((uint32_t)in[i] << 16) | ((uint32_t)in[i + 1] << 8) | in[i + 2];
+        out[n++] = b64_alphabet[v >> 18];
+        out[n++] = b64_alphabet[(v >> 12) & 63];
+        out[n++] = b64_alphabet[(v >> 6) & 63];
+        out[n++] = b64_alphabet[v & 63];
+    }
+    if (i < length) {
+        uint32_t v = (uint32_t)in[i] << 16;
+        if (i + 1 < length)
+            v |= (uint32_t)in[i + 1] << 8;
+        out[n++] = b64_alphabet[v >> 18];
+        out[n++] = b64_alphabet[(v >> 12) & 63];
+        out[n++] = i + 1 < length ? b64_alphabet[(v >> 6) & 63] : '=';
+        out[n++] = '=';
+    }
+    out[n] = 0;
+    return n;
+}
+
 /* ---- Input: SQL file and data file. ---- */
 
 enum { S_FIND, S_INSERT, S_INSERT_OR_IGNORE, S_INSERT_RETURNING, S_BLOCK_SIZE, S_INSERT_BLOCKSET, S_INSERT_ENTRY,
-       S_GET_BLOCKSET, S_LIST, S_COUNTS, S_BEGIN, S_COMMIT, S_ROLLBACK, S_SAVEPOINT, S_RELEASE, S_COUNT };
+       S_LIST, S_COUNTS, S_BEGIN_READ, S_BEGIN, S_COMMIT, S_ROLLBACK, S_SAVEPOINT, S_RELEASE,
+       S_GET_BY_ID, S_INSERT_WITH_ID, S_RAISE_MAX, S_CATCH_UP, S_COUNT_BLOCKS, S_COUNT };
 
 static const char *const statement_names[S_COUNT] = {
-    "FindBlock", "InsertBlock", "InsertBlockOrIgnore", "InsertBlockReturningUnlessExists", "GetBlockSize",
-    "InsertBlockset", "InsertBlocksetEntry", "GetBlockset", "ListBlocksetBlocks", "Counts", "Begin", "Commit",
-    "Rollback", "Savepoint", "ReleaseSavepoint"};
+    "FindBlock", "InsertBlock", "InsertBlockOrIgnore", "InsertBlockReturningUnlessExists", "GetBlockSizeAndVolumeState",
+    "InsertBlockset", "InsertBlocksetEntry", "ListBlocksetBlocks", "Counts", "BeginReadBatch", "Begin", "Commit",
+    "Rollback", "Savepoint", "ReleaseSavepoint",
+    "GetBlockById", "InsertBlockWithId", "RaiseMaxBlockId", "KeyMapCatchUp", "CountBlocks"};
+
+/* Which layouts prepare a statement (BlockDb's stores prepare their own): 1 = text/blob (the unique index), 2 = keymap, 3 = both. */
+static const int statement_layouts[S_COUNT] = {1, 1, 1, 1, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 2, 2, 2, 2, 2};
 
 static char *statement_sql[S_COUNT];
 static char *pragma_sql[32];
@@ -186,6 +286,8 @@ typedef struct {
     int64_t items, groups, ids;
     char **hashes;       /* NUL-terminated, alive for the whole run (bound with SQLITE_STATIC). */
     int *hash_lengths;
+    unsigned char **decoded; /* plain mode with BLOB hashes: the stored form, decoded before timing */
+    int *decoded_lengths;
     int64_t *sizes;
     int64_t *group_starts; /* groups + 1 */
     char **full_hashes;  /* NULL entries for no full hash */
@@ -243,6 +345,8 @@ static void read_section(cursor *c, section *s)
     for (int64_t i = 0; i < s->items; i++) {
         s->sizes[i] = take_i64(c);
         s->hashes[i] = take_text(c, &s->hash_lengths[i]);
+        if (s->hash_lengths[i] < 1 || s->hash_lengths[i] > MAX_HASH_TEXT)
+            die("hash %lld has %d characters", (long long)i, s->hash_lengths[i]);
     }
     if (s->groups > 0) {
         s->group_starts = calloc((size_t)s->groups + 1, sizeof(int64_t));
@@ -258,14 +362,160 @@ static void read_section(cursor *c, section *s)
         s->blockset_ids[i] = take_i64(c);
 }
 
-/* ---- The engine, mirrored from BlockRepository. ---- */
+static void decode_section(section *s)
+{
+    s->decoded = calloc((size_t)s->items + 1, sizeof(unsigned char *));
+    s->decoded_lengths = calloc((size_t)s->items + 1, sizeof(int));
+    for (int64_t i = 0; i < s->items; i++) {
+        s->decoded[i] = malloc(MAX_HASH_BYTES);
+        s->decoded_lengths[i] = b64_decode(s->hashes[i], s->hash_lengths[i], s->decoded[i]);
+    }
+}
+
+/* ---- Settings. ---- */
+
+enum { L_TEXT, L_BLOB, L_KEYMAP };
+enum { M_SAME, M_PLAIN };
+
+static int layout = L_TEXT;
+static int mode = M_SAME;
+
+/* The database's commit counter (Sessions/CommitClock.cs): a commit by any session of this process restarts the others' read batches. */
+static _Atomic long long commit_clock;
+
+/* ---- The key table (KeyMap/KeyTable.cs): 8-byte slots, key in the high 32 bits, ID in the low 32; 0 = empty. ---- */
+
+typedef struct {
+    uint64_t *slots;
+    int64_t capacity, count;
+} keytable;
+
+#define MAX_LOAD 0.8
+#define MIN_CAPACITY 1024
+
+/* A 32-bit key of all hash bytes and the size: xxHash32's short-input path (the shape of .NET's HashCode.AddBytes + Add). */
+static inline uint32_t rotl32(uint32_t x, int r) { return (x << r) | (x >> (32 - r)); }
+
+static uint32_t key_of(const unsigned char *hash, int length, int64_t size)
+{
+    const uint32_t P1 = 2654435761U, P3 = 3266489917U, P4 = 668265263U, P5 = 374761393U;
+    uint32_t h = 0x5bd1e995U + P5 + (uint32_t)length + 8;
+    int i = 0;
+    for (; i + 4 <= length; i += 4) {
+        uint32_t w;
+        memcpy(&w, hash + i, 4);
+        h = rotl32(h + w * P3, 17) * P4;
+    }
+    for (; i < length; i++)
+        h = rotl32(h + hash[i] * P5, 11) * P1;
+    h = rotl32(h + (uint32_t)size * P3, 17) * P4;
+    h = rotl32(h + (uint32_t)((uint64_t)size >> 32) * P3, 17) * P4;
+    h ^= h >> 15;
+    h *= 2246822519U;
+    h ^= h >> 13;
+    h *= P3;
+    h ^= h >> 16;
+    return h;
+}
+
+static inline uint64_t slot_of(uint32_t key, int64_t id) { return ((uint64_t)key << 32) | (uint32_t)id; }
+
+static inline int64_t home_of(uint32_t key, int64_t capacity) { return (int64_t)(((uint64_t)key * (uint64_t)capacity) >> 32); }
+
+static int64_t preferred_capacity(int64_t count)
+{
+    int64_t c = (int64_t)((double)count / MAX_LOAD * 1.5);
+    return c < MIN_CAPACITY ? MIN_CAPACITY : c;
+}
+
+static int kt_has_room(const keytable *t, int64_t more) { return t->count + more <= (int64_t)((double)t->capacity * MAX_LOAD); }
+
+static void kt_resize(keytable *t, int64_t capacity)
+{
+    uint64_t *slots = calloc((size_t)capacity, sizeof *slots);
+    if (!slots)
+        die("out of memory for a key table of %lld slots", (long long)capacity);
+    for (int64_t j = 0; j < t->capacity; j++) {
+        uint64_t slot = t->slots[j];
+        if (slot) {
+            int64_t i = home_of((uint32_t)(slot >> 32), capacity);
+            while (slots[i])
+                i = i + 1 == capacity ? 0 : i + 1;
+            slots[i] = slot;
+        }
+    }
+    free(t->slots);
+    t->slots = slots;
+    t->capacity = capacity;
+}
+
+static void kt_reserve(keytable *t, int64_t more)
+{
+    if (more > 0 && !kt_has_room(t, more))
+        kt_resize(t, preferred_capacity(t->count + more));
+}
+
+static int kt_holds(const keytable *t, uint64_t slot)
+{
+    if (t->capacity == 0)
+        return 0;
+    for (int64_t i = home_of((uint32_t)(slot >> 32), t->capacity);; i = i + 1 == t->capacity ? 0 : i + 1) {
+        if (t->slots[i] == slot)
+            return 1;
+        if (t->slots[i] == 0)
+            return 0;
+    }
+}
+
+/* Adds unless the same slot value is there; the caller made room. */
+static void kt_add(keytable *t, uint64_t slot)
+{
+    for (int64_t i = home_of((uint32_t)(slot >> 32), t->capacity);; i = i + 1 == t->capacity ? 0 : i + 1) {
+        if (t->slots[i] == slot)
+            return;
+        if (t->slots[i] == 0) {
+            t->slots[i] = slot;
+            t->count++;
+            return;
+        }
+    }
+}
+
+static void kt_clear(keytable *t)
+{
+    if (t->count > 0) {
+        memset(t->slots, 0, (size_t)t->capacity * sizeof *t->slots);
+        t->count = 0;
+    }
+}
+
+/* The shared map of the database (BlockKeyMap): W (covered through), V (generation, schema version). KeyMap runs one thread here. */
+static struct {
+    keytable table;
+    int64_t covered_through;
+    int64_t generation, schema_version;
+    int loaded;
+} map;
+
+/* ---- The engine, mirrored from src/BlockDb.Core. ---- */
 
 typedef struct {
     sqlite3 *db;
     sqlite3_stmt *st[S_COUNT];
+    /* WriteBatch */
     int batch_open;
     int64_t pending;
     int64_t commit_every;
+    /* ReadBatch */
+    int64_t reads_limit, read_ms;
+    int read_open;
+    int64_t reads, read_started;
+    long long clock_seen;
+    /* KeyMapBlockStore */
+    keytable own;
+    int caught_up;
+    int64_t next_id, max_inserted;
+    int64_t seen_generation, seen_schema_version;
 } engine;
 
 static void check(engine *e, int rc, const char *what)
@@ -288,35 +538,127 @@ static int exec_nonquery(engine *e, int which)
     return changes;
 }
 
-static void commit_batch(engine *e)
+static inline int in_transaction(engine *e) { return !sq.get_autocommit(e->db); }
+
+/* ReadBatch.End */
+static void read_end(engine *e)
+{
+    if (!e->read_open)
+        return;
+    e->read_open = 0;
+    if (in_transaction(e))
+        exec_nonquery(e, S_COMMIT);
+}
+
+/* ReadBatch.Enter: join the open read transaction, or end it (full, old, or a commit since) and begin a new one. */
+static void read_enter(engine *e)
+{
+    if (e->reads_limit <= 1)
+        return;
+    long long clock = atomic_load_explicit(&commit_clock, memory_order_acquire);
+    if (e->read_open) {
+        if (in_transaction(e) && e->reads < e->reads_limit && clock == e->clock_seen
+            && (now_ns() - e->read_started) / 1000000 < e->read_ms) {
+            e->reads++;
+            return;
+        }
+        read_end(e);
+    }
+    e->clock_seen = clock;
+    exec_nonquery(e, S_BEGIN_READ);
+    e->read_open = 1;
+    e->reads = 1;
+    e->read_started = now_ns();
+}
+
+/* WriteBatch.EnterRead: reads inside the write transaction see its writes; outside they join the read batch. */
+static inline void enter_read(engine *e)
 {
     if (!e->batch_open)
+        read_enter(e);
+}
+
+static void keymap_merge(engine *e);
+
+static void commit_batch(engine *e)
+{
+    if (!e->batch_open) {
+        read_end(e);
         return;
+    }
+    if (layout == L_KEYMAP && e->max_inserted > 0) { /* BeforeCommit */
+        sqlite3_stmt *raise = e->st[S_RAISE_MAX];
+        check(e, sq.bind_int64(raise, 1, e->max_inserted), "bind");
+        exec_nonquery(e, S_RAISE_MAX);
+    }
     exec_nonquery(e, S_COMMIT);
     e->batch_open = 0;
     e->pending = 0;
+    atomic_fetch_add_explicit(&commit_clock, 1, memory_order_release);
+    if (layout == L_KEYMAP) /* AfterCommit */
+        keymap_merge(e);
 }
 
 static void begin_write(engine *e)
 {
-    if (e->batch_open)
+    if (e->batch_open) {
+        if (!in_transaction(e))
+            die("the write batch's transaction was rolled back under it");
         return;
+    }
+    read_end(e); /* a write never runs in a read snapshot */
     exec_nonquery(e, S_BEGIN);
     e->batch_open = 1;
 }
 
 static void end_write(engine *e, int wrote)
 {
+    if (mode == M_PLAIN)
+        return; /* one transaction, committed by the loop */
     if (wrote)
         e->pending++;
     if (e->pending == 0 || (e->commit_every > 0 && e->pending >= e->commit_every))
         commit_batch(e);
 }
 
-static sqlite3_int64 find_block(engine *e, const char *hash, int length, int64_t size)
+/* A hash as the layout binds it: the text, or its bytes (decoded now in the same design, before timing in plain). */
+typedef struct {
+    const char *text;
+    int text_length;
+    const unsigned char *bytes;
+    int length;
+    unsigned char buffer[MAX_HASH_BYTES];
+} hashref;
+
+static inline void hash_of(const section *s, int64_t i, hashref *h)
+{
+    h->text = s->hashes[i];
+    h->text_length = s->hash_lengths[i];
+    if (layout == L_TEXT)
+        return;
+    if (s->decoded) {
+        h->bytes = s->decoded[i];
+        h->length = s->decoded_lengths[i];
+    } else {
+        h->length = b64_decode(h->text, h->text_length, h->buffer);
+        h->bytes = h->buffer;
+    }
+}
+
+static inline void bind_hash(engine *e, sqlite3_stmt *s, int index, const hashref *h)
+{
+    if (layout == L_TEXT)
+        check(e, sq.bind_text(s, index, h->text, h->text_length, SQLITE_STATIC), "bind");
+    else
+        check(e, sq.bind_blob(s, index, h->bytes, h->length, SQLITE_STATIC), "bind");
+}
+
+/* ---- Indexed layouts (text, blob): IndexedBlockStore and its strategies. ---- */
+
+static sqlite3_int64 find_indexed(engine *e, const hashref *h, int64_t size)
 {
     sqlite3_stmt *s = e->st[S_FIND];
-    check(e, sq.bind_text(s, 1, hash, length, SQLITE_STATIC), "bind");
+    bind_hash(e, s, 1, h);
     check(e, sq.bind_int64(s, 2, size), "bind");
     int rc = sq.step(s);
     check(e, rc, "FindBlock");
@@ -325,37 +667,252 @@ static sqlite3_int64 find_block(engine *e, const char *hash, int length, int64_t
     return id;
 }
 
-static sqlite3_int64 write_one(engine *e, const char *hash, int length, int64_t size)
+/* InsertRow: the new block with no volume (parameter 3 NULL), RETURNING its ID. */
+static sqlite3_int64 insert_indexed(engine *e, const hashref *h, int64_t size)
 {
-    begin_write(e);
     sqlite3_stmt *s = e->st[S_INSERT];
-    check(e, sq.bind_text(s, 1, hash, length, SQLITE_STATIC), "bind");
+    bind_hash(e, s, 1, h);
     check(e, sq.bind_int64(s, 2, size), "bind");
+    check(e, sq.bind_null(s, 3), "bind");
     int rc = sq.step(s);
     if (rc != SQLITE_ROW)
         die("InsertBlock failed: rc=%d %s", rc, sq.errmsg(e->db));
     sqlite3_int64 id = sq.column_int64(s, 0);
     sq.reset(s);
+    return id;
+}
+
+/* ---- KeyMap: KeyMapBlockStore over the shared map. ---- */
+
+static int verify(engine *e, int64_t id, const hashref *h, int64_t size)
+{
+    sqlite3_stmt *s = e->st[S_GET_BY_ID];
+    check(e, sq.bind_int64(s, 1, id), "bind");
+    int rc = sq.step(s), ok = 0;
+    check(e, rc, "GetBlockById");
+    if (rc == SQLITE_ROW) {
+        const void *stored = sq.column_blob(s, 0);
+        int length = sq.column_bytes(s, 0);
+        ok = length == h->length && memcmp(stored, h->bytes, (size_t)length) == 0 && sq.column_int64(s, 1) == size;
+    }
+    sq.reset(s);
+    return ok;
+}
+
+/* KeyTable.FindVerified: the first candidate of the key whose row holds the hash and size. */
+static sqlite3_int64 find_verified(engine *e, const keytable *t, uint32_t key, const hashref *h, int64_t size)
+{
+    if (t->capacity == 0)
+        return -1;
+    for (int64_t i = home_of(key, t->capacity), step = 0; step < t->capacity; step++, i = i + 1 == t->capacity ? 0 : i + 1) {
+        uint64_t slot = t->slots[i];
+        if (slot == 0)
+            return -1;
+        if ((uint32_t)(slot >> 32) == key && verify(e, (uint32_t)slot, h, size))
+            return (uint32_t)slot;
+    }
+    return -1;
+}
+
+/*
+ * BlockKeyMap.CatchUp: one KeyMapCatchUp statement (the state and every row above W, one snapshot); the whole table
+ * when the map was never loaded (sized from COUNT(*) first). Sets next_id = above every row and MaxBlockId.
+ */
+static void catch_up(engine *e)
+{
+    int full = !map.loaded;
+    int64_t after = full ? INT64_MIN : map.covered_through;
+    if (full) {
+        sqlite3_stmt *count = e->st[S_COUNT_BLOCKS];
+        if (sq.step(count) != SQLITE_ROW)
+            die("CountBlocks failed: %s", sq.errmsg(e->db));
+        kt_reserve(&map.table, sq.column_int64(count, 0) - map.table.count);
+        sq.reset(count);
+    }
+    sqlite3_stmt *s = e->st[S_CATCH_UP];
+    check(e, sq.bind_int64(s, 1, after), "bind");
+    int rc = sq.step(s);
+    if (rc != SQLITE_ROW)
+        die("KeyMapCatchUp returned no state row: %s", sq.errmsg(e->db));
+    int64_t max_block_id = sq.column_int64(s, 0), generation = sq.column_int64(s, 1), schema = sq.column_int64(s, 2);
+    if (!full && (generation != map.generation || schema != map.schema_version))
+        die("the KeyMap file changed version under the benchmark");
+    int64_t last = 0;
+    do {
+        if (sq.column_type(s, 4) == SQLITE_NULL)
+            break; /* the one row of a pass with no block above the watermark */
+        int64_t id = sq.column_int64(s, 3);
+        int length = sq.column_bytes(s, 4);
+        const unsigned char *bytes = sq.column_blob(s, 4);
+        last = id;
+        if (length < 1 || length > MAX_HASH_BYTES)
+            continue;
+        uint64_t slot = slot_of(key_of(bytes, length, sq.column_int64(s, 5)), id);
+        if (!kt_holds(&map.table, slot)) {
+            kt_reserve(&map.table, 1);
+            kt_add(&map.table, slot);
+        }
+    } while ((rc = sq.step(s)) == SQLITE_ROW);
+    check(e, rc, "KeyMapCatchUp");
+    sq.reset(s);
+    if (full) {
+        map.loaded = 1;
+        map.covered_through = max_block_id;
+        map.generation = generation;
+        map.schema_version = schema;
+    } else if (max_block_id > map.covered_through) {
+        map.covered_through = max_block_id;
+    }
+    int64_t highest = max_block_id > last ? max_block_id : last;
+    if (!full && after > highest)
+        highest = after;
+    e->next_id = highest + 1;
+    e->seen_generation = generation;
+    e->seen_schema_version = schema;
+}
+
+/* KeyMapBlockStore.Find: the shared map; inside the write transaction the own inserts, and one catch-up per transaction. */
+static sqlite3_int64 keymap_find(engine *e, uint32_t key, const hashref *h, int64_t size, int may_catch_up)
+{
+    sqlite3_int64 id = find_verified(e, &map.table, key, h, size);
+    if (id >= 0)
+        return id;
+    int in_write = e->batch_open;
+    if (in_write) {
+        if ((id = find_verified(e, &e->own, key, h, size)) >= 0)
+            return id;
+        if (e->caught_up)
+            return -1;
+    }
+    if (!may_catch_up)
+        return -1;
+    catch_up(e);
+    if (in_write)
+        e->caught_up = 1;
+    return find_verified(e, &map.table, key, h, size);
+}
+
+/* KeyMapBlockStore.InsertNew: at the next ID, into the session's own table (the shared map in plain mode). */
+static sqlite3_int64 keymap_insert(engine *e, uint32_t key, const hashref *h, int64_t size)
+{
+    if (!e->caught_up)
+        die("KeyMap insert without a catch-up in this transaction");
+    int64_t id = e->next_id;
+    keytable *into = mode == M_PLAIN ? &map.table : &e->own;
+    kt_reserve(&map.table, e->own.count + 1); /* BlockKeyMap.Reserve: room for the merge after COMMIT */
+    kt_reserve(into, 1);
+    sqlite3_stmt *s = e->st[S_INSERT_WITH_ID];
+    check(e, sq.bind_int64(s, 1, id), "bind");
+    check(e, sq.bind_blob(s, 2, h->bytes, h->length, SQLITE_STATIC), "bind");
+    check(e, sq.bind_int64(s, 3, size), "bind");
+    check(e, sq.bind_null(s, 4), "bind");
+    exec_nonquery(e, S_INSERT_WITH_ID);
+    kt_add(into, slot_of(key, id));
+    e->max_inserted = id;
+    e->next_id = id + 1;
+    return id;
+}
+
+/* AfterCommit: the session's inserts join the shared map; W moves when the map is at the version the session caught up at. */
+static void keymap_merge(engine *e)
+{
+    if (e->max_inserted > 0) { /* own inserts (none in plain mode, where they went to the shared map at once) */
+        kt_reserve(&map.table, e->own.count);
+        for (int64_t i = 0; e->own.count > 0 && i < e->own.capacity; i++)
+            if (e->own.slots[i])
+                kt_add(&map.table, e->own.slots[i]);
+        if (e->seen_generation == map.generation && e->seen_schema_version == map.schema_version && e->max_inserted > map.covered_through)
+            map.covered_through = e->max_inserted;
+    }
+    kt_clear(&e->own);
+    e->caught_up = 0;
+    e->next_id = 0;
+    e->max_inserted = 0;
+}
+
+/* ---- Operations (the repository calls). ---- */
+
+/* KeyMapBlockStore.EnsureLoaded: the map's first load runs outside the write lock. */
+static inline void ensure_loaded(engine *e)
+{
+    if (!map.loaded)
+        catch_up(e);
+}
+
+static sqlite3_int64 find_block(engine *e, const hashref *h, int64_t size)
+{
+    enter_read(e);
+    if (layout != L_KEYMAP)
+        return find_indexed(e, h, size);
+    return keymap_find(e, key_of(h->bytes, h->length, size), h, size, 1);
+}
+
+static sqlite3_int64 insert_block(engine *e, const hashref *h, int64_t size)
+{
+    if (layout == L_KEYMAP)
+        ensure_loaded(e);
+    begin_write(e);
+    sqlite3_int64 id;
+    if (layout == L_KEYMAP) {
+        uint32_t key = key_of(h->bytes, h->length, size);
+        if (keymap_find(e, key, h, size, 1) >= 0)
+            die("block already in the index");
+        id = keymap_insert(e, key, h, size);
+    } else {
+        id = insert_indexed(e, h, size);
+    }
     end_write(e, 1);
     return id;
 }
 
 enum { X_SELECT_THEN_INSERT, X_INSERT_OR_IGNORE, X_INSERT_RETURNING };
 
-static sqlite3_int64 select_xor_insert(engine *e, int strategy, const char *hash, int length, int64_t size, int *created)
+static sqlite3_int64 select_xor_insert(engine *e, int strategy, const hashref *h, int64_t size, int *created)
 {
+    if (layout == L_KEYMAP) {
+        uint32_t key = key_of(h->bytes, h->length, size);
+        if (!e->batch_open) { /* outside a write transaction a verified hit needs no lock */
+            read_enter(e);
+            ensure_loaded(e);
+            sqlite3_int64 known = keymap_find(e, key, h, size, 0);
+            if (known >= 0) {
+                *created = 0;
+                return known;
+            }
+        }
+        begin_write(e);
+        sqlite3_int64 id = keymap_find(e, key, h, size, 1);
+        if (id >= 0) {
+            *created = 0;
+            end_write(e, 0);
+            return id;
+        }
+        id = keymap_insert(e, key, h, size);
+        *created = 1;
+        end_write(e, 1);
+        return id;
+    }
     if (strategy == X_SELECT_THEN_INSERT) {
-        sqlite3_int64 id = find_block(e, hash, length, size);
-        *created = id < 0;
-        return id >= 0 ? id : write_one(e, hash, length, size);
+        enter_read(e);
+        sqlite3_int64 id = find_indexed(e, h, size);
+        if (id >= 0) {
+            *created = 0;
+            return id;
+        }
+        begin_write(e);
+        id = insert_indexed(e, h, size);
+        *created = 1;
+        end_write(e, 1);
+        return id;
     }
     begin_write(e);
     if (strategy == X_INSERT_OR_IGNORE) {
         sqlite3_stmt *s = e->st[S_INSERT_OR_IGNORE];
-        check(e, sq.bind_text(s, 1, hash, length, SQLITE_STATIC), "bind");
+        bind_hash(e, s, 1, h);
         check(e, sq.bind_int64(s, 2, size), "bind");
+        check(e, sq.bind_null(s, 3), "bind");
         int changes = exec_nonquery(e, S_INSERT_OR_IGNORE);
-        sqlite3_int64 id = find_block(e, hash, length, size);
+        sqlite3_int64 id = find_indexed(e, h, size);
         if (id < 0)
             die("block missing right after INSERT OR IGNORE");
         *created = changes > 0;
@@ -363,8 +920,9 @@ static sqlite3_int64 select_xor_insert(engine *e, int strategy, const char *hash
         return id;
     }
     sqlite3_stmt *s = e->st[S_INSERT_RETURNING];
-    check(e, sq.bind_text(s, 1, hash, length, SQLITE_STATIC), "bind");
+    bind_hash(e, s, 1, h);
     check(e, sq.bind_int64(s, 2, size), "bind");
+    check(e, sq.bind_null(s, 3), "bind");
     int rc = sq.step(s);
     check(e, rc, "InsertBlockReturningUnlessExists");
     sqlite3_int64 id = rc == SQLITE_ROW ? sq.column_int64(s, 0) : -1;
@@ -374,7 +932,7 @@ static sqlite3_int64 select_xor_insert(engine *e, int strategy, const char *hash
         end_write(e, 1);
         return id;
     }
-    id = find_block(e, hash, length, size);
+    id = find_indexed(e, h, size);
     if (id < 0)
         die("block conflicted on insert but is not found");
     *created = 0;
@@ -382,20 +940,26 @@ static sqlite3_int64 select_xor_insert(engine *e, int strategy, const char *hash
     return id;
 }
 
-/* AddBlocksetAsync(ids): size lookups, then the blockset and its entries inside a savepoint. */
+/* AddBlocksetAsync(ids): inside the write transaction, each block's size (and its volume's state), then the blockset and its entries in a savepoint. */
 static sqlite3_int64 add_blockset(engine *e, const sqlite3_int64 *ids, int count, const char *full_hash, int full_length)
 {
+    begin_write(e);
     sqlite3_stmt *size = e->st[S_BLOCK_SIZE];
     int64_t length = 0;
     for (int i = 0; i < count; i++) {
         check(e, sq.bind_int64(size, 1, ids[i]), "bind");
         if (sq.step(size) != SQLITE_ROW)
             die("block %lld not found", (long long)ids[i]);
+        if (sq.column_type(size, 1) != SQLITE_NULL) {
+            const char *state = (const char *)sq.column_text(size, 1);
+            if (strcmp(state, "Deleting") == 0 || strcmp(state, "Deleted") == 0)
+                die("block %lld is in a volume being deleted", (long long)ids[i]);
+        }
         length += sq.column_int64(size, 0);
         sq.reset(size);
     }
-    begin_write(e);
-    exec_nonquery(e, S_SAVEPOINT);
+    if (mode == M_SAME)
+        exec_nonquery(e, S_SAVEPOINT);
     sqlite3_stmt *bs = e->st[S_INSERT_BLOCKSET];
     check(e, sq.bind_int64(bs, 1, length), "bind");
     if (full_hash)
@@ -413,7 +977,8 @@ static sqlite3_int64 add_blockset(engine *e, const sqlite3_int64 *ids, int count
         check(e, sq.bind_int64(entry, 3, ids[i]), "bind");
         exec_nonquery(e, S_INSERT_ENTRY);
     }
-    exec_nonquery(e, S_RELEASE);
+    if (mode == M_SAME)
+        exec_nonquery(e, S_RELEASE);
     end_write(e, 1);
     return blockset;
 }
@@ -437,7 +1002,8 @@ static void open_engine(engine *e, const char *path, int64_t commit_every)
         sq.finalize(s);
     }
     for (int i = 0; i < S_COUNT; i++)
-        if (sq.prepare_v3(e->db, statement_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &e->st[i], NULL) != SQLITE_OK)
+        if ((statement_layouts[i] & (layout == L_KEYMAP ? 2 : 1))
+            && sq.prepare_v3(e->db, statement_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &e->st[i], NULL) != SQLITE_OK)
             die("prepare %s: %s", statement_names[i], sq.errmsg(e->db));
 }
 
@@ -477,21 +1043,25 @@ static inline void fnv_add(fnv *f, int64_t value)
 
 /* ---- Workloads. ---- */
 
-enum { W_SELECT, W_INSERT, W_XOR1, W_XOR2, W_XOR3, W_JOIN, W_NEW_BLOCKSET, W_REPLAY };
+enum { W_SELECT, W_INSERT, W_XOR1, W_XOR2, W_XOR3, W_JOIN, W_NEW_BLOCKSET, W_REPLAY, W_XOR_HIT };
 
 static const char *const workload_names[] = {"select", "insert", "xor-select-insert", "xor-ignore-select",
-                                             "xor-returning", "join", "new-blockset", "replay"};
+                                             "xor-returning", "join", "new-blockset", "replay", "xor-hit"};
+
+static int read_only(int workload) { return workload == W_SELECT || workload == W_JOIN; }
 
 typedef struct {
     int64_t group;          /* latency group size */
     double *samples;        /* per-op ns */
     int64_t count, in_group, last, start, end;
+    int64_t cpu_ns; /* the thread's CPU time over the timed region */
 } recorder;
 
 static inline void rec_start(recorder *r)
 {
     r->count = 0;
     r->in_group = 0;
+    r->cpu_ns = thread_cpu_ns();
     r->start = r->last = now_ns();
 }
 
@@ -509,6 +1079,7 @@ static inline void rec_tick(recorder *r)
 static inline void rec_stop(recorder *r)
 {
     int64_t t = now_ns();
+    r->cpu_ns = thread_cpu_ns() - r->cpu_ns;
     r->end = t;
     if (r->in_group > 0)
         r->samples[r->count++] = (double)(t - r->last) / (double)r->in_group;
@@ -547,12 +1118,38 @@ static inline void unlock_op(session *s)
         pthread_mutex_unlock(s->lock);
 }
 
+/* The plain mode's one transaction around a whole phase: begun before the first op, committed after the last. */
+static void plain_begin(engine *e, int workload)
+{
+    if (read_only(workload)) {
+        exec_nonquery(e, S_BEGIN_READ);
+        return;
+    }
+    exec_nonquery(e, S_BEGIN);
+    e->batch_open = 1;
+    if (layout == L_KEYMAP) {
+        catch_up(e);
+        e->caught_up = 1;
+    }
+}
+
+static void plain_end(engine *e, int workload)
+{
+    if (read_only(workload)) {
+        exec_nonquery(e, S_COMMIT);
+        return;
+    }
+    commit_batch(e);
+}
+
 /* Runs units [from, to) of a section; `r` may be NULL (warm-up). */
 static void run_units(session *ss, int workload, const section *s, int64_t from, int64_t to, recorder *r, tally *t)
 {
     engine *e = ss->e;
     int strategy = workload == W_XOR2 ? X_INSERT_OR_IGNORE : workload == W_XOR3 ? X_INSERT_RETURNING : X_SELECT_THEN_INSERT;
     sqlite3_int64 *ids = NULL;
+    hashref h;
+    char text[MAX_HASH_TEXT + 4];
     if (workload == W_NEW_BLOCKSET || workload == W_REPLAY) {
         int64_t largest = 1;
         for (int64_t g = from; g < to; g++)
@@ -562,11 +1159,14 @@ static void run_units(session *ss, int workload, const section *s, int64_t from,
     }
     if (r)
         rec_start(r);
+    if (mode == M_PLAIN)
+        plain_begin(e, workload);
     for (int64_t u = from; u < to; u++) {
         switch (workload) {
         case W_SELECT: {
             lock_op(ss);
-            sqlite3_int64 id = find_block(e, s->hashes[u], s->hash_lengths[u], s->sizes[u]);
+            hash_of(s, u, &h);
+            sqlite3_int64 id = find_block(e, &h, s->sizes[u]);
             unlock_op(ss);
             fnv_add(&t->digest, id);
             t->ops++;
@@ -574,7 +1174,8 @@ static void run_units(session *ss, int workload, const section *s, int64_t from,
         }
         case W_INSERT: {
             lock_op(ss);
-            sqlite3_int64 id = write_one(e, s->hashes[u], s->hash_lengths[u], s->sizes[u]);
+            hash_of(s, u, &h);
+            sqlite3_int64 id = insert_block(e, &h, s->sizes[u]);
             unlock_op(ss);
             fnv_add(&t->digest, id);
             t->created++;
@@ -583,10 +1184,12 @@ static void run_units(session *ss, int workload, const section *s, int64_t from,
         }
         case W_XOR1:
         case W_XOR2:
-        case W_XOR3: {
+        case W_XOR3:
+        case W_XOR_HIT: {
             int created;
             lock_op(ss);
-            sqlite3_int64 id = select_xor_insert(e, strategy, s->hashes[u], s->hash_lengths[u], s->sizes[u], &created);
+            hash_of(s, u, &h);
+            sqlite3_int64 id = select_xor_insert(e, strategy, &h, s->sizes[u], &created);
             unlock_op(ss);
             fnv_add(&t->digest, id);
             fnv_add(&t->digest, created);
@@ -598,15 +1201,24 @@ static void run_units(session *ss, int workload, const section *s, int64_t from,
             sqlite3_stmt *list = e->st[S_LIST];
             int64_t rows = 0;
             lock_op(ss);
+            if (mode == M_SAME)
+                enter_read(e);
             check(e, sq.bind_int64(list, 1, s->blockset_ids[u]), "bind");
             int rc;
             while ((rc = sq.step(list)) == SQLITE_ROW) {
                 int64_t index = sq.column_int64(list, 0);
                 int64_t id = sq.column_int64(list, 1);
-                const unsigned char *hash = sq.column_text(list, 2);
+                /* ReadHash: the hash as text (a BLOB is encoded back to base64, as BlobHashCodec.Read). */
+                if (layout == L_TEXT) {
+                    if (!sq.column_text(list, 2))
+                        die("NULL hash in join");
+                } else {
+                    const unsigned char *bytes = sq.column_blob(list, 2);
+                    if (!bytes)
+                        die("NULL hash in join");
+                    b64_encode(bytes, sq.column_bytes(list, 2), text);
+                }
                 int64_t size = sq.column_int64(list, 3);
-                if (!hash)
-                    die("NULL hash in join");
                 fnv_add(&t->digest, index);
                 fnv_add(&t->digest, id);
                 fnv_add(&t->digest, size);
@@ -626,7 +1238,8 @@ static void run_units(session *ss, int workload, const section *s, int64_t from,
             for (int64_t i = first; i < end; i++) {
                 int created;
                 lock_op(ss);
-                ids[i - first] = select_xor_insert(e, X_SELECT_THEN_INSERT, s->hashes[i], s->hash_lengths[i], s->sizes[i], &created);
+                hash_of(s, i, &h);
+                ids[i - first] = select_xor_insert(e, X_SELECT_THEN_INSERT, &h, s->sizes[i], &created);
                 unlock_op(ss);
                 fnv_add(&t->digest, ids[i - first]);
                 fnv_add(&t->digest, created);
@@ -650,7 +1263,10 @@ static void run_units(session *ss, int workload, const section *s, int64_t from,
             rec_tick(r);
     }
     lock_op(ss);
-    commit_batch(e);
+    if (mode == M_PLAIN)
+        plain_end(e, workload);
+    else
+        commit_batch(e); /* CommitAsync: commits the write batch, or ends the read batch */
     unlock_op(ss);
     if (r)
         rec_stop(r);
@@ -693,12 +1309,12 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
-static int workload_of(const char *name)
+static int name_index(const char *name, const char *const *names, int count, const char *what)
 {
-    for (int i = 0; i < (int)(sizeof workload_names / sizeof *workload_names); i++)
-        if (strcmp(name, workload_names[i]) == 0)
+    for (int i = 0; i < count; i++)
+        if (strcmp(name, names[i]) == 0)
             return i;
-    die("unknown workload %s", name);
+    die("unknown %s %s", what, name);
     return -1;
 }
 
@@ -719,19 +1335,31 @@ int main(int argc, char **argv)
         printf("libversion=%s\n", sq.libversion());
         return 0;
     }
+    static const char *const layout_names[] = {"text", "blob", "keymap"};
+    static const char *const mode_names[] = {"same", "plain"};
     const char *lib = arg_value(argc, argv, "--lib", NULL);
     run_config cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.db_path = arg_value(argc, argv, "--db", NULL);
-    cfg.workload = workload_of(arg_value(argc, argv, "--workload", NULL));
+    cfg.workload = name_index(arg_value(argc, argv, "--workload", NULL), workload_names, (int)(sizeof workload_names / sizeof *workload_names), "workload");
+    layout = name_index(arg_value(argc, argv, "--layout", "text"), layout_names, 3, "layout");
+    mode = name_index(arg_value(argc, argv, "--mode", "same"), mode_names, 2, "mode");
     cfg.batch = atoll(arg_value(argc, argv, "--batch", "0"));
     cfg.threads = atoi(arg_value(argc, argv, "--threads", "1"));
     cfg.shared = atoi(arg_value(argc, argv, "--shared", "0"));
+    int64_t reads = atoll(arg_value(argc, argv, "--reads", "0"));
+    int64_t default_reads = atoll(arg_value(argc, argv, "--default-reads", "256"));
+    int64_t read_ms = atoll(arg_value(argc, argv, "--read-ms", "50"));
     int64_t group = atoll(arg_value(argc, argv, "--group", "1"));
     const char *latency_path = arg_value(argc, argv, "--latency", NULL);
-    if (cfg.threads < 1 || group < 1)
-        die("threads and group must be at least 1");
+    if (cfg.threads < 1 || group < 1 || reads < 0 || read_ms < 1)
+        die("threads, group and read-ms must be at least 1, reads at least 0");
+    if (cfg.threads > 1 && (layout == L_KEYMAP || mode == M_PLAIN))
+        die("the %s %s baseline runs one thread", layout_names[layout], mode_names[mode]);
+    if (layout == L_KEYMAP && (cfg.workload == W_XOR2 || cfg.workload == W_XOR3))
+        die("the KeyMap layout runs select-then-insert only (BlockDb refuses the other strategies with it)");
 
+    b64_init();
     prefault_heap(atol(arg_value(argc, argv, "--prefault-mb", "0")));
     load_library(lib);
     read_sql(arg_value(argc, argv, "--sql", NULL));
@@ -743,6 +1371,10 @@ int main(int argc, char **argv)
     c.p += 8;
     read_section(&c, &cfg.warm);
     read_section(&c, &cfg.timed);
+    if (mode == M_PLAIN && layout != L_TEXT) {
+        decode_section(&cfg.warm);
+        decode_section(&cfg.timed);
+    }
 
     worker *workers = calloc((size_t)cfg.threads, sizeof *workers);
     pthread_barrier_init(&cfg.barrier, NULL, (unsigned)cfg.threads);
@@ -770,12 +1402,23 @@ int main(int argc, char **argv)
     char value[128];
     printf("libversion=%s\nlibrary=%s\n", sq.libversion(), lib);
     static const char *const pragmas[] = {"journal_mode", "synchronous", "temp_store", "cache_size", "mmap_size", "threads", "busy_timeout"};
+    int wal = 0;
     for (int i = 0; i < 7; i++) {
         char sql[64];
         snprintf(sql, sizeof sql, "PRAGMA %s", pragmas[i]);
         query_text(first, sql, value, sizeof value);
         printf("pragma.%s=%s\n", pragmas[i], value);
+        if (i == 0)
+            wal = strcmp(value, "wal") == 0;
     }
+
+    /* BlockRepository: ReadsPerTransaction, else the default in WAL mode and 1 (off) in the rollback-journal modes. */
+    int64_t reads_limit = mode == M_PLAIN ? 1 : reads > 0 ? reads : wal ? default_reads : 1;
+    for (int i = 0; i < cfg.threads; i++) {
+        workers[i].ss.e->reads_limit = reads_limit;
+        workers[i].ss.e->read_ms = read_ms;
+    }
+    printf("layout=%s\nmode=%s\nreads_per_transaction=%" PRId64 "\n", layout_names[layout], mode_names[mode], reads_limit);
 
     pthread_t *ids = calloc((size_t)cfg.threads, sizeof *ids);
     for (int i = 0; i < cfg.threads; i++)
@@ -784,7 +1427,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < cfg.threads; i++)
         pthread_join(ids[i], NULL);
 
-    int64_t start = workers[0].rec.start, end = workers[0].rec.end, ops = 0, units = 0, created = 0, samples = 0;
+    int64_t start = workers[0].rec.start, end = workers[0].rec.end, ops = 0, units = 0, created = 0, samples = 0, cpu = 0;
     for (int i = 0; i < cfg.threads; i++) {
         worker *w = &workers[i];
         if (w->rec.start < start)
@@ -795,6 +1438,7 @@ int main(int argc, char **argv)
         units += w->result.units;
         created += w->result.created;
         samples += w->rec.count;
+        cpu += w->rec.cpu_ns;
     }
     FILE *lat = fopen(latency_path, "wb");
     if (!lat)
@@ -809,9 +1453,12 @@ int main(int argc, char **argv)
     printf("counts=%lld,%lld,%lld\n", (long long)sq.column_int64(counts, 0), (long long)sq.column_int64(counts, 1),
            (long long)sq.column_int64(counts, 2));
     sq.reset(counts);
+    printf("cpu_ns=%" PRId64 "\n", cpu);
     printf("elapsed_ns=%" PRId64 "\nops=%" PRId64 "\nunits=%" PRId64 "\ncreated=%" PRId64 "\nsamples=%" PRId64 "\n",
            end - start, ops, units, created, samples);
     printf("digest=%" PRIu64 "\n", cfg.threads == 1 ? workers[0].result.digest.h : 0);
+    if (layout == L_KEYMAP)
+        printf("keymap_bytes=%lld\n", (long long)(map.table.capacity * (int64_t)sizeof(uint64_t)));
     struct timespec res;
     clock_getres(CLOCK_MONOTONIC, &res);
     printf("clock_res_ns=%ld\n", res.tv_nsec);

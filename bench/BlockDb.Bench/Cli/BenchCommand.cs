@@ -11,9 +11,9 @@ internal static class BenchCommand
     private static readonly Option<bool> Smoke = new("--smoke") { Description = "Same as --preset smoke: every provider and code path on a tiny DB in seconds; exits 1 on any failure or inconsistency (CI)." };
     private static readonly Option<bool> Quick = new("--quick") { Description = "Same as --preset quick: every study on 1e4 and 1e5 rows, under 3 minutes on 2 cores." };
     private static readonly Option<bool> Full = new("--full") { Description = "Same as --preset full: sizes 1e4..1e7, all pragma sets, batch sizes, threads 1/2/4 (about 25 minutes on 2 cores)." };
-    private static readonly Option<string[]> Providers = List("--providers", "MicrosoftData, SystemData, PInvoke, Native (comma-separated or repeated; default all).");
-    private static readonly Option<string[]> Workloads = List("--workloads", "select, insert, xor-select-insert, xor-ignore-select, xor-returning (or xor = all three), join, new-blockset, replay (needs --replay).");
-    private static readonly Option<string[]> Studies = List("--studies", "size, pragma, batch, threads, api, scale (default: the preset's).");
+    private static readonly Option<string[]> Providers = List("--providers", "MicrosoftData, SystemData, PInvoke, Native (C, BlockDb's design), NativePlain (C plain limit; limit study only) (comma-separated or repeated; default all).");
+    private static readonly Option<string[]> Workloads = List("--workloads", "select, insert, xor-select-insert, xor-ignore-select, xor-returning (or xor = all three), join, new-blockset, replay (needs --replay), xor-hit (default: all but replay without --replay and xor-hit).");
+    private static readonly Option<string[]> Studies = List("--studies", "size, pragma, batch, threads, api, scale, limit (default: the preset's).");
     private static readonly Option<string[]> Sizes = List("--sizes", "Pre-filled blocks for the size study, e.g. 1e4,1e5,1e6,1e7 (also 10k, 1m).");
     private static readonly Option<string?> RefSize = new("--ref-size") { Description = "The size every other study runs at (default: the largest size up to 1e6)." };
     private static readonly Option<string[]> ExtendedWorkloads = List("--extended-workloads", "Workloads that also run at sizes above --ref-size (default: all selected).");
@@ -22,9 +22,11 @@ internal static class BenchCommand
     private static readonly Option<string[]> BatchSizes = List("--batch-sizes", "Commit every N writes for the batch study, e.g. 1,16,256,4096,65536,all (all = one transaction).");
     private static readonly Option<string?> RefBatch = new("--ref-batch") { Description = "The batch size of the other studies (default all = one transaction per run, as the seed's table)." };
     private static readonly Option<int?> ThreadBatch = new("--thread-batch") { Description = "Commit every N writes in the threads study (default 1000, BlockDb's default)." };
-    private static readonly Option<string[]> Layouts = List("--layouts", "Block layouts of the scale study: TextHash, BlobHash, KeyMap (default all).");
+    private static readonly Option<string[]> Layouts = List("--layouts", "Block layouts of the scale and limit studies: TextHash, BlobHash, KeyMap (default all).");
     private static readonly Option<string[]> ScaleSizes = List("--scale-sizes", "Pre-filled blocks for the scale study, e.g. 1e5,1e6,1e7 (default: --sizes).");
     private static readonly Option<int?> ScaleBatch = new("--scale-batch") { Description = "Commit every N writes in the scale study (default 1000, BlockDb's default; 0 = one transaction)." };
+    private static readonly Option<int?> LimitBatch = new("--limit-batch") { Description = "Commit every N writes in the limit study (default 1000, BlockDb's default; 0 = one transaction)." };
+    private static readonly Option<string[]> ReadsPerTransaction = List("--reads-per-transaction", "BlockDb:Batching:ReadsPerTransaction variants of the limit study, e.g. default,1 (default = BlockDb's: 256 in WAL mode; 1 = read batching off).");
     private static readonly Option<string[]> Threads = List("--threads", "Thread counts for the threads study, e.g. 1,2,4.");
     private static readonly Option<string[]> Connections = List("--connections", "per-thread, shared (default both).");
     private static readonly Option<string[]> Api = List("--api", "async, sync, driver (default all).");
@@ -49,7 +51,7 @@ internal static class BenchCommand
         var root = new RootCommand("BlockDb provider sweep: workloads x providers (and a native C baseline) x DB size x pragmas x batch size x threads x call path.");
         foreach (var option in new Option[]
         {
-            Preset, Smoke, Quick, Full, Providers, Workloads, Studies, Sizes, RefSize, ExtendedWorkloads, Pragmas, RefPragma, BatchSizes, RefBatch, ThreadBatch, Layouts, ScaleSizes, ScaleBatch,
+            Preset, Smoke, Quick, Full, Providers, Workloads, Studies, Sizes, RefSize, ExtendedWorkloads, Pragmas, RefPragma, BatchSizes, RefBatch, ThreadBatch, Layouts, ScaleSizes, ScaleBatch, LimitBatch, ReadsPerTransaction,
             Threads, Connections, Api, Ops, Warmup, Repetitions, LatencyGroup, Seed, DuplicateShare, BlocksetBlocks, Replay, Work, Out, NoPlots, Plain, JitWarmup, NativePrefault, DryRun,
         })
         {
@@ -90,7 +92,8 @@ internal static class BenchCommand
         var s = Presets.Get(preset);
         IEnumerable<string>? Values(Option<string[]> o) => r.GetResult(o) is null ? null : ListParser.Items(r.GetValue(o) ?? []);
 
-        s.Providers = Values(Providers)?.Select(ListParser.Provider).Distinct().ToList() ?? [.. BlockDbProviders.Names, RunSpec.NativeProvider];
+        s.Providers = Values(Providers)?.Select(ListParser.Provider).Distinct().ToList() ?? [.. BlockDbProviders.Names, .. RunSpec.NativeProviders];
+        s.ProvidersExplicit = r.GetResult(Providers) is not null;
         s.ReplayPath = r.GetValue(Replay)?.FullName;
         var workloads = Values(Workloads)?.SelectMany(WorkloadInfo.Parse).Distinct().ToList();
         if (workloads is not null && workloads.Contains(Workload.Replay) && s.ReplayPath is null)
@@ -98,7 +101,9 @@ internal static class BenchCommand
             throw new ArgumentException("The replay workload needs --replay <tsv>.");
         }
 
-        s.Workloads = workloads ?? [.. WorkloadInfo.All.Where(w => w != Workload.Replay || s.ReplayPath is not null)];
+        s.Workloads = workloads ?? WorkloadInfo.Defaults(s.ReplayPath is not null);
+        s.WorkloadsExplicit = workloads is not null;
+        s.LimitWorkloads = workloads ?? s.LimitWorkloads;
         s.Studies = Values(Studies)?.Select(t => ListParser.Enum<Study>(t, "study")).Distinct().ToList() ?? s.Studies;
         s.Sizes = Values(Sizes)?.Select(ListParser.Size).Distinct().Order().ToList() ?? s.Sizes;
         s.RefSize = r.GetValue(RefSize) is { } rs ? ListParser.Size(rs)
@@ -116,7 +121,10 @@ internal static class BenchCommand
         s.ThreadBatch = r.GetValue(ThreadBatch) ?? s.ThreadBatch;
         s.Layouts = Values(Layouts)?.Select(l => ListParser.Enum<BlockLayout>(l, "layout")).Distinct().ToList() ?? s.Layouts;
         s.ScaleSizes = Values(ScaleSizes)?.Select(ListParser.Size).Distinct().Order().ToList() ?? (r.GetResult(Sizes) is not null ? [] : s.ScaleSizes);
-        s.ScaleBatch = r.GetValue(ScaleBatch) ?? s.ScaleBatch;
+        s.ScaleBatch = r.GetValue(ScaleBatch) is { } scaleBatch ? ListParser.Batch(scaleBatch.ToString(CultureInfo.InvariantCulture)) : s.ScaleBatch;
+        s.LimitBatch = r.GetValue(LimitBatch) is { } limitBatch ? ListParser.Batch(limitBatch.ToString(CultureInfo.InvariantCulture)) : s.LimitBatch;
+        s.ReadsVariants = Values(ReadsPerTransaction)?.Select(ListParser.Reads).Distinct().ToList() ?? s.ReadsVariants;
+        s.ReadsExplicit = r.GetResult(ReadsPerTransaction) is not null;
         s.Threads = Values(Threads)?.Select(t => ListParser.Positive(t, "thread count")).Distinct().Order().ToList() ?? s.Threads;
         s.Connections = Values(Connections)?.Select(c => ListParser.Enum<ConnectionMode>(c, "connection mode")).Distinct().ToList() ?? [ConnectionMode.PerThread, ConnectionMode.Shared];
         s.ApiPaths = Values(Api)?.Select(a => ListParser.Enum<ApiPath>(a, "api path")).Distinct().ToList() ?? [ApiPath.Async, ApiPath.Sync, ApiPath.Driver];
@@ -144,9 +152,9 @@ internal static class BenchCommand
             throw new ArgumentException("--ops, --repetitions, --latency-group and --blockset-blocks must be at least 1, --warmup at least 0, --dup-share between 0 and 1.");
         }
 
-        if (s.Providers.Count == 0 || s.Workloads.Count == 0 || s.Studies.Count == 0)
+        if (s.Providers.Count == 0 || s.Workloads.Count == 0 || s.Studies.Count == 0 || s.ReadsVariants.Count == 0 || s.Layouts.Count == 0)
         {
-            throw new ArgumentException("Nothing to run: --providers, --workloads and --studies must not be empty.");
+            throw new ArgumentException("Nothing to run: --providers, --workloads, --studies, --layouts and --reads-per-transaction must not be empty.");
         }
 
         if (s.Studies.Contains(Study.Size) && s.Sizes.Count == 0)

@@ -37,14 +37,15 @@ internal static class ListParser
 
     public static string Provider(string text)
     {
-        if (string.Equals(text, RunSpec.NativeProvider, StringComparison.OrdinalIgnoreCase))
-        {
-            return RunSpec.NativeProvider;
-        }
-
-        var match = BlockDbProviders.Names.FirstOrDefault(n => string.Equals(n, text, StringComparison.OrdinalIgnoreCase));
-        return match ?? throw new ArgumentException($"Unknown provider '{text}'; valid: {string.Join(", ", BlockDbProviders.Names)}, {RunSpec.NativeProvider}.");
+        var match = BlockDbProviders.Names.Concat(RunSpec.NativeProviders).FirstOrDefault(n => string.Equals(n, text, StringComparison.OrdinalIgnoreCase));
+        return match ?? throw new ArgumentException($"Unknown provider '{text}'; valid: {string.Join(", ", BlockDbProviders.Names.Concat(RunSpec.NativeProviders))}.");
     }
+
+    /// <summary>A ReadsPerTransaction variant: <c>default</c> (null, BlockDb's default) or 1 to 1,000,000 (1 = off).</summary>
+    public static int? Reads(string text) =>
+        text.Trim().ToLowerInvariant() is "default" or "null" ? null
+        : int.TryParse(text, NumberStyles.Integer, CultureInfo.InvariantCulture, out var v) && v is >= 1 and <= 1_000_000 ? v
+        : throw new ArgumentException($"'{text}' is not a ReadsPerTransaction value (default, or 1 to 1,000,000; 1 = read batching off).");
 
     public static TEnum Enum<TEnum>(string text, string what)
         where TEnum : struct, Enum =>

@@ -13,7 +13,7 @@ internal static class AsyncLoops
     {
         Workload.Select => Select(s, d, from, to, r),
         Workload.Insert => Insert(s, d, from, to, r),
-        Workload.XorSelectInsert or Workload.XorIgnoreSelect or Workload.XorReturning => Xor(s, d, from, to, r),
+        Workload.XorSelectInsert or Workload.XorIgnoreSelect or Workload.XorReturning or Workload.XorHit => Xor(s, d, from, to, r),
         Workload.Join => Join(s, d, from, to, r),
         Workload.NewBlockset => Blocksets(s, d, from, to, r, opPerBlock: false),
         Workload.Replay => Blocksets(s, d, from, to, r, opPerBlock: true),

@@ -21,11 +21,15 @@ internal sealed class LatencyRecorder(int maxOps, int group)
 
     public long EndTimestamp { get; private set; }
 
+    /// <summary>The recording thread's CPU time from <see cref="Start"/> to <see cref="Stop"/>, in nanoseconds (<see cref="ThreadCpu"/>).</summary>
+    public long CpuNs { get; private set; }
+
     public void Start()
     {
         _count = 0;
         _inGroup = 0;
         _lastDivisor = _group;
+        CpuNs = ThreadCpu.NowNs();
         StartTimestamp = _last = Stopwatch.GetTimestamp();
     }
 
@@ -44,6 +48,7 @@ internal sealed class LatencyRecorder(int maxOps, int group)
     public void Stop()
     {
         var t = Stopwatch.GetTimestamp();
+        CpuNs = ThreadCpu.NowNs() - CpuNs;
         EndTimestamp = t;
         if (_inGroup > 0)
         {

@@ -20,7 +20,7 @@ internal sealed class ManagedRunner(int latencyGroup)
         Provider = spec.Provider,
         DataSource = dbPath,
         Pragmas = PragmaSet.Get(spec.Pragma).Create(spec.Threads > 1 && spec.Connections == ConnectionMode.PerThread ? MultiWriterBusyTimeoutMs : 0),
-        Batching = new BatchingOptions { CommitEvery = spec.Batch, OnDispose = DisposeBehavior.Commit },
+        Batching = new BatchingOptions { CommitEvery = spec.Batch, OnDispose = DisposeBehavior.Commit, ReadsPerTransaction = spec.Reads },
         SelectXorInsert = WorkloadInfo.Strategy(spec.Workload),
         Index = new IndexOptions { Layout = spec.Layout },
     };
@@ -73,6 +73,7 @@ internal sealed class ManagedRunner(int latencyGroup)
             }
 
             result.ElapsedNs = WorkerThreads.WallNs(recorders);
+            result.CpuNs = recorders.Sum(r => r.CpuNs);
             result.Ops = tallies.Sum(t => t.Ops);
             result.Units = tallies.Sum(t => t.Units);
             result.Created = tallies.Sum(t => t.Created);
@@ -151,6 +152,7 @@ internal sealed class ManagedRunner(int latencyGroup)
         GcQuiesce();
         var tally = loops.Run(spec.Workload, data.Timed, 0, data.Timed.Units, recorder);
         result.ElapsedNs = WorkerThreads.WallNs([recorder]);
+        result.CpuNs = recorder.CpuNs;
         result.Ops = tally.Ops;
         result.Created = tally.Created;
         result.Digest = tally.Digest;

@@ -4,9 +4,11 @@ using BlockDb.Bench.Model;
 namespace BlockDb.Bench.Execution;
 
 /// <summary>
-/// Runs one repetition on the C baseline: the program reads the SQL and data files, applies the same PRAGMAs,
-/// warms up, times the same ops to the final commit, and prints key=value results; latencies come back in a
-/// binary file of doubles (ns per op).
+/// Runs one repetition on a C baseline: <c>Native</c> runs BlockDb's own design for the spec's layout (its
+/// statements, write and read batches, and for KeyMap its verified in-memory map), <c>NativePlain</c> the plain
+/// limit (the same statements in one transaction). The program reads the SQL and data files, applies the same
+/// PRAGMAs, warms up, times the same ops to the final commit, and prints key=value results; latencies come back in
+/// a binary file of doubles (ns per op).
 /// </summary>
 internal sealed class NativeRunner(NativeBuild build, int latencyGroup, int prefaultMb)
 {
@@ -22,6 +24,11 @@ internal sealed class NativeRunner(NativeBuild build, int latencyGroup, int pref
             "--sql", build.SqlFile(pragmas),
             "--data", dataFile,
             "--workload", WorkloadInfo.Name(spec.Workload),
+            "--layout", LayoutName(spec.Layout),
+            "--mode", spec.IsPlain ? "plain" : "same",
+            "--reads", (spec.Reads ?? 0).ToString(CultureInfo.InvariantCulture),
+            "--default-reads", BlockRepository.DefaultReadsPerTransaction.ToString(CultureInfo.InvariantCulture),
+            "--read-ms", new BatchingOptions().ReadTransactionMilliseconds.ToString(CultureInfo.InvariantCulture),
             "--batch", spec.Batch.ToString(CultureInfo.InvariantCulture),
             "--threads", spec.Threads.ToString(CultureInfo.InvariantCulture),
             "--shared", spec.Connections == ConnectionMode.Shared ? "1" : "0",
@@ -45,6 +52,7 @@ internal sealed class NativeRunner(NativeBuild build, int latencyGroup, int pref
             long L(string key) => long.Parse(values[key], CultureInfo.InvariantCulture);
             result.SqliteVersion = values["libversion"];
             result.ElapsedNs = L("elapsed_ns");
+            result.CpuNs = L("cpu_ns");
             result.Ops = L("ops");
             result.Units = L("units");
             result.Created = L("created");
@@ -52,6 +60,7 @@ internal sealed class NativeRunner(NativeBuild build, int latencyGroup, int pref
             var counts = values["counts"].Split(',').Select(c => long.Parse(c, CultureInfo.InvariantCulture)).ToArray();
             result.Counts = new BlockDbCounts(counts[0], counts[1], counts[2]);
             result.AppliedPragmas = PragmaSql.Parse(name => values.GetValueOrDefault("pragma." + name)).ToString();
+            result.KeyMapBytes = values.TryGetValue("keymap_bytes", out var mapBytes) ? long.Parse(mapBytes, CultureInfo.InvariantCulture) : 0;
             var bytes = File.ReadAllBytes(latencyFile);
             var samples = new double[bytes.Length / sizeof(double)];
             Buffer.BlockCopy(bytes, 0, samples, 0, samples.Length * sizeof(double));
@@ -64,4 +73,13 @@ internal sealed class NativeRunner(NativeBuild build, int latencyGroup, int pref
 
         return result;
     }
+
+    /// <summary>The C program's name of a layout.</summary>
+    public static string LayoutName(BlockLayout layout) => layout switch
+    {
+        BlockLayout.TextHash => "text",
+        BlockLayout.BlobHash => "blob",
+        BlockLayout.KeyMap => "keymap",
+        _ => throw new ArgumentOutOfRangeException(nameof(layout), layout, "The C baseline has no design for this layout."),
+    };
 }

@@ -51,7 +51,7 @@ internal sealed class SweepRunner
         Prepare(plan);
         try
         {
-            foreach (var group in plan.Specs.GroupBy(p => p.ConfigKey))
+            foreach (var group in plan.Specs.GroupBy(p => p.GroupKey))
             {
                 var specs = group.ToList();
                 for (var rep = 1; rep <= _s.Repetitions; rep++)

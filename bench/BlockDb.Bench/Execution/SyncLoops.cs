@@ -13,7 +13,7 @@ internal static class SyncLoops
     {
         Workload.Select => Select(s, d, from, to, r),
         Workload.Insert => Insert(s, d, from, to, r),
-        Workload.XorSelectInsert => Xor(s, d, from, to, r),
+        Workload.XorSelectInsert or Workload.XorHit => Xor(s, d, from, to, r),
         _ => throw new NotSupportedException($"The sync path covers select, insert and xor-select-insert, not {WorkloadInfo.Name(workload)}."),
     };
 

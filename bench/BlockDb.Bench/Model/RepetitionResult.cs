@@ -12,6 +12,9 @@ public sealed class RepetitionResult
     /// <summary>Wall time of the timed region (first op to the final commit), in nanoseconds.</summary>
     public long ElapsedNs { get; set; }
 
+    /// <summary>CPU time of the worker threads over the timed region, in nanoseconds (CLOCK_THREAD_CPUTIME_ID; time spent waiting for a core or on I/O is not in it).</summary>
+    public long CpuNs { get; set; }
+
     /// <summary>Timed operations completed.</summary>
     public long Ops { get; set; }
 
@@ -50,6 +53,9 @@ public sealed class RepetitionResult
 
     /// <summary>Throughput in ops/s.</summary>
     public double OpsPerSecond => ElapsedNs > 0 ? Ops * 1e9 / ElapsedNs : 0;
+
+    /// <summary>Throughput per CPU second of the worker threads (steadier than <see cref="OpsPerSecond"/> on a loaded machine).</summary>
+    public double OpsPerCpuSecond => CpuNs > 0 ? Ops * 1e9 / CpuNs : 0;
 
     /// <summary>Secondary throughput in units/s.</summary>
     public double UnitsPerSecond => ElapsedNs > 0 ? Units * 1e9 / ElapsedNs : 0;

@@ -24,6 +24,12 @@ public sealed class ResultSummary
     /// <summary>Coefficient of variation of ops/s (sample standard deviation / mean); NaN with one repetition.</summary>
     public double Cv { get; init; }
 
+    /// <summary>Median over the repetitions of ops per CPU second of the worker threads.</summary>
+    public double MedianCpuOps { get; init; }
+
+    /// <summary>Coefficient of variation of ops per CPU second; NaN with one repetition.</summary>
+    public double CpuCv { get; init; }
+
     /// <summary>Median secondary units/s.</summary>
     public double MedianUnits { get; init; }
 
@@ -42,8 +48,17 @@ public sealed class ResultSummary
     /// <summary>The pragmas read back (first repetition).</summary>
     public string AppliedPragmas { get; init; } = string.Empty;
 
-    /// <summary>Median ops/s divided by the native baseline's on the same configuration, or NaN.</summary>
+    /// <summary>Median ops/s divided by the C same-design baseline's on the same configuration (same layout, same read batching), or NaN.</summary>
     public double RatioToNative { get; set; } = double.NaN;
+
+    /// <summary>Median ops/s divided by the C plain limit's on the same configuration (same layout), or NaN.</summary>
+    public double RatioToPlain { get; set; } = double.NaN;
+
+    /// <summary><see cref="RatioToNative"/> on ops per CPU second.</summary>
+    public double CpuRatioToNative { get; set; } = double.NaN;
+
+    /// <summary><see cref="RatioToPlain"/> on ops per CPU second.</summary>
+    public double CpuRatioToPlain { get; set; } = double.NaN;
 
     /// <summary>Whether CV exceeds <see cref="NoisyCv"/>.</summary>
     public bool Noisy => Cv > NoisyCv;

@@ -11,4 +11,5 @@ public sealed record StudyPoint(Study Study, RunSpec Spec, string Series, string
 /// <summary>The unique configurations to run, in order, and the study points that show them.</summary>
 /// <param name="Specs">Unique specs, grouped so that providers of one configuration run side by side.</param>
 /// <param name="Points">The study points.</param>
-public sealed record SweepPlan(IReadOnlyList<RunSpec> Specs, IReadOnlyList<StudyPoint> Points);
+/// <param name="Notes">What a study leaves out of what was asked for by name, and why (printed and reported, never silent).</param>
+public sealed record SweepPlan(IReadOnlyList<RunSpec> Specs, IReadOnlyList<StudyPoint> Points, IReadOnlyList<string> Notes);

@@ -6,11 +6,17 @@ public sealed class SweepSettings
     /// <summary>The preset name (smoke, quick, full or custom).</summary>
     public string Preset { get; set; } = "custom";
 
-    /// <summary>Providers to run, incl. <c>Native</c>.</summary>
+    /// <summary>Providers to run, incl. <c>Native</c> and <c>NativePlain</c>.</summary>
     public IReadOnlyList<string> Providers { get; set; } = [];
+
+    /// <summary>Whether <c>--providers</c> was given (a provider asked for by name is never dropped silently).</summary>
+    public bool ProvidersExplicit { get; set; }
 
     /// <summary>Workloads to run.</summary>
     public IReadOnlyList<Workload> Workloads { get; set; } = [];
+
+    /// <summary>Whether <c>--workloads</c> was given (a workload asked for by name is never dropped silently).</summary>
+    public bool WorkloadsExplicit { get; set; }
 
     /// <summary>Studies to run.</summary>
     public IReadOnlyList<Study> Studies { get; set; } = [];
@@ -39,7 +45,7 @@ public sealed class SweepSettings
     /// <summary>The batch size of the threads study's writers.</summary>
     public int ThreadBatch { get; set; } = 1000;
 
-    /// <summary>Block layouts of the scale study (the other studies run on <see cref="BlockLayout.TextHash"/>, the native baseline's layout).</summary>
+    /// <summary>Block layouts of the scale and limit studies (the other studies run on <see cref="BlockLayout.TextHash"/>, Duplicati's layout).</summary>
     public IReadOnlyList<BlockLayout> Layouts { get; set; } = Enum.GetValues<BlockLayout>();
 
     /// <summary>Sizes of the scale study (default: <see cref="Sizes"/>).</summary>
@@ -47,6 +53,18 @@ public sealed class SweepSettings
 
     /// <summary>Commit every N writes in the scale study (default 1000, BlockDb's default).</summary>
     public int ScaleBatch { get; set; } = 1000;
+
+    /// <summary>Workloads of the limit study (default select, xor-select-insert, xor-hit; <c>--workloads</c> when given).</summary>
+    public IReadOnlyList<Workload> LimitWorkloads { get; set; } = [Workload.Select, Workload.XorSelectInsert, Workload.XorHit];
+
+    /// <summary>Commit every N writes in the limit study (default 1000, BlockDb's default).</summary>
+    public int LimitBatch { get; set; } = 1000;
+
+    /// <summary><c>BlockDb:Batching:ReadsPerTransaction</c> variants of the limit study (null = BlockDb's default).</summary>
+    public IReadOnlyList<int?> ReadsVariants { get; set; } = [null];
+
+    /// <summary>Whether <c>--reads-per-transaction</c> was given.</summary>
+    public bool ReadsExplicit { get; set; }
 
     /// <summary>Thread counts of the threads study.</summary>
     public IReadOnlyList<int> Threads { get; set; } = [];

@@ -26,6 +26,9 @@ public enum Workload
 
     /// <summary>A recorded block stream: select-xor-insert each block, add a blockset per file.</summary>
     Replay,
+
+    /// <summary>Select-xor-insert (SelectThenInsert) of an existing block: always a hit (an unchanged file's blocks in an incremental backup).</summary>
+    XorHit,
 }
 
 /// <summary>How the worker threads reach SQLite.</summary>
@@ -71,4 +74,10 @@ public enum Study
 
     /// <summary>Per-op cost vs pre-filled DB size for each block layout (issue #6), at <see cref="SweepSettings.ScaleBatch"/>.</summary>
     Scale,
+
+    /// <summary>
+    /// Per layout at the reference size: each provider (and read-batching variant) against the C baseline that runs
+    /// BlockDb's own design and against the C plain limit, side by side (issue 13).
+    /// </summary>
+    Limit,
 }

@@ -19,8 +19,14 @@ public static class WorkloadInfo
         Workload.Join => "join",
         Workload.NewBlockset => "new-blockset",
         Workload.Replay => "replay",
+        Workload.XorHit => "xor-hit",
         _ => throw new ArgumentOutOfRangeException(nameof(workload), workload, null),
     };
+
+    /// <summary>The workloads run when <c>--workloads</c> is not given: all but replay (needs a recording) and xor-hit (name it).</summary>
+    /// <param name="replay">Whether a replay stream was given.</param>
+    /// <returns>The workloads.</returns>
+    public static IReadOnlyList<Workload> Defaults(bool replay) => [.. All.Where(w => w != Workload.XorHit && (w != Workload.Replay || replay))];
 
     /// <summary>What one operation (op) is: the unit of ops/s.</summary>
     /// <param name="workload">The workload.</param>
@@ -35,6 +41,7 @@ public static class WorkloadInfo
         Workload.Join => "ListBlocksetBlocksAsync of an existing blockset",
         Workload.NewBlockset => "one blockset of k blocks: k x SelectXorInsertAsync + AddBlocksetAsync(ids)",
         Workload.Replay => "one recorded block: SelectXorInsertAsync; AddBlocksetAsync(ids) at each file end",
+        Workload.XorHit => "SelectXorInsertAsync of an existing block (always a hit)",
         _ => throw new ArgumentOutOfRangeException(nameof(workload), workload, null),
     };
 
@@ -53,6 +60,13 @@ public static class WorkloadInfo
     /// <param name="workload">The workload.</param>
     /// <returns><see langword="true"/> for writers.</returns>
     public static bool Writes(Workload workload) => workload is not (Workload.Select or Workload.Join);
+
+    /// <summary>Whether a layout can run the workload (KeyMap runs select-then-insert only; BlockDb refuses the other strategies with it).</summary>
+    /// <param name="workload">The workload.</param>
+    /// <param name="layout">The layout.</param>
+    /// <returns><see langword="true"/> when it can.</returns>
+    public static bool RunsOn(Workload workload, BlockLayout layout) =>
+        layout != BlockLayout.KeyMap || workload is not (Workload.XorIgnoreSelect or Workload.XorReturning);
 
     /// <summary>Whether one op is a group of blocks (a blockset or a file).</summary>
     /// <param name="workload">The workload.</param>
@@ -97,6 +111,7 @@ public static class WorkloadInfo
             "xor2" => Workload.XorIgnoreSelect,
             "xor3" => Workload.XorReturning,
             "blockset" => Workload.NewBlockset,
+            "hit" => Workload.XorHit,
             _ => null,
         };
         if (alias is { } a)
@@ -112,6 +127,6 @@ public static class WorkloadInfo
             }
         }
 
-        throw new ArgumentException($"Unknown workload '{text}'; valid: {string.Join(", ", All.Select(Name))}, xor (all three), xor1, xor2, xor3, all.");
+        throw new ArgumentException($"Unknown workload '{text}'; valid: {string.Join(", ", All.Select(Name))}, xor (all three), xor1, xor2, xor3, hit (xor-hit), all.");
     }
 }

@@ -79,7 +79,7 @@ internal static class GnuplotReport
             return null;
         }
 
-        var bars = study is Study.Pragma or Study.Api;
+        var bars = study is Study.Pragma or Study.Api or Study.Limit;
         var perOp = study == Study.Scale;
         var script = Header(workloads.Count, perOp ? $"Scale study: us per op by layout (median of {d.Settings.Repetitions}; lower is better)" : $"{study} study: k ops/s (median of {d.Settings.Repetitions})", bars);
         foreach (var w in workloads)
@@ -162,7 +162,7 @@ internal static class GnuplotReport
 
     private static string? RatioScript(ReportData d)
     {
-        var providers = d.Settings.Providers.Where(p => p != RunSpec.NativeProvider).ToList();
+        var providers = d.Settings.Providers.Where(p => !RunSpec.IsNativeName(p)).ToList();
         var workloads = d.Settings.Workloads.Where(w => providers.Any(p => d.Reference(w, p) is { RatioToNative: > 0 })).ToList();
         if (workloads.Count == 0 || providers.Count == 0)
         {
@@ -220,6 +220,7 @@ internal static class GnuplotReport
         "SystemData" => "#ff7f0e",
         "PInvoke" => "#2ca02c",
         "Native" => "#000000",
+        "NativePlain" => "#7f7f7f",
         _ => "#9467bd",
     };
 

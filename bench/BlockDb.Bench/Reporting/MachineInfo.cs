@@ -22,7 +22,7 @@ internal sealed record MachineInfo(IReadOnlyList<KeyValuePair<string, string>> E
         Add("OS", $"{OsRelease()} ({RuntimeInformation.OSDescription.Trim()}, {RuntimeInformation.OSArchitecture})");
         Add(".NET", $"{RuntimeInformation.FrameworkDescription} ({(GCSettings.IsServerGC ? "server" : "workstation")} GC, tiered JIT with PGO default, Release={IsRelease()})");
         Add("Clock", ClockDescription());
-        foreach (var provider in providers.Where(p => p != RunSpec.NativeProvider))
+        foreach (var provider in providers.Where(p => !RunSpec.IsNativeName(p)))
         {
             Add($"SQLite ({provider})", SafeVersion(provider));
         }

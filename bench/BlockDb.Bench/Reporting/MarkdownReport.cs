@@ -30,6 +30,10 @@ internal static class MarkdownReport
             {
                 ScaleSection(md, d);
             }
+            else if (study == Study.Limit)
+            {
+                LimitSection(md, d);
+            }
             else
             {
                 StudySection(md, d, study);
@@ -95,6 +99,11 @@ internal static class MarkdownReport
         if (d.Replay is { } replay)
         {
             md.AppendLine(CultureInfo.InvariantCulture, $"- Replay: {replay.Source}: {replay.Hashes.Length:N0} blocks in {replay.Files:N0} files ({replay.SkippedLines} invalid lines skipped).");
+        }
+
+        foreach (var note in d.Plan.Notes)
+        {
+            md.AppendLine(CultureInfo.InvariantCulture, $"- Note: {note}");
         }
 
         md.AppendLine();
@@ -195,7 +204,7 @@ internal static class MarkdownReport
     {
         md.AppendLine("## Scale study");
         md.AppendLine();
-        md.AppendLine(CultureInfo.InvariantCulture, $"Per-op cost against pre-filled blocks for each block layout (`BlockDb:Index:Layout`), committing every {d.Settings.ScaleBatch} writes (BlockDb's default). Cells: µs per op at the median throughput, then SQLite page-cache misses per op (pages read from the file; `n/a` where the provider does not expose `sqlite3_db_status`). `growth` = per-op cost at the largest size over the smallest. The native C loop runs the TextHash layout only. The Duplicati-style baseline is TextHash with select-then-insert on the same provider.");
+        md.AppendLine(CultureInfo.InvariantCulture, $"Per-op cost against pre-filled blocks for each block layout (`BlockDb:Index:Layout`), {RunSpec.BatchPhrase(d.Settings.ScaleBatch)}. Cells: µs per op at the median throughput, then SQLite page-cache misses per op (pages read from the file; `n/a` where the provider does not expose `sqlite3_db_status`). `growth` = per-op cost at the largest size over the smallest. `Native` runs each layout's own design in C (for KeyMap: its verified in-memory map and inserts at explicit IDs). The Duplicati-style baseline is TextHash with select-then-insert on the same provider.");
         md.AppendLine();
         foreach (var plot in d.PlotFiles.Where(f => f == "scale.png"))
         {
@@ -246,6 +255,53 @@ internal static class MarkdownReport
         }
     }
 
+    /// <summary>
+    /// The limit study: per workload and layout, each provider and read-batching variant with its median ops/s, spread,
+    /// and both ratios side by side: to the C baseline running BlockDb's own design (same read-batching setting) and
+    /// to the C plain limit.
+    /// </summary>
+    private static void LimitSection(StringBuilder md, ReportData d)
+    {
+        var s = d.Settings;
+        md.AppendLine("## Limit study: BlockDb against C running its design, and against the plain C limit");
+        md.AppendLine();
+        md.AppendLine(CultureInfo.InvariantCulture, $"{RunSpec.SizeLabel(s.RefSize)} pre-filled blocks, pragma set `{s.RefPragma}`, {RunSpec.BatchPhrase(s.LimitBatch)}, 1 thread, `await` on the public API; all rows of one workload and layout run interleaved ({s.Repetitions} repetitions, the order rotated each one). `reads` = `BlockDb:Batching:ReadsPerTransaction` (`default` = 256 in WAL mode; 1 = read batching off).");
+        md.AppendLine();
+        md.AppendLine("- **C same design** (`Native`): the C program runs what BlockDb runs for the layout: its statements, its write batch (commit every N writes), its read batch (same `reads` setting), for BlobHash and KeyMap the base64 decoding per op, for KeyMap the in-memory key map with every hit verified by `GetBlockById` and inserts at explicit IDs. Its ratio is BlockDb's overhead (.NET, the provider, the engine's checks).");
+        md.AppendLine("- **Wall and CPU.** `ops/s` is wall-clock throughput (first op to the final COMMIT). `ops per CPU-s` divides the same ops by the worker thread's CPU time over the timed region (`CLOCK_THREAD_CPUTIME_ID`, read the same way in .NET and C): time lost waiting for a core on a loaded machine is not in it, and neither is time waiting on I/O (fsyncs at checkpoints) nor work on other threads (BlockDb's timer thread). Ratios are ratios of medians.");
+        md.AppendLine("- **C plain limit** (`NativePlain`): the same statements in one transaction for the whole timed region (read-only workloads in one read transaction), no read batches, no savepoints, hashes decoded before timing. Its ratio is the distance to what SQLite does with the same statements; the `Native` row's ratio to it is what the design's transaction shape costs in C.");
+        md.AppendLine();
+        foreach (var w in s.Workloads)
+        {
+            var points = d.Points(Study.Limit, w);
+            if (points.Count == 0)
+            {
+                continue;
+            }
+
+            md.AppendLine(CultureInfo.InvariantCulture, $"**{WorkloadInfo.Name(w)}** ({WorkloadInfo.OpDefinition(w)})");
+            md.AppendLine();
+            md.AppendLine("| layout | provider | reads | ops/s (median) | min – max | CV | vs C same design | vs C plain limit | ops per CPU-s | CPU CV | CPU: vs C same | CPU: vs C plain | p50 / p99 µs |");
+            md.AppendLine("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+            foreach (var point in points.OrderBy(p => p.X).ThenBy(p => LimitOrder(s, p.Spec)))
+            {
+                if (d.Find(point.Spec) is not { } r)
+                {
+                    continue;
+                }
+
+                var spec = r.Spec;
+                md.AppendLine(CultureInfo.InvariantCulture, $"| {spec.Layout} | {spec.Provider} | {(spec.IsPlain ? "-" : RunSpec.ReadsLabel(spec.Reads))} | {Cell(r, ratio: false)} | {Fmt.Rate(r.MinOps)} – {Fmt.Rate(r.MaxOps)} | {Fmt.Percent(r.Cv)} | {Fmt.Ratio(r.RatioToNative)} | {Fmt.Ratio(r.RatioToPlain)} | {Fmt.Rate(r.MedianCpuOps)} | {Fmt.Percent(r.CpuCv)} | {Fmt.Ratio(r.CpuRatioToNative)} | {Fmt.Ratio(r.CpuRatioToPlain)} | {Fmt.Us(r.P50Us)} / {Fmt.Us(r.P99Us)} |");
+            }
+
+            md.AppendLine();
+        }
+    }
+
+    /// <summary>Rows of a limit table: the .NET providers in their order, each with its read-batching variants, then the C baselines.</summary>
+    public static (int Native, int Provider, int Reads) LimitOrder(SweepSettings s, RunSpec spec) =>
+        (spec.IsNative ? 1 : 0, s.Providers.ToList().IndexOf(spec.Provider), s.ReadsVariants.ToList().IndexOf(spec.Reads));
+
     private static string XName(Study study) => study switch
     {
         Study.Size => "rows",
@@ -260,7 +316,7 @@ internal static class MarkdownReport
         Study.Size => "Throughput against the number of pre-filled blocks (each size its own template, copied fresh per run).",
         Study.Pragma => "Each pragma on top of SQLite's defaults, and the recommended combination. The template is in DELETE mode and copied fresh per run, so a WAL set by one run never leaks into the next; the mode read back is checked and recorded (summary.csv `applied_pragmas`). " +
             string.Join("; ", PragmaSet.All.Where(p => s.Pragmas.Contains(p.Name)).Select(p => $"`{p.Name}` = {p.Description}")) + ".",
-        Study.Batch => "Commit every b writes (BlockDb's `Batching:CommitEvery`), `all` = one transaction for the run. Reads do not open transactions in BlockDb, so only writing workloads are shown.",
+        Study.Batch => "Commit every b writes (BlockDb's `Batching:CommitEvery`), `all` = one transaction for the run. The commit batch applies to writes, so only writing workloads are shown (reads outside a write batch share read transactions of `Batching:ReadsPerTransaction` reads; see the limit study).",
         Study.Threads => $"Threads split the ops; per-thread = one session (connection) each, shared = one session behind a lock (seed 001). SQLite has one writer: per-thread writers queue on the write lock (busy_timeout raised to {ManagedRunner.MultiWriterBusyTimeoutMs / 1000} s), committing every {s.ThreadBatch} writes. Repeats stay within a thread's slice: with SelectThenInsert, two sessions inserting the same new block race (see the report).",
         _ => "`async` awaits each ValueTask (the headline path); `sync` calls `.GetAwaiter().GetResult()` on it; `driver` drives the provider's prepared statements directly (same SQL, same batching, no engine: no validation, no call guard, no ValueTask); `native` is the C loop.",
     };
