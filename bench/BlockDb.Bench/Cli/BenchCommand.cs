@@ -76,6 +76,7 @@ internal static class BenchCommand
         root.Add(ConcurrencyCommand.Create());
         root.Add(Server.ServerCommand.Create());
         root.Add(Server.ServerCommand.CreateWorker());
+        root.Add(Lifecycle.LifecycleCommand.Create());
         return root;
     }
 
