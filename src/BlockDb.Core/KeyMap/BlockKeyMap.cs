@@ -215,19 +215,25 @@ internal sealed class BlockKeyMap
     {
         lock (_gate)
         {
-            var slots = _table.Slots;
-            var added = 0;
-            for (var i = 0; i < count; i++)
+            var added = count;
+            if (!_table.HasRoomFor(count))
             {
-                if (!KeyTable.Holds(slots, chunk[i]))
+                // Only growing needs the exact number of new entries (a reload re-reads mostly known rows); when the whole
+                // chunk fits, Add's own probe skips the known ones, so each row costs one probe, not two.
+                var slots = _table.Slots;
+                added = 0;
+                for (var i = 0; i < count; i++)
                 {
-                    chunk[added++] = chunk[i];
+                    if (!KeyTable.Holds(slots, chunk[i]))
+                    {
+                        chunk[added++] = chunk[i];
+                    }
                 }
-            }
 
-            if (!TryReserveLocked(added))
-            {
-                throw Fail(memoryLimit: true, LimitError(_table.Count + added).Message);
+                if (!TryReserveLocked(added))
+                {
+                    throw Fail(memoryLimit: true, LimitError(_table.Count + added).Message);
+                }
             }
 
             for (var i = 0; i < added; i++)

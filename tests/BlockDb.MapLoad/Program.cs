@@ -1,0 +1,240 @@
+using System.Diagnostics;
+using System.Globalization;
+using System.Runtime.CompilerServices;
+using BlockDb;
+using BlockDb.Drivers;
+
+// Times the KeyMap layout's first load (issue 13 item 6, "open at scale").
+//
+//   build <template.db> <blocks>                 a KeyMap file of <blocks> distinct 32-byte hashes, by ImportBlocksAsync (PInvoke)
+//   time <template.db> <runs> [providers] [dir] [label=BlockDb.MapLoad.dll ...]
+//                                                per run, per build and provider (order rotated each run): a fresh copy of the
+//                                                template, opened in a new process of that build, FindBlockAsync of an existing
+//                                                block timed (wall and CPU); prints each run, then median, min and max per
+//                                                build and provider and the ratio to PInvoke of the same build
+//   once <db> <provider>                         one open + first lookup in this process (what 'time' runs per sample)
+//   scan <db> <provider> <runs>                  the catch-up statement alone through the driver: step only, then step and
+//                                                the four columns, then the key as well (where a load's time goes)
+//
+// The machine this was written on has 2 shared cores: compare providers within one 'time' run, not across runs.
+var culture = CultureInfo.InvariantCulture;
+switch (args)
+{
+    case ["build", var path, var count]:
+        await Build(path, long.Parse(count, culture));
+        return 0;
+    case ["once", var path, var provider]:
+        await Once(path, provider);
+        return 0;
+    case ["time", var template, var runs, .. var rest]:
+        return await Time(template, int.Parse(runs, culture), rest.Length > 0 ? rest[0].Split(',') : ["PInvoke", "SystemData", "MicrosoftData"], rest.Length > 1 ? rest[1] : Path.GetDirectoryName(Path.GetFullPath(template))!, rest.Length > 2 ? rest[2..] : []);
+    case ["scan", var path, var provider, var runs, .. var variant]:
+        Scan(path, provider, int.Parse(runs, culture), variant.Length > 0 ? variant[0] : "new");
+        return 0;
+    case ["plan", var path, var sql]:
+        using (var connection = BlockDbProviders.Get("PInvoke").Open(new SqliteOpenOptions(path, SqliteOpenMode.ReadOnly)))
+        using (var plan = connection.Prepare(new SqlStatement("Plan", "EXPLAIN QUERY PLAN " + sql)))
+        {
+            while (plan.Step())
+            {
+                Console.WriteLine(plan.ColumnText(3));
+            }
+        }
+
+        return 0;
+    default:
+        Console.Error.WriteLine("usage: build <template.db> <blocks> | time <template.db> <runs> [providers] [dir] | once <db> <provider> | scan <db> <provider> <runs>");
+        return 2;
+}
+
+static async Task Build(string path, long count)
+{
+    foreach (var suffix in (string[])["", "-wal", "-shm"])
+    {
+        File.Delete(path + suffix);
+    }
+
+    var watch = Stopwatch.StartNew();
+    await using (var db = BlockDatabase.Open(new BlockDbOptions { Provider = "PInvoke", DataSource = path, Index = { Layout = BlockLayout.KeyMap } }))
+    {
+        var result = await db.ImportBlocksAsync(Blocks(count), new ImportOptions { ItemsPerTransaction = 1_000_000 });
+        Console.WriteLine($"built {path}: {result.Created:N0} blocks in {watch.Elapsed.TotalSeconds:F1} s");
+    }
+
+    Console.WriteLine($"file {new FileInfo(path).Length / 1048576.0:F0} MiB");
+}
+
+static async IAsyncEnumerable<ImportBlock> Blocks(long count)
+{
+    for (long i = 0; i < count; i++)
+    {
+        yield return new ImportBlock(TestHash(i), SizeOf(i));
+    }
+
+    await Task.CompletedTask;
+}
+
+static async Task Once(string path, string provider)
+{
+    var options = new BlockDbOptions { Provider = provider, DataSource = path, Index = { Layout = BlockLayout.KeyMap } };
+    var total = Stopwatch.StartNew();
+    await using var db = await BlockDatabase.OpenAsync(options);
+    await using var session = await db.OpenSessionAsync();
+    var opened = total.Elapsed;
+    var cpuBefore = Process.GetCurrentProcess().TotalProcessorTime;
+    var find = Stopwatch.StartNew();
+    var id = await session.FindBlockAsync(TestHash(0), SizeOf(0));
+    var found = find.Elapsed;
+    var cpu = Process.GetCurrentProcess().TotalProcessorTime - cpuBefore;
+    var second = Stopwatch.StartNew();
+    var id2 = await session.FindBlockAsync(TestHash(1), SizeOf(1));
+    var lookup = second.Elapsed;
+    if (id is null || id2 is null)
+    {
+        throw new InvalidOperationException("The first blocks of the template were not found.");
+    }
+
+    var (blocks, bytes) = db.KeyMapUsage;
+    Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
+        $"RESULT {provider} open_ms={opened.TotalMilliseconds:F1} first_find_ms={found.TotalMilliseconds:F1} first_find_cpu_ms={cpu.TotalMilliseconds:F0} second_find_us={lookup.TotalMicroseconds:F1} map_blocks={blocks} map_bytes={bytes} gc_heap_mb={GC.GetTotalMemory(false) / 1048576.0:F1} peak_ws_mb={Environment.WorkingSet / 1048576.0:F0}"));
+}
+
+static async Task<int> Time(string template, int runs, string[] providers, string dir, string[] builds)
+{
+    // A build is label=path-to-BlockDb.MapLoad.dll (default: this one, labelled "this"), so a baseline build runs interleaved with the changed one.
+    var variants = (builds.Length == 0 ? [$"this={typeof(Marker).Assembly.Location}"] : builds)
+        .Select(b => b.Split('=', 2))
+        .SelectMany(b => providers.Select(p => (Label: b[0], Dll: b[1], Provider: p)))
+        .ToArray();
+    var results = variants.ToDictionary(v => (v.Label, v.Provider), _ => new List<(double Open, double Find, double Cpu, long Bytes, long Blocks)>());
+    var self = Environment.ProcessPath!;
+    for (var run = 0; run < runs; run++)
+    {
+        for (var k = 0; k < variants.Length; k++)
+        {
+            var (label, dll, provider) = variants[(run + k) % variants.Length];
+            var copy = Path.Combine(dir, $"mapload-{label}-{provider}.db");
+            foreach (var suffix in (string[])["", "-wal", "-shm"])
+            {
+                File.Delete(copy + suffix);
+            }
+
+            File.Copy(template, copy);
+            var start = new ProcessStartInfo(self.EndsWith("dotnet", StringComparison.Ordinal) ? self : "dotnet") { RedirectStandardOutput = true, RedirectStandardError = true };
+            start.ArgumentList.Add(dll);
+            start.ArgumentList.Add("once");
+            start.ArgumentList.Add(copy);
+            start.ArgumentList.Add(provider);
+            using var child = Process.Start(start)!;
+            var output = await child.StandardOutput.ReadToEndAsync();
+            var error = await child.StandardError.ReadToEndAsync();
+            await child.WaitForExitAsync();
+            var line = output.Split('\n').FirstOrDefault(l => l.StartsWith("RESULT ", StringComparison.Ordinal));
+            if (child.ExitCode != 0 || line is null)
+            {
+                Console.Error.WriteLine($"{label} {provider} run {run} failed ({child.ExitCode}): {output}{error}");
+                return 1;
+            }
+
+            Console.WriteLine($"run {run + 1}: {label} {line[7..]}");
+            var fields = line.Split(' ').Skip(2).Select(f => f.Split('=')).ToDictionary(f => f[0], f => f[1]);
+            double Number(string name) => double.Parse(fields[name], CultureInfo.InvariantCulture);
+            results[(label, provider)].Add((Number("open_ms"), Number("first_find_ms"), Number("first_find_cpu_ms"), (long)Number("map_bytes"), (long)Number("map_blocks")));
+            foreach (var suffix in (string[])["", "-wal", "-shm"])
+            {
+                File.Delete(copy + suffix);
+            }
+        }
+    }
+
+    static double Median(IEnumerable<double> values)
+    {
+        var sorted = values.Order().ToArray();
+        return sorted.Length % 2 == 1 ? sorted[sorted.Length / 2] : (sorted[(sorted.Length / 2) - 1] + sorted[sorted.Length / 2]) / 2;
+    }
+
+    Console.WriteLine();
+    Console.WriteLine($"{runs} runs per row; wall = FindBlockAsync's elapsed time, CPU = the process's CPU time during it (all threads)");
+    Console.WriteLine("| build | provider | first lookup wall, median s | min–max | ratio to PInvoke (same build) | CPU, median s | min–max | CPU ratio | open, median ms | map bytes/block |");
+    Console.WriteLine("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+    foreach (var ((label, provider), list) in results)
+    {
+        var baseline = results.TryGetValue((label, "PInvoke"), out var p) ? p : list;
+        var finds = list.Select(r => r.Find).ToArray();
+        var cpus = list.Select(r => r.Cpu).ToArray();
+        var (median, cpuMedian) = (Median(finds), Median(cpus));
+        Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
+            $"| {label} | {provider} | {median / 1000:F2} | {finds.Min() / 1000:F2}–{finds.Max() / 1000:F2} | {median / Median(baseline.Select(r => r.Find)):F2}x | {cpuMedian / 1000:F2} | {cpus.Min() / 1000:F2}–{cpus.Max() / 1000:F2} | {cpuMedian / Median(baseline.Select(r => r.Cpu)):F2}x | {Median(list.Select(r => r.Open)):F0} | {(double)list[0].Bytes / list[0].Blocks:F1} |"));
+    }
+
+    return 0;
+}
+
+static void Scan(string path, string provider, int runs, string variant)
+{
+    var driver = BlockDbProviders.Get(provider);
+    using var connection = driver.Open(new SqliteOpenOptions(path, SqliteOpenMode.ReadOnly));
+    connection.Execute("PRAGMA mmap_size = 67108864");
+    connection.Execute("PRAGMA cache_size = -65536");
+    var statement = connection.Prepare(new SqlStatement("Scan", variant == "old"
+        ? """SELECT S."MaxBlockId", S."Generation", V."schema_version", B."ID", B."Hash", B."Size" FROM "BlockDbState" S CROSS JOIN pragma_schema_version V LEFT JOIN "Block" B ON B."ID" > @After WHERE S."Key" = 1 ORDER BY B."ID" """
+        : """SELECT S."MaxBlockId", S."Generation", (SELECT "schema_version" FROM pragma_schema_version), B."ID", B."Hash", B."Size" FROM "BlockDbState" S LEFT JOIN "Block" B ON B."ID" > @After WHERE S."Key" = 1 ORDER BY B."ID" """,
+        "@After"));
+    Span<byte> hash = stackalloc byte[66];
+    for (var run = 0; run < runs; run++)
+    {
+        foreach (var mode in (string[])["step", "columns", "key"])
+        {
+            var cpu = Process.GetCurrentProcess().TotalProcessorTime;
+            var watch = Stopwatch.StartNew();
+            statement.BindInt64(1, long.MinValue);
+            long rows = 0;
+            ulong sum = 0;
+            while (statement.Step())
+            {
+                rows++;
+                if (mode == "step")
+                {
+                    continue;
+                }
+
+                var id = statement.ColumnInt64(3);
+                var length = statement.ColumnBlob(4, hash);
+                var size = statement.ColumnInt64(5);
+                sum += mode == "key" ? Key(hash[..length], size) ^ (ulong)id : (ulong)(id + length + size);
+            }
+
+            statement.Reset();
+            Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"SCAN {provider} run={run + 1} mode={mode} rows={rows} ms={watch.Elapsed.TotalMilliseconds:F0} ns_per_row={watch.Elapsed.TotalNanoseconds / Math.Max(1, rows):F0} cpu_ns_per_row={(Process.GetCurrentProcess().TotalProcessorTime - cpu).TotalNanoseconds / Math.Max(1, rows):F0} ({sum % 10})"));
+        }
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static uint Key(ReadOnlySpan<byte> hash, long size)
+    {
+        var h = default(HashCode);
+        h.AddBytes(hash);
+        h.Add(size);
+        return (uint)h.ToHashCode();
+    }
+}
+
+// Block i of the template: a 32-byte hash from a fixed mix of i (the same in every process), 100 KiB or a smaller tail size.
+static BlockHash TestHash(long i)
+{
+    Span<byte> bytes = stackalloc byte[32];
+    for (var k = 0; k < 4; k++)
+    {
+        var z = (ulong)((i * 4) + k + 1) * 0x9E3779B97F4A7C15UL;
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9UL;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBUL;
+        z ^= z >> 31;
+        System.Buffers.Binary.BinaryPrimitives.WriteUInt64LittleEndian(bytes[(k * 8)..], z);
+    }
+
+    return new BlockHash(bytes);
+}
+
+static long SizeOf(long i) => i % 6 == 5 ? 1 + (i * 7919 % 102400) : 102400;
+
+internal sealed class Marker;
