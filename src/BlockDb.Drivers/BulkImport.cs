@@ -8,19 +8,30 @@ namespace BlockDb.Drivers;
 /// </summary>
 public interface IImportTarget : IAsyncDisposable
 {
-    /// <summary>Select-xor-inserts blocks of one volume inside the open transaction (opening it if needed).</summary>
-    /// <param name="blocks">Checked blocks.</param>
+    /// <summary>Select-xor-inserts blocks of one volume inside the open transaction (opening it if needed), or holds them for <see cref="FlushAsync"/>.</summary>
+    /// <param name="blocks">Checked blocks; the memory is the caller's again once the call returns.</param>
     /// <param name="volumeId">Their volume, or <see langword="null"/>.</param>
     /// <param name="cancellationToken">Checked between blocks.</param>
-    /// <returns>How many were created.</returns>
+    /// <returns>How many were created; 0 for blocks held for <see cref="FlushAsync"/>.</returns>
     ValueTask<int> AddBlocksAsync(ReadOnlyMemory<BinaryBlockKey> blocks, long? volumeId, CancellationToken cancellationToken);
 
-    /// <summary>Adds a blockset inside the open transaction unless one with its full hash and length exists.</summary>
+    /// <summary>Adds a blockset inside the open transaction unless one with its full hash and length exists, or holds it for <see cref="FlushAsync"/>.</summary>
     /// <param name="blockset">A checked blockset.</param>
     /// <param name="length">Its length in bytes (the sum of its block sizes).</param>
     /// <param name="cancellationToken">Checked between blocks.</param>
-    /// <returns>Whether it was created (false: an existing one was found).</returns>
+    /// <returns>Whether it was created (false: an existing one was found, or it is held for <see cref="FlushAsync"/>).</returns>
     ValueTask<bool> AddBlocksetAsync(ImportBlockset blockset, long length, CancellationToken cancellationToken);
+
+    /// <summary>
+    /// Writes the items held for the open transaction, with the same meaning as adding them one by one (an item that
+    /// exists, or comes earlier in the transaction, is skipped; the first refused item's error is thrown), and returns how
+    /// many of them were created. <see cref="BulkImport"/> calls it once before each <see cref="CommitAsync"/>. For a
+    /// provider that writes whole transactions at once (the PostgreSQL provider streams them by <c>COPY</c>); a target
+    /// that writes each item when it is added holds none back: the default returns 0.
+    /// </summary>
+    /// <param name="cancellationToken">Checked before the write.</param>
+    /// <returns>How many held items were created.</returns>
+    ValueTask<long> FlushAsync(CancellationToken cancellationToken) => ValueTask.FromResult(0L);
 
     /// <summary>Commits the open transaction, if any.</summary>
     /// <param name="cancellationToken">Checked before the commit.</param>
@@ -54,7 +65,7 @@ public static class BulkImport
         var group = new BinaryBlockKey[Math.Min(GroupSize, options.ItemsPerTransaction)];
         var count = 0;
         long? volume = null;
-        var state = default(Counts);
+        var state = new Counts();
         await foreach (var block in blocks.WithCancellation(cancellationToken).ConfigureAwait(false))
         {
             if (block.Hash.IsEmpty || block.Size < 1)
@@ -75,7 +86,7 @@ public static class BulkImport
             {
                 state.Pending += await target.AddBlocksAsync(group.AsMemory(0, count), volume, cancellationToken).ConfigureAwait(false);
                 count = 0;
-                await CommitAsync(target, options, ref state, cancellationToken).ConfigureAwait(false);
+                await CommitAsync(target, options, state, cancellationToken).ConfigureAwait(false);
             }
         }
 
@@ -84,7 +95,7 @@ public static class BulkImport
             state.Pending += await target.AddBlocksAsync(group.AsMemory(0, count), volume, cancellationToken).ConfigureAwait(false);
         }
 
-        await CommitAsync(target, options, ref state, cancellationToken).ConfigureAwait(false);
+        await CommitAsync(target, options, state, cancellationToken).ConfigureAwait(false);
         return state.Result(clock.Elapsed);
     }
 
@@ -102,7 +113,7 @@ public static class BulkImport
         ArgumentNullException.ThrowIfNull(options);
         options.Validate();
         var clock = Stopwatch.StartNew();
-        var state = default(Counts);
+        var state = new Counts();
         await foreach (var blockset in blocksets.WithCancellation(cancellationToken).ConfigureAwait(false))
         {
             if (blockset?.Blocks is null)
@@ -128,36 +139,34 @@ public static class BulkImport
             state.Read++;
             if (++state.InTransaction == options.ItemsPerTransaction)
             {
-                await CommitAsync(target, options, ref state, cancellationToken).ConfigureAwait(false);
+                await CommitAsync(target, options, state, cancellationToken).ConfigureAwait(false);
             }
         }
 
-        await CommitAsync(target, options, ref state, cancellationToken).ConfigureAwait(false);
+        await CommitAsync(target, options, state, cancellationToken).ConfigureAwait(false);
         return state.Result(clock.Elapsed);
     }
 
-    private static ValueTask CommitAsync(IImportTarget target, ImportOptions options, ref Counts state, CancellationToken cancellationToken)
+    /// <summary>Writes what the target held for the transaction, counts it, commits and reports; nothing when the transaction is empty.</summary>
+    private static async ValueTask CommitAsync(IImportTarget target, ImportOptions options, Counts state, CancellationToken cancellationToken)
     {
         if (state.InTransaction == 0)
         {
-            return ValueTask.CompletedTask;
+            return;
         }
 
+        state.Pending += await target.FlushAsync(cancellationToken).ConfigureAwait(false);
         state.Created += state.Pending;
         state.Existing += state.InTransaction - state.Pending;
         state.Committed += state.InTransaction;
         (state.Pending, state.InTransaction) = (0, 0);
         state.Transactions++;
-        return Commit(target, options.Progress, new ImportProgress(state.Read, state.Created, state.Existing, state.Transactions), cancellationToken);
-
-        static async ValueTask Commit(IImportTarget target, IProgress<ImportProgress>? progress, ImportProgress report, CancellationToken cancellationToken)
-        {
-            await target.CommitAsync(cancellationToken).ConfigureAwait(false);
-            progress?.Report(report);
-        }
+        var report = new ImportProgress(state.Read, state.Created, state.Existing, state.Transactions);
+        await target.CommitAsync(cancellationToken).ConfigureAwait(false);
+        options.Progress?.Report(report);
     }
 
-    private struct Counts
+    private sealed class Counts
     {
         public long Read;
         public long Created;
@@ -167,7 +176,7 @@ public static class BulkImport
         public long InTransaction;
         public int Transactions;
 
-        public readonly ImportResult Result(TimeSpan elapsed) => new(Read, Created, Existing, Transactions, elapsed);
+        public ImportResult Result(TimeSpan elapsed) => new(Read, Created, Existing, Transactions, elapsed);
     }
 }
 

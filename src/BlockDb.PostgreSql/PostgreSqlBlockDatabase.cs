@@ -91,9 +91,13 @@ internal sealed class PostgreSqlBlockDatabase : IBlockDatabase
     {
         ArgumentNullException.ThrowIfNull(blocks);
         var target = await OpenImportTargetAsync(nameof(ImportBlocksAsync), options, cancellationToken).ConfigureAwait(false);
-        await using (target.ConfigureAwait(false))
+        try
         {
             return await BulkImport.ImportBlocksAsync(target, blocks, options ?? new ImportOptions(), cancellationToken).ConfigureAwait(false);
+        }
+        finally
+        {
+            await CloseImportAsync(target).ConfigureAwait(false);
         }
     }
 
@@ -101,29 +105,37 @@ internal sealed class PostgreSqlBlockDatabase : IBlockDatabase
     {
         ArgumentNullException.ThrowIfNull(blocksets);
         var target = await OpenImportTargetAsync(nameof(ImportBlocksetsAsync), options, cancellationToken).ConfigureAwait(false);
-        await using (target.ConfigureAwait(false))
+        try
         {
             return await BulkImport.ImportBlocksetsAsync(target, blocksets, options ?? new ImportOptions(), cancellationToken).ConfigureAwait(false);
         }
+        finally
+        {
+            await CloseImportAsync(target).ConfigureAwait(false);
+        }
     }
 
-    /// <summary>A bulk import's own session: it commits only when the import says so and rolls back the rest when disposed.</summary>
-    private async ValueTask<RepositoryImportTarget> OpenImportTargetAsync(string operation, ImportOptions? options, CancellationToken cancellationToken)
+    /// <summary>A bulk import's own connection and transactions (<see cref="PgBulkImport"/>): binary COPY per import transaction, rolled back when not committed.</summary>
+    private async ValueTask<PgBulkImport> OpenImportTargetAsync(string operation, ImportOptions? options, CancellationToken cancellationToken)
     {
         ThrowIfDisposed();
         options?.Validate();
         _context.RequireWritable(operation);
-        var importOptions = _context.Options.Clone();
-        importOptions.Batching = new BatchingOptions { CommitEvery = 0, CommitAfterMilliseconds = null, OnDispose = DisposeBehavior.Rollback };
-        var session = await PostgreSqlSession.OpenAsync(_context with { Options = importOptions }, s => _open.TryRemove(s, out _), cancellationToken).ConfigureAwait(false);
-        _open[session] = 0;
+        var target = await PgBulkImport.OpenAsync(_context, operation, cancellationToken).ConfigureAwait(false);
+        _open[target] = 0;
         if (_disposing is not null)
         {
-            await session.DisposeAsync().ConfigureAwait(false);
+            await CloseImportAsync(target).ConfigureAwait(false);
             ThrowIfDisposed();
         }
 
-        return new RepositoryImportTarget(session);
+        return target;
+    }
+
+    private ValueTask CloseImportAsync(PgBulkImport target)
+    {
+        _open.TryRemove(target, out _);
+        return target.DisposeAsync();
     }
 
     public IAsyncEnumerable<BlockInfo> EnumerateBlocksAsync(BlockFilter? filter = null, CancellationToken cancellationToken = default)

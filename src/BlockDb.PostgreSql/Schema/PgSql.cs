@@ -21,6 +21,36 @@ internal static class PgSql
     /// <summary>As <see cref="InsertBlock"/> without <c>RETURNING</c> (the InsertOrIgnoreThenSelect strategy: the affected-row count says whether it inserted).</summary>
     public const string InsertBlockIgnore = """INSERT INTO "Block" ("Hash", "Size") VALUES ($1, $2) ON CONFLICT DO NOTHING""";
 
+    /// <summary>
+    /// The IDs of many blocks, one row per block of the two arrays (<c>$1</c> hashes, <c>$2</c> sizes) in their order
+    /// (NULL for a block not in the index), each with the state of volume <c>$3</c> (NULL when none was named or there is
+    /// no such volume). <c>unnest</c> over arrays of equal length gives one row per position
+    /// (<see href="https://www.postgresql.org/docs/current/functions-array.html"/>).
+    /// </summary>
+    public const string FindBlocks = """
+        SELECT b."ID", (SELECT v."State" FROM "Remotevolume" v WHERE v."ID" = $3::bigint)
+        FROM unnest($1::bytea[], $2::bigint[]) WITH ORDINALITY AS k(h, s, i) LEFT JOIN "Block" b ON b."Hash" = k.h AND b."Size" = k.s
+        ORDER BY k.i
+        """;
+
+    /// <summary>
+    /// Inserts those of many blocks (<c>$1</c> hashes, <c>$2</c> sizes; each once however often it is listed) that are not
+    /// in the index, recorded in volume <c>$3</c> (or none when NULL), and only when that volume can receive blocks (it
+    /// exists and is not <c>Deleting</c> or <c>Deleted</c>); returns the new IDs. In (hash, size) order, so two writers
+    /// inserting overlapping sets wait for each other in one order and do not deadlock inside this statement. <c>ON
+    /// CONFLICT DO NOTHING</c> makes a block a concurrent writer inserts first a row not returned, as in
+    /// <see cref="InsertBlock"/>; the <c>NOT EXISTS</c> only spares known blocks the speculative insert (and an identity
+    /// value). <see cref="FindBlocks"/> after it, in a new snapshot, gives every ID.
+    /// </summary>
+    public const string InsertBlocks = """
+        INSERT INTO "Block" ("Hash", "Size", "VolumeID")
+        SELECT k.h, k.s, $3::bigint FROM (SELECT DISTINCT h, s FROM unnest($1::bytea[], $2::bigint[]) AS u(h, s)) k
+        WHERE NOT EXISTS (SELECT 1 FROM "Block" b WHERE b."Hash" = k.h AND b."Size" = k.s)
+          AND ($3::bigint IS NULL OR EXISTS (SELECT 1 FROM "Remotevolume" v WHERE v."ID" = $3::bigint AND v."State" NOT IN ('Deleting', 'Deleted')))
+        ORDER BY k.h, k.s
+        ON CONFLICT DO NOTHING RETURNING "ID"
+        """;
+
     /// <summary>The rows of <c>Block</c>, <c>Blockset</c> and <c>BlocksetEntry</c>.</summary>
     public const string Counts = """SELECT (SELECT count(*) FROM "Block"), (SELECT count(*) FROM "Blockset"), (SELECT count(*) FROM "BlocksetEntry")""";
 

@@ -11,7 +11,7 @@ namespace BlockDb.PostgreSql.Sessions;
 /// <c>CommitEvery</c> writes, once <c>CommitAfterMilliseconds</c> old, or on request.
 /// </summary>
 /// <remarks>
-/// Invariants: a transaction that holds no write is never left open after a call (<see cref="EndWriteAsync"/> rolls it
+/// Invariants: a transaction that holds no write is never left open after a call (<see cref="EndWriteAsync(int)"/> rolls it
 /// back); a failure that aborts the transaction (any server error inside it: PostgreSQL aborts the whole transaction,
 /// <see href="https://www.postgresql.org/docs/current/tutorial-transactions.html"/>) becomes
 /// <see cref="BlockDbBatchRolledBackException"/> with the writes lost, and the next write opens a new batch.
@@ -47,17 +47,22 @@ internal sealed class PgBatch(BatchingOptions options)
 
     /// <summary>Counts a write that wrote, ends a transaction that holds none, and commits when the batch is full or old.</summary>
     /// <exception cref="BlockDbBatchRolledBackException">The commit failed.</exception>
-    public async ValueTask EndWriteAsync(bool wrote)
+    public ValueTask EndWriteAsync(bool wrote) => EndWriteAsync(wrote ? 1 : 0);
+
+    /// <summary>
+    /// Counts the <paramref name="writes"/> one call made (a call over many blocks makes one per new block), ends a
+    /// transaction that holds none, and commits when the batch is full or old. A call that passes <c>CommitEvery</c>
+    /// commits once, at its end: its statements are already on the server.
+    /// </summary>
+    /// <exception cref="BlockDbBatchRolledBackException">The commit failed.</exception>
+    public async ValueTask EndWriteAsync(int writes)
     {
         if (Transaction is null)
         {
             return;
         }
 
-        if (wrote)
-        {
-            Pending++;
-        }
+        Pending += writes;
 
         if (Pending == 0)
         {

@@ -1,3 +1,5 @@
+using BlockDb.Drivers;
+
 namespace BlockDb.PostgreSql.Sessions;
 
 /// <summary>
@@ -17,6 +19,43 @@ internal static class PgInput
         BlockHash.Validate(hash, nameof(hash));
         BlockHash.ValidateSize(size, nameof(size));
         return Convert.FromBase64String(hash);
+    }
+
+    /// <summary>A block's hash bytes from its binary form (bound as <c>bytea</c> as they are: no base64 on the way), after checking the hash and the size.</summary>
+    /// <exception cref="ArgumentException">The hash is empty or the size below 1.</exception>
+    public static byte[] Block(in BlockHash hash, long size)
+    {
+        BlockHash.Validate(hash, nameof(hash));
+        BlockHash.ValidateSize(size, nameof(size));
+        return hash.Bytes.ToArray();
+    }
+
+    /// <summary>
+    /// Many blocks as two arrays (hash bytes, sizes) in order, after <see cref="BlockBatchRules.Validate"/> (every block
+    /// and the results buffer checked before anything is written), with the sum of their sizes: the length of a blockset
+    /// made of them.
+    /// </summary>
+    /// <exception cref="ArgumentException">The buffer is too short, or a block is invalid.</exception>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="forBlockset"/> and the sizes add up to more than <see cref="long.MaxValue"/> bytes.</exception>
+    public static (byte[][] Hashes, long[] Sizes, long Length) Keys(ReadOnlySpan<BinaryBlockKey> blocks, int resultsLength, bool forBlockset)
+    {
+        BlockBatchRules.Validate(blocks, resultsLength);
+        var hashes = new byte[blocks.Length][];
+        var sizes = new long[blocks.Length];
+        long length = 0;
+        for (var i = 0; i < blocks.Length; i++)
+        {
+            hashes[i] = blocks[i].Hash.Bytes.ToArray();
+            sizes[i] = blocks[i].Size;
+            if (forBlockset)
+            {
+                length = length <= long.MaxValue - sizes[i]
+                    ? length + sizes[i]
+                    : throw new ArgumentOutOfRangeException(nameof(blocks), sizes[i], $"The blockset's length passes {long.MaxValue:N0} bytes at block {i} ({sizes[i]:N0} bytes); a blockset's Length is the sum of its blocks' sizes and must fit a 64-bit integer. Nothing was written.");
+            }
+        }
+
+        return (hashes, sizes, length);
     }
 
     /// <summary>A full hash's bytes, or null.</summary>

@@ -29,11 +29,15 @@ internal sealed partial class PostgreSqlSession
     /// and commits when due. <c>retryable</c>: whether running it again after a lost connection cannot write twice; by
     /// default true only inside a transaction (nothing of it committed before the loss).
     /// </summary>
-    private async ValueTask<T> WriteAsync<T>(string operation, Statement<T> statement, Func<T, bool> wrote, CancellationToken cancellationToken, bool? retryable = null)
+    private ValueTask<T> WriteAsync<T>(string operation, Statement<T> statement, Func<T, bool> wrote, CancellationToken cancellationToken, bool? retryable = null) =>
+        WriteAsync(operation, statement, result => wrote(result) ? 1 : 0, cancellationToken, retryable);
+
+    /// <summary>As the overload above, for a call that makes several writes (<c>writes</c> counts them from its result).</summary>
+    private async ValueTask<T> WriteAsync<T>(string operation, Statement<T> statement, Func<T, int> writes, CancellationToken cancellationToken, bool? retryable = null)
     {
         _context.RequireWritable(operation);
         var result = await RunAsync(operation, statement, write: true, retryable ?? _context.Options.Batching.CommitEvery != 1, cancellationToken).ConfigureAwait(false);
-        await _batch.EndWriteAsync(wrote(result)).ConfigureAwait(false);
+        await _batch.EndWriteAsync(writes(result)).ConfigureAwait(false);
         return result;
     }
 

@@ -17,26 +17,8 @@ internal sealed partial class PostgreSqlSession
             cancellationToken);
     }
 
-    public ValueTask<SelectXorInsertResult> SelectXorInsertAsync(string hash, long size, long volumeId, CancellationToken cancellationToken = default)
-    {
-        var key = PgInput.Block(hash, size);
-        var strategy = _context.Options.SelectXorInsert;
-        return CallAsync(
-            async ct =>
-            {
-                _context.RequireWritable(nameof(SelectXorInsertAsync));
-                if (strategy == SelectXorInsertStrategy.SelectThenInsert
-                    && await RunAsync(nameof(SelectXorInsertAsync), (c, t, token) => PgBlockOps.FindAsync(c, t, key, size, token), write: false, retryable: true, ct).ConfigureAwait(false) is { } found)
-                {
-                    return new SelectXorInsertResult(found, false);
-                }
-
-                // The insert-first strategies and SelectThenInsert after a miss run the same statement with a volume.
-                var (id, created, state) = await WriteAsync(nameof(SelectXorInsertAsync), (c, t, token) => PgLifecycleOps.InsertInVolumeAsync(c, t, key, size, volumeId, thenFind: true, token), static r => r.Created, ct, retryable: true).ConfigureAwait(false);
-                return id is { } known ? new SelectXorInsertResult(known, created) : throw PgLifecycleOps.Unrecordable(volumeId, state) ?? new BlockDbException($"The block (hash {hash}, size {size}) was neither inserted nor found; was it deleted meanwhile?");
-            },
-            cancellationToken);
-    }
+    public ValueTask<SelectXorInsertResult> SelectXorInsertAsync(string hash, long size, long volumeId, CancellationToken cancellationToken = default) =>
+        SelectXorInsertCoreAsync(PgInput.Block(hash, size), size, volumeId, cancellationToken);
 
     public ValueTask<BlockInfo> GetBlockAsync(long blockId, CancellationToken cancellationToken = default) =>
         CallAsync(ct => RunAsync(nameof(GetBlockAsync), (c, t, token) => PgLifecycleOps.GetBlockAsync(c, t, blockId, token), write: false, retryable: true, ct), cancellationToken);

@@ -93,45 +93,108 @@ internal sealed partial class PostgreSqlSession : IBlockRepository
             cancellationToken);
     }
 
-    public ValueTask<SelectXorInsertResult> SelectXorInsertAsync(string hash, long size, CancellationToken cancellationToken = default)
+    public ValueTask<SelectXorInsertResult> SelectXorInsertAsync(string hash, long size, CancellationToken cancellationToken = default) =>
+        SelectXorInsertCoreAsync(PgInput.Block(hash, size), size, null, cancellationToken);
+
+    public ValueTask<long?> FindBlockAsync(BlockHash hash, long size, CancellationToken cancellationToken = default)
     {
         var key = PgInput.Block(hash, size);
+        return CallAsync(ct => RunAsync(nameof(FindBlockAsync), (c, t, token) => PgBlockOps.FindAsync(c, t, key, size, token), write: false, retryable: true, ct), cancellationToken);
+    }
+
+    public ValueTask<SelectXorInsertResult> SelectXorInsertAsync(BlockHash hash, long size, long? volumeId = null, CancellationToken cancellationToken = default) =>
+        SelectXorInsertCoreAsync(PgInput.Block(hash, size), size, volumeId, cancellationToken);
+
+    public ValueTask<int> SelectXorInsertAsync(ReadOnlyMemory<BinaryBlockKey> blocks, Memory<SelectXorInsertResult> results, long? volumeId = null, CancellationToken cancellationToken = default)
+    {
+        var (hashes, sizes, _) = PgInput.Keys(blocks.Span, results.Length, forBlockset: false);
+        var strategy = _context.Options.SelectXorInsert;
+        return CallAsync(
+            async ct =>
+            {
+                _context.RequireWritable(nameof(SelectXorInsertAsync));
+                if (hashes.Length == 0)
+                {
+                    return 0;
+                }
+
+                // SelectThenInsert: one read first, as the one-block call does; a call whose blocks are all known writes nothing.
+                if (strategy == SelectXorInsertStrategy.SelectThenInsert)
+                {
+                    var found = await RunAsync(nameof(SelectXorInsertAsync), (c, t, token) => PgBlockOps.FindManyAsync(c, t, hashes, sizes, token), write: false, retryable: true, ct).ConfigureAwait(false);
+                    if (found.AllFound)
+                    {
+                        return found.Fill(results.Span, volumeId, hashes, sizes);
+                    }
+                }
+
+                var outcome = await WriteAsync(
+                    nameof(SelectXorInsertAsync),
+                    (c, t, token) => PgBlockOps.InsertManyAsync(c, t, hashes, sizes, volumeId, blockset: false, fullHash: null, token),
+                    static o => o.Writes,
+                    ct,
+                    retryable: true).ConfigureAwait(false);
+                return outcome.Fill(results.Span, volumeId, hashes, sizes);
+            },
+            cancellationToken);
+    }
+
+    public ValueTask<long> SelectXorInsertBlocksetAsync(ReadOnlyMemory<BinaryBlockKey> blocks, Memory<SelectXorInsertResult> results, BlockHash fullHash = default, long? volumeId = null, CancellationToken cancellationToken = default)
+    {
+        var (hashes, sizes, _) = PgInput.Keys(blocks.Span, results.Length, forBlockset: true);
+        var full = fullHash.IsEmpty ? null : fullHash.Bytes.ToArray();
+        return CallAsync(
+            async ct =>
+            {
+                // One round trip whatever the strategy: the blocks, their IDs and the blockset (PgBlockOps.InsertManyAsync).
+                var outcome = await WriteAsync(
+                    nameof(SelectXorInsertBlocksetAsync),
+                    (c, t, token) => PgBlockOps.InsertManyAsync(c, t, hashes, sizes, volumeId, blockset: true, full, token),
+                    static o => o.Writes,
+                    ct).ConfigureAwait(false);
+                outcome.Fill(results.Span, volumeId, hashes, sizes);
+                var added = outcome.Blockset!.Value;
+                return added.Id ?? throw PgInput.Refused(added, i => $"hash {Convert.ToBase64String(hashes[i])}, size {sizes[i]}");
+            },
+            cancellationToken);
+    }
+
+    /// <summary>
+    /// Select-xor-insert of one block (its hash bytes checked already), with or without a volume: with SelectThenInsert a
+    /// lookup first, then (after a miss, or at once with the insert-first strategies) the insert and the lookup in one round trip.
+    /// </summary>
+    private ValueTask<SelectXorInsertResult> SelectXorInsertCoreAsync(byte[] key, long size, long? volumeId, CancellationToken cancellationToken)
+    {
         var strategy = _context.Options.SelectXorInsert;
         return CallAsync(
             async ct =>
             {
                 _context.RequireWritable(nameof(SelectXorInsertAsync));
                 if (strategy == SelectXorInsertStrategy.SelectThenInsert
-                    && await RunAsync(nameof(SelectXorInsertAsync), (c, t, token) => PgBlockOps.FindAsync(c, t, key, size, token), write: false, retryable: true, ct).ConfigureAwait(false) is { } id)
+                    && await RunAsync(nameof(SelectXorInsertAsync), (c, t, token) => PgBlockOps.FindAsync(c, t, key, size, token), write: false, retryable: true, ct).ConfigureAwait(false) is { } found)
                 {
-                    return new SelectXorInsertResult(id, false);
+                    return new SelectXorInsertResult(found, false);
                 }
 
-                var returning = strategy != SelectXorInsertStrategy.InsertOrIgnoreThenSelect;
-                return await WriteAsync(
-                    nameof(SelectXorInsertAsync),
-                    (c, t, token) => PgBlockOps.InsertThenSelectAsync(c, t, returning, key, size, token),
-                    static r => r.Created,
-                    ct,
-                    retryable: true).ConfigureAwait(false);
+                if (volumeId is not { } volume)
+                {
+                    var returning = strategy != SelectXorInsertStrategy.InsertOrIgnoreThenSelect;
+                    return await WriteAsync(
+                        nameof(SelectXorInsertAsync),
+                        (c, t, token) => PgBlockOps.InsertThenSelectAsync(c, t, returning, key, size, token),
+                        static r => r.Created,
+                        ct,
+                        retryable: true).ConfigureAwait(false);
+                }
+
+                // The insert-first strategies and SelectThenInsert after a miss run the same statement with a volume.
+                var (id, created, state) = await WriteAsync(nameof(SelectXorInsertAsync), (c, t, token) => PgLifecycleOps.InsertInVolumeAsync(c, t, key, size, volume, thenFind: true, token), static r => r.Created, ct, retryable: true).ConfigureAwait(false);
+                return id is { } known
+                    ? new SelectXorInsertResult(known, created)
+                    : throw PgLifecycleOps.Unrecordable(volume, state) ?? new BlockDbException($"The block (hash {Convert.ToBase64String(key)}, size {size}) was neither inserted nor found; was it deleted meanwhile?");
             },
             cancellationToken);
     }
-
-    public ValueTask<long?> FindBlockAsync(BlockHash hash, long size, CancellationToken cancellationToken = default)
-    {
-        BlockHash.Validate(hash, nameof(hash));
-        return FindBlockAsync(hash.ToString(), size, cancellationToken);
-    }
-
-    public ValueTask<SelectXorInsertResult> SelectXorInsertAsync(BlockHash hash, long size, long? volumeId = null, CancellationToken cancellationToken = default) =>
-        BlockBatchRules.SelectXorInsertAsText(this, hash, size, volumeId, cancellationToken);
-
-    public ValueTask<int> SelectXorInsertAsync(ReadOnlyMemory<BinaryBlockKey> blocks, Memory<SelectXorInsertResult> results, long? volumeId = null, CancellationToken cancellationToken = default) =>
-        BlockBatchRules.SelectXorInsertEachAsync(this, blocks, results, volumeId, cancellationToken);
-
-    public ValueTask<long> SelectXorInsertBlocksetAsync(ReadOnlyMemory<BinaryBlockKey> blocks, Memory<SelectXorInsertResult> results, BlockHash fullHash = default, long? volumeId = null, CancellationToken cancellationToken = default) =>
-        BlockBatchRules.SelectXorInsertBlocksetEachAsync(this, blocks, results, fullHash, volumeId, cancellationToken);
 
     public ValueTask<long> AddBlocksetAsync(IReadOnlyList<BlockKey> blocks, string? fullHash = null, CancellationToken cancellationToken = default)
     {

@@ -14,29 +14,8 @@ internal sealed partial class PostgreSqlSharedRepository
         return Acknowledge(id ?? throw PgLifecycleOps.Unrecordable(volumeId, state) ?? PgContext.BlockExists(hash, size));
     }
 
-    public async ValueTask<SelectXorInsertResult> SelectXorInsertAsync(string hash, long size, long volumeId, CancellationToken cancellationToken = default)
-    {
-        var key = PgInput.Block(hash, size);
-        _context.RequireWritable(nameof(SelectXorInsertAsync));
-        if (_context.Options.SelectXorInsert == SelectXorInsertStrategy.SelectThenInsert
-            && await RunAsync(nameof(SelectXorInsertAsync), (c, ct) => PgBlockOps.FindAsync(c, null, key, size, ct), true, cancellationToken).ConfigureAwait(false) is { } found)
-        {
-            return new SelectXorInsertResult(found, false);
-        }
-
-        var (id, created, state) = await RunAsync(nameof(SelectXorInsertAsync), (c, ct) => PgLifecycleOps.InsertInVolumeAsync(c, null, key, size, volumeId, thenFind: true, ct), true, cancellationToken).ConfigureAwait(false);
-        if (id is not { } known)
-        {
-            throw PgLifecycleOps.Unrecordable(volumeId, state) ?? new BlockDbException($"The block (hash {hash}, size {size}) was neither inserted nor found; was it deleted meanwhile?");
-        }
-
-        if (created)
-        {
-            Acknowledge(known);
-        }
-
-        return new SelectXorInsertResult(known, created);
-    }
+    public ValueTask<SelectXorInsertResult> SelectXorInsertAsync(string hash, long size, long volumeId, CancellationToken cancellationToken = default) =>
+        SelectXorInsertCoreAsync(PgInput.Block(hash, size), size, volumeId, cancellationToken);
 
     public ValueTask<BlockInfo> GetBlockAsync(long blockId, CancellationToken cancellationToken = default) =>
         RunAsync(nameof(GetBlockAsync), (c, ct) => PgLifecycleOps.GetBlockAsync(c, null, blockId, ct), true, cancellationToken);

@@ -61,40 +61,58 @@ internal sealed partial class PostgreSqlSharedRepository : ISharedBlockRepositor
         return Acknowledge(id ?? throw PgContext.BlockExists(hash, size));
     }
 
-    public async ValueTask<SelectXorInsertResult> SelectXorInsertAsync(string hash, long size, CancellationToken cancellationToken = default)
-    {
-        var key = PgInput.Block(hash, size);
-        _context.RequireWritable(nameof(SelectXorInsertAsync));
-        var strategy = _context.Options.SelectXorInsert;
-        var result = await RunAsync(
-            nameof(SelectXorInsertAsync),
-            async (c, ct) => strategy == SelectXorInsertStrategy.SelectThenInsert && await PgBlockOps.FindAsync(c, null, key, size, ct).ConfigureAwait(false) is { } found
-                ? new SelectXorInsertResult(found, false)
-                : await PgBlockOps.InsertThenSelectAsync(c, null, strategy != SelectXorInsertStrategy.InsertOrIgnoreThenSelect, key, size, ct).ConfigureAwait(false),
-            true,
-            cancellationToken).ConfigureAwait(false);
-        if (result.Created)
-        {
-            Acknowledge(0);
-        }
-
-        return result;
-    }
+    public ValueTask<SelectXorInsertResult> SelectXorInsertAsync(string hash, long size, CancellationToken cancellationToken = default) =>
+        SelectXorInsertCoreAsync(PgInput.Block(hash, size), size, null, cancellationToken);
 
     public ValueTask<long?> FindBlockAsync(BlockHash hash, long size, CancellationToken cancellationToken = default)
     {
-        BlockHash.Validate(hash, nameof(hash));
-        return FindBlockAsync(hash.ToString(), size, cancellationToken);
+        var key = PgInput.Block(hash, size);
+        return RunAsync(nameof(FindBlockAsync), (c, ct) => PgBlockOps.FindAsync(c, null, key, size, ct), true, cancellationToken);
     }
 
     public ValueTask<SelectXorInsertResult> SelectXorInsertAsync(BlockHash hash, long size, long? volumeId = null, CancellationToken cancellationToken = default) =>
-        BlockBatchRules.SelectXorInsertAsText(this, hash, size, volumeId, cancellationToken);
+        SelectXorInsertCoreAsync(PgInput.Block(hash, size), size, volumeId, cancellationToken);
 
-    public ValueTask<int> SelectXorInsertAsync(ReadOnlyMemory<BinaryBlockKey> blocks, Memory<SelectXorInsertResult> results, long? volumeId = null, CancellationToken cancellationToken = default) =>
-        BlockBatchRules.SelectXorInsertEachAsync(this, blocks, results, volumeId, cancellationToken);
+    public async ValueTask<int> SelectXorInsertAsync(ReadOnlyMemory<BinaryBlockKey> blocks, Memory<SelectXorInsertResult> results, long? volumeId = null, CancellationToken cancellationToken = default)
+    {
+        var (hashes, sizes, _) = PgInput.Keys(blocks.Span, results.Length, forBlockset: false);
+        _context.RequireWritable(nameof(SelectXorInsertAsync));
+        if (hashes.Length == 0)
+        {
+            cancellationToken.ThrowIfCancellationRequested();
+            return 0;
+        }
 
-    public ValueTask<long> SelectXorInsertBlocksetAsync(ReadOnlyMemory<BinaryBlockKey> blocks, Memory<SelectXorInsertResult> results, BlockHash fullHash = default, long? volumeId = null, CancellationToken cancellationToken = default) =>
-        BlockBatchRules.SelectXorInsertBlocksetEachAsync(this, blocks, results, fullHash, volumeId, cancellationToken);
+        var readFirst = _context.Options.SelectXorInsert == SelectXorInsertStrategy.SelectThenInsert;
+        var outcome = await RunAsync(
+            nameof(SelectXorInsertAsync),
+            async (c, ct) => readFirst && await PgBlockOps.FindManyAsync(c, null, hashes, sizes, ct).ConfigureAwait(false) is { AllFound: true } found
+                ? found
+                : await PgBlockOps.InsertManyAsync(c, null, hashes, sizes, volumeId, blockset: false, fullHash: null, ct).ConfigureAwait(false),
+            true,
+            cancellationToken).ConfigureAwait(false);
+        AcknowledgeWrites(outcome.Writes);
+        return outcome.Fill(results.Span, volumeId, hashes, sizes);
+    }
+
+    public async ValueTask<long> SelectXorInsertBlocksetAsync(ReadOnlyMemory<BinaryBlockKey> blocks, Memory<SelectXorInsertResult> results, BlockHash fullHash = default, long? volumeId = null, CancellationToken cancellationToken = default)
+    {
+        var (hashes, sizes, _) = PgInput.Keys(blocks.Span, results.Length, forBlockset: true);
+        var full = fullHash.IsEmpty ? null : fullHash.Bytes.ToArray();
+        _context.RequireWritable(nameof(SelectXorInsertBlocksetAsync));
+
+        // One round trip, one implicit transaction: the blocks, their IDs and the blockset (PgBlockOps.InsertManyAsync).
+        // Not run again after a lost connection: the blockset may have committed.
+        var outcome = await RunAsync(
+            nameof(SelectXorInsertBlocksetAsync),
+            (c, ct) => PgBlockOps.InsertManyAsync(c, null, hashes, sizes, volumeId, blockset: true, full, ct),
+            false,
+            cancellationToken).ConfigureAwait(false);
+        AcknowledgeWrites(outcome.Writes);
+        outcome.Fill(results.Span, volumeId, hashes, sizes);
+        var added = outcome.Blockset!.Value;
+        return added.Id ?? throw PgInput.Refused(added, i => $"hash {Convert.ToBase64String(hashes[i])}, size {sizes[i]}");
+    }
 
     public async ValueTask<long> AddBlocksetAsync(IReadOnlyList<BlockKey> blocks, string? fullHash = null, CancellationToken cancellationToken = default)
     {
@@ -131,6 +149,49 @@ internal sealed partial class PostgreSqlSharedRepository : ISharedBlockRepositor
     {
         Interlocked.Increment(ref _acknowledged);
         return id;
+    }
+
+    /// <summary>Counts the writes of a call that made several (one per new block, one per blockset).</summary>
+    private void AcknowledgeWrites(int writes)
+    {
+        if (writes > 0)
+        {
+            Interlocked.Add(ref _acknowledged, writes);
+        }
+    }
+
+    /// <summary>Select-xor-insert of one block (its hash bytes checked already), with or without a volume, on one pooled connection.</summary>
+    private async ValueTask<SelectXorInsertResult> SelectXorInsertCoreAsync(byte[] key, long size, long? volumeId, CancellationToken cancellationToken)
+    {
+        _context.RequireWritable(nameof(SelectXorInsertAsync));
+        var strategy = _context.Options.SelectXorInsert;
+        if (volumeId is { } volume)
+        {
+            if (strategy == SelectXorInsertStrategy.SelectThenInsert
+                && await RunAsync(nameof(SelectXorInsertAsync), (c, ct) => PgBlockOps.FindAsync(c, null, key, size, ct), true, cancellationToken).ConfigureAwait(false) is { } found)
+            {
+                return new SelectXorInsertResult(found, false);
+            }
+
+            var (id, created, state) = await RunAsync(nameof(SelectXorInsertAsync), (c, ct) => PgLifecycleOps.InsertInVolumeAsync(c, null, key, size, volume, thenFind: true, ct), true, cancellationToken).ConfigureAwait(false);
+            if (id is not { } known)
+            {
+                throw PgLifecycleOps.Unrecordable(volume, state) ?? new BlockDbException($"The block (hash {Convert.ToBase64String(key)}, size {size}) was neither inserted nor found; was it deleted meanwhile?");
+            }
+
+            AcknowledgeWrites(created ? 1 : 0);
+            return new SelectXorInsertResult(known, created);
+        }
+
+        var result = await RunAsync(
+            nameof(SelectXorInsertAsync),
+            async (c, ct) => strategy == SelectXorInsertStrategy.SelectThenInsert && await PgBlockOps.FindAsync(c, null, key, size, ct).ConfigureAwait(false) is { } found
+                ? new SelectXorInsertResult(found, false)
+                : await PgBlockOps.InsertThenSelectAsync(c, null, strategy != SelectXorInsertStrategy.InsertOrIgnoreThenSelect, key, size, ct).ConfigureAwait(false),
+            true,
+            cancellationToken).ConfigureAwait(false);
+        AcknowledgeWrites(result.Created ? 1 : 0);
+        return result;
     }
 
     /// <summary>One call on a pooled connection: refused after dispose, counted in flight, mapped errors, one more run after a lost connection when <paramref name="retryable"/>.</summary>
