@@ -170,7 +170,7 @@ public sealed class PostgreSqlFastPathTests : IDisposable
             await lifecycle.SetVolumeStateAsync(volume, VolumeState.Deleting);
         }
 
-        Assert.Equal(1, await session.SelectXorInsertAsync([TestData.Binary(50, 100)], results)); // no volume: written
+        Assert.Equal(1, await session.SelectXorInsertAsync(new[] { TestData.Binary(50, 100) }, results)); // no volume: written
         var pending = session.PendingWrites;
         BinaryBlockKey[] mixed = [TestData.Binary(0, 100), TestData.Binary(1, 100), TestData.Binary(10, 100), TestData.Binary(2, 100)];
         Array.Clear(results);
@@ -180,7 +180,7 @@ public sealed class PostgreSqlFastPathTests : IDisposable
         Assert.Equal(pending, session.PendingWrites); // nothing written, nothing lost: the batch goes on
         Assert.Equal(0, await session.SelectXorInsertAsync(mixed.Where(b => b != mixed[2]).ToArray(), results, volume)); // known blocks need no live volume
         await Assert.ThrowsAsync<VolumeNotFoundException>(async () => await session.SelectXorInsertBlocksetAsync(mixed, results, volumeId: 999_999));
-        await Assert.ThrowsAsync<BlockDbConflictException>(async () => await session.SelectXorInsertBlocksetAsync([TestData.Binary(0, 100)], results)); // its block is in a volume being deleted
+        await Assert.ThrowsAsync<BlockDbConflictException>(async () => await session.SelectXorInsertBlocksetAsync(new[] { TestData.Binary(0, 100) }, results)); // its block is in a volume being deleted
 
         await session.CommitAsync();
         var counts = await session.GetCountsAsync();
