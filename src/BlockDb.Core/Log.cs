@@ -38,8 +38,8 @@ internal static partial class Log
     [LoggerMessage(EventId = 22, EventName = "Busy", Level = LogLevel.Warning, Message = "{Operation} on '{Path}' found the database locked after its busy timeout (SQLITE_BUSY): {Error}")]
     public static partial void Busy(ILogger logger, string operation, string path, string error);
 
-    [LoggerMessage(EventId = 30, EventName = "CheckFinished", Level = LogLevel.Information, Message = "Checked '{Path}': {Findings} findings in {ElapsedMilliseconds} ms.")]
-    public static partial void CheckFinished(ILogger logger, string path, int findings, long elapsedMilliseconds);
+    [LoggerMessage(EventId = 30, EventName = "CheckFinished", Level = LogLevel.Information, Message = "Checked '{Path}' in {ElapsedMilliseconds} ms; clean: {Clean}.")]
+    public static partial void CheckFinished(ILogger logger, string path, bool clean, long elapsedMilliseconds);
 
     [LoggerMessage(EventId = 31, EventName = "RepairFinished", Level = LogLevel.Warning, Message = "Repaired '{Path}': {Merged} duplicate groups merged ({Deleted} blocks deleted, {Repointed} entries repointed), {Renumbered} blocks renumbered.")]
     public static partial void RepairFinished(ILogger logger, string path, long merged, long deleted, long repointed, long renumbered);

@@ -1,4 +1,6 @@
 using System.Collections.Concurrent;
+using System.Diagnostics;
+using System.Diagnostics.Metrics;
 using BlockDb.Drivers;
 using BlockDb.Import;
 using BlockDb.Layouts;
@@ -18,7 +20,7 @@ namespace BlockDb;
 /// Invariant: after <c>_disposed</c> is set, no session or shared repository is registered that the dispose does not
 /// dispose (each re-checks the flag after registering and disposes itself when it lost the race).
 /// </remarks>
-internal sealed class SqliteBlockDatabase : IBlockDatabase
+internal sealed class SqliteBlockDatabase : IBlockDatabase, IBlockDbObservable
 {
     private readonly BlockDbOptions _options;
     private readonly ISqliteDriver _driver;
@@ -30,6 +32,9 @@ internal sealed class SqliteBlockDatabase : IBlockDatabase
     private readonly ConcurrentDictionary<ISnapshotCursor, byte> _cursors = new();
     private readonly MaintenanceRunner _maintenance = new();
     private readonly CommitClock _commits;
+    private readonly RowCountCache _rows;
+    private long _closedCacheHits;
+    private long _closedCacheMisses;
     private int _disposed;
 
     /// <summary>Opens the file (options frozen and validated by the caller).</summary>
@@ -40,6 +45,11 @@ internal sealed class SqliteBlockDatabase : IBlockDatabase
         DataSource = path;
         _logger = logger;
         _requested = options.Pragmas.Resolve();
+        Tags = BlockDbInstruments.DatabaseTags("sqlite", driver.Name, path);
+        using var activity = BlockDbInstruments.ActivitySource.StartActivity("blockdb.open");
+        activity?.SetTag("db.system.name", "sqlite");
+        activity?.SetTag("blockdb.provider", driver.Name);
+        activity?.SetTag("db.namespace", path);
         try
         {
             using var connection = OpenConnection();
@@ -54,9 +64,15 @@ internal sealed class SqliteBlockDatabase : IBlockDatabase
         }
 
         _commits = CommitClock.Acquire(path);
+        _layout.Report(new KeyMap.MapLoadReporter(path, driver.Name, logger));
+        _rows = new RowCountCache(CountRowsAsync, Tags);
+        BlockDbInstruments.Register(this);
 
         Log.DatabaseOpened(_logger, path, Layout, driver.Name, EngineVersion, AppliedPragmas);
     }
+
+    /// <summary>This database's measurement tags: system, provider, file.</summary>
+    internal TagList Tags { get; }
 
     public string ProviderName => _driver.Name;
 
@@ -137,7 +153,7 @@ internal sealed class SqliteBlockDatabase : IBlockDatabase
         var target = OpenImportTarget(nameof(ImportBlocksAsync), options);
         await using (target.ConfigureAwait(false))
         {
-            return await BulkImport.ImportBlocksAsync(target, blocks, options ?? new ImportOptions(), cancellationToken).ConfigureAwait(false);
+            return Imported("blocks", await BulkImport.ImportBlocksAsync(target, blocks, options ?? new ImportOptions(), cancellationToken).ConfigureAwait(false));
         }
     }
 
@@ -147,8 +163,14 @@ internal sealed class SqliteBlockDatabase : IBlockDatabase
         var target = OpenImportTarget(nameof(ImportBlocksetsAsync), options);
         await using (target.ConfigureAwait(false))
         {
-            return await BulkImport.ImportBlocksetsAsync(target, blocksets, options ?? new ImportOptions(), cancellationToken).ConfigureAwait(false);
+            return Imported("blocksets", await BulkImport.ImportBlocksetsAsync(target, blocksets, options ?? new ImportOptions(), cancellationToken).ConfigureAwait(false));
         }
+    }
+
+    private ImportResult Imported(string kind, ImportResult result)
+    {
+        Log.ImportFinished(_logger, kind, DataSource, result.Read, result.Created, result.Existing, result.Transactions, (long)result.Elapsed.TotalMilliseconds);
+        return result;
     }
 
     /// <summary>A bulk import's own session (registered, so disposing the database waits for its call in flight).</summary>
@@ -182,8 +204,13 @@ internal sealed class SqliteBlockDatabase : IBlockDatabase
             this,
             token =>
             {
+                using var activity = StartActivity("blockdb.check");
+                var started = Stopwatch.GetTimestamp();
                 using var connection = OpenConfiguredConnection();
-                return IndexChecker.Check(connection, _layout, token);
+                var result = IndexChecker.Check(connection, _layout, token);
+                activity?.SetTag("blockdb.check.clean", result.IsClean);
+                Log.CheckFinished(_logger, DataSource, result.IsClean, (long)Stopwatch.GetElapsedTime(started).TotalMilliseconds);
+                return result;
             },
             cancellationToken);
 
@@ -198,6 +225,8 @@ internal sealed class SqliteBlockDatabase : IBlockDatabase
             this,
             token =>
             {
+                using var activity = StartActivity("blockdb.repair");
+
                 // No busy wait: a repair beside another writer is refused at once (providers that retry BUSY on their own wait their minimum).
                 using var connection = OpenConfiguredConnection(busyTimeoutMilliseconds: 0);
                 try
@@ -227,7 +256,7 @@ internal sealed class SqliteBlockDatabase : IBlockDatabase
         {
             var applied = Pragmas.ApplyAndVerify(connection, _requested, _logger, DataSource, _options.ReadOnly);
             var settings = new SessionSettings(DataSource, _layout, batching, _options.SelectXorInsert, _options.ReadOnly, applied, _commits, _driver.Name, _logger);
-            session = new BlockRepository(connection, settings, s => _sessions.TryRemove(s, out _));
+            session = new BlockRepository(connection, settings, register ? Closed : static _ => { });
         }
         catch
         {
@@ -249,6 +278,64 @@ internal sealed class SqliteBlockDatabase : IBlockDatabase
         }
 
         return session;
+    }
+
+    /// <summary>A registered session closed: its final page-cache counters join the closed sessions' totals (so the counters never go down).</summary>
+    private void Closed(BlockRepository session)
+    {
+        if (_sessions.TryRemove(session, out _))
+        {
+            var (hits, misses) = session.SampleCacheStats();
+            Interlocked.Add(ref _closedCacheHits, hits);
+            Interlocked.Add(ref _closedCacheMisses, misses);
+        }
+    }
+
+    void IBlockDbObservable.ObserveKeyMap(List<Measurement<long>> measurements, bool bytes)
+    {
+        if (_layout.HasMap)
+        {
+            var (blocks, size) = _layout.MapUsage;
+            measurements.Add(new(bytes ? size : blocks, Tags));
+        }
+    }
+
+    void IBlockDbObservable.ObserveQueue(List<Measurement<long>> measurements) =>
+        measurements.Add(new(_shared.Keys.Sum(s => (long)s.QueueLength), Tags));
+
+    void IBlockDbObservable.ObservePageCache(List<Measurement<long>> measurements, bool hits)
+    {
+        var total = hits ? Volatile.Read(ref _closedCacheHits) : Volatile.Read(ref _closedCacheMisses);
+        foreach (var session in _sessions.Keys)
+        {
+            var (h, m) = session.SampleCacheStats();
+            total += hits ? h : m;
+        }
+
+        measurements.Add(new(total, Tags));
+    }
+
+    void IBlockDbObservable.ObserveRows(List<Measurement<long>> measurements) => _rows.Observe(measurements);
+
+    /// <summary>Counts the three tables on a connection of its own (for <c>blockdb.rows</c>).</summary>
+    private Task<BlockDbCounts> CountRowsAsync(CancellationToken cancellationToken) => Task.Run(
+        () =>
+        {
+            using var connection = OpenWorkConnection();
+            using var counts = connection.Prepare(BlockDbSql.Counts);
+            return counts.Step()
+                ? new BlockDbCounts(counts.ColumnInt64(0), counts.ColumnInt64(1), counts.ColumnInt64(2))
+                : throw new InvalidOperationException("The counts query returned no row.");
+        },
+        cancellationToken);
+
+    private Activity? StartActivity(string name)
+    {
+        var activity = BlockDbInstruments.ActivitySource.StartActivity(name);
+        activity?.SetTag("db.system.name", "sqlite");
+        activity?.SetTag("blockdb.provider", _driver.Name);
+        activity?.SetTag("db.namespace", DataSource);
+        return activity;
     }
 
     /// <summary>A connection with the pragmas applied, for an enumeration.</summary>
@@ -293,6 +380,8 @@ internal sealed class SqliteBlockDatabase : IBlockDatabase
             return;
         }
 
+        BlockDbInstruments.Unregister(this);
+        await _rows.DisposeAsync().ConfigureAwait(false);
         await _maintenance.CloseAsync().ConfigureAwait(false);
         List<Exception>? errors = null;
         foreach (var disposable in _cursors.Keys.Cast<IAsyncDisposable>().Concat(_shared.Keys).Concat(_sessions.Keys))

@@ -91,6 +91,45 @@ public static class BlockDbInstruments
     public static TagList CallTags(string system, string provider, string operation) =>
         new() { { "db.system.name", system }, { "blockdb.provider", provider }, { "db.operation.name", operation } };
 
+    /// <summary>The tags of one open database's measurements: system, provider, and <c>db.namespace</c> (the SQLite file's path, or the PostgreSQL database and schema).</summary>
+    /// <param name="system"><c>sqlite</c> or <c>postgresql</c>.</param>
+    /// <param name="provider">The provider name.</param>
+    /// <param name="database">The file's path, or the server database and schema.</param>
+    /// <returns>The tags.</returns>
+    public static TagList DatabaseTags(string system, string provider, string database) =>
+        new() { { "db.system.name", system }, { "blockdb.provider", provider }, { "db.namespace", database } };
+
+    /// <summary>
+    /// At a call's start: a timestamp when this call is the one in <see cref="DurationSampleInterval"/> to time (and a
+    /// listener is subscribed to <see cref="OperationDuration"/>), else 0. Pass it to <see cref="EndCall"/>.
+    /// </summary>
+    /// <param name="calls">The caller's call counter (advanced only while the histogram is enabled).</param>
+    /// <returns>The start timestamp, or 0.</returns>
+    public static long StartCall(ref int calls) =>
+        OperationDuration.Enabled && Interlocked.Increment(ref calls) % DurationSampleInterval == 0 ? Stopwatch.GetTimestamp() : 0;
+
+    /// <summary>At a call's end: counts it, and records its duration when <paramref name="started"/> is not 0.</summary>
+    /// <param name="system"><c>sqlite</c> or <c>postgresql</c>.</param>
+    /// <param name="provider">The provider name.</param>
+    /// <param name="operation">The call's name.</param>
+    /// <param name="started">From <see cref="StartCall"/>.</param>
+    /// <param name="failure">The failure, or <see langword="null"/>.</param>
+    public static void EndCall(string system, string provider, string operation, long started, Exception? failure)
+    {
+        if (started == 0 && !Operations.Enabled)
+        {
+            return;
+        }
+
+        var tags = CallTags(system, provider, operation);
+        if (started != 0)
+        {
+            OperationDuration.Record(Stopwatch.GetElapsedTime(started).TotalSeconds, tags);
+        }
+
+        CountCall(tags, failure);
+    }
+
     /// <summary>Counts one call (and its error type when it failed).</summary>
     /// <param name="tags">From <see cref="CallTags"/>.</param>
     /// <param name="failure">The failure, or <see langword="null"/>.</param>

@@ -61,11 +61,13 @@ public static class BulkImport
         ArgumentNullException.ThrowIfNull(blocks);
         ArgumentNullException.ThrowIfNull(options);
         options.Validate();
+        using var activity = BlockDbInstruments.ActivitySource.StartActivity("blockdb.import");
+        activity?.SetTag("blockdb.item", "block");
         var clock = Stopwatch.StartNew();
         var group = new BinaryBlockKey[Math.Min(GroupSize, options.ItemsPerTransaction)];
         var count = 0;
         long? volume = null;
-        var state = new Counts();
+        var state = new Counts("block");
         await foreach (var block in blocks.WithCancellation(cancellationToken).ConfigureAwait(false))
         {
             if (block.Hash.IsEmpty || block.Size < 1)
@@ -112,8 +114,10 @@ public static class BulkImport
         ArgumentNullException.ThrowIfNull(blocksets);
         ArgumentNullException.ThrowIfNull(options);
         options.Validate();
+        using var activity = BlockDbInstruments.ActivitySource.StartActivity("blockdb.import");
+        activity?.SetTag("blockdb.item", "blockset");
         var clock = Stopwatch.StartNew();
-        var state = new Counts();
+        var state = new Counts("blockset");
         await foreach (var blockset in blocksets.WithCancellation(cancellationToken).ConfigureAwait(false))
         {
             if (blockset?.Blocks is null)
@@ -162,12 +166,22 @@ public static class BulkImport
         (state.Pending, state.InTransaction) = (0, 0);
         state.Transactions++;
         var report = new ImportProgress(state.Read, state.Created, state.Existing, state.Transactions);
+        var (created, existing) = (state.Created - state.Reported.Created, state.Existing - state.Reported.Existing);
         await target.CommitAsync(cancellationToken).ConfigureAwait(false);
+        state.Reported = (state.Created, state.Existing);
+        if (BlockDbInstruments.ImportItems.Enabled)
+        {
+            BlockDbInstruments.ImportItems.Add(created, new("blockdb.item", state.Kind), new("blockdb.result", "created"));
+            BlockDbInstruments.ImportItems.Add(existing, new("blockdb.item", state.Kind), new("blockdb.result", "existing"));
+        }
+
         options.Progress?.Report(report);
     }
 
-    private sealed class Counts
+    private sealed class Counts(string kind)
     {
+        public readonly string Kind = kind;
+        public (long Created, long Existing) Reported;
         public long Read;
         public long Created;
         public long Existing;

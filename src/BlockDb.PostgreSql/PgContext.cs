@@ -8,6 +8,9 @@ namespace BlockDb.PostgreSql;
 /// <param name="Options">The frozen options.</param>
 internal sealed record PgContext(NpgsqlDataSource DataSource, string Server, BlockDbOptions Options)
 {
+    /// <summary>The provider's name in metrics (the configured name, else <c>PostgreSql</c>).</summary>
+    public string ProviderName { get; } = Options.Provider ?? "PostgreSql";
+
     /// <summary>The error for a write on a read-only database (SQLSTATE 25006), before the server is reached.</summary>
     public void RequireWritable(string operation)
     {

@@ -1,5 +1,7 @@
-using BlockDb.Drivers;
 using System.Collections.Concurrent;
+using System.Diagnostics;
+using System.Diagnostics.Metrics;
+using BlockDb.Drivers;
 using BlockDb.PostgreSql.Maintenance;
 using BlockDb.PostgreSql.Schema;
 using BlockDb.PostgreSql.Sessions;
@@ -14,7 +16,7 @@ namespace BlockDb.PostgreSql;
 /// for every session's and shared repository's call in flight, ends them, and disposes the data source when this
 /// database built it (a data source the application registered stays the application's). See <see cref="IBlockDatabase"/>.
 /// </summary>
-internal sealed class PostgreSqlBlockDatabase : IBlockDatabase
+internal sealed class PostgreSqlBlockDatabase : IBlockDatabase, IBlockDbObservable
 {
     private readonly PgContext _context;
     private readonly bool _ownsDataSource;
@@ -22,6 +24,7 @@ internal sealed class PostgreSqlBlockDatabase : IBlockDatabase
     private readonly Lock _disposeLock = new();
     private readonly CancellationTokenSource _closing = new();
     private readonly ConcurrentDictionary<NpgsqlConnection, byte> _enumerations = new();
+    private readonly RowCountCache _rows;
     private Task? _disposing;
 
     private PostgreSqlBlockDatabase(PgContext context, bool ownsDataSource, string engineVersion)
@@ -29,9 +32,11 @@ internal sealed class PostgreSqlBlockDatabase : IBlockDatabase
         _context = context;
         _ownsDataSource = ownsDataSource;
         EngineVersion = engineVersion;
+        _rows = new RowCountCache(CountRowsAsync, BlockDbInstruments.DatabaseTags("postgresql", context.ProviderName, context.Server));
+        BlockDbInstruments.Register(this);
     }
 
-    public string ProviderName => _context.Options.Provider ?? "PostgreSql";
+    public string ProviderName => _context.ProviderName;
 
     public string Engine => "PostgreSQL";
 
@@ -55,6 +60,10 @@ internal sealed class PostgreSqlBlockDatabase : IBlockDatabase
     /// <summary>Checks or creates the schema on one connection and returns the open database; disposes an owned data source when that fails.</summary>
     public static async Task<PostgreSqlBlockDatabase> OpenAsync(PgContext context, bool ownsDataSource, CancellationToken cancellationToken)
     {
+        using var activity = BlockDbInstruments.ActivitySource.StartActivity("blockdb.open");
+        activity?.SetTag("db.system.name", "postgresql");
+        activity?.SetTag("blockdb.provider", context.ProviderName);
+        activity?.SetTag("db.namespace", context.Server);
         try
         {
             var connection = await context.DataSource.OpenConnectionAsync(cancellationToken).ConfigureAwait(false);
@@ -185,13 +194,39 @@ internal sealed class PostgreSqlBlockDatabase : IBlockDatabase
     }
 
     public ValueTask<BlockDbCheckResult> CheckAsync(CancellationToken cancellationToken = default) =>
-        RunMaintenanceAsync(token => PgCheck.RunAsync(_context, token), cancellationToken);
+        RunMaintenanceAsync("blockdb.check", token => PgCheck.RunAsync(_context, token), cancellationToken);
 
     public ValueTask<BlockDbRepairResult> RepairAsync(CancellationToken cancellationToken = default)
     {
         ThrowIfDisposed();
         _context.RequireWritable(nameof(RepairAsync));
-        return RunMaintenanceAsync(token => PgCheck.RepairAsync(_context, token), cancellationToken);
+        return RunMaintenanceAsync("blockdb.repair", token => PgCheck.RepairAsync(_context, token), cancellationToken);
+    }
+
+    void IBlockDbObservable.ObserveKeyMap(List<Measurement<long>> measurements, bool bytes)
+    {
+        // No key map: the server's unique index finds blocks.
+    }
+
+    void IBlockDbObservable.ObserveQueue(List<Measurement<long>> measurements)
+    {
+        // No group-commit queue: each shared write commits on a pooled connection of its own.
+    }
+
+    void IBlockDbObservable.ObservePageCache(List<Measurement<long>> measurements, bool hits)
+    {
+        // SQLite's page cache only; the server's buffer statistics are in pg_stat_database.
+    }
+
+    void IBlockDbObservable.ObserveRows(List<Measurement<long>> measurements) => _rows.Observe(measurements);
+
+    private async Task<BlockDbCounts> CountRowsAsync(CancellationToken cancellationToken)
+    {
+        var connection = await _context.DataSource.OpenConnectionAsync(cancellationToken).ConfigureAwait(false);
+        await using (connection.ConfigureAwait(false))
+        {
+            return await PgBlockOps.CountsAsync(connection, null, cancellationToken).ConfigureAwait(false);
+        }
     }
 
     public void Dispose() => DisposeAsync().AsTask().GetAwaiter().GetResult();
@@ -207,6 +242,8 @@ internal sealed class PostgreSqlBlockDatabase : IBlockDatabase
 
     private async Task DisposeCoreAsync()
     {
+        BlockDbInstruments.Unregister(this);
+        await _rows.DisposeAsync().ConfigureAwait(false);
         await _closing.CancelAsync().ConfigureAwait(false);
         foreach (var connection in _enumerations.Keys)
         {
@@ -231,9 +268,12 @@ internal sealed class PostgreSqlBlockDatabase : IBlockDatabase
         }
     }
 
-    private async ValueTask<T> RunMaintenanceAsync<T>(Func<CancellationToken, Task<T>> work, CancellationToken cancellationToken)
+    private async ValueTask<T> RunMaintenanceAsync<T>(string activityName, Func<CancellationToken, Task<T>> work, CancellationToken cancellationToken)
     {
         ThrowIfDisposed();
+        using var activity = BlockDbInstruments.ActivitySource.StartActivity(activityName);
+        activity?.SetTag("db.system.name", "postgresql");
+        activity?.SetTag("blockdb.provider", _context.ProviderName);
         try
         {
             return await work(cancellationToken).ConfigureAwait(false);

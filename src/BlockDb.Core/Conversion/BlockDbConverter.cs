@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using BlockDb.Conversion;
+using BlockDb.Drivers;
 using Microsoft.Extensions.Logging;
 
 namespace BlockDb;
@@ -52,6 +53,8 @@ public static class BlockDbConverter
             throw new BlockDbConflictException($"'{targetPath}' exists; a conversion writes a new file and never into an existing one. Choose another path or delete it first.");
         }
 
+        using var activity = BlockDbInstruments.ActivitySource.StartActivity("blockdb.convert");
+        activity?.SetTag("blockdb.layout", target.Index.Layout.ToString());
         var clock = Stopwatch.StartNew();
         var from = Sqlite(new BlockDatabaseBuilder(source).UseLoggerFactory(loggerFactory).Build(), "source");
         await using var closeSource = from.ConfigureAwait(false);

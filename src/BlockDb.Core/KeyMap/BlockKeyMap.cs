@@ -1,4 +1,5 @@
 using System.Buffers;
+using System.Diagnostics;
 using System.Globalization;
 using BlockDb.Drivers;
 using BlockDb.Sql;
@@ -52,6 +53,9 @@ internal sealed class BlockKeyMap
     }
 
     public int LimitMegabytes { get; }
+
+    /// <summary>Where whole-table loads and failures are reported (set once by the database that owns the map, before any session).</summary>
+    public MapLoadReporter? Reporter { get; set; }
 
     /// <summary>Entries in the map (including stale ones whose rows were deleted).</summary>
     public long Count
@@ -134,9 +138,10 @@ internal sealed class BlockKeyMap
                 (after, version) = (_coveredThrough, _version);
             }
 
+            var started = Stopwatch.GetTimestamp();
             var pass = version == MapVersion.Unloaded
-                ? KeyMapPass.ReadAll(this, statements)
-                : KeyMapPass.ReadAbove(this, statements.CatchUp, after, version) ?? KeyMapPass.ReadAll(this, statements);
+                ? ReadAll(statements)
+                : KeyMapPass.ReadAbove(this, statements.CatchUp, after, version) ?? ReadAll(statements);
             lock (_gate)
             {
                 if (pass.Full ? pass.Version.IsNewerThan(_version) : pass.Version == _version)
@@ -146,10 +151,22 @@ internal sealed class BlockKeyMap
                 }
             }
 
+            if (pass.Full)
+            {
+                Reporter?.Loaded(Count, MemoryBytes, Stopwatch.GetElapsedTime(started));
+            }
+
             // Above every row: those above W were read; those at or below W are at most W.
             var highest = Math.Max(pass.MaxBlockId, Math.Max(pass.LastId, pass.Full ? 0 : after));
             return new CatchUpResult(highest + 1, pass.Version);
         }
+    }
+
+    /// <summary>A whole-table read (the first load, or a reload after the file's version moved), traced as <c>blockdb.keymap.load</c>.</summary>
+    private KeyMapPass ReadAll(KeyMapStatements statements)
+    {
+        using var activity = BlockDbInstruments.ActivitySource.StartActivity("blockdb.keymap.load");
+        return KeyMapPass.ReadAll(this, statements);
     }
 
     /// <summary>Makes room for <paramref name="more"/> entries before a session writes them.</summary>
@@ -282,9 +299,16 @@ internal sealed class BlockKeyMap
     public Exception Fail(bool memoryLimit, string message)
     {
         var failure = new Failure(memoryLimit, message);
+        bool first;
         lock (_gate)
         {
+            first = _failure is null;
             _failure ??= failure;
+        }
+
+        if (first)
+        {
+            Reporter?.Failed(message);
         }
 
         return failure.Create();

@@ -84,6 +84,10 @@ internal sealed class KeyMapLayout : LayoutDefinition
 
         public override (long Blocks, long Bytes) MapUsage => (map.Count, map.MemoryBytes);
 
+        public override bool HasMap => true;
+
+        public override void Report(MapLoadReporter reporter) => map.Reporter = reporter;
+
         public override IBlockStore CreateStore(ISqliteConnection connection, WriteBatch batch, VolumeGuard volumes, SelectXorInsertStrategy strategy) =>
             new KeyMapBlockStore(connection, map, batch, volumes);
 

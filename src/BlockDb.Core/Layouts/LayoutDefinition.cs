@@ -120,6 +120,14 @@ internal abstract class LayoutState
     /// <summary>The key map's blocks and bytes, or (0, 0) for a layout without one.</summary>
     public virtual (long Blocks, long Bytes) MapUsage => (0, 0);
 
+    /// <summary>Whether the layout keeps an in-memory key map (whose <see cref="MapUsage"/> the metrics report).</summary>
+    public virtual bool HasMap => false;
+
+    /// <summary>Where the layout's in-memory state reports its loads and failures (called once, when the database opens).</summary>
+    public virtual void Report(KeyMap.MapLoadReporter reporter)
+    {
+    }
+
     /// <summary>A session's block store on <paramref name="connection"/>, writing through <paramref name="batch"/> and checking volumes with <paramref name="volumes"/>.</summary>
     public abstract IBlockStore CreateStore(ISqliteConnection connection, WriteBatch batch, VolumeGuard volumes, SelectXorInsertStrategy strategy);
 

@@ -23,6 +23,8 @@ internal sealed class BlockRepository : IBlockRepository
     private readonly bool _readOnly;
     private readonly DisposeBehavior _onDispose;
     private readonly Action<BlockRepository> _onDisposed;
+    private long _cacheHits;
+    private long _cacheMisses;
     private readonly SessionGate _gate = new();
     private readonly WriteBatch _batch;
     private readonly BatchAgeTimer? _ageTimer;
@@ -31,6 +33,7 @@ internal sealed class BlockRepository : IBlockRepository
     private readonly VolumeGuard _volumeGuard;
     private readonly ISqliteStatement _counts;
     private readonly string _provider;
+    private readonly Microsoft.Extensions.Logging.ILogger _logger;
     private int _calls;
     private VolumeStatements? _volumes;
     private CollectStatements? _collect;
@@ -40,6 +43,7 @@ internal sealed class BlockRepository : IBlockRepository
         _connection = connection;
         _path = settings.Path;
         _provider = settings.Provider;
+        _logger = settings.Logger;
         _readOnly = settings.ReadOnly;
         _onDispose = settings.Batching.OnDispose;
         _onDisposed = onDisposed;
@@ -66,6 +70,44 @@ internal sealed class BlockRepository : IBlockRepository
     {
         ObjectDisposedException.ThrowIf(_gate.IsClosed, this);
         return _connection.ReadCacheStats();
+    }
+
+    /// <summary>
+    /// Page-cache hits and misses for the metrics (<c>blockdb.page_cache.*</c>): read now when the session is idle, else
+    /// the last reading (never waiting for a call, never inside one); (0, 0) when the provider does not expose them.
+    /// After dispose, the final reading.
+    /// </summary>
+    internal (long Hits, long Misses) SampleCacheStats()
+    {
+        if (_gate.TryEnterBackground())
+        {
+            try
+            {
+                StoreCacheStats();
+            }
+            finally
+            {
+                _gate.Exit();
+            }
+        }
+
+        return (Volatile.Read(ref _cacheHits), Volatile.Read(ref _cacheMisses));
+    }
+
+    private void StoreCacheStats()
+    {
+        try
+        {
+            if (_connection.ReadCacheStats() is { } stats)
+            {
+                Volatile.Write(ref _cacheHits, stats.Hits);
+                Volatile.Write(ref _cacheMisses, stats.Misses);
+            }
+        }
+        catch (BlockDbException)
+        {
+            // A metric is not worth a failure: the last reading stays.
+        }
     }
 
     public ValueTask<long?> FindBlockAsync(string hash, long size, CancellationToken cancellationToken = default) =>
@@ -135,7 +177,17 @@ internal sealed class BlockRepository : IBlockRepository
         }, cancellationToken).Untyped();
 
     public ValueTask<CollectResult> DeleteUnreferencedBlocksAsync(long? volumeId = null, CancellationToken cancellationToken = default) =>
-        Call(volumeId, static (r, v) => (r.Writable(nameof(DeleteUnreferencedBlocksAsync))._collect ??= new CollectStatements(r._connection, r._batch, r._volumeGuard)).Collect(v), cancellationToken);
+        Call(volumeId, static (r, v) => r.Collected((r.Writable(nameof(DeleteUnreferencedBlocksAsync))._collect ??= new CollectStatements(r._connection, r._batch, r._volumeGuard)).Collect(v)), cancellationToken);
+
+    private CollectResult Collected(CollectResult result)
+    {
+        if (result.Blocks > 0)
+        {
+            Log.Collected(_logger, result.Blocks, result.Bytes, _path);
+        }
+
+        return result;
+    }
 
     public ValueTask<long> RegisterVolumeAsync(string name, VolumeState state = VolumeState.Temporary, CancellationToken cancellationToken = default) =>
         Call((name, state), static (r, s) =>
@@ -240,6 +292,7 @@ internal sealed class BlockRepository : IBlockRepository
         }
         finally
         {
+            StoreCacheStats();
             _connection.Dispose();
             _onDisposed(this);
         }
@@ -255,8 +308,7 @@ internal sealed class BlockRepository : IBlockRepository
     /// </summary>
     private ValueTask<TResult> Call<TState, TResult>(TState state, Func<BlockRepository, TState, TResult> operation, CancellationToken cancellationToken, [CallerMemberName] string name = "")
     {
-        var timed = BlockDbInstruments.OperationDuration.Enabled && ++_calls % BlockDbInstruments.DurationSampleInterval == 0;
-        var started = timed ? Stopwatch.GetTimestamp() : 0;
+        var started = BlockDbInstruments.StartCall(ref _calls);
         Exception? failure = null;
         ValueTask<TResult> result;
         try
@@ -286,26 +338,18 @@ internal sealed class BlockRepository : IBlockRepository
         {
             failure = e;
             result = ValueTask.FromException<TResult>(e);
+            if (e is BlockDbException { SqliteErrorCode: SqliteResultCode.Busy })
+            {
+                Log.Busy(_logger, name, _path, e.Message);
+            }
         }
 
-        if (timed || BlockDbInstruments.Operations.Enabled)
+        if (started != 0 || BlockDbInstruments.Operations.Enabled)
         {
-            Record(name, failure, timed, started);
+            BlockDbInstruments.EndCall("sqlite", _provider, name, started, failure);
         }
 
         return result;
-    }
-
-    /// <summary>Counts a call, and records its duration when it was the sampled one.</summary>
-    private void Record(string name, Exception? failure, bool timed, long started)
-    {
-        var tags = BlockDbInstruments.CallTags("sqlite", _provider, name);
-        if (timed)
-        {
-            BlockDbInstruments.OperationDuration.Record(Stopwatch.GetElapsedTime(started).TotalSeconds, tags);
-        }
-
-        BlockDbInstruments.CountCall(tags, failure);
     }
 
     /// <summary>A call that only reads: it runs in the write transaction when one is open, else in the session's read batch.</summary>

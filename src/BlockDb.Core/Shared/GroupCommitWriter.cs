@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using System.Threading.Channels;
+using BlockDb.Drivers;
 
 namespace BlockDb.Shared;
 
@@ -19,12 +20,14 @@ internal sealed class GroupCommitWriter
     private readonly GroupCommitOptions _options;
     private readonly Channel<WriteRequest> _queue;
     private readonly Task _loop;
+    private readonly TagList _tags;
     private long _batches;
     private long _acknowledged;
 
-    public GroupCommitWriter(BlockRepository writer, GroupCommitOptions options)
+    public GroupCommitWriter(BlockRepository writer, GroupCommitOptions options, TagList tags)
     {
         _writer = writer;
+        _tags = tags;
         _options = options;
         _queue = Channel.CreateBounded<WriteRequest>(new BoundedChannelOptions(options.QueueCapacity)
         {
@@ -39,6 +42,9 @@ internal sealed class GroupCommitWriter
 
     /// <summary>Writes acknowledged.</summary>
     public long AcknowledgedWrites => Interlocked.Read(ref _acknowledged);
+
+    /// <summary>Writes waiting in the queue now (not yet taken by the writer loop).</summary>
+    public int QueueLength => _queue.Reader.Count;
 
     /// <summary>
     /// Queues a write. When the queue takes it at once (it is not full), the caller gets the request's own task, which
@@ -108,6 +114,10 @@ internal sealed class GroupCommitWriter
                 if (batch.Count > 0)
                 {
                     Interlocked.Increment(ref _batches);
+                    if (BlockDbInstruments.GroupCommitBatchSize.Enabled)
+                    {
+                        BlockDbInstruments.GroupCommitBatchSize.Record(batch.Count, _tags);
+                    }
                 }
 
                 Interlocked.Add(ref _acknowledged, batch.Count);

@@ -28,7 +28,7 @@ internal sealed class SharedBlockRepository : ISharedBlockRepository
     {
         _database = database;
         _onDisposed = onDisposed;
-        _writer = new GroupCommitWriter(database.OpenSession(WriterBatching, register: false), options);
+        _writer = new GroupCommitWriter(database.OpenSession(WriterBatching, register: false), options, database.Tags);
         // Readers never write (no write batching, no commit age); they batch their reads as the database's options say.
         var configured = database.Options.Batching;
         var readerBatching = new BatchingOptions
@@ -47,6 +47,9 @@ internal sealed class SharedBlockRepository : ISharedBlockRepository
     public long CommittedBatches => _writer.CommittedBatches;
 
     public long AcknowledgedWrites => _writer.AcknowledgedWrites;
+
+    /// <summary>Writes waiting for the writer loop now (<c>blockdb.group_commit.queue_length</c>).</summary>
+    internal int QueueLength => _writer.QueueLength;
 
     public ValueTask<long?> FindBlockAsync(string hash, long size, CancellationToken cancellationToken = default)
     {

@@ -1,4 +1,6 @@
 using System.Data;
+using System.Runtime.CompilerServices;
+using BlockDb.Drivers;
 using Npgsql;
 
 namespace BlockDb.PostgreSql.Sessions;
@@ -10,17 +12,31 @@ internal sealed partial class PostgreSqlSession
     private delegate Task<T> Statement<T>(NpgsqlConnection connection, NpgsqlTransaction? transaction, CancellationToken cancellationToken);
 
     /// <summary>Every public call: one caller at a time, the token checked first, a failed age commit reported first.</summary>
-    private async ValueTask<T> CallAsync<T>(Func<CancellationToken, ValueTask<T>> body, CancellationToken cancellationToken)
+    private async ValueTask<T> CallAsync<T>(Func<CancellationToken, ValueTask<T>> body, CancellationToken cancellationToken, [CallerMemberName] string name = "")
     {
-        await _gate.EnterAsync(this, cancellationToken).ConfigureAwait(false);
+        var started = BlockDbInstruments.StartCall(ref _calls);
+        Exception? failure = null;
         try
         {
-            _batch.ThrowDeferred();
-            return await body(cancellationToken).ConfigureAwait(false);
+            await _gate.EnterAsync(this, cancellationToken).ConfigureAwait(false);
+            try
+            {
+                _batch.ThrowDeferred();
+                return await body(cancellationToken).ConfigureAwait(false);
+            }
+            finally
+            {
+                _gate.Exit();
+            }
+        }
+        catch (Exception e)
+        {
+            failure = e;
+            throw;
         }
         finally
         {
-            _gate.Exit();
+            BlockDbInstruments.EndCall("postgresql", _context.ProviderName, name, started, failure);
         }
     }
 

@@ -21,6 +21,7 @@ internal sealed partial class PostgreSqlSession : IBlockRepository
     private const int BusyRetryMilliseconds = 20;
     private readonly PgContext _context;
     private readonly CallGate _gate = new();
+    private int _calls;
     private readonly PgBatch _batch;
     private readonly Timer? _ageTimer;
     private readonly Action<PostgreSqlSession> _onDisposed;
@@ -193,7 +194,8 @@ internal sealed partial class PostgreSqlSession : IBlockRepository
                     ? new SelectXorInsertResult(known, created)
                     : throw PgLifecycleOps.Unrecordable(volume, state) ?? new BlockDbException($"The block (hash {Convert.ToBase64String(key)}, size {size}) was neither inserted nor found; was it deleted meanwhile?");
             },
-            cancellationToken);
+            cancellationToken,
+            nameof(SelectXorInsertAsync));
     }
 
     public ValueTask<long> AddBlocksetAsync(IReadOnlyList<BlockKey> blocks, string? fullHash = null, CancellationToken cancellationToken = default)

@@ -24,6 +24,7 @@ internal sealed partial class PostgreSqlSharedRepository : ISharedBlockRepositor
     private long _acknowledged;
     private int _inFlight = 1; // the repository's own reference, released by dispose
     private int _disposed;
+    private int _calls;
 
     public PostgreSqlSharedRepository(PgContext context, Action<PostgreSqlSharedRepository> onDisposed)
     {
@@ -199,6 +200,8 @@ internal sealed partial class PostgreSqlSharedRepository : ISharedBlockRepositor
     {
         cancellationToken.ThrowIfCancellationRequested();
         Interlocked.Increment(ref _inFlight);
+        var started = BlockDbInstruments.StartCall(ref _calls);
+        Exception? failure = null;
         try
         {
             if (Volatile.Read(ref _disposed) != 0)
@@ -220,8 +223,14 @@ internal sealed partial class PostgreSqlSharedRepository : ISharedBlockRepositor
                 _slots?.Release();
             }
         }
+        catch (Exception e)
+        {
+            failure = e;
+            throw;
+        }
         finally
         {
+            BlockDbInstruments.EndCall("postgresql", _context.ProviderName, operation, started, failure);
             Release();
         }
     }
