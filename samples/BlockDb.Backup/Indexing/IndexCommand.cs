@@ -25,6 +25,7 @@ internal static class IndexCommand
             throw new UsageException($"'{root}' is on a kernel pseudo file system (proc, sysfs, devtmpfs…); it holds no files to back up.");
         }
 
+        using var metrics = MetricsSummary.Start();
         await using var app = AppServices.Create(common);
         var databasePath = app.DatabasePath;
         var sidecarPath = FileMap.PathFor(databasePath);
@@ -52,6 +53,7 @@ internal static class IndexCommand
         var (completed, volumes, counts) = await IndexAsync(app, database, walker, root, settings, sidecarPath, recordPath, stats, cancellationToken).ConfigureAwait(false);
         clock.Stop();
         IndexReport.Write(new IndexReport(database, root, settings, stats, volumes, counts, clock.Elapsed, completed, sidecarPath, recordPath));
+        metrics.Write();
         if (!completed)
         {
             return ExitCodes.Cancelled;
