@@ -38,9 +38,23 @@ public abstract class RepositoryBenchmarks
     [Params(100_000)]
     public int Rows { get; set; }
 
-    /// <summary>The block layout.</summary>
-    [ParamsAllValues]
+    /// <summary>The block layout: every layout, or those named in <c>BLOCKDB_MICRO_LAYOUTS</c> (comma-separated, e.g. <c>KeyMap</c>).</summary>
+    [ParamsSource(nameof(Layouts))]
     public BlockLayout Layout { get; set; }
+
+    /// <summary>
+    /// The layouts to run: <c>BLOCKDB_MICRO_LAYOUTS</c> when set (BenchmarkDotNet's <c>--filter</c> matches methods, not
+    /// parameters, and one layout's run is a third of the time on this shared machine), else every layout.
+    /// </summary>
+    /// <exception cref="ArgumentException">A name in <c>BLOCKDB_MICRO_LAYOUTS</c> is not a layout.</exception>
+    public static IEnumerable<BlockLayout> Layouts()
+    {
+        var named = Environment.GetEnvironmentVariable("BLOCKDB_MICRO_LAYOUTS");
+        return string.IsNullOrWhiteSpace(named)
+            ? Enum.GetValues<BlockLayout>()
+            : [.. named.Split(',', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries)
+                .Select(n => Enum.TryParse<BlockLayout>(n, ignoreCase: true, out var layout) ? layout : throw new ArgumentException($"BLOCKDB_MICRO_LAYOUTS names '{n}', which is not a layout; give some of {string.Join(", ", Enum.GetNames<BlockLayout>())}."))];
+    }
 
     /// <summary>The provider under test.</summary>
     protected abstract string Provider { get; }
