@@ -5,6 +5,11 @@ using BlockDb.Bench.Micro;
 Console.WriteLine("WARNING: BlockDb.Bench.Micro is a Debug build; its numbers are meaningless. Run: dotnet run -c Release --project bench/BlockDb.Bench.Micro -- --filter '*'");
 #endif
 
+if (args is ["metrics-overhead", .. var rest])
+{
+    return MetricsOverheadProbe.Run(rest.Length > 0 ? int.Parse(rest[0], System.Globalization.CultureInfo.InvariantCulture) : 21);
+}
+
 var summaries = BenchmarkSwitcher.FromAssembly(typeof(RepositoryBenchmarks).Assembly).Run(args, MicroConfig.Create());
 // A benchmark whose setup failed has no report at all: count the cases, not only the failed reports.
 var failed = summaries.Where(s => s.HasCriticalValidationErrors || s.BenchmarksCases.Length != s.Reports.Count(r => r.Success)).ToList();
