@@ -83,6 +83,31 @@ public sealed class BlockIdReuseConformanceTests : ConformanceTestBase
         Assert.Equal(4, (await next.GetCountsAsync()).Blocks);
     }
 
+    [Theory]
+    [MemberData(nameof(ProviderMatrix), MemberType = typeof(ConformanceTestBase))]
+    public async Task A_volume_the_same_transaction_sets_deleting_receives_no_more_blocks(string provider, BlockLayout layout)
+    {
+        Use(provider, layout);
+        await using var db = Open(o => o.Batching.CommitEvery = 0);
+        await using var session = await db.OpenSessionAsync();
+        var volume = await session.RegisterVolumeAsync("b-0001.zip");
+        var target = await session.RegisterVolumeAsync("b-0002.zip");
+        var first = await session.SelectXorInsertAsync(TestData.Hash(1), 100, volume);
+        Assert.True(first.Created);
+
+        // Compaction in one transaction: the volume's only block is unreferenced, so it may go Deleting at once.
+        await session.SetVolumeStateAsync(volume, VolumeState.Deleting);
+        await Assert.ThrowsAsync<BlockDbConflictException>(async () => await session.SelectXorInsertAsync(TestData.Hash(2), 200, volume));
+        await Assert.ThrowsAsync<BlockDbConflictException>(async () => await session.InsertBlockAsync(TestData.Hash(3), 300, volume));
+        await Assert.ThrowsAsync<BlockDbConflictException>(async () => await session.MoveBlocksAsync([first.Id], volume));
+        await session.MoveBlocksAsync([first.Id], target);
+        await session.SetVolumeStateAsync(target, VolumeState.Deleting);
+        await Assert.ThrowsAsync<BlockDbConflictException>(async () => await session.MoveBlocksAsync([first.Id], target));
+        await session.CommitAsync();
+        Assert.Equal(1, (await session.GetCountsAsync()).Blocks);
+        Assert.True((await db.CheckAsync()).IsClean);
+    }
+
     private static async IAsyncEnumerable<ImportBlock> Blocks(params string[] hashes)
     {
         await Task.Yield();
