@@ -65,7 +65,7 @@ internal sealed class WriteBatch
 
     /// <summary>
     /// Counts the changes inside a transaction after which what this session read under the write lock may no longer
-    /// hold: its garbage collections and its rolled-back savepoints. A check cached for a transaction is cached for
+    /// hold: its garbage collections, its volume state changes and its rolled-back savepoints. A check cached for a transaction is cached for
     /// (<see cref="Transaction"/>, <see cref="Revision"/>).
     /// </summary>
     public long Revision { get; private set; }

@@ -1,12 +1,13 @@
 namespace BlockDb.Tests;
 
 /// <summary>
-/// Garbage collection racing a backup: a select-xor-insert finds a block (so the engine does not upload it again), a
+/// Lifecycle changes racing the writes they must stop. Garbage collection racing a backup: a select-xor-insert finds a block (so the engine does not upload it again), a
 /// collection in another session deletes it before the backup's blockset names it, and new blocks are added. The ID the
 /// backup holds must never name another block afterwards, or its blockset would be committed pointing at the wrong
-/// content; it must fail with <see cref="BlockNotFoundException"/> instead. Every provider, layout and strategy.
+/// content; it must fail with <see cref="BlockNotFoundException"/> instead. And a volume the session itself sets
+/// <see cref="VolumeState.Deleting"/> receives no block afterwards, in the same transaction. Every provider and layout.
 /// </summary>
-public sealed class BlockIdReuseConformanceTests : ConformanceTestBase
+public sealed class LifecycleRaceConformanceTests : ConformanceTestBase
 {
     [Theory]
     [MemberData(nameof(ProviderMatrixWithStrategies), MemberType = typeof(ConformanceTestBase))]
