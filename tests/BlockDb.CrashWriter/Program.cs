@@ -9,6 +9,12 @@ using BlockDb.Drivers;
 //   churn <db> <provider> <seed>    delete-then-re-add forever (KeyMap): select-xor-insert a few of 200 blocks, add a
 //                                    blockset of them, delete it, collect the unreferenced blocks; print "WRONG ..."
 //                                    when an ID held another block, "ROUND <n>" after each committed round.
+//   life-writer <db> <provider> <seed>  back up file after file (LifeChurn): select-xor-insert its blocks into the
+//                                    writer's volume, add its blockset, commit; print "ACK <seed> <n> <blocksetId>" once
+//                                    committed, "WRONG ..." when an ID held another block.
+//   life-collector <db> <provider> <seed>  delete blocksets, set volumes Deleting, collect them and every unreferenced
+//                                    block, set them Deleted; print "DELETING <blocksetId>" before each commit that
+//                                    may delete it.
 //   pg-xor <connection> <seed> <ops> select-xor-insert on a PostgreSQL index from four tasks (PgXorWriter).
 //   import <db> <provider> <count>  bulk-import blocks 0..count-1 (ImportTests.Block) in transactions of 5,000, for
 //                                    ever (the test kills it); print "COMMITTED <created> <read>" after each.
@@ -67,6 +73,30 @@ if (mode == "churn")
             await churn.RollbackAsync();
         }
     }
+}
+
+if (mode is "life-writer" or "life-collector")
+{
+    await using var lifeDb = BlockDatabase.Open(LifeChurn.Options(provider, path));
+    await using var life = await lifeDb.OpenSessionAsync();
+    Console.WriteLine("READY");
+    Console.Out.Flush();
+    void Say(string line)
+    {
+        Console.WriteLine(line);
+        Console.Out.Flush();
+    }
+
+    if (mode == "life-writer")
+    {
+        await LifeChurn.WriteForeverAsync(life, number, Say, CancellationToken.None);
+    }
+    else
+    {
+        await LifeChurn.CollectForeverAsync(lifeDb, life, number, Say, CancellationToken.None);
+    }
+
+    return 0;
 }
 
 if (mode == "import")
@@ -215,6 +245,208 @@ public static class Churn
         await session.DeleteBlocksetAsync(blockset);
         await session.DeleteUnreferencedBlocksAsync();
         await session.CommitAsync();
+    }
+}
+
+/// <summary>
+/// Delete-then-re-add with blocksets that must survive (LifecycleProcessTests): writers back up files made of blocks
+/// from a pool of <see cref="Keys"/>, each recorded in the writer's volume, while a collector deletes blocksets, retires
+/// volumes (Deleting, collect, Deleted) and collects every unreferenced block. Shared by the processes and the test.
+/// </summary>
+public static class LifeChurn
+{
+    /// <summary>The pool of blocks: Hash(k) of Size(k) bytes for k below this.</summary>
+    public const int Keys = 300;
+
+    public static BlockDbOptions Options(string provider, string path) => new()
+    {
+        Provider = provider,
+        DataSource = path,
+        Batching = { CommitEvery = 0 },
+        Pragmas = { BusyTimeout = 5000 },
+    };
+
+    public static string Hash(int k) => Convert.ToBase64String(SHA256.HashData(System.Text.Encoding.UTF8.GetBytes($"life block {k}")));
+
+    public static long Size(int k) => 1 + (k * 37 % 4096);
+
+    /// <summary>The blocks a pinned file draws from (0 to this - 1): the others are never pinned, so they keep being collected and re-added.</summary>
+    public const int PinnedKeys = 50;
+
+    /// <summary>
+    /// The blocks of writer <paramref name="seed"/>'s file <paramref name="n"/>, in order (1 to 6, repeats allowed); a
+    /// pinned file's from the first <see cref="PinnedKeys"/>.
+    /// </summary>
+    public static int[] File(int seed, int n)
+    {
+        var random = new Random((seed * 1_000_003) + n);
+        var range = IsPinned(FullHash(seed, n)) ? PinnedKeys : Keys;
+        return [.. Enumerable.Range(0, 1 + random.Next(6)).Select(_ => random.Next(range))];
+    }
+
+    public static string FullHash(int seed, int n) => Convert.ToBase64String(SHA256.HashData(System.Text.Encoding.UTF8.GetBytes($"life file {seed} {n}")));
+
+    /// <summary>
+    /// A pinned blockset (about 1 in 32, told by its full hash alone) is never deleted by the collector, so its ID is
+    /// never freed: the test checks every acknowledged pinned blockset by ID (others may be deleted and their IDs reused).
+    /// </summary>
+    public static bool IsPinned(string? fullHash) => fullHash is ['A' or 'B', ..];
+
+    /// <summary>
+    /// Backs up one file: select-xor-inserts its blocks into <paramref name="volume"/> (checking each ID holds its block),
+    /// adds the blockset and commits. A block in a volume being retired is moved into the writer's volume first, as an
+    /// engine that uploads it again would. Returns the blockset ID once committed; throws what the race made fail.
+    /// </summary>
+    public static async Task<long> WriteFileAsync(IBlockRepository session, int seed, int n, long volume, Action<string> report)
+    {
+        var keys = File(seed, n);
+        var ids = new long[keys.Length];
+        for (var i = 0; i < keys.Length; i++)
+        {
+            var found = await session.SelectXorInsertAsync(Hash(keys[i]), Size(keys[i]), volume);
+            try
+            {
+                var block = await session.GetBlockAsync(found.Id);
+                if (block.Hash != Hash(keys[i]) || block.Size != Size(keys[i]))
+                {
+                    report($"WRONG {keys[i]} {found.Id} holds {block.Hash}/{block.Size}");
+                }
+            }
+            catch (BlockNotFoundException)
+            {
+                // Collected by another process since the lookup: AddBlocksetAsync refuses it, and the file is retried.
+            }
+
+            ids[i] = found.Id;
+        }
+
+        long blockset;
+        try
+        {
+            blockset = await session.AddBlocksetAsync(ids, FullHash(seed, n));
+        }
+        catch (BlockDbConflictException)
+        {
+            // A block lies in a volume being retired: record it again in this writer's volume.
+            await session.MoveBlocksAsync(ids, volume);
+            blockset = await session.AddBlocksetAsync(ids, FullHash(seed, n));
+        }
+
+        await session.CommitAsync();
+        return blockset;
+    }
+
+    /// <summary>Backs up file after file, each retried until it commits; prints "ACK seed n blocksetId". <paramref name="cancellationToken"/> stops it between calls, never inside one.</summary>
+    public static async Task WriteForeverAsync(IBlockRepository session, int seed, Action<string> report, CancellationToken cancellationToken)
+    {
+        long? volume = null;
+        for (var n = 0; !cancellationToken.IsCancellationRequested; n++)
+        {
+            for (var attempt = 0; attempt < 100 && !cancellationToken.IsCancellationRequested; attempt++)
+            {
+                try
+                {
+                    if (volume is null)
+                    {
+                        volume = await session.RegisterVolumeAsync($"w{seed}-{n}-{attempt}.zip", VolumeState.Uploading, CancellationToken.None);
+                        await session.CommitAsync(CancellationToken.None);
+                    }
+
+                    var blockset = await WriteFileAsync(session, seed, n, volume.Value, report);
+                    report($"ACK {seed} {n} {blockset}");
+                    break;
+                }
+                catch (BlockDbException e) when (e.IsTransient || e is BlockDbBatchRolledBackException or BlockNotFoundException or BlockDbConflictException or VolumeNotFoundException)
+                {
+                    await session.RollbackAsync(CancellationToken.None);
+                    if (e is BlockDbConflictException or VolumeNotFoundException)
+                    {
+                        volume = null;
+                    }
+                }
+            }
+        }
+    }
+
+    /// <summary>
+    /// One collector round: deletes about 80 % of the blocksets that are not pinned (so most blocks become unreferenced and are collected,
+    /// then re-added by the writers), retires up to 3 volumes whose blocks no blockset references (Deleting, collect,
+    /// Deleted), then collects every unreferenced block. Prints "DELETING id" before the commit that may delete
+    /// blockset id, and "COLLECTED blocks volumes" after the round's commit.
+    /// </summary>
+    public static async Task CollectRoundAsync(IBlockDatabase db, IBlockRepository session, Random random, Action<string> report)
+    {
+        var blocksets = new List<long>();
+        await foreach (var blockset in db.EnumerateBlocksetsAsync())
+        {
+            if (!IsPinned(blockset.FullHash))
+            {
+                blocksets.Add(blockset.Id);
+            }
+        }
+
+        foreach (var id in blocksets.Where(_ => random.Next(10) < 8))
+        {
+            report($"DELETING {id}");
+            try
+            {
+                await session.DeleteBlocksetAsync(id);
+            }
+            catch (BlocksetNotFoundException)
+            {
+                // Deleted by an earlier collector whose process was killed after its commit.
+            }
+        }
+
+        await session.CommitAsync();
+        var retire = new List<long>();
+        await foreach (var volume in db.EnumerateVolumesAsync())
+        {
+            if (volume.State < VolumeState.Deleting && volume.UnreferencedBlocks == volume.Blocks && random.Next(3) == 0)
+            {
+                retire.Add(volume.Id);
+            }
+        }
+
+        var retired = 0;
+        long collected = 0;
+        foreach (var volume in retire.Take(3))
+        {
+            try
+            {
+                await session.SetVolumeStateAsync(volume, VolumeState.Deleting);
+            }
+            catch (BlockDbConflictException)
+            {
+                // A blockset came to reference one of its blocks since the enumeration.
+                continue;
+            }
+
+            collected += (await session.DeleteUnreferencedBlocksAsync(volume)).Blocks;
+            await session.SetVolumeStateAsync(volume, VolumeState.Deleted);
+            retired++;
+        }
+
+        collected += (await session.DeleteUnreferencedBlocksAsync()).Blocks;
+        await session.CommitAsync();
+        report($"COLLECTED {collected} {retired}");
+    }
+
+    public static async Task CollectForeverAsync(IBlockDatabase db, IBlockRepository session, int seed, Action<string> report, CancellationToken cancellationToken)
+    {
+        var random = new Random(seed);
+        for (var round = 0; !cancellationToken.IsCancellationRequested; round++)
+        {
+            try
+            {
+                await CollectRoundAsync(db, session, random, report);
+                report($"ROUND {round}");
+            }
+            catch (BlockDbException e) when (e.IsTransient || e is BlockDbBatchRolledBackException)
+            {
+                await session.RollbackAsync(CancellationToken.None);
+            }
+        }
     }
 }
 

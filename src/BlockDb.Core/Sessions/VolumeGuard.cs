@@ -6,21 +6,22 @@ namespace BlockDb.Sessions;
 /// <summary>
 /// Checks, inside a session's write transaction, that a volume may receive blocks: it exists and is not
 /// <see cref="VolumeState.Deleting"/> or <see cref="VolumeState.Deleted"/>. A volume found fit stays fit until the
-/// transaction ends (no other writer can change it while this one holds the write lock), so the check reads the
-/// volume once per transaction. Its statement is prepared on first use. Used only inside the session's gate.
+/// transaction ends or this session changes a volume's state (no other writer can change it while this one holds the
+/// write lock; <see cref="VolumeStatements.SetState"/> moves <see cref="WriteBatch.Revision"/>), so the check reads the
+/// volume once per (transaction, revision). Its statement is prepared on first use. Used only inside the session's gate.
 /// </summary>
 internal sealed class VolumeGuard(ISqliteConnection connection, WriteBatch batch)
 {
     private ISqliteStatement? _state;
     private long _checkedVolume;
-    private long _checkedIn = -1;
+    private (long Transaction, long Revision) _checkedIn = (-1, -1);
 
     /// <summary>Refuses a volume that cannot receive blocks; <see langword="null"/> (no volume) is always allowed. Call inside the write transaction.</summary>
     /// <exception cref="VolumeNotFoundException">No volume has that ID.</exception>
     /// <exception cref="BlockDbConflictException">The volume is being deleted or is deleted.</exception>
     public void RequireRecordable(long? volumeId)
     {
-        if (volumeId is not { } id || (id == _checkedVolume && _checkedIn == batch.Transaction))
+        if (volumeId is not { } id || (id == _checkedVolume && _checkedIn == (batch.Transaction, batch.Revision)))
         {
             return;
         }
@@ -31,7 +32,7 @@ internal sealed class VolumeGuard(ISqliteConnection connection, WriteBatch batch
             throw new BlockDbConflictException($"Volume {id} is {state}; blocks can be recorded into, or moved to, a volume only before it is being deleted. Register a new volume for them.");
         }
 
-        (_checkedVolume, _checkedIn) = (id, batch.Transaction);
+        (_checkedVolume, _checkedIn) = (id, (batch.Transaction, batch.Revision));
     }
 
     /// <summary>A volume's state.</summary>

@@ -89,6 +89,7 @@ internal sealed class VolumeStatements
 
         self._setState.BindInt64(3, id);
         self._setState.ExecuteNonQuery();
+        self._batch.Revise();
         self._batch.EndWrite(wrote: true);
         return true;
     });

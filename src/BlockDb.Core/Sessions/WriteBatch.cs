@@ -63,6 +63,13 @@ internal sealed class WriteBatch
     /// <summary>Counts the transactions this batch has begun: what a session checked inside one transaction holds until this moves.</summary>
     public long Transaction { get; private set; }
 
+    /// <summary>
+    /// Counts the changes inside a transaction after which what this session read under the write lock may no longer
+    /// hold: its garbage collections, its volume state changes and its rolled-back savepoints. A check cached for a transaction is cached for
+    /// (<see cref="Transaction"/>, <see cref="Revision"/>).
+    /// </summary>
+    public long Revision { get; private set; }
+
     /// <summary>Writes in the open batch, not yet committed.</summary>
     public int Pending { get; private set; }
 
@@ -80,6 +87,9 @@ internal sealed class WriteBatch
             Reads.Enter();
         }
     }
+
+    /// <summary>Records a change after which checks cached for this transaction must be made again (moves <see cref="Revision"/>).</summary>
+    public void Revise() => Revision++;
 
     /// <summary>Joins the block store that must see the ends of each transaction.</summary>
     public void Attach(IBatchParticipant participant) => _participant = participant;
@@ -119,6 +129,7 @@ internal sealed class WriteBatch
         }
         catch
         {
+            Revise();
             if (_connection.InTransaction)
             {
                 _rollbackTo.ExecuteNonQuery();

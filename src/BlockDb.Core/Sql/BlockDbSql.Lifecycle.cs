@@ -62,6 +62,28 @@ internal static partial class BlockDbSql
     public static readonly SqlStatement DeleteUnreferencedInVolume = new(
         nameof(DeleteUnreferencedInVolume), $"""DELETE FROM "Block" AS B WHERE B."VolumeID" = @VolumeID AND {Unreferenced}""", "@VolumeID");
 
+    /// <summary>The highest block ID in the file, 0 when it has none.</summary>
+    public static readonly SqlStatement HighestBlockId = new(
+        nameof(HighestBlockId), """SELECT COALESCE(MAX("ID"), 0) FROM "Block" """);
+
+    /// <summary>
+    /// Raises the collected high-water mark (the <see cref="BlockIdFloorSetting"/> row) to <c>@Floor</c>, never lowers
+    /// it: a garbage collection that deleted the block with the highest ID records that ID here.
+    /// </summary>
+    public static readonly SqlStatement RaiseBlockIdFloor = new(
+        nameof(RaiseBlockIdFloor),
+        $"""INSERT INTO "BlockDbSettings" ("Name", "Value") VALUES ('{BlockIdFloorSetting}', @Floor) ON CONFLICT ("Name") DO UPDATE SET "Value" = excluded."Value" WHERE CAST(excluded."Value" AS INTEGER) > CAST("Value" AS INTEGER)""",
+        "@Floor");
+
+    /// <summary>
+    /// The collected high-water mark when it is above every block ID in the file (no row otherwise): SQLite would hand
+    /// out the IDs up to it again (a table without <c>AUTOINCREMENT</c> takes the highest ID + 1,
+    /// <see href="https://www.sqlite.org/autoinc.html"/>), so the next insert takes it + 1 explicitly.
+    /// </summary>
+    public static readonly SqlStatement BlockIdFloorAboveMax = new(
+        nameof(BlockIdFloorAboveMax),
+        $"""SELECT CAST("Value" AS INTEGER) FROM "BlockDbSettings" WHERE "Name" = '{BlockIdFloorSetting}' AND CAST("Value" AS INTEGER) > (SELECT COALESCE(MAX("ID"), 0) FROM "Block")""");
+
     /// <summary>Blocks in ID order, optionally of one volume (<c>@VolumeID</c> not NULL) and optionally only unreferenced ones (<c>@Unreferenced</c> = 1).</summary>
     public static readonly SqlStatement EnumerateBlocks = new(
         nameof(EnumerateBlocks),
@@ -77,6 +99,9 @@ internal static partial class BlockDbSql
     public static readonly SqlStatement CheckVolumeProblems = new(
         nameof(CheckVolumeProblems),
         """SELECT B."ID" FROM "Block" B WHERE B."VolumeID" IS NOT NULL AND NOT EXISTS (SELECT 1 FROM "Remotevolume" V WHERE V."ID" = B."VolumeID" AND V."State" <> 'Deleted') ORDER BY B."ID" """);
+
+    /// <summary>The <c>BlockDbSettings</c> row holding the highest block ID a garbage collection deleted (see <see cref="RaiseBlockIdFloor"/>).</summary>
+    public const string BlockIdFloorSetting = "CollectedBlockIdFloor";
 
     /// <summary>A block <c>B</c> that no blockset entry names.</summary>
     private const string Unreferenced = """NOT EXISTS (SELECT 1 FROM "BlocksetEntry" E WHERE E."BlockID" = B."ID")""";

@@ -13,19 +13,23 @@ internal static partial class BlockDbSql
     public static readonly SqlStatement FindBlock = new(
         nameof(FindBlock), """SELECT "ID" FROM "Block" WHERE "Hash" = @Hash AND "Size" = @Size""", "@Hash", "@Size");
 
-    /// <summary>Insert a block (in a volume, or none) and return its ID; fails with <c>SQLITE_CONSTRAINT</c> when it exists.</summary>
+    /// <summary>
+    /// Insert a block (in a volume, or none) and return its ID; fails with <c>SQLITE_CONSTRAINT</c> when it exists. The
+    /// indexed layouts' inserts take the ID as their 4th parameter: NULL lets SQLite choose (the highest ID + 1), an ID
+    /// above <see cref="BlockIdFloorAboveMax"/> keeps a collected ID from being handed out again.
+    /// </summary>
     public static readonly SqlStatement InsertBlock = new(
-        nameof(InsertBlock), """INSERT INTO "Block" ("Hash", "Size", "VolumeID") VALUES (@Hash, @Size, @VolumeID) RETURNING "ID" """, "@Hash", "@Size", "@VolumeID");
+        nameof(InsertBlock), """INSERT INTO "Block" ("Hash", "Size", "VolumeID", "ID") VALUES (@Hash, @Size, @VolumeID, @ID) RETURNING "ID" """, "@Hash", "@Size", "@VolumeID", "@ID");
 
-    /// <summary>Insert a block unless it exists (the first half of <see cref="SelectXorInsertStrategy.InsertOrIgnoreThenSelect"/>); <c>changes()</c> tells which.</summary>
+    /// <summary>Insert a block unless it exists (the first half of <see cref="SelectXorInsertStrategy.InsertOrIgnoreThenSelect"/>); <c>changes()</c> tells which. The ID as in <see cref="InsertBlock"/>.</summary>
     public static readonly SqlStatement InsertBlockOrIgnore = new(
-        nameof(InsertBlockOrIgnore), """INSERT OR IGNORE INTO "Block" ("Hash", "Size", "VolumeID") VALUES (@Hash, @Size, @VolumeID)""", "@Hash", "@Size", "@VolumeID");
+        nameof(InsertBlockOrIgnore), """INSERT OR IGNORE INTO "Block" ("Hash", "Size", "VolumeID", "ID") VALUES (@Hash, @Size, @VolumeID, @ID)""", "@Hash", "@Size", "@VolumeID", "@ID");
 
-    /// <summary>Insert a block and return its ID, or return no row when it exists (upsert with <c>RETURNING</c>).</summary>
+    /// <summary>Insert a block and return its ID, or return no row when it exists (upsert with <c>RETURNING</c>). The ID as in <see cref="InsertBlock"/>.</summary>
     public static readonly SqlStatement InsertBlockReturningUnlessExists = new(
         nameof(InsertBlockReturningUnlessExists),
-        """INSERT INTO "Block" ("Hash", "Size", "VolumeID") VALUES (@Hash, @Size, @VolumeID) ON CONFLICT ("Hash", "Size") DO NOTHING RETURNING "ID" """,
-        "@Hash", "@Size", "@VolumeID");
+        """INSERT INTO "Block" ("Hash", "Size", "VolumeID", "ID") VALUES (@Hash, @Size, @VolumeID, @ID) ON CONFLICT ("Hash", "Size") DO NOTHING RETURNING "ID" """,
+        "@Hash", "@Size", "@VolumeID", "@ID");
 
     /// <summary>A block's hash, size and volume by ID; no row when the ID is unknown.</summary>
     public static readonly SqlStatement GetBlock = new(

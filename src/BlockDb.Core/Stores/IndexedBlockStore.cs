@@ -9,7 +9,9 @@ namespace BlockDb.Stores;
 /// <see cref="BlockLayout.TextHash"/> and <see cref="BlockLayout.BlobHash"/>: they differ only in
 /// <typeparamref name="TCodec"/>, and select-xor-insert runs the configured <typeparamref name="TStrategy"/>. Both are
 /// structs, so the JIT compiles one specialised, devirtualised copy per combination. The unique index is what keeps
-/// the file free of duplicates here.
+/// the file free of duplicates here. SQLite gives a new row the highest ID + 1, which would hand a collected block's ID
+/// to the next block; so the first insert of each transaction (and after a collection or a rolled-back savepoint in it) reads the collected
+/// high-water mark, and while it is above every ID an insert takes it + 1 explicitly (<see cref="BindNewBlock"/>).
 /// </summary>
 internal sealed class IndexedBlockStore<TCodec, TStrategy> : IBlockStore
     where TCodec : struct, IHashCodec
@@ -20,6 +22,9 @@ internal sealed class IndexedBlockStore<TCodec, TStrategy> : IBlockStore
     private readonly TStrategy _strategy;
 
     private readonly VolumeGuard _volumes;
+    private readonly ISqliteStatement _floor;
+    private (long Transaction, long Revision) _floorReadAt = (-1, -1);
+    private long? _floorAboveMax;
 
     public IndexedBlockStore(ISqliteConnection connection, WriteBatch batch, VolumeGuard volumes)
     {
@@ -27,6 +32,7 @@ internal sealed class IndexedBlockStore<TCodec, TStrategy> : IBlockStore
         _volumes = volumes;
         _find = connection.Prepare(BlockDbSql.FindBlock);
         _insert = connection.Prepare(BlockDbSql.InsertBlock);
+        _floor = connection.Prepare(BlockDbSql.BlockIdFloorAboveMax);
         _strategy = TStrategy.Prepare(connection);
         batch.Attach(this);
     }
@@ -60,8 +66,8 @@ internal sealed class IndexedBlockStore<TCodec, TStrategy> : IBlockStore
     public string ReadHash(ISqliteStatement statement, int column) => TCodec.Read(statement, column);
 
     /// <summary>
-    /// Checks the volume (inside the write transaction) and binds a new block's hash, size and volume as parameters 1, 2
-    /// and 3 of an insert.
+    /// Checks the volume (inside the write transaction) and binds a new block's hash, size, volume and ID as parameters
+    /// 1 to 4 of an insert: the ID is NULL (SQLite chooses) unless the collected high-water mark is above every ID.
     /// </summary>
     public void BindNewBlock(ISqliteStatement insert, in HashInput hash, long size, long? volumeId)
     {
@@ -76,6 +82,43 @@ internal sealed class IndexedBlockStore<TCodec, TStrategy> : IBlockStore
         {
             insert.BindNull(3);
         }
+
+        if (FloorAboveMax() is { } floor)
+        {
+            insert.BindInt64(4, floor + 1);
+        }
+        else
+        {
+            insert.BindNull(4);
+        }
+    }
+
+    /// <summary>After an insert that created a block: its ID is above the high-water mark, so SQLite's own choice is safe until the next collection.</summary>
+    private void Created() => _floorAboveMax = null;
+
+    /// <summary>
+    /// The collected high-water mark while it is above every block ID, read under the write lock once per transaction
+    /// and again after each collection or rolled-back savepoint of this session (no other writer can insert or collect until the transaction ends).
+    /// </summary>
+    private long? FloorAboveMax()
+    {
+        var at = (Batch.Transaction, Batch.Revision);
+        if (_floorReadAt == at)
+        {
+            return _floorAboveMax;
+        }
+
+        try
+        {
+            _floorAboveMax = _floor.Step() ? _floor.ColumnInt64(0) : null;
+        }
+        finally
+        {
+            _floor.Reset();
+        }
+
+        _floorReadAt = at;
+        return _floorAboveMax;
     }
 
     /// <summary>Inserts a block inside the open batch and returns its ID (<c>SQLITE_CONSTRAINT</c> when it exists).</summary>
@@ -85,6 +128,7 @@ internal sealed class IndexedBlockStore<TCodec, TStrategy> : IBlockStore
         try
         {
             _insert.Step();
+            Created();
             return _insert.ColumnInt64(0);
         }
         finally
@@ -119,6 +163,11 @@ internal sealed class IndexedBlockStore<TCodec, TStrategy> : IBlockStore
             else
             {
                 created = insert.ExecuteNonQuery() > 0 ? store.Find(hash, size) : null;
+            }
+
+            if (created is not null)
+            {
+                store.Created();
             }
 
             var result = created is { } id
