@@ -130,14 +130,33 @@ if (mode is "session-wal" or "session-delete")
 {
     // One plain session with CommitEvery 0: batches of 1 to 60 select-xor-inserts of Hash(k) (k < 3000, the tests'
     // TestData.Hash), committed one by one; "ACKB <k> <id>" for each block once its batch committed (AttackTests).
-    await using var sessionDb = BlockDatabase.Open(new BlockDbOptions
+    // Opening may meet SQLITE_BUSY past the busy timeout on a loaded machine (in DELETE mode a killed writer's hot
+    // journal must be rolled back under an exclusive lock while the others keep committing): a transient error that an
+    // engine retries, so this writer retries it too rather than dying.
+    IBlockDatabase? opened = null;
+    IBlockRepository? openedSession = null;
+    for (var attempt = 1; openedSession is null; attempt++)
     {
-        Provider = provider,
-        DataSource = path,
-        Batching = { CommitEvery = 0 },
-        Pragmas = { Preset = mode == "session-wal" ? PragmaPreset.Recommended : PragmaPreset.SqliteDefaults, BusyTimeout = 5000 },
-    });
-    await using var session = await sessionDb.OpenSessionAsync();
+        try
+        {
+            opened = BlockDatabase.Open(new BlockDbOptions
+            {
+                Provider = provider,
+                DataSource = path,
+                Batching = { CommitEvery = 0 },
+                Pragmas = { Preset = mode == "session-wal" ? PragmaPreset.Recommended : PragmaPreset.SqliteDefaults, BusyTimeout = 5000 },
+            });
+            openedSession = await opened.OpenSessionAsync();
+        }
+        catch (BlockDbException e) when (e.IsTransient && attempt < 20)
+        {
+            opened?.Dispose();
+            opened = null;
+        }
+    }
+
+    await using var sessionDb = opened!;
+    await using var session = openedSession;
     Console.WriteLine("READY");
     Console.Out.Flush();
     var rng = new Random(number);
