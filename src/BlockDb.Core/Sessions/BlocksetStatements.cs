@@ -12,12 +12,14 @@ namespace BlockDb.Sessions;
 /// </summary>
 internal sealed class BlocksetStatements
 {
+    private readonly ISqliteConnection _connection;
     private readonly WriteBatch _batch;
     private readonly IBlockStore _store;
     private readonly VolumeGuard _volumes;
     private readonly ISqliteStatement _blockSize;
     private readonly ISqliteStatement _insertBlockset;
     private readonly ISqliteStatement _insertEntry;
+    private ISqliteStatement? _insertEntries;
     private readonly ISqliteStatement _getBlockset;
     private readonly ISqliteStatement _list;
     private readonly ISqliteStatement _find;
@@ -27,6 +29,7 @@ internal sealed class BlocksetStatements
 
     public BlocksetStatements(ISqliteConnection connection, WriteBatch batch, IBlockStore store, VolumeGuard volumes)
     {
+        _connection = connection;
         _batch = batch;
         _store = store;
         _volumes = volumes;
@@ -317,9 +320,28 @@ internal sealed class BlocksetStatements
                 insert.Reset();
             }
 
+            var i = 0;
+            if (count >= BlockDbSql.EntriesPerInsert)
+            {
+                // Whole groups of entries in one statement each (prepared on first use): one step instead of sixteen.
+                var entries = self._insertEntries ??= self._connection.Prepare(BlockDbSql.InsertBlocksetEntries);
+                entries.BindInt64(1, blocksetId);
+                for (; i + BlockDbSql.EntriesPerInsert <= count; i += BlockDbSql.EntriesPerInsert)
+                {
+                    entries.BindInt64(2, i);
+                    for (var j = 0; j < BlockDbSql.EntriesPerInsert; j++)
+                    {
+                        BlockBatchRules.CheckCancellation(i + j + 1, cancellationToken);
+                        entries.BindInt64(3 + j, ids[i + j]);
+                    }
+
+                    entries.ExecuteNonQuery();
+                }
+            }
+
             var entry = self._insertEntry;
             entry.BindInt64(1, blocksetId);
-            for (var i = 0; i < count; i++)
+            for (; i < count; i++)
             {
                 BlockBatchRules.CheckCancellation(i + 1, cancellationToken);
                 entry.BindInt64(2, i);
