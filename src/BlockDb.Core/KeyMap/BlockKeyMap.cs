@@ -110,10 +110,15 @@ internal sealed class BlockKeyMap
 
     /// <summary>The first entry for (hash, size) whose row verifies on the caller's connection, or <see langword="null"/>. Takes no lock.</summary>
     /// <exception cref="BlockDbException">The map failed to load (see the class remarks).</exception>
-    public long? FindVerified(ReadOnlySpan<byte> hash, long size, uint key, ISqliteStatement getById)
+    public long? FindVerified(ReadOnlySpan<byte> hash, long size, uint key, ISqliteStatement getById) =>
+        FindVerified(hash, size, key, getById, readVolume: false, out _);
+
+    /// <summary>The same lookup, also giving the verified row's <c>VolumeID</c> when <paramref name="readVolume"/> (column 2 of <paramref name="getById"/>).</summary>
+    /// <exception cref="BlockDbException">The map failed to load (see the class remarks).</exception>
+    public long? FindVerified(ReadOnlySpan<byte> hash, long size, uint key, ISqliteStatement getById, bool readVolume, out long? volumeId)
     {
         ThrowIfFailed();
-        return KeyTable.FindVerified(_table.Slots, key, hash, size, getById);
+        return KeyTable.FindVerified(_table.Slots, key, hash, size, getById, readVolume, out volumeId);
     }
 
     /// <summary>Whether the exact entry (the block's key and ID) is in the map (for the check).</summary>

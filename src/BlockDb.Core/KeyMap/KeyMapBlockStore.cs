@@ -26,6 +26,7 @@ internal sealed class KeyMapBlockStore : IBlockStore
     private readonly WriteBatch _batch;
     private readonly VolumeGuard _volumes;
     private readonly ISqliteStatement _getById;
+    private readonly ISqliteStatement _getByIdWithVolume;
     private readonly KeyMapStatements _catchUp;
     private readonly ISqliteStatement _insert;
     private readonly ISqliteStatement _raiseMaxBlockId;
@@ -41,6 +42,7 @@ internal sealed class KeyMapBlockStore : IBlockStore
         _batch = batch;
         _volumes = volumes;
         _getById = connection.Prepare(BlockDbSql.GetBlockById);
+        _getByIdWithVolume = connection.Prepare(BlockDbSql.GetBlockByIdWithVolume);
         _catchUp = new KeyMapStatements(connection);
         _insert = connection.Prepare(BlockDbSql.InsertBlockWithId);
         _raiseMaxBlockId = connection.Prepare(BlockDbSql.RaiseMaxBlockId);
@@ -79,6 +81,24 @@ internal sealed class KeyMapBlockStore : IBlockStore
             w.Store._batch.EndWrite(wrote: true);
             return new SelectXorInsertResult(created, true);
         });
+    }
+
+    public SelectXorInsertResult SelectXorInsertInWrite(in HashInput hash, long size, long? volumeId, out BlockVolume volume)
+    {
+        _batch.RequireOpen();
+        var bytes = hash.AsBytes();
+        var key = KeyTable.KeyOf(bytes.Bytes, size);
+        if (Find(bytes.Bytes, size, key, catchUp: true, _getByIdWithVolume, readVolume: true, out var found) is { } id)
+        {
+            // The verification read ran in this write transaction: its VolumeID is the row's now.
+            volume = BlockVolume.Read(found);
+            return new SelectXorInsertResult(id, false);
+        }
+
+        var created = InsertNew(bytes.Bytes, size, key, volumeId);
+        _batch.EndWrite(wrote: true);
+        volume = BlockVolume.Checked;
+        return new SelectXorInsertResult(created, true);
     }
 
     public long Insert(in HashInput hash, long size, long? volumeId)
@@ -127,9 +147,13 @@ internal sealed class KeyMapBlockStore : IBlockStore
     /// The lookup. Inside this session's write transaction the answer is complete once the transaction has caught up:
     /// a miss then means the block is not in the file.
     /// </summary>
-    private long? Find(ReadOnlySpan<byte> hash, long size, uint key, bool catchUp)
+    private long? Find(ReadOnlySpan<byte> hash, long size, uint key, bool catchUp) =>
+        Find(hash, size, key, catchUp, _getById, readVolume: false, out _);
+
+    /// <summary>The lookup, verifying with <paramref name="getById"/>; when <paramref name="readVolume"/>, also the found row's <c>VolumeID</c> (its column 2).</summary>
+    private long? Find(ReadOnlySpan<byte> hash, long size, uint key, bool catchUp, ISqliteStatement getById, bool readVolume, out long? volumeId)
     {
-        if (_map.FindVerified(hash, size, key, _getById) is { } id)
+        if (_map.FindVerified(hash, size, key, getById, readVolume, out volumeId) is { } id)
         {
             return id;
         }
@@ -137,7 +161,7 @@ internal sealed class KeyMapBlockStore : IBlockStore
         var inWrite = _batch.IsOpen;
         if (inWrite)
         {
-            if (KeyTable.FindVerified(_inserts.Slots, key, hash, size, _getById) is { } own)
+            if (KeyTable.FindVerified(_inserts.Slots, key, hash, size, getById, readVolume, out volumeId) is { } own)
             {
                 return own;
             }
@@ -160,7 +184,7 @@ internal sealed class KeyMapBlockStore : IBlockStore
             (_caughtUp, _nextId, _version) = (true, result.NextId, result.Version);
         }
 
-        return _map.FindVerified(hash, size, key, _getById);
+        return _map.FindVerified(hash, size, key, getById, readVolume, out volumeId);
     }
 
     /// <summary>Appends a block the caught-up lookup did not find, at the next ID.</summary>

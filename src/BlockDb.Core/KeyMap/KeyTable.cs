@@ -7,7 +7,7 @@ namespace BlockDb.KeyMap;
 /// <summary>
 /// An open-addressing table of 8-byte slots (linear probing, load at most <see cref="MaxLoad"/>): the high 32 bits
 /// of a slot are a key of the block's hash and size, the low 32 bits its block ID (1 to 4,294,967,295); 0 is an
-/// empty slot. It only proposes IDs: <see cref="FindVerified"/> checks every candidate against its <c>Block</c>
+/// empty slot. It only proposes IDs: <see cref="FindVerified(ulong[], uint, ReadOnlySpan{byte}, long, ISqliteStatement)"/> checks every candidate against its <c>Block</c>
 /// row, so an entry whose row was deleted or rolled back, or two blocks sharing a key, never give a wrong ID.
 /// </summary>
 /// <remarks>
@@ -167,8 +167,17 @@ internal sealed class KeyTable
     /// <paramref name="hash"/> and <paramref name="size"/>, read with <paramref name="getById"/> on the caller's
     /// connection; <see langword="null"/> when no candidate verifies.
     /// </summary>
-    public static long? FindVerified(ulong[] slots, uint key, ReadOnlySpan<byte> hash, long size, ISqliteStatement getById)
+    public static long? FindVerified(ulong[] slots, uint key, ReadOnlySpan<byte> hash, long size, ISqliteStatement getById) =>
+        FindVerified(slots, key, hash, size, getById, readVolume: false, out _);
+
+    /// <summary>
+    /// <see cref="FindVerified(ulong[], uint, ReadOnlySpan{byte}, long, ISqliteStatement)"/>, also giving the verified
+    /// row's <c>VolumeID</c> (column 2 of <paramref name="getById"/>, read when <paramref name="readVolume"/>; null
+    /// when the row has none or when no candidate verifies).
+    /// </summary>
+    public static long? FindVerified(ulong[] slots, uint key, ReadOnlySpan<byte> hash, long size, ISqliteStatement getById, bool readVolume, out long? volumeId)
     {
+        volumeId = null;
         if (slots.Length == 0)
         {
             return null;
@@ -183,7 +192,7 @@ internal sealed class KeyTable
                 return null;
             }
 
-            if ((uint)(slot >> 32) == key && Verify((uint)slot, hash, size, getById))
+            if ((uint)(slot >> 32) == key && Verify((uint)slot, hash, size, getById, readVolume, ref volumeId))
             {
                 return (uint)slot;
             }
@@ -197,7 +206,7 @@ internal sealed class KeyTable
     /// <summary>The home slot of a key: the key mapped onto the capacity by a multiply (no modulo, any capacity).</summary>
     private static int Home(uint key, int capacity) => (int)(((ulong)key * (uint)capacity) >> 32);
 
-    private static bool Verify(long id, ReadOnlySpan<byte> hash, long size, ISqliteStatement getById)
+    private static bool Verify(long id, ReadOnlySpan<byte> hash, long size, ISqliteStatement getById, bool readVolume, ref long? volumeId)
     {
         Span<byte> stored = stackalloc byte[BlockHash.MaxBytes];
         getById.BindInt64(1, id);
@@ -209,7 +218,17 @@ internal sealed class KeyTable
             }
 
             var length = getById.ColumnBlob(0, stored);
-            return length == hash.Length && stored[..length].SequenceEqual(hash) && getById.ColumnInt64(1) == size;
+            if (length != hash.Length || !stored[..length].SequenceEqual(hash) || getById.ColumnInt64(1) != size)
+            {
+                return false;
+            }
+
+            if (readVolume && !getById.ColumnIsNull(2))
+            {
+                volumeId = getById.ColumnInt64(2);
+            }
+
+            return true;
         }
         finally
         {

@@ -53,7 +53,7 @@ internal sealed class BlockRepository : IBlockRepository
         _batch = new WriteBatch(connection, settings, reads);
         _volumeGuard = new VolumeGuard(connection, _batch);
         _store = settings.Layout.CreateStore(connection, _batch, _volumeGuard, settings.Strategy);
-        _blocksets = new BlocksetStatements(connection, _batch, _store);
+        _blocksets = new BlocksetStatements(connection, _batch, _store, _volumeGuard);
         _counts = connection.Prepare(BlockDbSql.Counts);
         var commitAge = _readOnly ? null : settings.Batching.CommitAfterMilliseconds;
         if (commitAge is not null || _batch.Reads.Enabled)
@@ -142,10 +142,8 @@ internal sealed class BlockRepository : IBlockRepository
         Call((blocks, results, fullHash, volumeId, cancellationToken), static (r, s) =>
         {
             BlockBatchRules.Validate(s.blocks.Span, s.results.Length);
-            var writable = r.Writable(nameof(SelectXorInsertBlocksetAsync));
-            var count = s.blocks.Length;
-            writable.SelectXorInsertMany(s.blocks.Span, s.results.Span, s.volumeId, s.cancellationToken);
-            return writable._blocksets.Add(s.results[..count], s.fullHash.IsEmpty ? null : s.fullHash.ToString(), s.cancellationToken);
+            return r.Writable(nameof(SelectXorInsertBlocksetAsync))._blocksets.SelectXorInsertAdd(
+                s.blocks, s.results[..s.blocks.Length], s.volumeId, s.fullHash.IsEmpty ? null : s.fullHash.ToString(), s.cancellationToken);
         }, cancellationToken);
 
     public ValueTask<BlockInfo> GetBlockAsync(long blockId, CancellationToken cancellationToken = default) =>

@@ -12,11 +12,14 @@ namespace BlockDb.Sessions;
 /// </summary>
 internal sealed class BlocksetStatements
 {
+    private readonly ISqliteConnection _connection;
     private readonly WriteBatch _batch;
     private readonly IBlockStore _store;
+    private readonly VolumeGuard _volumes;
     private readonly ISqliteStatement _blockSize;
     private readonly ISqliteStatement _insertBlockset;
     private readonly ISqliteStatement _insertEntry;
+    private ISqliteStatement? _insertEntries;
     private readonly ISqliteStatement _getBlockset;
     private readonly ISqliteStatement _list;
     private readonly ISqliteStatement _find;
@@ -24,10 +27,12 @@ internal sealed class BlocksetStatements
     private readonly ISqliteStatement _delete;
     private readonly ISqliteStatement _getBlock;
 
-    public BlocksetStatements(ISqliteConnection connection, WriteBatch batch, IBlockStore store)
+    public BlocksetStatements(ISqliteConnection connection, WriteBatch batch, IBlockStore store, VolumeGuard volumes)
     {
+        _connection = connection;
         _batch = batch;
         _store = store;
+        _volumes = volumes;
         _blockSize = connection.Prepare(BlockDbSql.GetBlockSizeAndVolumeState);
         _insertBlockset = connection.Prepare(BlockDbSql.InsertBlockset);
         _insertEntry = connection.Prepare(BlockDbSql.InsertBlocksetEntry);
@@ -53,9 +58,50 @@ internal sealed class BlocksetStatements
     public long Add(IReadOnlyList<long> blockIds, string? fullHash, CancellationToken cancellationToken) =>
         Add(blockIds, blockIds.Count, fullHash, cancellationToken, static (self, ids, i) => self.Known(ids[i], i));
 
-    /// <summary>Adds a blockset from the results of a select-xor-insert of its blocks, each checked inside the write transaction.</summary>
-    public long Add(ReadOnlyMemory<SelectXorInsertResult> blocks, string? fullHash, CancellationToken cancellationToken) =>
-        Add(blocks, blocks.Length, fullHash, cancellationToken, static (self, results, i) => self.Known(results.Span[i].Id, i));
+    /// <summary>
+    /// A file in one call: select-xor-insert of each block (its result at the same index, new blocks recorded in
+    /// <paramref name="volumeId"/>), then the blockset from them, all in one write transaction that no commit splits.
+    /// Each block's ID, size and volume are those the store found or created in that transaction, so a block's row
+    /// is read again only when the store's own read did not give its volume (the indexed layouts' hits).
+    /// </summary>
+    /// <exception cref="BlockDbConflictException">A found block's volume is Deleting or Deleted; nothing of the blockset was written (blocks created before it stay in the batch).</exception>
+    public long SelectXorInsertAdd(ReadOnlyMemory<BinaryBlockKey> blocks, Memory<SelectXorInsertResult> results, long? volumeId, string? fullHash, CancellationToken cancellationToken) =>
+        _batch.Write((this, blocks, results, volumeId, fullHash, cancellationToken), static s =>
+        {
+            var (self, blocks, results, volumeId, fullHash, cancellationToken) = s;
+            var count = blocks.Length;
+            var ids = ArrayPool<long>.Shared.Rent(count);
+            try
+            {
+                var length = self._batch.Held((self, blocks, results, volumeId, ids, cancellationToken), static h =>
+                {
+                    var (self, blocks, results, volumeId, ids, cancellationToken) = h;
+                    var keys = blocks.Span;
+                    var found = results.Span;
+                    long length = 0;
+                    long? fit = null;
+                    for (var i = 0; i < keys.Length; i++)
+                    {
+                        BlockBatchRules.CheckCancellation(i, cancellationToken);
+                        var result = self._store.SelectXorInsertInWrite(HashInput.FromBytes(keys[i].Hash), keys[i].Size, volumeId, out var volume);
+                        found[i] = result;
+                        ids[i] = result.Id;
+                        self.RequireReferable(result.Id, i, volume, ref fit);
+
+                        // The block matched (hash, size) in this transaction: its size is the key's.
+                        length = AddLength(length, keys[i].Size, i);
+                    }
+
+                    return length;
+                });
+
+                return self.Write(ids, count, length, fullHash, cancellationToken);
+            }
+            finally
+            {
+                ArrayPool<long>.Shared.Return(ids);
+            }
+        });
 
     /// <summary>
     /// A bulk import's blockset: when it has a full hash and a blockset with that hash and length exists, nothing is
@@ -202,6 +248,43 @@ internal sealed class BlocksetStatements
     private (long Id, long Size) Known(long id, int position) =>
         (id, BlockSize(id, position) ?? throw new BlockNotFoundException($"Block {position} of the blockset (ID {id}) is not in the index. Nothing of the blockset was written.", position));
 
+    /// <summary>
+    /// Refuses block <paramref name="position"/> of a one-call blockset when its volume is going, from what the store
+    /// read in this transaction: nothing to read for a block it created, one read of the volume's state for a block
+    /// it found (none when the block has no volume or its volume is <paramref name="fit"/>, found fit earlier in this
+    /// call; nothing changes a volume's state inside the call), and the row read again only when the store could not say.
+    /// </summary>
+    /// <exception cref="BlockDbConflictException">The block's volume is Deleting or Deleted.</exception>
+    /// <exception cref="BlockNotFoundException">The store could not say and the block is not there.</exception>
+    private void RequireReferable(long id, int position, BlockVolume volume, ref long? fit)
+    {
+        if (volume.IsChecked)
+        {
+            return;
+        }
+
+        if (volume.IsUnknown)
+        {
+            Known(id, position);
+            return;
+        }
+
+        if (volume.VolumeId is not { } v || v == fit)
+        {
+            return;
+        }
+
+        if (_volumes.IsGoing(v))
+        {
+            throw Going(id, position);
+        }
+
+        fit = v;
+    }
+
+    private static BlockDbConflictException Going(long id, int position) =>
+        new($"Block {position} of the blockset (ID {id}) is in a volume that is being deleted; record the block again in a live volume (MoveBlocksAsync) before a blockset names it. Nothing of the blockset was written.");
+
     /// <summary>The blockset's length so far plus block <paramref name="index"/>'s size, in bytes.</summary>
     /// <exception cref="ArgumentOutOfRangeException">The length would pass <see cref="long.MaxValue"/> bytes.</exception>
     private static long AddLength(long length, long size, int index) =>
@@ -237,9 +320,28 @@ internal sealed class BlocksetStatements
                 insert.Reset();
             }
 
+            var i = 0;
+            if (count >= BlockDbSql.EntriesPerInsert)
+            {
+                // Whole groups of entries in one statement each (prepared on first use): one step instead of sixteen.
+                var entries = self._insertEntries ??= self._connection.Prepare(BlockDbSql.InsertBlocksetEntries);
+                entries.BindInt64(1, blocksetId);
+                for (; i + BlockDbSql.EntriesPerInsert <= count; i += BlockDbSql.EntriesPerInsert)
+                {
+                    entries.BindInt64(2, i);
+                    for (var j = 0; j < BlockDbSql.EntriesPerInsert; j++)
+                    {
+                        BlockBatchRules.CheckCancellation(i + j + 1, cancellationToken);
+                        entries.BindInt64(3 + j, ids[i + j]);
+                    }
+
+                    entries.ExecuteNonQuery();
+                }
+            }
+
             var entry = self._insertEntry;
             entry.BindInt64(1, blocksetId);
-            for (var i = 0; i < count; i++)
+            for (; i < count; i++)
             {
                 BlockBatchRules.CheckCancellation(i + 1, cancellationToken);
                 entry.BindInt64(2, i);
@@ -265,9 +367,9 @@ internal sealed class BlocksetStatements
                 return null;
             }
 
-            if (!_blockSize.ColumnIsNull(1) && _blockSize.ColumnText(1) is nameof(VolumeState.Deleting) or nameof(VolumeState.Deleted))
+            if (VolumeGuard.IsGoingState(_blockSize, 1))
             {
-                throw new BlockDbConflictException($"Block {position} of the blockset (ID {id}) is in a volume that is being deleted; record the block again in a live volume (MoveBlocksAsync) before a blockset names it. Nothing of the blockset was written.");
+                throw Going(id, position);
             }
 
             return _blockSize.ColumnInt64(0);

@@ -35,6 +35,29 @@ internal sealed class VolumeGuard(ISqliteConnection connection, WriteBatch batch
         (_checkedVolume, _checkedIn) = (id, (batch.Transaction, batch.Revision));
     }
 
+    /// <summary>
+    /// Whether blocks of this volume must not be newly referenced by a blockset: its state is
+    /// <see cref="VolumeState.Deleting"/> or <see cref="VolumeState.Deleted"/>. A volume ID with no row is not going
+    /// (as <see cref="BlockDbSql.GetBlockSizeAndVolumeState"/>'s outer join reads it).
+    /// </summary>
+    public bool IsGoing(long volumeId)
+    {
+        var state = _state ??= connection.Prepare(BlockDbSql.GetVolumeState);
+        state.BindInt64(1, volumeId);
+        try
+        {
+            return state.Step() && IsGoingState(state, 0);
+        }
+        finally
+        {
+            state.Reset();
+        }
+    }
+
+    /// <summary>Whether column <paramref name="column"/> of the current row, a volume's state (or NULL), is <see cref="VolumeState.Deleting"/> or <see cref="VolumeState.Deleted"/>.</summary>
+    public static bool IsGoingState(ISqliteStatement row, int column) =>
+        !row.ColumnIsNull(column) && row.ColumnText(column) is nameof(VolumeState.Deleting) or nameof(VolumeState.Deleted);
+
     /// <summary>A volume's state.</summary>
     /// <exception cref="VolumeNotFoundException">No volume has that ID.</exception>
     public VolumeState Read(long volumeId)

@@ -33,6 +33,7 @@ internal sealed class WriteBatch
     private readonly TagList _tags;
     private IBatchParticipant? _participant;
     private long _started;
+    private int _held;
     private Exception? _deferred;
 
     /// <param name="connection">The session's connection.</param>
@@ -140,12 +141,47 @@ internal sealed class WriteBatch
         }
     }
 
-    /// <summary>Counts a finished write and commits when the batch is full or old; a transaction that holds no write is closed at once.</summary>
+    /// <summary>
+    /// Runs <paramref name="body"/> inside the open batch with its commits held: an <see cref="EndWrite"/> in it counts
+    /// its write but neither commits nor closes the transaction, so what the body reads stays true for what the caller
+    /// writes after it in the same transaction. The caller's own <see cref="EndWrite"/> afterwards commits as usual.
+    /// </summary>
+    /// <exception cref="InvalidOperationException">The batch is not open.</exception>
+    public TResult Held<TState, TResult>(TState state, Func<TState, TResult> body)
+    {
+        RequireOpen();
+        _held++;
+        try
+        {
+            return body(state);
+        }
+        finally
+        {
+            _held--;
+        }
+    }
+
+    /// <summary>Throws unless this session's write transaction is open.</summary>
+    /// <exception cref="InvalidOperationException">The batch is not open.</exception>
+    public void RequireOpen()
+    {
+        if (!IsOpen)
+        {
+            throw new InvalidOperationException("This write must run inside the session's open write transaction.");
+        }
+    }
+
+    /// <summary>Counts a finished write and commits when the batch is full or old; a transaction that holds no write is closed at once. Inside <see cref="Held"/> it only counts.</summary>
     public void EndWrite(bool wrote)
     {
         if (wrote)
         {
             Pending++;
+        }
+
+        if (_held > 0)
+        {
+            return;
         }
 
         if (Pending == 0

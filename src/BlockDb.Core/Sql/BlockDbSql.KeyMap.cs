@@ -116,4 +116,11 @@ internal static partial class BlockDbSql
     /// <summary>A block's hash and size by ID (the key map verifies each hit with it); no row when the ID is unknown or the row holds a value no lookup can match (a hash that is not a BLOB, a size that is not an integer).</summary>
     public static readonly SqlStatement GetBlockById = new(
         nameof(GetBlockById), """SELECT "Hash", "Size" FROM "Block" WHERE "ID" = @ID AND typeof("Hash") = 'blob' AND typeof("Size") = 'integer'""", "@ID");
+
+    /// <summary>
+    /// <see cref="GetBlockById"/> with the block's <c>VolumeID</c> as a third column: the verification read of a
+    /// blockset's select-xor-insert, which then needs no second read of the row for its volume.
+    /// </summary>
+    public static readonly SqlStatement GetBlockByIdWithVolume = new(
+        nameof(GetBlockByIdWithVolume), """SELECT "Hash", "Size", "VolumeID" FROM "Block" WHERE "ID" = @ID AND typeof("Hash") = 'blob' AND typeof("Size") = 'integer'""", "@ID");
 }

@@ -51,6 +51,19 @@ internal static partial class BlockDbSql
         """INSERT INTO "BlocksetEntry" ("BlocksetID", "Index", "BlockID") VALUES (@BlocksetID, @Index, @BlockID)""",
         "@BlocksetID", "@Index", "@BlockID");
 
+    /// <summary>Entries per <see cref="InsertBlocksetEntries"/>: a blockset's entries are written this many to a statement, the rest one by one.</summary>
+    public const int EntriesPerInsert = 16;
+
+    /// <summary>
+    /// Insert <see cref="EntriesPerInsert"/> consecutive entries of one blockset in one statement: indexes
+    /// <c>@Index</c> to <c>@Index + 15</c>, naming blocks <c>@BlockID0</c> to <c>@BlockID15</c>.
+    /// </summary>
+    public static readonly SqlStatement InsertBlocksetEntries = new(
+        nameof(InsertBlocksetEntries),
+        """INSERT INTO "BlocksetEntry" ("BlocksetID", "Index", "BlockID") VALUES """
+            + string.Join(", ", Enumerable.Range(0, EntriesPerInsert).Select(i => $"""(@BlocksetID, @Index + {i}, @BlockID{i})""")),
+        ["@BlocksetID", "@Index", .. Enumerable.Range(0, EntriesPerInsert).Select(i => $"@BlockID{i}")]);
+
     /// <summary>A blockset's length, full hash and entry count; no row when the ID is unknown.</summary>
     public static readonly SqlStatement GetBlockset = new(
         nameof(GetBlockset),

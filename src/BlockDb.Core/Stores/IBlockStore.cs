@@ -15,6 +15,14 @@ internal interface IBlockStore : IBatchParticipant
     /// <summary>Finds a block, inserting it when absent (recorded in <paramref name="volumeId"/>, checked then), in the session's batch.</summary>
     SelectXorInsertResult SelectXorInsert(in HashInput hash, long size, long? volumeId);
 
+    /// <summary>
+    /// Select-xor-insert of one block of a blockset, inside the open write transaction (the caller's, whose commits it
+    /// holds), also saying what the store's own read tells about the block's volume in that transaction, so the
+    /// blockset need not read the row again when it can tell.
+    /// </summary>
+    /// <exception cref="InvalidOperationException">The write transaction is not open.</exception>
+    SelectXorInsertResult SelectXorInsertInWrite(in HashInput hash, long size, long? volumeId, out BlockVolume volume);
+
     /// <summary>Inserts a block recorded in <paramref name="volumeId"/>, failing with <c>SQLITE_CONSTRAINT</c> when it exists.</summary>
     long Insert(in HashInput hash, long size, long? volumeId);
 

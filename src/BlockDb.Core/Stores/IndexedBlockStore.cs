@@ -56,6 +56,16 @@ internal sealed class IndexedBlockStore<TCodec, TStrategy> : IBlockStore
 
     public SelectXorInsertResult SelectXorInsert(in HashInput hash, long size, long? volumeId) => _strategy.SelectXorInsert(this, hash, size, volumeId);
 
+    public SelectXorInsertResult SelectXorInsertInWrite(in HashInput hash, long size, long? volumeId, out BlockVolume volume)
+    {
+        Batch.RequireOpen();
+        var result = SelectXorInsert(hash, size, volumeId);
+
+        // The index lookup reads no VolumeID: a found block's volume is left to the blockset's own read.
+        volume = result.Created ? BlockVolume.Checked : BlockVolume.Unknown;
+        return result;
+    }
+
     public long Insert(in HashInput hash, long size, long? volumeId) => Batch.Write((this, hash, size, volumeId), static s =>
     {
         var id = s.Item1.InsertRow(s.hash, s.size, s.volumeId);
