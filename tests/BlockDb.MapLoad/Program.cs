@@ -17,11 +17,11 @@ using BlockDb.Drivers;
 // 'once' (and so 'time') looks up the blocks with IDs 1 and 2, read from the file beforehand (one page), so any KeyMap
 // file works: this program's templates and the benchmark harness's.
 //
-//   once <db> <provider> <ops> <warmup>          then, in the same process, µs per op of <ops> FindBlockAsync of random
-//                                                existing blocks and <ops> SelectXorInsertAsync (80 % new blocks, 10 %
+//   once <db> <provider> <ops> <warmup> <built>  then, in the same process, µs per op of <ops> FindBlockAsync of random
+//                                                blocks among the first <built> (the count 'build' wrote: block ID i + 1
+//                                                has TestHash(i)) and <ops> SelectXorInsertAsync (80 % new blocks, 10 %
 //                                                existing ones, 10 % earlier new ones; commit every 1,000, final commit
-//                                                timed), each after <warmup> untimed ops; this program's templates only
-//                                                (block ID i + 1 has TestHash(i)); the file keeps the new blocks
+//                                                timed), each after <warmup> untimed ops; the file keeps the new blocks
 //   scan <db> <provider> <runs>                  the catch-up statement alone through the driver: step only, then step and
 //                                                the four columns, then the key as well (where a load's time goes)
 //
@@ -33,7 +33,7 @@ switch (args)
         await Build(path, long.Parse(count, culture));
         return 0;
     case ["once", var path, var provider, .. var ops]:
-        await Once(path, provider, ops.Length == 2 ? (int.Parse(ops[0], culture), int.Parse(ops[1], culture)) : null);
+        await Once(path, provider, ops.Length == 3 ? (int.Parse(ops[0], culture), int.Parse(ops[1], culture), long.Parse(ops[2], culture)) : null);
         return 0;
     case ["time", var template, var runs, .. var rest]:
         return await Time(template, int.Parse(runs, culture), rest.Length > 0 ? rest[0].Split(',') : ["PInvoke", "SystemData", "MicrosoftData"], rest.Length > 1 ? rest[1] : Path.GetDirectoryName(Path.GetFullPath(template))!, rest.Length > 2 ? rest[2..] : []);
@@ -52,7 +52,7 @@ switch (args)
 
         return 0;
     default:
-        Console.Error.WriteLine("usage: build <template.db> <blocks> | time <template.db> <runs> [providers] [dir] | once <db> <provider> | scan <db> <provider> <runs>");
+        Console.Error.WriteLine("usage: build <template.db> <blocks> | time <template.db> <runs> [providers] [dir] | once <db> <provider> [<ops> <warmup> <built>] | scan <db> <provider> <runs>");
         return 2;
 }
 
@@ -83,7 +83,7 @@ static async IAsyncEnumerable<ImportBlock> Blocks(long count)
     await Task.CompletedTask;
 }
 
-static async Task Once(string path, string provider, (int Ops, int Warmup)? perOp)
+static async Task Once(string path, string provider, (int Ops, int Warmup, long Built)? perOp)
 {
     var (first, second) = (Row(path, 1), Row(path, 2));
     var options = new BlockDbOptions { Provider = provider, DataSource = path, Index = { Layout = BlockLayout.KeyMap } };
@@ -106,7 +106,7 @@ static async Task Once(string path, string provider, (int Ops, int Warmup)? perO
 
     var (blocks, bytes) = db.KeyMapUsage;
     var (gcHeap, workingSet) = (GC.GetTotalMemory(false), Environment.WorkingSet);
-    var timed = perOp is var (ops, warmup) ? await PerOp(session, blocks, ops, warmup) : "";
+    var timed = perOp is var (ops, warmup, built) ? await PerOp(session, built, ops, warmup) : "";
     Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
         $"RESULT {provider} open_ms={opened.TotalMilliseconds:F1} first_find_ms={found.TotalMilliseconds:F1} first_find_cpu_ms={cpu.TotalMilliseconds:F0} second_find_us={lookup.TotalMicroseconds:F1} map_blocks={blocks} map_bytes={bytes} gc_heap_mb={gcHeap / 1048576.0:F1} peak_ws_mb={workingSet / 1048576.0:F0}{timed}"));
 }
