@@ -1,7 +1,7 @@
 #!/bin/bash
 # Per round, providers rotated: one process on the 1e8 template (open, first lookup, then per-op select and
 # select-xor-insert), then one on a fresh copy of the 1e5 template (same). The 1e8 file is used in place (two 1e8
-# files at most on disk; each run appends its ~40k new blocks).
+# files at most on disk; each run appends its ~56k new blocks).
 big=/work/bigdata/keymap-1e8.db; small=/work/bigdata/keymap-1e5.db; rounds=$1; first=${2:-0}
 M=/work/bigdata/mapload-bin3/BlockDb.MapLoad.dll
 providers=(PInvoke MicrosoftData SystemData)

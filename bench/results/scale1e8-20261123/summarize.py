@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Turns runs.log (written by /work/bigdata/runs.sh-style loops of `BlockDb.MapLoad once <db> <provider> 50000 20000`)
+"""Turns runs.log (written by /work/bigdata/runs.sh-style loops of `BlockDb.MapLoad once <db> <provider> 50000 20000 <built>`)
 into runs.csv, summary.md and plots/*.png (gnuplot). Usage: summarize.py <folder with runs.log>."""
 import csv, os, re, statistics, subprocess, sys
 
