@@ -13,6 +13,15 @@ using BlockDb.Drivers;
 //                                                block timed (wall and CPU); prints each run, then median, min and max per
 //                                                build and provider and the ratio to PInvoke of the same build
 //   once <db> <provider>                         one open + first lookup in this process (what 'time' runs per sample)
+//
+// 'once' (and so 'time') looks up the blocks with IDs 1 and 2, read from the file beforehand (one page), so any KeyMap
+// file works: this program's templates and the benchmark harness's.
+//
+//   once <db> <provider> <ops> <warmup> <built>  then, in the same process, µs per op of <ops> FindBlockAsync of random
+//                                                blocks among the first <built> (the count 'build' wrote: block ID i + 1
+//                                                has TestHash(i)) and <ops> SelectXorInsertAsync (80 % new blocks, 10 %
+//                                                existing ones, 10 % earlier new ones; commit every 1,000, final commit
+//                                                timed), each after <warmup> untimed ops; the file keeps the new blocks
 //   scan <db> <provider> <runs>                  the catch-up statement alone through the driver: step only, then step and
 //                                                the four columns, then the key as well (where a load's time goes)
 //
@@ -23,8 +32,8 @@ switch (args)
     case ["build", var path, var count]:
         await Build(path, long.Parse(count, culture));
         return 0;
-    case ["once", var path, var provider]:
-        await Once(path, provider);
+    case ["once", var path, var provider, .. var ops]:
+        await Once(path, provider, ops.Length == 3 ? (int.Parse(ops[0], culture), int.Parse(ops[1], culture), long.Parse(ops[2], culture)) : null);
         return 0;
     case ["time", var template, var runs, .. var rest]:
         return await Time(template, int.Parse(runs, culture), rest.Length > 0 ? rest[0].Split(',') : ["PInvoke", "SystemData", "MicrosoftData"], rest.Length > 1 ? rest[1] : Path.GetDirectoryName(Path.GetFullPath(template))!, rest.Length > 2 ? rest[2..] : []);
@@ -43,7 +52,7 @@ switch (args)
 
         return 0;
     default:
-        Console.Error.WriteLine("usage: build <template.db> <blocks> | time <template.db> <runs> [providers] [dir] | once <db> <provider> | scan <db> <provider> <runs>");
+        Console.Error.WriteLine("usage: build <template.db> <blocks> | time <template.db> <runs> [providers] [dir] | once <db> <provider> [<ops> <warmup> <built>] | scan <db> <provider> <runs>");
         return 2;
 }
 
@@ -74,8 +83,9 @@ static async IAsyncEnumerable<ImportBlock> Blocks(long count)
     await Task.CompletedTask;
 }
 
-static async Task Once(string path, string provider)
+static async Task Once(string path, string provider, (int Ops, int Warmup, long Built)? perOp)
 {
+    var (first, second) = (Row(path, 1), Row(path, 2));
     var options = new BlockDbOptions { Provider = provider, DataSource = path, Index = { Layout = BlockLayout.KeyMap } };
     var total = Stopwatch.StartNew();
     await using var db = await BlockDatabase.OpenAsync(options);
@@ -83,20 +93,86 @@ static async Task Once(string path, string provider)
     var opened = total.Elapsed;
     var cpuBefore = Process.GetCurrentProcess().TotalProcessorTime;
     var find = Stopwatch.StartNew();
-    var id = await session.FindBlockAsync(TestHash(0), SizeOf(0));
+    var id = await session.FindBlockAsync(first.Hash, first.Size);
     var found = find.Elapsed;
     var cpu = Process.GetCurrentProcess().TotalProcessorTime - cpuBefore;
-    var second = Stopwatch.StartNew();
-    var id2 = await session.FindBlockAsync(TestHash(1), SizeOf(1));
-    var lookup = second.Elapsed;
-    if (id is null || id2 is null)
+    var again = Stopwatch.StartNew();
+    var id2 = await session.FindBlockAsync(second.Hash, second.Size);
+    var lookup = again.Elapsed;
+    if (id != 1 || id2 != 2)
     {
-        throw new InvalidOperationException("The first blocks of the template were not found.");
+        throw new InvalidOperationException($"The blocks with IDs 1 and 2 were found as {id} and {id2}.");
     }
 
     var (blocks, bytes) = db.KeyMapUsage;
+    var (gcHeap, workingSet) = (GC.GetTotalMemory(false), Environment.WorkingSet);
+    var timed = perOp is var (ops, warmup, built) ? await PerOp(session, built, ops, warmup) : "";
     Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
-        $"RESULT {provider} open_ms={opened.TotalMilliseconds:F1} first_find_ms={found.TotalMilliseconds:F1} first_find_cpu_ms={cpu.TotalMilliseconds:F0} second_find_us={lookup.TotalMicroseconds:F1} map_blocks={blocks} map_bytes={bytes} gc_heap_mb={GC.GetTotalMemory(false) / 1048576.0:F1} peak_ws_mb={Environment.WorkingSet / 1048576.0:F0}"));
+        $"RESULT {provider} open_ms={opened.TotalMilliseconds:F1} first_find_ms={found.TotalMilliseconds:F1} first_find_cpu_ms={cpu.TotalMilliseconds:F0} second_find_us={lookup.TotalMicroseconds:F1} map_blocks={blocks} map_bytes={bytes} gc_heap_mb={gcHeap / 1048576.0:F1} peak_ws_mb={workingSet / 1048576.0:F0}{timed}"));
+}
+
+// µs per op of select and select-xor-insert on a loaded map (see the header); base64 hashes made before the timed loops, as the harness does.
+static async Task<string> PerOp(IBlockRepository session, long blocks, int ops, int warmup)
+{
+    var random = new Random(42);
+    var existing = Enumerable.Range(0, warmup + ops).Select(_ => random.NextInt64(blocks)).ToArray();
+    var select = existing.Select(i => (Hash: TestHash(i).ToString(), Size: SizeOf(i), Id: i + 1)).ToArray();
+    var fresh = (1L << 40) + ((long)Random.Shared.Next(1 << 16) << 20); // new blocks' indexes, apart from earlier runs' on the same file
+    var xor = new (string Hash, long Size)[warmup + ops];
+    var created = new List<long>();
+    for (var k = 0; k < xor.Length; k++)
+    {
+        var roll = random.NextDouble();
+        var i = roll < 0.1 ? existing[k] : roll < 0.2 && created.Count > 0 ? created[random.Next(created.Count)] : fresh + k;
+        if (i == fresh + k)
+        {
+            created.Add(i);
+        }
+
+        xor[k] = (TestHash(i).ToString(), SizeOf(i));
+    }
+
+    for (var k = 0; k < warmup; k++)
+    {
+        _ = await session.FindBlockAsync(select[k].Hash, select[k].Size);
+    }
+
+    var watch = Stopwatch.StartNew();
+    for (var k = warmup; k < select.Length; k++)
+    {
+        if (await session.FindBlockAsync(select[k].Hash, select[k].Size) != select[k].Id)
+        {
+            throw new InvalidOperationException($"Block {select[k].Id} was not found under its hash.");
+        }
+    }
+
+    var selectUs = watch.Elapsed.TotalMicroseconds / ops;
+    for (var k = 0; k < warmup; k++)
+    {
+        _ = await session.SelectXorInsertAsync(xor[k].Hash, xor[k].Size);
+    }
+
+    await session.CommitAsync();
+    watch.Restart();
+    for (var k = warmup; k < xor.Length; k++)
+    {
+        _ = await session.SelectXorInsertAsync(xor[k].Hash, xor[k].Size);
+    }
+
+    await session.CommitAsync();
+    return string.Create(CultureInfo.InvariantCulture, $" select_us={selectUs:F2} xor_us={watch.Elapsed.TotalMicroseconds / ops:F2}");
+}
+
+// The hash and size of the block with this ID, read through the PInvoke driver on a connection of its own.
+static (BlockHash Hash, long Size) Row(string path, long id)
+{
+    using var connection = BlockDbProviders.Get("PInvoke").Open(new SqliteOpenOptions(path, SqliteOpenMode.ReadOnly));
+    using var statement = connection.Prepare(new SqlStatement("Row", """SELECT "Hash", "Size" FROM "Block" WHERE "ID" = @Id""", "@Id"));
+    statement.BindInt64(1, id);
+    Span<byte> hash = stackalloc byte[BlockHash.MaxBytes];
+    return statement.Step()
+        ? (new BlockHash(hash[..statement.ColumnBlob(0, hash)]), statement.ColumnInt64(1))
+        : throw new InvalidOperationException($"{path} has no block with ID {id}.");
 }
 
 static async Task<int> Time(string template, int runs, string[] providers, string dir, string[] builds)

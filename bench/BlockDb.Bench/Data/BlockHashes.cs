@@ -33,7 +33,14 @@ public static class BlockHashes
     /// <param name="domain">The family.</param>
     /// <param name="index">The item index.</param>
     /// <returns>44 characters of base64 with one '=' of padding.</returns>
-    public static string Of(int seed, HashDomain domain, long index)
+    public static string Of(int seed, HashDomain domain, long index) => Binary(seed, domain, index).ToString();
+
+    /// <summary>The hash of item <paramref name="index"/> of a domain, as its 32 bytes (the bulk import's form).</summary>
+    /// <param name="seed">The data seed.</param>
+    /// <param name="domain">The family.</param>
+    /// <param name="index">The item index.</param>
+    /// <returns>The SHA-256 whose base64 is <see cref="Of"/>.</returns>
+    public static BlockHash Binary(int seed, HashDomain domain, long index)
     {
         Span<byte> content = stackalloc byte[24];
         BinaryPrimitives.WriteUInt32LittleEndian(content, Magic);
@@ -43,6 +50,6 @@ public static class BlockHashes
         BinaryPrimitives.WriteInt64LittleEndian(content[16..], index);
         Span<byte> hash = stackalloc byte[SHA256.HashSizeInBytes];
         SHA256.HashData(content, hash);
-        return Convert.ToBase64String(hash);
+        return new BlockHash(hash);
     }
 }
