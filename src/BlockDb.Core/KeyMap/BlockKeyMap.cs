@@ -266,7 +266,7 @@ internal sealed class BlockKeyMap
     }
 
     /// <summary>Grows the table when needed, counting the old and the new array together against the limit.</summary>
-    private bool TryReserveLocked(long more)
+    private bool TryReserveLocked(long more, double headroom = KeyTable.GrowthHeadroom)
     {
         if (more <= 0 || _table.HasRoomFor(more))
         {
@@ -274,7 +274,7 @@ internal sealed class BlockKeyMap
         }
 
         var needed = _table.Count + more;
-        foreach (var capacity in (ReadOnlySpan<long>)[KeyTable.PreferredCapacity(needed), KeyTable.MinimumCapacity(needed)])
+        foreach (var capacity in (ReadOnlySpan<long>)[KeyTable.PreferredCapacity(needed, headroom), KeyTable.MinimumCapacity(needed)])
         {
             if (capacity <= Array.MaxLength && _table.Bytes + (capacity * KeyTable.SlotBytes) <= _limitBytes)
             {
@@ -296,7 +296,7 @@ internal sealed class BlockKeyMap
     {
         lock (_gate)
         {
-            TryReserveLocked(rows - _table.Count);
+            TryReserveLocked(rows - _table.Count, KeyTable.LoadHeadroom);
         }
     }
 

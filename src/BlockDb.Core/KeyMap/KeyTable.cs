@@ -58,8 +58,18 @@ internal sealed class KeyTable
     /// <summary>The slots to hold <paramref name="count"/> entries at the maximum load.</summary>
     public static long MinimumCapacity(long count) => Math.Max(MinCapacity, (long)Math.Ceiling(count / MaxLoad) + 1);
 
-    /// <summary>The slots a table grows to for <paramref name="count"/> entries: room for half as many again.</summary>
-    public static long PreferredCapacity(long count) => Math.Max(MinCapacity, (long)(count / MaxLoad * 1.5));
+    /// <summary>Room a table grows to when inserts fill it: half as many entries again before the next growth.</summary>
+    public const double GrowthHeadroom = 1.5;
+
+    /// <summary>
+    /// Room a table is sized to for a whole-table load: a quarter as many entries again (a backup run that adds up to
+    /// 25 % new blocks never resizes), so a loaded map holds 1.25 / <see cref="MaxLoad"/> slots of <see cref="SlotBytes"/>
+    /// bytes per block: 12.5 bytes.
+    /// </summary>
+    public const double LoadHeadroom = 1.25;
+
+    /// <summary>The slots a table takes for <paramref name="count"/> entries with room for <paramref name="headroom"/> times as many.</summary>
+    public static long PreferredCapacity(long count, double headroom = GrowthHeadroom) => Math.Max(MinCapacity, (long)(count / MaxLoad * headroom));
 
     /// <summary>Whether <paramref name="more"/> entries fit without growing.</summary>
     public bool HasRoomFor(long more) => _count + more <= (long)(_slots.Length * MaxLoad);
