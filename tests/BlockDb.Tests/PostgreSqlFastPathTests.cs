@@ -85,15 +85,32 @@ public sealed class PostgreSqlFastPathTests : IDisposable
     [PostgresFact]
     public async Task Two_imports_and_a_batching_session_over_the_same_blocks_at_once_store_each_block_once()
     {
-        await using var db = Open();
+        // Each session call is its own transaction. Writers that lock the same keys in different orders may deadlock;
+        // the server then aborts one transaction (SQLSTATE 40P01, a transient BlockDbException) and, as an engine
+        // would, that writer runs again: an import resumes from its input, a call is repeated. What was committed,
+        // counted from the progress reports and the calls that returned, must add up to each block exactly once.
+        await using var db = Open(o => o.Batching.CommitEvery = 1);
         var keys = Enumerable.Range(0, 30_000).ToList();
         var shuffled = keys.OrderBy(k => (k * 40503L) % 30011).ToList();
-        var options = new ImportOptions { ItemsPerTransaction = 4000 };
         using var start = new Barrier(3);
         var imports = new[] { keys, shuffled }.Select(order => Task.Run(async () =>
         {
             start.SignalAndWait();
-            return await db.ImportBlocksAsync(Stream(order.Select(k => new ImportBlock(TestData.Bytes(k), 4096))), options);
+            long created = 0;
+            for (var attempt = 1; ; attempt++)
+            {
+                var committed = new LastProgress();
+                try
+                {
+                    var result = await db.ImportBlocksAsync(Stream(order.Select(k => new ImportBlock(TestData.Bytes(k), 4096))), new ImportOptions { ItemsPerTransaction = 4000, Progress = committed });
+                    Assert.Equal(30_000, result.Read);
+                    return created + result.Created;
+                }
+                catch (BlockDbException e) when (e.SqlState == "40P01" && attempt < 10)
+                {
+                    created += committed.Value?.Created ?? 0;
+                }
+            }
         })).ToList();
         var session = Task.Run(async () =>
         {
@@ -103,7 +120,17 @@ public sealed class PostgreSqlFastPathTests : IDisposable
             start.SignalAndWait();
             for (var from = 29_500; from >= 0; from -= 2500)
             {
-                created += await writer.SelectXorInsertAsync(Enumerable.Range(from, 500).Select(k => TestData.Binary(k, 4096)).ToArray(), results);
+                for (var attempt = 1; ; attempt++)
+                {
+                    try
+                    {
+                        created += await writer.SelectXorInsertAsync(Enumerable.Range(from, 500).Select(k => TestData.Binary(k, 4096)).ToArray(), results);
+                        break;
+                    }
+                    catch (BlockDbException e) when (e.SqlState == "40P01" && attempt < 10)
+                    {
+                    }
+                }
             }
 
             return created;
@@ -111,8 +138,7 @@ public sealed class PostgreSqlFastPathTests : IDisposable
 
         var done = await Task.WhenAll(imports);
         var byTheSession = await session;
-        Assert.All(done, r => Assert.Equal(30_000, r.Read));
-        Assert.Equal(30_000, done.Sum(r => r.Created) + byTheSession);
+        Assert.Equal(30_000, done.Sum() + byTheSession);
         await using var check = await db.OpenSessionAsync();
         Assert.Equal(30_000, (await check.GetCountsAsync()).Blocks);
         var results2 = new SelectXorInsertResult[30_000];
@@ -298,6 +324,14 @@ public sealed class PostgreSqlFastPathTests : IDisposable
         var options = new BlockDbOptions { Provider = BlockDbProviders.PostgreSql, ConnectionString = connectionString ?? ConnectionString };
         configure?.Invoke(options);
         return BlockDatabase.Open(options);
+    }
+
+    /// <summary>The last progress an import reported (synchronously, after each commit).</summary>
+    private sealed class LastProgress : IProgress<ImportProgress>
+    {
+        public ImportProgress? Value { get; private set; }
+
+        public void Report(ImportProgress value) => Value = value;
     }
 
     /// <summary>Moves a volume to Deleting from another connection right after the import's first commit (reported synchronously).</summary>
