@@ -77,6 +77,38 @@ public sealed class ConversionTests : IDisposable
         Assert.True(next.Created && next.Id > blocks.Max(b => b.Id));
     }
 
+    [Theory]
+    [MemberData(nameof(Pairs))]
+    public async Task The_collected_block_and_deleted_blockset_high_water_marks_are_carried_into_the_new_file(BlockLayout from, BlockLayout to, string provider)
+    {
+        var source = Options("marks.db", from, provider);
+        long collected, deleted;
+        await using (var db = BlockDatabase.Open(source))
+        await using (var session = await db.OpenSessionAsync())
+        {
+            var kept = (await session.SelectXorInsertAsync(TestData.Hash(1), 100)).Id;
+            collected = (await session.SelectXorInsertAsync(TestData.Hash(2), 200)).Id;
+            await session.AddBlocksetAsync([kept]);
+            deleted = await session.AddBlocksetAsync([kept, collected]);
+
+            // A prune: the newest file's blockset goes (the highest blockset ID), then its own block (the highest block ID).
+            await session.DeleteBlocksetAsync(deleted);
+            Assert.Equal(1, (await session.DeleteUnreferencedBlocksAsync()).Blocks);
+            await session.CommitAsync();
+        }
+
+        var result = await BlockDbConverter.ConvertAsync(source, Options("marks-target.db", to, "PInvoke"));
+        Assert.True(result.Check.IsClean, result.Check.ToString());
+
+        // An ID another session or process still held from the source names nothing in the new file either.
+        await using var converted = BlockDatabase.Open(new BlockDbOptions { Provider = provider, DataSource = _folder.File("marks-target.db") });
+        await using var check = await converted.OpenSessionAsync();
+        var block = await check.SelectXorInsertAsync(TestData.Hash(3), 300);
+        Assert.True(block.Created && block.Id > collected, $"block ID {block.Id} handed out at or below the collected ID {collected}");
+        var blockset = await check.AddBlocksetAsync([block.Id]);
+        Assert.True(blockset > deleted, $"blockset ID {blockset} handed out at or below the deleted ID {deleted}");
+    }
+
     [Fact]
     public async Task A_duplicate_in_the_source_is_refused_unless_merging_is_asked_for()
     {

@@ -1,5 +1,6 @@
 using BlockDb.Drivers;
 using BlockDb.Layouts;
+using BlockDb.Sessions;
 using BlockDb.Sql;
 using BlockDb.Stores;
 
@@ -47,7 +48,13 @@ internal sealed class LayoutCopier(ISqliteConnection source, LayoutState from, I
                 insert.ExecuteNonQuery();
                 return true;
             });
-            to.SealIds(target, highest);
+            // The deleted-ID high-water marks come along, so an ID another session or process still holds from the
+            // source names nothing in the new file either (blockset IDs are copied as they are; a KeyMap target seals
+            // the block mark in its own state too).
+            var blockMark = Floor(BlockDbSql.BlockIdFloor);
+            IdFloorStatements.RaiseOnce(target, BlockDbSql.BlockIdFloor, blockMark);
+            IdFloorStatements.RaiseOnce(target, BlockDbSql.BlocksetIdFloor, Floor(BlockDbSql.BlocksetIdFloor));
+            to.SealIds(target, Math.Max(highest, blockMark));
             target.Execute(BlockDbSql.Commit.Text);
             return (volumes, blocks, merge.Count, blocksets, entries);
         }
@@ -60,6 +67,14 @@ internal sealed class LayoutCopier(ISqliteConnection source, LayoutState from, I
 
             source.Execute(BlockDbSql.Rollback.Text);
         }
+    }
+
+    /// <summary>The source's floor of <paramref name="floor"/>'s table, 0 when it has none.</summary>
+    private long Floor(BlockDbSql.IdFloor floor)
+    {
+        using var read = source.Prepare(BlockDbSql.ReadSetting);
+        read.BindText(1, floor.Setting);
+        return read.Step() && long.TryParse(read.ColumnText(0), System.Globalization.NumberStyles.None, System.Globalization.CultureInfo.InvariantCulture, out var mark) ? mark : 0;
     }
 
     private long[] Totals()

@@ -26,6 +26,7 @@ internal sealed class BlocksetStatements
     private readonly ISqliteStatement _deleteEntries;
     private readonly ISqliteStatement _delete;
     private readonly ISqliteStatement _getBlock;
+    private readonly IdFloorStatements _floor;
 
     public BlocksetStatements(ISqliteConnection connection, WriteBatch batch, IBlockStore store, VolumeGuard volumes)
     {
@@ -42,6 +43,7 @@ internal sealed class BlocksetStatements
         _deleteEntries = connection.Prepare(BlockDbSql.DeleteBlocksetEntries);
         _delete = connection.Prepare(BlockDbSql.DeleteBlockset);
         _getBlock = connection.Prepare(BlockDbSql.GetBlock);
+        _floor = new IdFloorStatements(connection, BlockDbSql.BlocksetIdFloor);
     }
 
     /// <summary>Adds a blockset from blocks named by hash and size, resolved inside the write transaction (so none can be deleted between the lookup and the entry).</summary>
@@ -179,7 +181,9 @@ internal sealed class BlocksetStatements
             d.self._deleteEntries.BindInt64(1, d.id);
             d.self._deleteEntries.ExecuteNonQuery();
             d.self._delete.BindInt64(1, d.id);
-            return d.self._delete.ExecuteNonQuery() > 0 ? true : throw new BlocksetNotFoundException(d.id);
+            _ = d.self._delete.ExecuteNonQuery() > 0 ? true : throw new BlocksetNotFoundException(d.id);
+            d.self._floor.Raise(d.id); // the highest blockset's ID is never handed out again (BlockDbSql.IdFloor)
+            return true;
         });
         self._batch.EndWrite(wrote: true);
         return true;

@@ -7,7 +7,7 @@ namespace BlockDb.Sessions;
 /// A session's garbage collection: the blocks no blockset references, counted per volume and deleted in the same write
 /// transaction (inside a savepoint), so what is counted is what is deleted and no blockset can name a block between the
 /// two. When the collection deletes the block with the highest ID, it records that ID as the collected high-water mark
-/// (<see cref="BlockDbSql.RaiseBlockIdFloor"/>) in the same transaction, so no layout hands a collected ID to another
+/// (<see cref="BlockDbSql.BlockIdFloor"/>) in the same transaction, so no layout hands a collected ID to another
 /// block: a select-xor-insert result another session still holds is then refused, never silently re-pointed. Used only
 /// inside the session's gate.
 /// </summary>
@@ -17,8 +17,7 @@ internal sealed class CollectStatements(ISqliteConnection connection, WriteBatch
     private readonly ISqliteStatement _countVolume = connection.Prepare(BlockDbSql.UnreferencedInVolume);
     private readonly ISqliteStatement _deleteAll = connection.Prepare(BlockDbSql.DeleteUnreferenced);
     private readonly ISqliteStatement _deleteVolume = connection.Prepare(BlockDbSql.DeleteUnreferencedInVolume);
-    private readonly ISqliteStatement _highest = connection.Prepare(BlockDbSql.HighestBlockId);
-    private readonly ISqliteStatement _raiseFloor = connection.Prepare(BlockDbSql.RaiseBlockIdFloor);
+    private readonly IdFloorStatements _floor = new(connection, BlockDbSql.BlockIdFloor);
 
     /// <summary>Deletes the unreferenced blocks, all or those of one volume, and says what went.</summary>
     /// <exception cref="VolumeNotFoundException">A volume was named and no volume has that ID.</exception>
@@ -67,33 +66,15 @@ internal sealed class CollectStatements(ISqliteConnection connection, WriteBatch
             return result;
         }
 
-        var highest = Highest();
+        var highest = _floor.Highest();
         var deleted = delete.ExecuteNonQuery();
         if (deleted != result.Blocks)
         {
             throw new BlockDbException($"Garbage collection counted {result.Blocks} unreferenced blocks but deleted {deleted} in the same transaction (a trigger outside BlockDb?); nothing of this call was written. Run CheckAsync.");
         }
 
-        if (Highest() < highest)
-        {
-            _raiseFloor.BindInt64(1, highest);
-            _raiseFloor.ExecuteNonQuery();
-        }
-
+        _floor.Raise(highest);
         batch.Revise();
         return result;
-    }
-
-    private long Highest()
-    {
-        try
-        {
-            _highest.Step();
-            return _highest.ColumnInt64(0);
-        }
-        finally
-        {
-            _highest.Reset();
-        }
     }
 }

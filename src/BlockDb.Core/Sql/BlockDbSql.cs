@@ -16,7 +16,7 @@ internal static partial class BlockDbSql
     /// <summary>
     /// Insert a block (in a volume, or none) and return its ID; fails with <c>SQLITE_CONSTRAINT</c> when it exists. The
     /// indexed layouts' inserts take the ID as their 4th parameter: NULL lets SQLite choose (the highest ID + 1), an ID
-    /// above <see cref="BlockIdFloorAboveMax"/> keeps a collected ID from being handed out again.
+    /// above <see cref="BlockIdFloor"/> (<see cref="IdFloor.AboveMax"/>) keeps a collected ID from being handed out again.
     /// </summary>
     public static readonly SqlStatement InsertBlock = new(
         nameof(InsertBlock), """INSERT INTO "Block" ("Hash", "Size", "VolumeID", "ID") VALUES (@Hash, @Size, @VolumeID, @ID) RETURNING "ID" """, "@Hash", "@Size", "@VolumeID", "@ID");
@@ -41,9 +41,14 @@ internal static partial class BlockDbSql
         """SELECT B."Size", V."State" FROM "Block" B LEFT JOIN "Remotevolume" V ON V."ID" = B."VolumeID" WHERE B."ID" = @ID""",
         "@ID");
 
-    /// <summary>Insert a blockset and return its ID.</summary>
+    /// <summary>
+    /// Insert a blockset and return its ID: above the deleted high-water mark while it is above every ID
+    /// (<see cref="BlocksetIdFloor"/>), else the one SQLite chooses (the highest ID + 1).
+    /// </summary>
     public static readonly SqlStatement InsertBlockset = new(
-        nameof(InsertBlockset), """INSERT INTO "Blockset" ("Length", "FullHash") VALUES (@Length, @FullHash) RETURNING "ID" """, "@Length", "@FullHash");
+        nameof(InsertBlockset),
+        $"""INSERT INTO "Blockset" ("ID", "Length", "FullHash") VALUES ({IdFloor.NextId(IdFloorTable.Blockset)}, @Length, @FullHash) RETURNING "ID" """,
+        "@Length", "@FullHash");
 
     /// <summary>Insert one blockset entry.</summary>
     public static readonly SqlStatement InsertBlocksetEntry = new(

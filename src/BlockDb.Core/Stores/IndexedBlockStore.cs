@@ -32,7 +32,7 @@ internal sealed class IndexedBlockStore<TCodec, TStrategy> : IBlockStore
         _volumes = volumes;
         _find = connection.Prepare(BlockDbSql.FindBlock);
         _insert = connection.Prepare(BlockDbSql.InsertBlock);
-        _floor = connection.Prepare(BlockDbSql.BlockIdFloorAboveMax);
+        _floor = connection.Prepare(BlockDbSql.BlockIdFloor.AboveMax);
         _strategy = TStrategy.Prepare(connection);
         batch.Attach(this);
     }
