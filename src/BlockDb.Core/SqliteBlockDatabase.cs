@@ -46,10 +46,7 @@ internal sealed class SqliteBlockDatabase : IBlockDatabase, IBlockDbObservable
         _logger = logger;
         _requested = options.Pragmas.Resolve();
         Tags = BlockDbInstruments.DatabaseTags("sqlite", driver.Name, path);
-        using var activity = BlockDbInstruments.ActivitySource.StartActivity("blockdb.open");
-        activity?.SetTag("db.system.name", "sqlite");
-        activity?.SetTag("blockdb.provider", driver.Name);
-        activity?.SetTag("db.namespace", path);
+        using var activity = BlockDbInstruments.StartActivity("blockdb.open", Tags);
         try
         {
             using var connection = OpenConnection();
@@ -204,7 +201,7 @@ internal sealed class SqliteBlockDatabase : IBlockDatabase, IBlockDbObservable
             this,
             token =>
             {
-                using var activity = StartActivity("blockdb.check");
+                using var activity = BlockDbInstruments.StartActivity("blockdb.check", Tags);
                 var started = Stopwatch.GetTimestamp();
                 using var connection = OpenConfiguredConnection();
                 var result = IndexChecker.Check(connection, _layout, token);
@@ -225,7 +222,7 @@ internal sealed class SqliteBlockDatabase : IBlockDatabase, IBlockDbObservable
             this,
             token =>
             {
-                using var activity = StartActivity("blockdb.repair");
+                using var activity = BlockDbInstruments.StartActivity("blockdb.repair", Tags);
 
                 // No busy wait: a repair beside another writer is refused at once (providers that retry BUSY on their own wait their minimum).
                 using var connection = OpenConfiguredConnection(busyTimeoutMilliseconds: 0);
@@ -328,15 +325,6 @@ internal sealed class SqliteBlockDatabase : IBlockDatabase, IBlockDbObservable
                 : throw new InvalidOperationException("The counts query returned no row.");
         },
         cancellationToken);
-
-    private Activity? StartActivity(string name)
-    {
-        var activity = BlockDbInstruments.ActivitySource.StartActivity(name);
-        activity?.SetTag("db.system.name", "sqlite");
-        activity?.SetTag("blockdb.provider", _driver.Name);
-        activity?.SetTag("db.namespace", DataSource);
-        return activity;
-    }
 
     /// <summary>A connection with the pragmas applied, for an enumeration.</summary>
     /// <exception cref="ObjectDisposedException">The database was disposed.</exception>

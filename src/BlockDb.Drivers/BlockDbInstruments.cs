@@ -130,6 +130,24 @@ public static class BlockDbInstruments
         CountCall(tags, failure);
     }
 
+    /// <summary>Starts a span of whole-database work (open, check, repair) carrying the database's tags, or null when no one listens.</summary>
+    /// <param name="name">The span's name, e.g. <c>blockdb.open</c>.</param>
+    /// <param name="tags">From <see cref="DatabaseTags"/>.</param>
+    /// <returns>The started activity, or <see langword="null"/>.</returns>
+    public static Activity? StartActivity(string name, in TagList tags)
+    {
+        var activity = ActivitySource.StartActivity(name);
+        if (activity is not null)
+        {
+            foreach (var tag in tags)
+            {
+                activity.SetTag(tag.Key, tag.Value);
+            }
+        }
+
+        return activity;
+    }
+
     /// <summary>Counts one call (and its error type when it failed).</summary>
     /// <param name="tags">From <see cref="CallTags"/>.</param>
     /// <param name="failure">The failure, or <see langword="null"/>.</param>

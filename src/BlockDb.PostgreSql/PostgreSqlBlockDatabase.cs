@@ -25,6 +25,7 @@ internal sealed class PostgreSqlBlockDatabase : IBlockDatabase, IBlockDbObservab
     private readonly CancellationTokenSource _closing = new();
     private readonly ConcurrentDictionary<NpgsqlConnection, byte> _enumerations = new();
     private readonly RowCountCache _rows;
+    private readonly TagList _tags;
     private Task? _disposing;
 
     private PostgreSqlBlockDatabase(PgContext context, bool ownsDataSource, string engineVersion)
@@ -32,11 +33,15 @@ internal sealed class PostgreSqlBlockDatabase : IBlockDatabase, IBlockDbObservab
         _context = context;
         _ownsDataSource = ownsDataSource;
         EngineVersion = engineVersion;
-        _rows = new RowCountCache(CountRowsAsync, BlockDbInstruments.DatabaseTags("postgresql", context.ProviderName, context.Server));
+        _tags = Tags(context);
+        _rows = new RowCountCache(CountRowsAsync, _tags);
         BlockDbInstruments.Register(this);
     }
 
     public string ProviderName => _context.ProviderName;
+
+    /// <summary>The database's measurement and span tags: system, provider, server.</summary>
+    private static TagList Tags(PgContext context) => BlockDbInstruments.DatabaseTags("postgresql", context.ProviderName, context.Server);
 
     public string Engine => "PostgreSQL";
 
@@ -60,10 +65,7 @@ internal sealed class PostgreSqlBlockDatabase : IBlockDatabase, IBlockDbObservab
     /// <summary>Checks or creates the schema on one connection and returns the open database; disposes an owned data source when that fails.</summary>
     public static async Task<PostgreSqlBlockDatabase> OpenAsync(PgContext context, bool ownsDataSource, CancellationToken cancellationToken)
     {
-        using var activity = BlockDbInstruments.ActivitySource.StartActivity("blockdb.open");
-        activity?.SetTag("db.system.name", "postgresql");
-        activity?.SetTag("blockdb.provider", context.ProviderName);
-        activity?.SetTag("db.namespace", context.Server);
+        using var activity = BlockDbInstruments.StartActivity("blockdb.open", Tags(context));
         try
         {
             var connection = await context.DataSource.OpenConnectionAsync(cancellationToken).ConfigureAwait(false);
@@ -271,9 +273,7 @@ internal sealed class PostgreSqlBlockDatabase : IBlockDatabase, IBlockDbObservab
     private async ValueTask<T> RunMaintenanceAsync<T>(string activityName, Func<CancellationToken, Task<T>> work, CancellationToken cancellationToken)
     {
         ThrowIfDisposed();
-        using var activity = BlockDbInstruments.ActivitySource.StartActivity(activityName);
-        activity?.SetTag("db.system.name", "postgresql");
-        activity?.SetTag("blockdb.provider", _context.ProviderName);
+        using var activity = BlockDbInstruments.StartActivity(activityName, _tags);
         try
         {
             return await work(cancellationToken).ConfigureAwait(false);
