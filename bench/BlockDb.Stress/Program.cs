@@ -5,7 +5,8 @@ using BlockDb.Stress;
 // Usage:
 //   worker  <db> <provider> <journal> <seconds> <seed>   one stress worker process (started by the orchestrator)
 //   foreign <db> <provider> <journal> <seconds> <seed>   the foreign SQL writer (started by the orchestrator)
-//   soak [seconds] [providers,...] [journal]              a long run: prints the report; exit 1 when anything failed
+//   soak [seconds] [providers,...] [journal] [workers] [kill-every-seconds]
+//                                                        a long run: prints the report; exit 1 when anything failed
 //   measure [blocks] [repetitions]                        the issue-10 measurements (map load, same-prefix lookups, opens)
 //   open <db> <provider> <startAtUtcTicks>                one first open at a given moment (started by measure)
 if (args.Length >= 1 && args[0] == "measure")
@@ -25,14 +26,17 @@ if (args.Length >= 1 && args[0] == "soak")
     var seconds = args.Length > 1 ? double.Parse(args[1], CultureInfo.InvariantCulture) : 600;
     var providers = args.Length > 2 ? args[2].Split(',') : [.. BlockDbProviders.Names];
     var journal = args.Length > 3 ? Enum.Parse<JournalMode>(args[3], ignoreCase: true) : JournalMode.Wal;
-    var folder = Path.Combine(Path.GetTempPath(), "blockdb-soak", DateTime.UtcNow.ToString("yyyyMMdd-HHmmss", CultureInfo.InvariantCulture));
-    var report = await StressRun.RunAsync(new StressOptions(folder, providers, TimeSpan.FromSeconds(seconds), Journal: journal, Seed: Environment.TickCount), Console.WriteLine);
+    var workers = args.Length > 4 ? int.Parse(args[4], CultureInfo.InvariantCulture) : 4;
+    var killEvery = args.Length > 5 ? double.Parse(args[5], CultureInfo.InvariantCulture) : 2.0;
+    var folder = Path.Combine(Path.GetTempPath(), "blockdb-soak", $"{DateTime.UtcNow.ToString("yyyyMMdd-HHmmss", CultureInfo.InvariantCulture)}-{Environment.ProcessId}");
+    var report = await StressRun.RunAsync(
+        new StressOptions(folder, providers, TimeSpan.FromSeconds(seconds), workers, journal, Environment.TickCount, killEvery), Console.WriteLine);
     return report.Failures.Count == 0 ? 0 : 1;
 }
 
 if (args.Length != 6)
 {
-    Console.Error.WriteLine("usage: worker|foreign <db> <provider> <journal> <seconds> <seed> | soak [seconds] [providers] [journal]");
+    Console.Error.WriteLine("usage: worker|foreign <db> <provider> <journal> <seconds> <seed> | soak [seconds] [providers] [journal] [workers] [kill-every-seconds]");
     return 2;
 }
 

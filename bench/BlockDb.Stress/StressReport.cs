@@ -43,7 +43,7 @@ public sealed class StressReport
             {
                 switch (parts[0])
                 {
-                    case "ACKB" when parts.Length == 4:
+                    case "ACKB" when parts.Length >= 4:
                         var key = StressKeys.Parse(parts[1]);
                         if (!AckedIds.TryGetValue(key, out var ids))
                         {
@@ -53,7 +53,7 @@ public sealed class StressReport
                         ids.Add(long.Parse(parts[2], CultureInfo.InvariantCulture));
                         AckedBlockLines++;
                         break;
-                    case "ACKS" when parts.Length == 3:
+                    case "ACKS" when parts.Length >= 3:
                         AckedBlocksets[long.Parse(parts[1], CultureInfo.InvariantCulture)] = [.. parts[2].Split(',').Select(StressKeys.Parse)];
                         break;
                     case "FOREIGN" when parts.Length == 2:

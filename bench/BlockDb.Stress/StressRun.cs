@@ -87,6 +87,15 @@ public static class StressRun
 
         await VerifyAsync(path, options.Providers[^1], report);
         report.Elapsed = clock.Elapsed;
+        if (report.Failures.Count > 0)
+        {
+            // Every line of every process, in start order, with its process's life: what a diagnosis needs.
+            var childrenLog = Path.Combine(options.Folder, "children.log");
+            await File.WriteAllLinesAsync(childrenLog, finished.OrderBy(c => c.StartedTicks).SelectMany(c =>
+                c.Lines.Select(l => $"[{c.Role} {c.Provider} pid {c.Id} started @{c.StartedTicks}{(c.KilledTicks is { } k ? $" killed @{k}" : string.Empty)}] {l}")));
+            report.Failures.Insert(0, $"every process's output: {childrenLog}");
+        }
+
         log(report.ToString());
         return report;
     }
@@ -159,6 +168,12 @@ public static class StressRun
 
         public bool Killed { get; private set; }
 
+        public int Id { get; private set; }
+
+        public long StartedTicks { get; private set; }
+
+        public long? KilledTicks { get; private set; }
+
         public int? ExitCode => _process.HasExited ? _process.ExitCode : null;
 
         public IReadOnlyList<string> Lines
@@ -184,7 +199,9 @@ public static class StressRun
             var child = new Child(new Process { StartInfo = start }, role, provider);
             child._process.OutputDataReceived += (_, e) => child.Add(e.Data);
             child._process.ErrorDataReceived += (_, e) => child.Add(e.Data is null ? null : "stderr " + e.Data);
+            child.StartedTicks = DateTime.UtcNow.Ticks;
             child._process.Start();
+            child.Id = child._process.Id;
             child._process.BeginOutputReadLine();
             child._process.BeginErrorReadLine();
             return child;
@@ -193,6 +210,7 @@ public static class StressRun
         public void Kill()
         {
             Killed = true;
+            KilledTicks = DateTime.UtcNow.Ticks;
             _process.Kill(entireProcessTree: true);
             _process.WaitForExit();
         }

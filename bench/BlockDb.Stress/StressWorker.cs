@@ -1,3 +1,4 @@
+using System.Collections.Concurrent;
 using System.Diagnostics;
 using System.Globalization;
 
@@ -15,19 +16,29 @@ internal sealed class StressWorker(string path, string provider, JournalMode jou
     private const int HangSeconds = 30;
     private readonly long _deadline = Stopwatch.GetTimestamp() + (long)(duration.TotalSeconds * Stopwatch.Frequency);
     private readonly Dictionary<string, long> _stats = [];
+    private readonly ConcurrentDictionary<string, string> _doing = new();
 
     public async Task<int> RunAsync()
     {
-        await using var a = await OpenAsync(o => { o.Batching.CommitEvery = 1 + new Random(seed).Next(40); o.Pragmas.BusyTimeout = 50; });
-        await using var b = await OpenAsync(o => { o.Batching.CommitEvery = 0; o.Batching.CommitAfterMilliseconds = 20 + new Random(seed + 1).Next(60); o.Pragmas.BusyTimeout = 200; });
+        StartWatchdog();
+        Doing("main", "opening database a");
+        var a = await OpenAsync(o => { o.Batching.CommitEvery = 1 + new Random(seed).Next(40); o.Pragmas.BusyTimeout = 50; });
+        Doing("main", "opening database b");
+        var b = await OpenAsync(o => { o.Batching.CommitEvery = 0; o.Batching.CommitAfterMilliseconds = 20 + new Random(seed + 1).Next(60); o.Pragmas.BusyTimeout = 200; });
+        Doing("main", "running");
         await Task.WhenAll(
-            Task.Run(() => SessionLoopAsync(a, seed + 10)),
-            Task.Run(() => SessionLoopAsync(a, seed + 11)),
-            Task.Run(() => SessionLoopAsync(b, seed + 12)),
-            Task.Run(() => SessionLoopAsync(b, seed + 13)),
-            Task.Run(() => SharedLoopAsync(a, seed + 20)),
-            Task.Run(() => SharedLoopAsync(b, seed + 21)),
-            Task.Run(() => ChurnLoopAsync(seed + 30)));
+            Tracked($"session {seed + 10}", () => SessionLoopAsync(a, seed + 10)),
+            Tracked($"session {seed + 11}", () => SessionLoopAsync(a, seed + 11)),
+            Tracked($"session {seed + 12}", () => SessionLoopAsync(b, seed + 12)),
+            Tracked($"session {seed + 13}", () => SessionLoopAsync(b, seed + 13)),
+            Tracked($"shared {seed + 20}", () => SharedLoopAsync(a, seed + 20)),
+            Tracked($"shared {seed + 21}", () => SharedLoopAsync(b, seed + 21)),
+            Tracked("churn", () => ChurnLoopAsync(seed + 30)));
+        Doing("main", "disposing database b");
+        await b.DisposeAsync();
+        Doing("main", "disposing database a");
+        await a.DisposeAsync();
+        Doing("main", "done");
         lock (_stats)
         {
             Output.Line("STAT " + string.Join(' ', _stats.Select(s => $"{s.Key}={s.Value}")));
@@ -37,6 +48,38 @@ internal sealed class StressWorker(string path, string provider, JournalMode jou
     }
 
     private bool Running => Stopwatch.GetTimestamp() < _deadline;
+
+    /// <summary>
+    /// A thread of its own (not the thread pool, which a hang may have starved) that, 60 s after the run time, prints
+    /// what every loop still running was doing as a <c>HANG</c> line: the orchestrator reports it as a failure.
+    /// </summary>
+    private void StartWatchdog()
+    {
+        var watchdog = new Thread(() =>
+        {
+            Thread.Sleep(TimeSpan.FromSeconds(60) + TimeSpan.FromSeconds(Math.Max(0, (double)(_deadline - Stopwatch.GetTimestamp()) / Stopwatch.Frequency)));
+            var stuck = _doing.Where(d => d.Value != "done").Select(d => $"{d.Key}: {d.Value}").ToList();
+            Output.Line($"HANG worker still running 60 s after its run time; loops not done: {(stuck.Count == 0 ? "none (ending)" : string.Join("; ", stuck))}; thread pool threads {ThreadPool.ThreadCount}, pending work items {ThreadPool.PendingWorkItemCount}");
+        })
+        { IsBackground = true, Name = "stress watchdog" };
+        watchdog.Start();
+    }
+
+    /// <summary>Runs a loop on the thread pool and marks it done for the watchdog when it ended (disposals included).</summary>
+    private Task Tracked(string loop, Func<Task> body) => Task.Run(async () =>
+    {
+        try
+        {
+            await body();
+        }
+        finally
+        {
+            Doing(loop, "done");
+        }
+    });
+
+    /// <summary>Records what a loop is doing now, for the watchdog.</summary>
+    private void Doing(string loop, string what) => _doing[loop] = what;
 
     /// <summary>Opens the file; in DELETE journal mode even opening waits for a committing writer, so BUSY is retried.</summary>
     private Task<IBlockDatabase> OpenAsync(Action<BlockDbOptions>? configure = null)
@@ -66,6 +109,8 @@ internal sealed class StressWorker(string path, string provider, JournalMode jou
     private async Task SessionLoopAsync(IBlockDatabase db, int taskSeed)
     {
         var random = new Random(taskSeed);
+        var loop = $"session {taskSeed}";
+        Doing(loop, "opening");
         await using var session = await RetryBusyAsync(() => db.OpenSessionAsync().AsTask());
         var blocks = new List<string>();
         var sets = new List<string>();
@@ -77,19 +122,22 @@ internal sealed class StressWorker(string path, string provider, JournalMode jou
                 if (roll < 70)
                 {
                     var file = StressKeys.File(random);
+                    Doing(loop, "select-xor-insert");
                     foreach (var key in file)
                     {
                         var result = await session.SelectXorInsertAsync(key.Hash, key.Size);
-                        blocks.Add(AckBlock(key, result.Id, result.Created));
+                        blocks.Add(AckBlock(key, result.Id, result.Created, loop));
                         Count(result.Created ? "created" : "found");
                     }
 
+                    Doing(loop, "add blockset");
                     var id = await session.AddBlocksetAsync(file);
-                    sets.Add(AckBlockset(id, file));
+                    sets.Add(AckBlockset(id, file, loop));
                     Count("blocksets");
                 }
                 else if (roll < 78)
                 {
+                    Doing(loop, "rollback");
                     await session.RollbackAsync();
                     if (blocks.Count + sets.Count > 0)
                     {
@@ -101,11 +149,13 @@ internal sealed class StressWorker(string path, string provider, JournalMode jou
                 }
                 else if (roll < 92)
                 {
+                    Doing(loop, "commit");
                     await CommitAsync(session, blocks, sets);
                 }
                 else
                 {
                     var key = StressKeys.Get(random.Next(StressKeys.Count));
+                    Doing(loop, "find");
                     await session.FindBlockAsync(key.Hash, key.Size);
                     Count("finds");
                 }
@@ -116,9 +166,10 @@ internal sealed class StressWorker(string path, string provider, JournalMode jou
                     await CommitAsync(session, blocks, sets);
                 }
             }
-            catch (BlockDbBatchRolledBackException)
+            catch (BlockDbBatchRolledBackException e)
             {
                 Count("lost-batches");
+                Output.Line($"NOTE @{DateTime.UtcNow.Ticks} {loop} lost a batch of {blocks.Count + sets.Count} results: {e.Message.Replace('\n', ' ')}");
                 blocks.Clear();
                 sets.Clear();
             }
@@ -130,18 +181,26 @@ internal sealed class StressWorker(string path, string provider, JournalMode jou
 
         try
         {
+            Doing(loop, "last commit");
             await CommitAsync(session, blocks, sets);
         }
         catch (Exception e)
         {
             Expected(e);
         }
+
+        Doing(loop, "disposing");
     }
 
     private async Task CommitAsync(IBlockRepository session, List<string> blocks, List<string> sets)
     {
         await session.CommitAsync();
         Count("commits");
+        if (blocks.Count + sets.Count > 0)
+        {
+            Output.Line(string.Create(CultureInfo.InvariantCulture, $"COMMITTED {blocks.Count + sets.Count} @{DateTime.UtcNow.Ticks}"));
+        }
+
         foreach (var line in blocks.Concat(sets))
         {
             Output.Line(line);
@@ -153,15 +212,21 @@ internal sealed class StressWorker(string path, string provider, JournalMode jou
 
     private async Task SharedLoopAsync(IBlockDatabase db, int taskSeed)
     {
+        Doing($"shared {taskSeed}", "opening");
         await using var shared = await RetryBusyAsync(() => Task.FromResult(db.OpenSharedRepository()));
         await Task.WhenAll(Enumerable.Range(0, 3).Select(t => Task.Run(async () =>
         {
             var random = new Random(taskSeed * 7 + t);
+            var loop = $"shared {taskSeed}.{t}";
             while (Running)
             {
+                Doing(loop, "file");
                 await SharedFileAsync(shared, random);
             }
+
+            Doing(loop, "done");
         })));
+        Doing($"shared {taskSeed}", "disposing");
     }
 
     /// <summary>One file through a shared repository: every completed call is committed, so it is acknowledged at once.</summary>
@@ -173,11 +238,11 @@ internal sealed class StressWorker(string path, string provider, JournalMode jou
             foreach (var key in file)
             {
                 var result = await shared.SelectXorInsertAsync(key.Hash, key.Size);
-                Output.Line(AckBlock(key, result.Id, result.Created));
+                Output.Line(AckBlock(key, result.Id, result.Created, "shared"));
                 Count(result.Created ? "shared-created" : "shared-found");
             }
 
-            Output.Line(AckBlockset(await shared.AddBlocksetAsync(file), file));
+            Output.Line(AckBlockset(await shared.AddBlocksetAsync(file), file, "shared"));
             Count("shared-blocksets");
         }
         catch (ObjectDisposedException)
@@ -196,6 +261,7 @@ internal sealed class StressWorker(string path, string provider, JournalMode jou
         var random = new Random(taskSeed);
         while (Running)
         {
+            Doing("churn", "opening");
             var db = await OpenAsync(o => { o.Batching.CommitEvery = 1 + random.Next(10); o.Pragmas.BusyTimeout = 100; });
             var session = await RetryBusyAsync(() => db.OpenSessionAsync().AsTask());
             var shared = await RetryBusyAsync(() => Task.FromResult(db.OpenSharedRepository()));
@@ -219,7 +285,9 @@ internal sealed class StressWorker(string path, string provider, JournalMode jou
                     await SharedFileAsync(shared, r);
                 }
             })));
+            Doing("churn", "calls");
             await Task.Delay(50 + random.Next(250));
+            Doing("churn", "disposing under calls");
             var dispose = db.DisposeAsync().AsTask();
             var everything = Task.WhenAll([.. calls, dispose]);
             try
@@ -246,6 +314,7 @@ internal sealed class StressWorker(string path, string provider, JournalMode jou
 
             Count("churned-databases");
         }
+
     }
 
     /// <summary>
@@ -269,6 +338,7 @@ internal sealed class StressWorker(string path, string provider, JournalMode jou
                 break;
             case BlockDbException { SqliteErrorCode: SqliteResultCode.IOError } io:
                 Count($"ioerr-{io.SqliteExtendedErrorCode}");
+                Output.Line($"NOTE @{DateTime.UtcNow.Ticks} {io.GetType().Name} {io.SqliteExtendedErrorCode}: {io.Message.Replace('\n', ' ')} | {io.StackTrace?.Replace('\n', ' ')}");
                 break;
             default:
                 Output.Line($"ERROR {e.GetType().Name}: {e.Message.Replace('\n', ' ')}");
@@ -284,9 +354,12 @@ internal sealed class StressWorker(string path, string provider, JournalMode jou
         }
     }
 
-    private static string AckBlock(BlockKey key, long id, bool created) =>
-        string.Create(CultureInfo.InvariantCulture, $"ACKB {StressKeys.Format(key)} {id} {(created ? 1 : 0)}");
+    // Each line ends with where and when (UTC ticks) the result came, for the orchestrator's diagnosis of a failure.
+    private static string AckBlock(BlockKey key, long id, bool created, string loop) =>
+        string.Create(CultureInfo.InvariantCulture, $"ACKB {StressKeys.Format(key)} {id} {(created ? 1 : 0)} {Where(loop)}");
 
-    private static string AckBlockset(long id, BlockKey[] file) =>
-        string.Create(CultureInfo.InvariantCulture, $"ACKS {id} {string.Join(',', file.Select(StressKeys.Format))}");
+    private static string AckBlockset(long id, BlockKey[] file, string loop) =>
+        string.Create(CultureInfo.InvariantCulture, $"ACKS {id} {string.Join(',', file.Select(StressKeys.Format))} {Where(loop)}");
+
+    private static string Where(string loop) => string.Create(CultureInfo.InvariantCulture, $"{loop.Replace(' ', '_')}@{DateTime.UtcNow.Ticks}");
 }

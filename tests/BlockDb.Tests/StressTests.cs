@@ -41,8 +41,21 @@ public sealed class StressTests(ITestOutputHelper output) : IDisposable
         AssertCovered(report);
     }
 
-    private static void AssertCovered(StressReport report)
+    private void AssertCovered(StressReport report)
     {
+        if (report.Failures.Count > 0)
+        {
+            // The file and every process's output outlive the test's folder, for the diagnosis.
+            var kept = Path.Combine(Path.GetTempPath(), "blockdb-stress-failures", DateTime.UtcNow.ToString("yyyyMMdd-HHmmss-fff", CultureInfo.InvariantCulture));
+            Directory.CreateDirectory(kept);
+            foreach (var file in Directory.GetFiles(_folder.Path, "*", SearchOption.AllDirectories))
+            {
+                File.Copy(file, Path.Combine(kept, Path.GetFileName(file)));
+            }
+
+            report.Failures.Insert(0, $"the file and the processes' output were kept in {kept}");
+        }
+
         Assert.True(report.Failures.Count == 0, report.ToString());
         Assert.NotNull(report.Check);
         Assert.True(report.Check.IsClean, report.ToString());
