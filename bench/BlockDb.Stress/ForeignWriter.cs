@@ -93,7 +93,7 @@ internal sealed class ForeignWriter(string path, TimeSpan duration, int seed)
                         _own.Add(id);
                     }
 
-                    Output.Line(string.Create(CultureInfo.InvariantCulture, $"FOREIGN {id}"));
+                    Output.Line(string.Create(CultureInfo.InvariantCulture, $"FOREIGN {id} @{DateTime.UtcNow.Ticks}"));
                 }
             }
             catch (BlockDbException e)
@@ -101,7 +101,7 @@ internal sealed class ForeignWriter(string path, TimeSpan duration, int seed)
                 Count(e.IsTransient ? "busy" : "error");
                 if (!e.IsTransient)
                 {
-                    Output.Line($"ERROR foreign: {e.Message.Replace('\n', ' ')}");
+                    Output.Line($"ERROR foreign @{DateTime.UtcNow.Ticks}: {e.Message.Replace('\n', ' ')}");
                 }
 
                 if (connection.InTransaction)

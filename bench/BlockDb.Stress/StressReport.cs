@@ -56,7 +56,7 @@ public sealed class StressReport
                     case "ACKS" when parts.Length >= 3:
                         AckedBlocksets[long.Parse(parts[1], CultureInfo.InvariantCulture)] = [.. parts[2].Split(',').Select(StressKeys.Parse)];
                         break;
-                    case "FOREIGN" when parts.Length == 2:
+                    case "FOREIGN" when parts.Length >= 2:
                         ForeignIds.Add(long.Parse(parts[1], CultureInfo.InvariantCulture));
                         break;
                     case "STAT":
