@@ -206,27 +206,47 @@ internal sealed class WriteBatch
         using var activity = BlockDbInstruments.ActivitySource.StartActivity("blockdb.commit");
         activity?.SetTag("blockdb.commit.writes", pending);
         var started = Stopwatch.GetTimestamp();
+        var committing = false;
         try
         {
             _participant?.BeforeCommit();
+            committing = true;
             _commit.ExecuteNonQuery();
         }
         catch (BlockDbException e)
         {
             Rolled("failed", pending, e);
+
+            // SQLITE_BUSY leaves the transaction open (nothing was written): rolled back below, certainly lost. Any
+            // other failure that ended the transaction may have come after the commit point (in rollback-journal
+            // modes, deleting the journal after the database file was written): then the outcome is unknown.
+            var stillOpen = _connection.InTransaction;
+            var unknown = committing && !stillOpen && e.SqliteErrorCode is not (SqliteResultCode.Busy or SqliteResultCode.Locked);
+            BlockDbException? rollbackFailure = null;
             try
             {
-                if (_connection.InTransaction)
+                if (stillOpen)
                 {
                     _rollback.ExecuteNonQuery();
                 }
+            }
+            catch (BlockDbException r)
+            {
+                // Reported with the commit's failure below, never instead of it; Begin ends a transaction left open.
+                rollbackFailure = r;
             }
             finally
             {
                 End(committed: false);
             }
 
-            throw new BlockDbBatchRolledBackException($"{e.Message} The commit failed and its batch of {pending} writes was rolled back (committed data is intact).", pending, e);
+            throw new BlockDbBatchRolledBackException(
+                unknown
+                    ? $"{e.Message} The COMMIT failed after SQLite may have made the batch durable: whether its {pending} writes are in the file is unknown. Repeat them (select-xor-insert returns the ID of a block that did commit); data committed before is intact."
+                    : $"{e.Message} The commit failed and its batch of {pending} writes was rolled back{(rollbackFailure is null ? string.Empty : $" (the ROLLBACK also failed: {rollbackFailure.Message}; the next write ends the transaction first)")} (committed data is intact).",
+                pending,
+                e,
+                unknown);
         }
 
         End(committed: true);
@@ -287,6 +307,13 @@ internal sealed class WriteBatch
 
         // A write never runs in a read snapshot: it would see stale rows and could fail to upgrade (SQLITE_BUSY_SNAPSHOT).
         Reads.End();
+        if (_connection.InTransaction)
+        {
+            // Left open by a ROLLBACK that failed after a failed COMMIT (Commit said so): no batch of this session
+            // is open, so it holds nothing that was acknowledged.
+            _rollback.ExecuteNonQuery();
+        }
+
         _begin.ExecuteNonQuery();
         IsOpen = true;
         Transaction++;
@@ -326,9 +353,10 @@ internal sealed class WriteBatch
         var lost = Pending;
         End(committed: false);
         Rolled("lost", lost, e);
-        return e is BlockDbException b
-            ? new BlockDbBatchRolledBackException($"{b.Message} SQLite rolled back the open batch: its {lost} uncommitted writes were discarded (committed data is intact).", lost, b)
-            : null;
+
+        // Whatever the failure's type, the caller must learn that the batch is gone (its earlier writes with it).
+        var cause = e as BlockDbException ?? new BlockDbException($"{e.GetType().Name}: {e.Message}", e);
+        return new BlockDbBatchRolledBackException($"{cause.Message} SQLite rolled back the open batch: its {lost} uncommitted writes were discarded (committed data is intact).", lost, cause);
     }
 
     private void End(bool committed)

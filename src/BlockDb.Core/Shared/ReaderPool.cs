@@ -67,7 +67,9 @@ internal sealed class ReaderPool(Func<BlockRepository> open, int maxReaders)
     /// <summary>Stops taking reads, wakes waiting ones, waits for those in flight, then disposes every reader session.</summary>
     public async ValueTask DisposeAsync()
     {
-        Volatile.Write(ref _closed, 1);
+        // A full fence, so the read of _inFlight below cannot move before this write (a read that entered meanwhile
+        // sees the pool closed, or is counted).
+        Interlocked.Exchange(ref _closed, 1);
         await _closing.CancelAsync().ConfigureAwait(false);
         if (Volatile.Read(ref _inFlight) != 0)
         {

@@ -93,7 +93,14 @@ internal sealed class PgBatch(BatchingOptions options)
         catch (Exception e) when (PgErrors.IsDatabaseFailure(e))
         {
             await DiscardAsync().ConfigureAwait(false);
-            throw RolledBack(lost, PgErrors.Map(e, "COMMIT"));
+            var cause = PgErrors.Map(e, "COMMIT");
+
+            // The server answered with an error (a SQLSTATE outside class 08): the transaction was rolled back. No
+            // answer, or a connection failure, while COMMIT was in flight: the server may have committed it.
+            var unknown = cause.SqlState is null || cause.SqlState.StartsWith("08", StringComparison.Ordinal);
+            throw unknown
+                ? new BlockDbBatchRolledBackException($"The COMMIT of {lost} write(s) got no answer from the server, which may have committed them: whether they are in the database is unknown; repeat them (select-xor-insert returns the ID of a block that did commit). Everything committed before is intact. {cause.Message}", lost, cause, commitOutcomeUnknown: true)
+                : RolledBack(lost, cause);
         }
 
         await transaction.DisposeAsync().ConfigureAwait(false);
