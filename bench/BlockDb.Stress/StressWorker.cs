@@ -168,7 +168,7 @@ internal sealed class StressWorker(string path, string provider, JournalMode jou
             }
             catch (BlockDbBatchRolledBackException e)
             {
-                Count("lost-batches");
+                Count(e.CommitOutcomeUnknown ? "commit-outcome-unknown" : "lost-batches");
                 Output.Line($"NOTE @{DateTime.UtcNow.Ticks} {loop} lost a batch of {blocks.Count + sets.Count} results: {e.Message.Replace('\n', ' ')}");
                 blocks.Clear();
                 sets.Clear();
