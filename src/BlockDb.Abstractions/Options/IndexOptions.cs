@@ -31,6 +31,15 @@ public sealed class IndexOptions
     /// </summary>
     public int KeyMapMemoryLimitMegabytes { get; set; } = 4096;
 
+    /// <summary>
+    /// Whether the <see cref="BlockLayout.KeyMap"/> layout writes its key map to a snapshot file beside the database
+    /// when the database is disposed, and loads it at the next open instead of reading the whole <c>Block</c> table
+    /// (at 1e7 blocks seconds instead of a minute on the slower providers; see <see cref="KeyMapSnapshotMode"/>).
+    /// Default <see cref="KeyMapSnapshotMode.OnDispose"/>. Ignored by the other layouts. Configuration key
+    /// <c>BlockDb:Index:KeyMapSnapshot</c>; allowed: <c>OnDispose</c>, <c>Off</c>.
+    /// </summary>
+    public KeyMapSnapshotMode KeyMapSnapshot { get; set; } = KeyMapSnapshotMode.OnDispose;
+
     /// <summary>The layout a new file gets when <see cref="Layout"/> is not set.</summary>
     public static BlockLayout DefaultLayout => BlockLayout.KeyMap;
 
@@ -39,10 +48,11 @@ public sealed class IndexOptions
     public IndexOptions Clone() => (IndexOptions)MemberwiseClone();
 
     /// <summary>Checks the values.</summary>
-    /// <exception cref="BlockDbConfigurationException">A value is out of range or not a defined layout.</exception>
+    /// <exception cref="BlockDbConfigurationException">A value is out of range, or not a defined layout or snapshot mode.</exception>
     public void Validate()
     {
         OptionGuard.Defined(Layout, "BlockDb:Index:Layout");
+        OptionGuard.Defined(KeyMapSnapshot, "BlockDb:Index:KeyMapSnapshot");
         OptionGuard.InRange(KeyMapMemoryLimitMegabytes, MinKeyMapMemoryLimitMegabytes, MaxKeyMapMemoryLimitMegabytes, "BlockDb:Index:KeyMapMemoryLimitMegabytes", "megabytes");
     }
 }
