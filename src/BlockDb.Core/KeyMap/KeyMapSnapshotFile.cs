@@ -139,12 +139,11 @@ internal static class KeyMapSnapshotFile
             header.Write(head);
             checksum.Append(head);
             stream.Write(head);
-            for (var offset = 0; offset < slots.Length; offset += ChunkSlots)
+            EachChunk(slots, chunk =>
             {
-                var chunk = MemoryMarshal.AsBytes(slots.AsSpan(offset, Math.Min(ChunkSlots, slots.Length - offset)));
                 checksum.Append(chunk);
                 stream.Write(chunk);
-            }
+            });
 
             Span<byte> sum = stackalloc byte[KeyMapSnapshotHeader.ChecksumBytes];
             checksum.GetCurrentHash(sum);
@@ -183,12 +182,11 @@ internal static class KeyMapSnapshotFile
 
         var checksum = new XxHash128();
         checksum.Append(head);
-        for (var offset = 0; offset < slots.Length; offset += ChunkSlots)
+        EachChunk(slots, chunk =>
         {
-            var chunk = MemoryMarshal.AsBytes(slots.AsSpan(offset, Math.Min(ChunkSlots, slots.Length - offset)));
             stream.ReadExactly(chunk);
             checksum.Append(chunk);
-        }
+        });
 
         Span<byte> stored = stackalloc byte[KeyMapSnapshotHeader.ChecksumBytes];
         stream.ReadExactly(stored);
@@ -203,5 +201,14 @@ internal static class KeyMapSnapshotFile
         return count == header.Count
             ? null
             : string.Create(CultureInfo.InvariantCulture, $"it holds {count:N0} entries where its header says {header.Count:N0}");
+    }
+
+    /// <summary>Runs <paramref name="action"/> on the slots' bytes, <see cref="ChunkSlots"/> slots at a time, in order.</summary>
+    private static void EachChunk(ulong[] slots, Action<Span<byte>> action)
+    {
+        for (var offset = 0; offset < slots.Length; offset += ChunkSlots)
+        {
+            action(MemoryMarshal.AsBytes(slots.AsSpan(offset, Math.Min(ChunkSlots, slots.Length - offset))));
+        }
     }
 }
