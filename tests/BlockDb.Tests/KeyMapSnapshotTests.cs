@@ -409,6 +409,21 @@ public sealed class KeyMapSnapshotTests : IDisposable
     }
 
     [Fact]
+    public async Task A_temporary_file_abandoned_by_a_killed_writer_is_deleted_by_the_next_write_and_a_fresh_one_is_kept()
+    {
+        var path = _folder.File("abandoned.db");
+        var old = KeyMapSnapshotFile.PathOf(path) + ".999999.0123456789abcdef0123456789abcdef.tmp";
+        var fresh = KeyMapSnapshotFile.PathOf(path) + ".999998.0123456789abcdef0123456789abcdef.tmp";
+        File.WriteAllBytes(old, [1, 2, 3]);
+        File.WriteAllBytes(fresh, [1, 2, 3]);
+        File.SetLastWriteTimeUtc(old, DateTime.UtcNow - KeyMapSnapshotFile.AbandonedAfter - TimeSpan.FromMinutes(1));
+
+        Assert.True(Wrote(await Write(path, "PInvoke", 0, 100)));
+        Assert.False(File.Exists(old));
+        Assert.True(File.Exists(fresh)); // another writer's, perhaps still writing
+    }
+
+    [Fact]
     public void A_key_depends_on_the_seed_and_on_every_input()
     {
         var hash = SHA256.HashData(BitConverter.GetBytes(1));

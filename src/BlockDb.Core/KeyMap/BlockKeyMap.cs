@@ -303,6 +303,7 @@ internal sealed class BlockKeyMap
                 _version = MapVersion.Unloaded;
                 _coveredThrough = 0;
                 _failure = null;
+                _loadedFrom = null;
             }
         }
     }

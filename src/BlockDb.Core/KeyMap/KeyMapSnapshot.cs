@@ -175,6 +175,7 @@ internal sealed class KeyMapSnapshot(string databasePath, ILogger logger)
                 return;
             }
 
+            KeyMapSnapshotFile.DeleteAbandoned(FilePath);
             temporary = KeyMapSnapshotFile.WriteTemporary(FilePath, header!, capture.Slots);
 
             // Another writer may have committed a newer token meanwhile: its file, not this one, belongs in place.

@@ -157,6 +157,28 @@ internal static class KeyMapSnapshotFile
         }
     }
 
+    /// <summary>How old a temporary file must be before a writer deletes it as abandoned (its writer was killed): far longer than any write takes.</summary>
+    public static readonly TimeSpan AbandonedAfter = TimeSpan.FromHours(1);
+
+    /// <summary>Deletes temporary files of <paramref name="path"/> older than <see cref="AbandonedAfter"/> (left by a writer killed mid-write); never throws.</summary>
+    public static void DeleteAbandoned(string path)
+    {
+        try
+        {
+            var folder = Path.GetDirectoryName(path)!;
+            foreach (var file in Directory.EnumerateFiles(folder, Path.GetFileName(path) + ".*.tmp"))
+            {
+                if (DateTime.UtcNow - File.GetLastWriteTimeUtc(file) > AbandonedAfter)
+                {
+                    File.Delete(file);
+                }
+            }
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+        }
+    }
+
     /// <summary>Reads the header at the start of <paramref name="stream"/>, or says why it cannot be used.</summary>
     public static KeyMapSnapshotHeader? ReadHeader(Stream stream, Span<byte> head, out string? problem)
     {
