@@ -70,8 +70,10 @@ internal sealed class KeyMapSnapshot(string databasePath, ILogger logger)
                 return load;
             }
         }
-        catch (Exception e) when (e is IOException or UnauthorizedAccessException or BlockDbException or OutOfMemoryException)
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException or OutOfMemoryException)
         {
+            // The file's errors only: a database error of the checks' reads propagates as the same read of a scan would
+            // (it may have ended the caller's transaction, which the session must see).
             refused = $"reading it failed ({e.GetType().Name}: {e.Message})";
         }
 
