@@ -10,6 +10,11 @@ if (args is ["metrics-overhead", .. var rest])
     return MetricsOverheadProbe.Run(rest.Length > 0 ? int.Parse(rest[0], System.Globalization.CultureInfo.InvariantCulture) : 21);
 }
 
+if (args is ["keyof", .. var keyRounds])
+{
+    return KeyOfProbe.Run(keyRounds.Length > 0 ? int.Parse(keyRounds[0], System.Globalization.CultureInfo.InvariantCulture) : 21);
+}
+
 var summaries = BenchmarkSwitcher.FromAssembly(typeof(RepositoryBenchmarks).Assembly).Run(args, MicroConfig.Create());
 // A benchmark whose setup failed has no report at all: count the cases, not only the failed reports.
 var failed = summaries.Where(s => s.HasCriticalValidationErrors || s.BenchmarksCases.Length != s.Reports.Count(r => r.Success)).ToList();

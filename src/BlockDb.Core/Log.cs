@@ -23,11 +23,23 @@ internal static partial class Log
     [LoggerMessage(EventId = 5, EventName = "GuardsRestored", Level = LogLevel.Warning, Message = "'{Path}' had lost some of its {Layout} guards (removed or changed by SQL outside BlockDb); they were re-created and every open key map will reload.")]
     public static partial void GuardsRestored(ILogger logger, string path, BlockLayout layout);
 
-    [LoggerMessage(EventId = 10, EventName = "KeyMapLoaded", Level = LogLevel.Information, Message = "Loaded the key map of '{Path}': {Entries} entries, {Bytes} bytes, in {ElapsedMilliseconds} ms.")]
-    public static partial void KeyMapLoaded(ILogger logger, string path, long entries, long bytes, long elapsedMilliseconds);
+    [LoggerMessage(EventId = 10, EventName = "KeyMapLoaded", Level = LogLevel.Information, Message = "Loaded the key map of '{Path}' from {Source}: {Entries} entries, {Bytes} bytes, in {ElapsedMilliseconds} ms.")]
+    public static partial void KeyMapLoaded(ILogger logger, string path, string source, long entries, long bytes, long elapsedMilliseconds);
 
     [LoggerMessage(EventId = 11, EventName = "KeyMapFailed", Level = LogLevel.Error, Message = "The key map of '{Path}' failed to load; every call that needs it fails until a repair or a reopen: {Reason}")]
     public static partial void KeyMapFailed(ILogger logger, string path, string reason);
+
+    [LoggerMessage(EventId = 12, EventName = "KeyMapSnapshotRefused", Level = LogLevel.Information, Message = "The key-map snapshot '{SnapshotPath}' of '{Path}' was not used, so the map is loaded by reading the Block table: {Reason}.")]
+    public static partial void KeyMapSnapshotRefused(ILogger logger, string snapshotPath, string path, string reason);
+
+    [LoggerMessage(EventId = 13, EventName = "KeyMapSnapshotWritten", Level = LogLevel.Information, Message = "Wrote the key-map snapshot '{SnapshotPath}': {Entries} entries through block ID {CoveredThrough}, {Bytes} bytes, in {ElapsedMilliseconds} ms.")]
+    public static partial void KeyMapSnapshotWritten(ILogger logger, string snapshotPath, long entries, long coveredThrough, long bytes, long elapsedMilliseconds);
+
+    [LoggerMessage(EventId = 14, EventName = "KeyMapSnapshotSkipped", Level = LogLevel.Debug, Message = "Did not write the key-map snapshot '{SnapshotPath}': {Reason}.")]
+    public static partial void KeyMapSnapshotSkipped(ILogger logger, string snapshotPath, string reason);
+
+    [LoggerMessage(EventId = 15, EventName = "KeyMapSnapshotWriteFailed", Level = LogLevel.Warning, Message = "Writing the key-map snapshot '{SnapshotPath}' failed; the next open reads the Block table instead: {Error}")]
+    public static partial void KeyMapSnapshotWriteFailed(ILogger logger, string snapshotPath, string error);
 
     [LoggerMessage(EventId = 20, EventName = "SlowCommit", Level = LogLevel.Warning, Message = "COMMIT of {Writes} writes on '{Path}' took {ElapsedMilliseconds} ms (more than {ThresholdMilliseconds} ms: a slow disk, a checkpoint, or a reader holding the WAL).")]
     public static partial void SlowCommit(ILogger logger, int writes, string path, long elapsedMilliseconds, int thresholdMilliseconds);

@@ -52,7 +52,7 @@ internal sealed class SqliteBlockDatabase : IBlockDatabase, IBlockDbObservable
             using var connection = OpenConnection();
             EngineVersion = connection.QueryText(BlockDbSql.SqliteVersionQuery) ?? "unknown";
             var definition = Schema.Open(connection, path, options.Index.Layout, options.ReadOnly, found => found.Validate(options), _logger);
-            _layout = definition.Open(options);
+            _layout = definition.Open(options, connection, path, _logger);
             AppliedPragmas = Pragmas.ApplyAndVerify(connection, _requested, _logger, path, options.ReadOnly);
         }
         catch (BlockDbException e) when (e.SqliteErrorCode == SqliteResultCode.NotADatabase)
@@ -382,6 +382,12 @@ internal sealed class SqliteBlockDatabase : IBlockDatabase, IBlockDbObservable
             {
                 (errors ??= []).Add(e);
             }
+        }
+
+        if (!_options.ReadOnly)
+        {
+            // Every session is closed, so the layout's state is still: the KeyMap layout writes its snapshot (never throws).
+            _layout.Close(() => OpenConfiguredConnection());
         }
 
         _commits.Release();

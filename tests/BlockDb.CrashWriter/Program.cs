@@ -16,6 +16,9 @@ using BlockDb.Drivers;
 //                                    block, set them Deleted; print "DELETING <blocksetId>" before each commit that
 //                                    may delete it.
 //   pg-xor <connection> <seed> <ops> select-xor-insert on a PostgreSQL index from four tasks (PgXorWriter).
+//   snapshot <db> <provider> <seed>  select-xor-insert 2,000 blocks (1,000 shared by every seed, 1,000 of its own),
+//                                    print "READY", wait until <db>.go exists, then dispose (writing the key-map
+//                                    snapshot at the same moment as other processes) and print "DONE".
 //   import <db> <provider> <count>  bulk-import blocks 0..count-1 (ImportTests.Block) in transactions of 5,000, for
 //                                    ever (the test kills it); print "COMMITTED <created> <read>" after each.
 if (args is ["pg-xor", var connectionString, var seed, var ops])
@@ -96,6 +99,30 @@ if (mode is "life-writer" or "life-collector")
         await LifeChurn.CollectForeverAsync(lifeDb, life, number, Say, CancellationToken.None);
     }
 
+    return 0;
+}
+
+if (mode == "snapshot")
+{
+    var snapshotDb = BlockDatabase.Open(new BlockDbOptions { Provider = provider, DataSource = path, Pragmas = { BusyTimeout = 5000 } });
+    await using (var session = await snapshotDb.OpenSessionAsync())
+    {
+        for (var i = 0; i < 2000; i++)
+        {
+            var key = i < 1000 ? i : (number * 1_000_000) + i;
+            await session.SelectXorInsertAsync(Convert.ToBase64String(SHA256.HashData(BitConverter.GetBytes(key))), 100 + (i % 7));
+        }
+    }
+
+    Console.WriteLine("READY");
+    Console.Out.Flush();
+    while (!File.Exists(path + ".go"))
+    {
+        Thread.Sleep(5);
+    }
+
+    await snapshotDb.DisposeAsync();
+    Console.WriteLine("DONE");
     return 0;
 }
 

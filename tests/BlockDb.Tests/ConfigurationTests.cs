@@ -35,6 +35,19 @@ public sealed class ConfigurationTests : IDisposable
     }
 
     [Fact]
+    public void The_key_map_snapshot_binds_and_a_wrong_value_names_the_allowed_ones()
+    {
+        Assert.Equal(KeyMapSnapshotMode.OnDispose, new BlockDbOptions().Index.KeyMapSnapshot);
+        var options = BlockDbConfiguration.Bind(Json($$"""{ "BlockDb": { "Provider": "PInvoke", "DataSource": "{{_folder.File("s.db")}}", "Index": { "KeyMapSnapshot": "Off" } } }"""));
+        Assert.Equal(KeyMapSnapshotMode.Off, options.Index.KeyMapSnapshot);
+
+        var wrong = Assert.Throws<BlockDbConfigurationException>(() => BlockDbConfiguration.Bind(Json($$"""{ "BlockDb": { "Provider": "PInvoke", "DataSource": "{{_folder.File("s.db")}}", "Index": { "KeyMapSnapshot": "Sometimes" } } }""")));
+        Assert.Contains("OnDispose, Off", wrong.Message, StringComparison.Ordinal);
+        var undefined = Assert.Throws<BlockDbConfigurationException>(() => new BlockDbOptions { Index = { KeyMapSnapshot = (KeyMapSnapshotMode)7 } }.Validate());
+        Assert.Contains("BlockDb:Index:KeyMapSnapshot", undefined.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public async Task Environment_variables_and_the_command_line_override_the_file_and_choose_the_provider()
     {
         const string variable = "BlockDb__Provider";

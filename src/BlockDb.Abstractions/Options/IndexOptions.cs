@@ -31,6 +31,17 @@ public sealed class IndexOptions
     /// </summary>
     public int KeyMapMemoryLimitMegabytes { get; set; } = 4096;
 
+    /// <summary>
+    /// Whether the <see cref="BlockLayout.KeyMap"/> layout writes its key map to a snapshot file beside the database
+    /// when the database is disposed, and loads it at the next open instead of reading the whole <c>Block</c> table
+    /// (measured: about 0.2 s instead of 2 to 6 s at 10 million blocks, 1 s instead of 30 to 80 s at 100 million; see
+    /// <see cref="KeyMapSnapshotMode"/>). Default <see cref="KeyMapSnapshotMode.OnDispose"/>. Ignored by the other
+    /// layouts. Configuration key <c>BlockDb:Index:KeyMapSnapshot</c>; allowed: <c>OnDispose</c>, <c>Off</c>; any other
+    /// value makes <see cref="Validate"/> (and so building the database) throw <see cref="BlockDbConfigurationException"/>.
+    /// A snapshot that cannot be read or written never makes a call fail: it is logged and the map is read from the table.
+    /// </summary>
+    public KeyMapSnapshotMode KeyMapSnapshot { get; set; } = KeyMapSnapshotMode.OnDispose;
+
     /// <summary>The layout a new file gets when <see cref="Layout"/> is not set.</summary>
     public static BlockLayout DefaultLayout => BlockLayout.KeyMap;
 
@@ -39,10 +50,11 @@ public sealed class IndexOptions
     public IndexOptions Clone() => (IndexOptions)MemberwiseClone();
 
     /// <summary>Checks the values.</summary>
-    /// <exception cref="BlockDbConfigurationException">A value is out of range or not a defined layout.</exception>
+    /// <exception cref="BlockDbConfigurationException">A value is out of range, or not a defined layout or snapshot mode.</exception>
     public void Validate()
     {
         OptionGuard.Defined(Layout, "BlockDb:Index:Layout");
+        OptionGuard.Defined(KeyMapSnapshot, "BlockDb:Index:KeyMapSnapshot");
         OptionGuard.InRange(KeyMapMemoryLimitMegabytes, MinKeyMapMemoryLimitMegabytes, MaxKeyMapMemoryLimitMegabytes, "BlockDb:Index:KeyMapMemoryLimitMegabytes", "megabytes");
     }
 }

@@ -79,7 +79,7 @@ public static class BlockDbConverter
             {
                 await to.DisposeAsync().ConfigureAwait(false);
                 to = null;
-                foreach (var file in new[] { targetPath, targetPath + "-wal", targetPath + "-shm", targetPath + "-journal" })
+                foreach (var file in new[] { targetPath, targetPath + "-wal", targetPath + "-shm", targetPath + "-journal", KeyMap.KeyMapSnapshotFile.PathOf(targetPath) })
                 {
                     File.Delete(file);
                 }

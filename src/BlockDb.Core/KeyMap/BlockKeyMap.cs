@@ -3,7 +3,6 @@ using System.Diagnostics;
 using System.Globalization;
 using BlockDb.Drivers;
 using BlockDb.Sql;
-using BlockDb.Stores;
 
 namespace BlockDb.KeyMap;
 
@@ -42,17 +41,26 @@ internal sealed class BlockKeyMap
     private readonly Lock _load = new();
     private readonly long _limitBytes;
     private readonly KeyTable _table = new();
+    private readonly KeyMapSnapshot? _snapshot;
     private long _coveredThrough;
     private MapVersion _version = MapVersion.Unloaded;
     private Failure? _failure;
+    private bool _snapshotTried;
+    private (Guid Token, long CoveredThrough, MapVersion Version, long Count)? _loadedFrom;
 
-    public BlockKeyMap(int memoryLimitMegabytes)
+    /// <summary>A map whose keys use <paramref name="hasher"/>'s seed (the file's recorded seed when it has one), loading from <paramref name="snapshot"/> when it passes its checks (null: never).</summary>
+    public BlockKeyMap(int memoryLimitMegabytes, KeyHasher hasher, KeyMapSnapshot? snapshot = null)
     {
         _limitBytes = (long)memoryLimitMegabytes << 20;
         LimitMegabytes = memoryLimitMegabytes;
+        Hasher = hasher;
+        _snapshot = snapshot;
     }
 
     public int LimitMegabytes { get; }
+
+    /// <summary>The keys' seeded hash: fixed for the map's life, so every key a session computes matches the table's.</summary>
+    public KeyHasher Hasher { get; }
 
     /// <summary>Where whole-table loads and failures are reported (set once by the database that owns the map, before any session).</summary>
     public MapLoadReporter? Reporter { get; set; }
@@ -144,9 +152,13 @@ internal sealed class BlockKeyMap
             }
 
             var started = Stopwatch.GetTimestamp();
+            using var activity = version == MapVersion.Unloaded ? BlockDbInstruments.ActivitySource.StartActivity("blockdb.keymap.load") : null;
+            var fromSnapshot = version == MapVersion.Unloaded && TryLoadSnapshot(statements, activity, out after, out version);
             var pass = version == MapVersion.Unloaded
-                ? ReadAll(statements)
+                ? KeyMapPass.ReadAll(this, statements)
                 : KeyMapPass.ReadAbove(this, statements.CatchUp, after, version) ?? ReadAll(statements);
+            fromSnapshot &= !pass.Full;
+            activity?.SetTag("blockdb.keymap.source", fromSnapshot ? "snapshot" : "scan");
             lock (_gate)
             {
                 if (pass.Full ? pass.Version.IsNewerThan(_version) : pass.Version == _version)
@@ -156,9 +168,9 @@ internal sealed class BlockKeyMap
                 }
             }
 
-            if (pass.Full)
+            if (pass.Full || fromSnapshot)
             {
-                Reporter?.Loaded(Count, MemoryBytes, Stopwatch.GetElapsedTime(started));
+                Reporter?.Loaded(Count, MemoryBytes, Stopwatch.GetElapsedTime(started), fromSnapshot);
             }
 
             // Above every row: those above W were read; those at or below W are at most W.
@@ -167,10 +179,74 @@ internal sealed class BlockKeyMap
         }
     }
 
-    /// <summary>A whole-table read (the first load, or a reload after the file's version moved), traced as <c>blockdb.keymap.load</c>.</summary>
+    /// <summary>
+    /// The first load only (under <c>_load</c>, the table empty): adopts the snapshot when it passes every check, as a map
+    /// at the snapshot's (W, V); the caller then catches up above W as after any load.
+    /// </summary>
+    private bool TryLoadSnapshot(KeyMapStatements statements, Activity? activity, out long after, out MapVersion version)
+    {
+        (after, version) = (0, MapVersion.Unloaded);
+        if (_snapshot is null || _snapshotTried || Count != 0)
+        {
+            return false;
+        }
+
+        _snapshotTried = true;
+        if (_snapshot.TryLoad(statements.Connection, Hasher, _limitBytes, out var refused) is not { } load)
+        {
+            if (refused is not null)
+            {
+                activity?.SetTag("blockdb.keymap.snapshot.refused", refused);
+            }
+
+            return false;
+        }
+
+        lock (_gate)
+        {
+            _table.Adopt(load.Slots, load.Count);
+            (_coveredThrough, _version) = (load.CoveredThrough, load.Version);
+            _loadedFrom = (load.Token, load.CoveredThrough, load.Version, load.Count);
+        }
+
+        (after, version) = (load.CoveredThrough, load.Version);
+        return true;
+    }
+
+    /// <summary>
+    /// Writes the snapshot of this map, when it is loaded and not failed, to be used by the next open (called once the
+    /// database that owns the map has disposed every session, so the table no longer changes). Never throws.
+    /// </summary>
+    public void WriteSnapshot(Func<ISqliteConnection> open)
+    {
+        if (_snapshot is null)
+        {
+            return;
+        }
+
+        SnapshotCapture capture;
+        lock (_load)
+        {
+            lock (_gate)
+            {
+                if (_failure is not null || _version == MapVersion.Unloaded || _table.Count == 0 && _coveredThrough == 0)
+                {
+                    return;
+                }
+
+                var unchanged = _loadedFrom is { } from && from.CoveredThrough == _coveredThrough && from.Version == _version && from.Count == _table.Count ? from.Token : (Guid?)null;
+                capture = new SnapshotCapture(_table.Slots, _table.Count, _coveredThrough, _version, unchanged);
+            }
+        }
+
+        _snapshot.Write(capture, Hasher, open);
+    }
+
+    /// <summary>A whole-table read (a reload after the file's version moved), traced as <c>blockdb.keymap.load</c>.</summary>
     private KeyMapPass ReadAll(KeyMapStatements statements)
     {
         using var activity = BlockDbInstruments.ActivitySource.StartActivity("blockdb.keymap.load");
+        activity?.SetTag("blockdb.keymap.source", "scan");
         return KeyMapPass.ReadAll(this, statements);
     }
 
@@ -227,6 +303,7 @@ internal sealed class BlockKeyMap
                 _version = MapVersion.Unloaded;
                 _coveredThrough = 0;
                 _failure = null;
+                _loadedFrom = null;
             }
         }
     }

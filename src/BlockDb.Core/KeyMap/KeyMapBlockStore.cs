@@ -31,6 +31,7 @@ internal sealed class KeyMapBlockStore : IBlockStore
     private readonly ISqliteStatement _insert;
     private readonly ISqliteStatement _raiseMaxBlockId;
     private readonly KeyTable _inserts = new();
+    private readonly KeyHasher _hasher;
     private bool _caughtUp;
     private long _nextId;
     private MapVersion _version;
@@ -39,6 +40,7 @@ internal sealed class KeyMapBlockStore : IBlockStore
     public KeyMapBlockStore(ISqliteConnection connection, BlockKeyMap map, WriteBatch batch, VolumeGuard volumes)
     {
         _map = map;
+        _hasher = map.Hasher;
         _batch = batch;
         _volumes = volumes;
         _getById = connection.Prepare(BlockDbSql.GetBlockById);
@@ -52,7 +54,7 @@ internal sealed class KeyMapBlockStore : IBlockStore
     public long? Find(in HashInput hash, long size)
     {
         var bytes = hash.AsBytes();
-        return Find(bytes.Bytes, size, KeyTable.KeyOf(bytes.Bytes, size), catchUp: true);
+        return Find(bytes.Bytes, size, _hasher.KeyOf(bytes.Bytes, size), catchUp: true);
     }
 
     public SelectXorInsertResult SelectXorInsert(in HashInput hash, long size, long? volumeId)
@@ -87,7 +89,7 @@ internal sealed class KeyMapBlockStore : IBlockStore
     {
         _batch.RequireOpen();
         var bytes = hash.AsBytes();
-        var key = KeyTable.KeyOf(bytes.Bytes, size);
+        var key = _hasher.KeyOf(bytes.Bytes, size);
         if (Find(bytes.Bytes, size, key, catchUp: true, _getByIdWithVolume, readVolume: true, out var found) is { } id)
         {
             // The verification read ran in this write transaction: its VolumeID is the row's now.
@@ -246,6 +248,6 @@ internal sealed class KeyMapBlockStore : IBlockStore
         public readonly BlockHash Hash = hash;
         public readonly long Size = size;
         public readonly long? VolumeId = volumeId;
-        public readonly uint Key = KeyTable.KeyOf(hash.Bytes, size);
+        public readonly uint Key = store._hasher.KeyOf(hash.Bytes, size);
     }
 }

@@ -41,7 +41,7 @@ internal static class KeyMapCheck
                 var length = all.ColumnBlob(1, hash);
                 // Rows with a hash no lookup can ask for are the unusable-hash finding, not the map's.
                 var lookable = length is >= 1 and <= BlockHash.MaxBytes;
-                if (lookable && !(id is >= 1 and <= KeyMapLayout.MaxId && map.Holds(KeyTable.KeyOf(hash[..length], all.ColumnInt64(2)), id)))
+                if (lookable && !(id is >= 1 and <= KeyMapLayout.MaxId && map.Holds(map.Hasher.KeyOf(hash[..length], all.ColumnInt64(2)), id)))
                 {
                     missing++;
                     IndexChecker.Keep(first, id);

@@ -4,6 +4,7 @@ using BlockDb.Layouts;
 using BlockDb.Sessions;
 using BlockDb.Sql;
 using BlockDb.Stores;
+using Microsoft.Extensions.Logging;
 
 namespace BlockDb.KeyMap;
 
@@ -68,7 +69,16 @@ internal sealed class KeyMapLayout : LayoutDefinition
     protected override string StrategyReason =>
         ": it has no unique index for INSERT OR IGNORE or ON CONFLICT to work on, and always looks a block up in its key map, then inserts it under the write lock";
 
-    public override LayoutState Open(BlockDbOptions options) => new State(new BlockKeyMap(options.Index.KeyMapMemoryLimitMegabytes));
+    /// <summary>
+    /// The database's key map: its keys seeded with the file's recorded seed (a random one until the first snapshot
+    /// records it), loading from the snapshot file beside the database unless <see cref="IndexOptions.KeyMapSnapshot"/>
+    /// is <see cref="KeyMapSnapshotMode.Off"/>; a read-only database reads a snapshot but never writes one.
+    /// </summary>
+    public override LayoutState Open(BlockDbOptions options, ISqliteConnection connection, string path, ILogger logger)
+    {
+        var snapshot = options.Index.KeyMapSnapshot == KeyMapSnapshotMode.Off ? null : new KeyMapSnapshot(path, logger);
+        return new State(new BlockKeyMap(options.Index.KeyMapMemoryLimitMegabytes, KeyMapSnapshot.ReadHasher(connection), snapshot));
+    }
 
     /// <summary>Every guard trigger with its exact text, no other trigger, and the state row.</summary>
     public static bool GuardsIntact(ISqliteConnection connection) => KeyMapTriggers.Read(connection).Intact && HasStateRow(connection);
@@ -105,5 +115,7 @@ internal sealed class KeyMapLayout : LayoutDefinition
         }
 
         public override void AfterRepair() => map.Reset();
+
+        public override void Close(Func<ISqliteConnection> open) => map.WriteSnapshot(open);
     }
 }

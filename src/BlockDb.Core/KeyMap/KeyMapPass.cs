@@ -80,6 +80,7 @@ internal readonly record struct KeyMapPass(bool Full, long MaxBlockId, MapVersio
     {
         Span<byte> hash = stackalloc byte[BlockHash.MaxBytes];
         var chunk = ArrayPool<ulong>.Shared.Rent(ChunkRows);
+        var hasher = map.Hasher;
         try
         {
             var filled = 0;
@@ -105,7 +106,7 @@ internal readonly record struct KeyMapPass(bool Full, long MaxBlockId, MapVersio
                     continue; // no lookup can ask for this hash; CheckAsync reports the row
                 }
 
-                chunk[filled++] = KeyTable.SlotOf(KeyTable.KeyOf(hash[..length], catchUp.ColumnInt64(5)), id);
+                chunk[filled++] = KeyTable.SlotOf(hasher.KeyOf(hash[..length], catchUp.ColumnInt64(5)), id);
                 if (filled == ChunkRows)
                 {
                     map.AddChunk(chunk, filled);

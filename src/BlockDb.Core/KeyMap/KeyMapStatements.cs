@@ -6,6 +6,9 @@ namespace BlockDb.KeyMap;
 /// <summary>The statements a catch-up runs, prepared on the caller's connection (a session's, or the check's).</summary>
 internal sealed class KeyMapStatements(ISqliteConnection connection)
 {
+    /// <summary>The connection the statements run on (a snapshot's checks run on it too).</summary>
+    public ISqliteConnection Connection { get; } = connection;
+
     /// <summary><see cref="BlockDbSql.KeyMapCatchUp"/>.</summary>
     public ISqliteStatement CatchUp { get; } = connection.Prepare(BlockDbSql.KeyMapCatchUp);
 

@@ -40,18 +40,6 @@ internal sealed class KeyTable
     /// <summary>Memory held by the slots, in bytes.</summary>
     public long Bytes => (long)_slots.Length * SlotBytes;
 
-    /// <summary>
-    /// The key of a block: a seeded hash of all its hash bytes and its size (<see cref="HashCode"/>, whose seed is
-    /// random per process), so hashes chosen to share a prefix, or one hash at many sizes, spread like any others.
-    /// </summary>
-    public static uint KeyOf(ReadOnlySpan<byte> hash, long size)
-    {
-        var h = default(HashCode);
-        h.AddBytes(hash);
-        h.Add(size);
-        return (uint)h.ToHashCode();
-    }
-
     /// <summary>The slot value of a block: its key and its ID.</summary>
     public static ulong SlotOf(uint key, long id) => ((ulong)key << 32) | (uint)id;
 
@@ -131,6 +119,18 @@ internal sealed class KeyTable
             }
         }
 
+        Volatile.Write(ref _slots, slots);
+    }
+
+    /// <summary>Takes <paramref name="slots"/> (a snapshot's table, <paramref name="count"/> entries) as this empty table's array.</summary>
+    public void Adopt(ulong[] slots, long count)
+    {
+        if (_count != 0 || count > (long)(slots.Length * MaxLoad))
+        {
+            throw new InvalidOperationException("Only an empty table adopts a snapshot's slots, and only slots within the maximum load.");
+        }
+
+        _count = count;
         Volatile.Write(ref _slots, slots);
     }
 

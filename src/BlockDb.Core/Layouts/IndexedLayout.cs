@@ -2,6 +2,7 @@ using BlockDb.Drivers;
 using BlockDb.Sessions;
 using BlockDb.Sql;
 using BlockDb.Stores;
+using Microsoft.Extensions.Logging;
 
 namespace BlockDb.Layouts;
 
@@ -21,7 +22,7 @@ internal abstract class IndexedLayout<TCodec> : LayoutDefinition
         [BlockDbSql.BlockTable(TextHashes ? "TEXT" : "BLOB"), BlockDbSql.BlockHashIndex, .. BlockDbSql.BlocksetTables, .. BlockDbSql.VolumeTables];
 
     /// <inheritdoc />
-    public override LayoutState Open(BlockDbOptions options) => _state;
+    public override LayoutState Open(BlockDbOptions options, ISqliteConnection connection, string path, ILogger logger) => _state;
 
     private sealed class State(IndexedLayout<TCodec> definition) : LayoutState
     {

@@ -2,6 +2,7 @@ using BlockDb.Drivers;
 using BlockDb.Sessions;
 using BlockDb.Sql;
 using BlockDb.Stores;
+using Microsoft.Extensions.Logging;
 
 namespace BlockDb.Layouts;
 
@@ -92,7 +93,11 @@ internal abstract class LayoutDefinition
     protected virtual string StrategyReason => string.Empty;
 
     /// <summary>The layout's state for one open database (the KeyMap layout's shared key map).</summary>
-    public abstract LayoutState Open(BlockDbOptions options);
+    /// <param name="options">The database's options.</param>
+    /// <param name="connection">The opening connection (the schema checked), for settings the state reads once.</param>
+    /// <param name="path">The database file's full path.</param>
+    /// <param name="logger">Where the state logs.</param>
+    public abstract LayoutState Open(BlockDbOptions options, ISqliteConnection connection, string path, ILogger logger);
 }
 
 /// <summary>What a file needs before it can be used.</summary>
@@ -145,6 +150,15 @@ internal abstract class LayoutState
 
     /// <summary>After a repair committed: forget what the file no longer matches.</summary>
     public virtual void AfterRepair()
+    {
+    }
+
+    /// <summary>
+    /// When the database is disposed, after every session (nothing changes the state any more): persist what the next
+    /// open can use (the KeyMap layout's snapshot). Never throws. Not called for a read-only database.
+    /// </summary>
+    /// <param name="open">Opens a connection to the file with the pragmas applied.</param>
+    public virtual void Close(Func<ISqliteConnection> open)
     {
     }
 }

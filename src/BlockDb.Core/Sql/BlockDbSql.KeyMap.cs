@@ -123,4 +123,33 @@ internal static partial class BlockDbSql
     /// </summary>
     public static readonly SqlStatement GetBlockByIdWithVolume = new(
         nameof(GetBlockByIdWithVolume), """SELECT "Hash", "Size", "VolumeID" FROM "Block" WHERE "ID" = @ID AND typeof("Hash") = 'blob' AND typeof("Size") = 'integer'""", "@ID");
+
+    /// <summary>The <c>BlockDbSettings</c> row holding the file's identity: a random GUID written once, by the first key-map snapshot written for the file.</summary>
+    public const string FileIdSetting = "FileId";
+
+    /// <summary>The <c>BlockDbSettings</c> row holding the key map's secret key seed (<c>KeyHasher</c>), written once together with <see cref="FileIdSetting"/>.</summary>
+    public const string KeyMapSeedSetting = "KeyMapSeed";
+
+    /// <summary>The <c>BlockDbSettings</c> row holding the token of the last key-map snapshot written: a new random GUID committed before each write.</summary>
+    public const string KeyMapSnapshotTokenSetting = "KeyMapSnapshotToken";
+
+    /// <summary>The three settings a key-map snapshot is checked against, as (name, value) rows.</summary>
+    public static readonly SqlStatement ReadSnapshotIdentity = new(
+        nameof(ReadSnapshotIdentity),
+        $"""SELECT "Name", "Value" FROM "BlockDbSettings" WHERE "Name" IN ('{FileIdSetting}', '{KeyMapSeedSetting}', '{KeyMapSnapshotTokenSetting}')""");
+
+    /// <summary>Writes one row of the settings table, replacing its value (the snapshot token).</summary>
+    public static readonly SqlStatement WriteSetting = new(
+        nameof(WriteSetting), """INSERT INTO "BlockDbSettings" ("Name", "Value") VALUES (@Name, @Value) ON CONFLICT ("Name") DO UPDATE SET "Value" = excluded."Value" """, "@Name", "@Value");
+
+    /// <summary>The KeyMap state as one row: <c>MaxBlockId</c>, <c>Generation</c>, <c>schema_version</c> (no row without the state row).</summary>
+    public static readonly SqlStatement ReadKeyMapState = new(
+        nameof(ReadKeyMapState),
+        """SELECT "MaxBlockId", "Generation", (SELECT "schema_version" FROM pragma_schema_version) FROM "BlockDbState" WHERE "Key" = 1""");
+
+    /// <summary>The highest block at or below <c>@Through</c> whose hash and size a lookup can match: <c>ID, Hash, Size</c> (a key-map snapshot's anchor row).</summary>
+    public static readonly SqlStatement KeyMapSnapshotAnchor = new(
+        nameof(KeyMapSnapshotAnchor),
+        """SELECT "ID", "Hash", "Size" FROM "Block" WHERE "ID" <= @Through AND typeof("Hash") = 'blob' AND typeof("Size") = 'integer' ORDER BY "ID" DESC LIMIT 1""",
+        "@Through");
 }
