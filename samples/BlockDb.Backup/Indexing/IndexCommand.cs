@@ -39,10 +39,7 @@ internal static class IndexCommand
         await Console.Error.WriteLineAsync($"Indexing {root} into {databasePath} with provider {app.Options.Provider}").ConfigureAwait(false);
         var database = app.Database;
         var stats = new IndexStats();
-        var excluded = new HashSet<string>(StringComparer.Ordinal)
-        {
-            databasePath, databasePath + "-wal", databasePath + "-shm", databasePath + "-journal", sidecarPath,
-        };
+        var excluded = new HashSet<string>(OwnFiles(databasePath, sidecarPath), StringComparer.Ordinal);
         if (recordPath is not null)
         {
             excluded.Add(recordPath);
@@ -98,9 +95,17 @@ internal static class IndexCommand
 
     private static void DeleteDatabase(string databasePath, string sidecarPath)
     {
-        foreach (var path in new[] { databasePath, databasePath + "-wal", databasePath + "-shm", databasePath + "-journal", sidecarPath })
+        foreach (var path in OwnFiles(databasePath, sidecarPath))
         {
             File.Delete(path);
         }
     }
+
+    /// <summary>
+    /// The files of the index: the database, SQLite's WAL, shared-memory and rollback-journal files, BlockDb's key-map
+    /// snapshot (<c>&lt;database&gt;-blockdb-keymap</c>, see <c>BlockDb:Index:KeyMapSnapshot</c>) and the sample's sidecar.
+    /// Never indexed; <c>--fresh</c> deletes them all.
+    /// </summary>
+    private static string[] OwnFiles(string databasePath, string sidecarPath) =>
+        [databasePath, databasePath + "-wal", databasePath + "-shm", databasePath + "-journal", databasePath + "-blockdb-keymap", sidecarPath];
 }
