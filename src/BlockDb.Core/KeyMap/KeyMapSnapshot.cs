@@ -178,7 +178,7 @@ internal sealed class KeyMapSnapshot(string databasePath, ILogger logger)
             }
 
             KeyMapSnapshotFile.DeleteAbandoned(FilePath);
-            temporary = KeyMapSnapshotFile.WriteTemporary(FilePath, header!, capture.Slots);
+            temporary = KeyMapSnapshotFile.WriteTemporary(FilePath, databasePath, header!, capture.Slots);
 
             // Another writer may have committed a newer token meanwhile: its file, not this one, belongs in place.
             if (SnapshotIdentity.Read(connection).Token != header!.Token)

@@ -119,21 +119,33 @@ internal static class KeyMapSnapshotFile
     /// <summary>The snapshot file of the database at <paramref name="databasePath"/>: <c>&lt;database&gt;-blockdb-keymap</c>.</summary>
     public static string PathOf(string databasePath) => databasePath + "-blockdb-keymap";
 
-    /// <summary>Writes the snapshot to a new temporary file beside <paramref name="path"/> and returns its name (the caller renames it).</summary>
+    /// <summary>
+    /// Writes the snapshot to a new temporary file beside <paramref name="path"/> and returns its name (the caller renames it).
+    /// On Unix the file is created with the permissions of <paramref name="databasePath"/> (as SQLite creates its journal
+    /// and WAL): it holds the file's secret key seed, so it must be no easier to read than the database.
+    /// </summary>
     /// <exception cref="IOException">The file could not be written (it is deleted).</exception>
-    public static string WriteTemporary(string path, KeyMapSnapshotHeader header, ulong[] slots)
+    public static string WriteTemporary(string path, string databasePath, KeyMapSnapshotHeader header, ulong[] slots)
     {
         var temporary = string.Create(CultureInfo.InvariantCulture, $"{path}.{Environment.ProcessId}.{Guid.NewGuid():N}.tmp");
+        var options = new FileStreamOptions
+        {
+            Mode = FileMode.CreateNew,
+            Access = FileAccess.Write,
+            Share = FileShare.None,
+            BufferSize = 0,
+            PreallocationSize = header.FileLength,
+        };
+        if (!OperatingSystem.IsWindows())
+        {
+            // Only the read and write bits: never execute, set-ID or sticky bits on a data file.
+            const UnixFileMode readWrite = UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.GroupRead | UnixFileMode.GroupWrite | UnixFileMode.OtherRead | UnixFileMode.OtherWrite;
+            options.UnixCreateMode = File.Exists(databasePath) ? File.GetUnixFileMode(databasePath) & readWrite : UnixFileMode.UserRead | UnixFileMode.UserWrite;
+        }
+
         try
         {
-            using var stream = new FileStream(temporary, new FileStreamOptions
-            {
-                Mode = FileMode.CreateNew,
-                Access = FileAccess.Write,
-                Share = FileShare.None,
-                BufferSize = 0,
-                PreallocationSize = header.FileLength,
-            });
+            using var stream = new FileStream(temporary, options);
             var checksum = new XxHash128();
             Span<byte> head = stackalloc byte[KeyMapSnapshotHeader.Bytes];
             header.Write(head);
