@@ -251,4 +251,28 @@ public sealed class KeyMapSnapshotAttackTests : IDisposable
         await AssertEveryBlockFound(path, 10_000);
         await AssertEveryBlockFound(path, 40_000);
     }
+
+    /// <summary>
+    /// A file at the snapshot's name that is not a snapshot (here another BlockDb database, named after the first one's
+    /// snapshot) is never replaced: the write is skipped and that file's committed data kept.
+    /// </summary>
+    [Fact]
+    public async Task A_file_that_is_not_a_snapshot_at_the_snapshots_name_is_never_replaced()
+    {
+        var path = _folder.File("x.db");
+        var other = KeyMapSnapshotFile.PathOf(path);
+        await Write(other, 0, 100); // a database whose name is x.db's snapshot name
+        var before = await File.ReadAllBytesAsync(other);
+
+        var log = await Write(path, 1000, 1000 + Blocks);
+        Assert.Equal(0, log.Count(13, "KeyMapSnapshotWritten"));
+        Assert.Equal(before, await File.ReadAllBytesAsync(other));
+        Assert.Empty(Directory.GetFiles(_folder.Path, "*.tmp"));
+        using (var raw = new RawSql(other))
+        {
+            Assert.Equal(100, raw.Scalar("""SELECT COUNT(*) FROM "Block" """));
+        }
+
+        await AssertEveryBlockFound(path, 100_000);
+    }
 }

@@ -79,9 +79,16 @@ public static class BlockDbConverter
             {
                 await to.DisposeAsync().ConfigureAwait(false);
                 to = null;
-                foreach (var file in new[] { targetPath, targetPath + "-wal", targetPath + "-shm", targetPath + "-journal", KeyMap.KeyMapSnapshotFile.PathOf(targetPath) })
+                foreach (var file in new[] { targetPath, targetPath + "-wal", targetPath + "-shm", targetPath + "-journal" })
                 {
                     File.Delete(file);
+                }
+
+                // Only a snapshot: a file of another kind at its name (another database named after it) is not the target's.
+                var snapshot = KeyMap.KeyMapSnapshotFile.PathOf(targetPath);
+                if (KeyMap.KeyMapSnapshotFile.Replaceable(snapshot))
+                {
+                    File.Delete(snapshot);
                 }
             }
 

@@ -168,6 +168,12 @@ internal sealed class KeyMapSnapshot(string databasePath, ILogger logger)
         var started = Stopwatch.GetTimestamp();
         try
         {
+            if (!KeyMapSnapshotFile.Replaceable(FilePath))
+            {
+                Log.KeyMapSnapshotSkipped(logger, FilePath, "a file that is not a key-map snapshot has its name (it is never replaced)");
+                return;
+            }
+
             using var connection = open();
             connection.Execute(string.Create(CultureInfo.InvariantCulture, $"PRAGMA busy_timeout = {WriteLockWaitMilliseconds}"));
             var (skip, header) = Transactions.Run(connection, BlockDbSql.Begin.Text, () => Commit(connection, capture, hasher));

@@ -169,6 +169,24 @@ internal static class KeyMapSnapshotFile
         }
     }
 
+    /// <summary>
+    /// Whether a file at <paramref name="path"/> may be replaced by a snapshot: none is there, or it is empty, or it starts
+    /// with a snapshot's magic number. Anything else (another database named after this one's snapshot, say) is kept.
+    /// </summary>
+    /// <exception cref="IOException">The file could not be read.</exception>
+    public static bool Replaceable(string path)
+    {
+        if (!File.Exists(path))
+        {
+            return true;
+        }
+
+        using var stream = new FileStream(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete, bufferSize: 0);
+        Span<byte> magic = stackalloc byte[8];
+        var read = stream.ReadAtLeast(magic, magic.Length, throwOnEndOfStream: false);
+        return read == 0 || (read == magic.Length && magic.SequenceEqual("BlkDKMap"u8));
+    }
+
     /// <summary>How old a temporary file must be before a writer deletes it as abandoned (its writer was killed): far longer than any write takes.</summary>
     public static readonly TimeSpan AbandonedAfter = TimeSpan.FromHours(1);
 
