@@ -275,4 +275,31 @@ public sealed class KeyMapSnapshotAttackTests : IDisposable
 
         await AssertEveryBlockFound(path, 100_000);
     }
+
+    /// <summary>
+    /// Opens with the snapshot Off leave the old snapshot and its token in place while they write, collect and repair:
+    /// when it is switched on again the old snapshot is used only where it still holds, and nothing is missed.
+    /// </summary>
+    [Fact]
+    public async Task Writes_with_the_snapshot_off_then_on_again_miss_nothing()
+    {
+        var path = _folder.File("offon.db");
+        static void Off(BlockDbOptions o) => o.Index.KeyMapSnapshot = KeyMapSnapshotMode.Off;
+        await Write(path, 0, Blocks);
+        await Write(path, Blocks, Blocks + 200, Off);
+        await using (var db = Open(path, configure: Off))
+        await using (var session = await db.OpenSessionAsync())
+        {
+            await session.DeleteUnreferencedBlocksAsync();
+            await session.CommitAsync();
+        }
+
+        await Write(path, 0, 100, Off); // the collected blocks again, at new IDs
+        var (source, refused) = await FirstLookup(path); // its anchor was collected: refused, read from the table
+        Assert.Equal("scan", source);
+        Assert.Contains("no longer holds", refused, StringComparison.Ordinal);
+        await AssertEveryBlockFound(path, 100_000);
+        using var raw = new RawSql(path);
+        Assert.Equal(120, raw.Scalar("""SELECT COUNT(*) FROM "Block" """));
+    }
 }
