@@ -40,14 +40,8 @@ internal sealed class KeyMapSnapshot(string databasePath, ILogger logger)
     public string FilePath { get; } = KeyMapSnapshotFile.PathOf(databasePath);
 
     /// <summary>The file's recorded key seed, or a random one when it has none yet (read when the database opens).</summary>
-    public static KeyHasher ReadHasher(ISqliteConnection connection)
-    {
-        using var read = connection.Prepare(BlockDbSql.ReadSetting);
-        read.BindText(1, BlockDbSql.KeyMapSeedSetting);
-        var text = read.Step() ? read.ColumnText(0) : null;
-        read.Reset();
-        return long.TryParse(text, NumberStyles.AllowLeadingSign, CultureInfo.InvariantCulture, out var seed) ? new KeyHasher(seed) : KeyHasher.Random();
-    }
+    public static KeyHasher ReadHasher(ISqliteConnection connection) =>
+        SnapshotIdentity.Read(connection).Seed is { } seed ? new KeyHasher(seed) : KeyHasher.Random();
 
     /// <summary>
     /// Reads and checks the snapshot on the caller's connection (inside the caller's transaction, so the checks and the

@@ -41,7 +41,8 @@ internal sealed record KeyMapSnapshotHeader(
     /// <summary>The format version this build reads and writes.</summary>
     public const int FormatVersion = 1;
 
-    private static ReadOnlySpan<byte> Magic => "BlkDKMap"u8;
+    /// <summary>The first 8 bytes of every snapshot file.</summary>
+    public static ReadOnlySpan<byte> Magic => "BlkDKMap"u8;
 
     /// <summary>The file's length: header, slots, checksum.</summary>
     public long FileLength => Bytes + (Capacity * KeyTable.SlotBytes) + ChecksumBytes;
@@ -182,9 +183,9 @@ internal static class KeyMapSnapshotFile
         }
 
         using var stream = new FileStream(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete, bufferSize: 0);
-        Span<byte> magic = stackalloc byte[8];
+        Span<byte> magic = stackalloc byte[KeyMapSnapshotHeader.Magic.Length];
         var read = stream.ReadAtLeast(magic, magic.Length, throwOnEndOfStream: false);
-        return read == 0 || (read == magic.Length && magic.SequenceEqual("BlkDKMap"u8));
+        return read == 0 || (read == magic.Length && magic.SequenceEqual(KeyMapSnapshotHeader.Magic));
     }
 
     /// <summary>How old a temporary file must be before a writer deletes it as abandoned (its writer was killed): far longer than any write takes.</summary>

@@ -221,7 +221,7 @@ internal sealed class WriteBatch
             // other failure that ended the transaction may have come after the commit point (in rollback-journal
             // modes, deleting the journal after the database file was written): then the outcome is unknown.
             var stillOpen = _connection.InTransaction;
-            var unknown = committing && !stillOpen && e.SqliteErrorCode is not (SqliteResultCode.Busy or SqliteResultCode.Locked);
+            var unknown = committing && !stillOpen && !e.IsTransient;
             BlockDbException? rollbackFailure = null;
             try
             {

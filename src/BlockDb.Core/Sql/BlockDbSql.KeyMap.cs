@@ -138,10 +138,6 @@ internal static partial class BlockDbSql
         nameof(ReadSnapshotIdentity),
         $"""SELECT "Name", "Value" FROM "BlockDbSettings" WHERE "Name" IN ('{FileIdSetting}', '{KeyMapSeedSetting}', '{KeyMapSnapshotTokenSetting}')""");
 
-    /// <summary>Writes one row of the settings table, replacing its value (the snapshot token).</summary>
-    public static readonly SqlStatement WriteSetting = new(
-        nameof(WriteSetting), """INSERT INTO "BlockDbSettings" ("Name", "Value") VALUES (@Name, @Value) ON CONFLICT ("Name") DO UPDATE SET "Value" = excluded."Value" """, "@Name", "@Value");
-
     /// <summary>The KeyMap state as one row: <c>MaxBlockId</c>, <c>Generation</c>, <c>schema_version</c> (no row without the state row).</summary>
     public static readonly SqlStatement ReadKeyMapState = new(
         nameof(ReadKeyMapState),

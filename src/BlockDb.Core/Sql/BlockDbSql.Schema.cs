@@ -59,6 +59,10 @@ internal static partial class BlockDbSql
     public static readonly SqlStatement WriteSettingIfMissing = new(
         nameof(WriteSettingIfMissing), """INSERT OR IGNORE INTO "BlockDbSettings" ("Name", "Value") VALUES (@Name, @Value)""", "@Name", "@Value");
 
+    /// <summary>Writes one row of the settings table, replacing its value (the key-map snapshot token).</summary>
+    public static readonly SqlStatement WriteSetting = new(
+        nameof(WriteSetting), """INSERT INTO "BlockDbSettings" ("Name", "Value") VALUES (@Name, @Value) ON CONFLICT ("Name") DO UPDATE SET "Value" = excluded."Value" """, "@Name", "@Value");
+
     /// <summary>The native library version, as SQL (<c>sqlite_version()</c>).</summary>
     public const string SqliteVersionQuery = "SELECT sqlite_version()";
 
