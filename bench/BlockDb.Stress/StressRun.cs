@@ -87,12 +87,12 @@ public static class StressRun
 
         await VerifyAsync(path, options.Providers[^1], report);
         report.Elapsed = clock.Elapsed;
+        // Every line of every process, in start order, with its process's life: what a diagnosis needs.
+        var childrenLog = Path.Combine(options.Folder, "children.log");
+        await File.WriteAllLinesAsync(childrenLog, finished.OrderBy(c => c.StartedTicks).SelectMany(c =>
+            c.Lines.Select(l => $"[{c.Role} {c.Provider} pid {c.Id} started @{c.StartedTicks}{(c.KilledTicks is { } k ? $" killed @{k}" : string.Empty)}] {l}")));
         if (report.Failures.Count > 0)
         {
-            // Every line of every process, in start order, with its process's life: what a diagnosis needs.
-            var childrenLog = Path.Combine(options.Folder, "children.log");
-            await File.WriteAllLinesAsync(childrenLog, finished.OrderBy(c => c.StartedTicks).SelectMany(c =>
-                c.Lines.Select(l => $"[{c.Role} {c.Provider} pid {c.Id} started @{c.StartedTicks}{(c.KilledTicks is { } k ? $" killed @{k}" : string.Empty)}] {l}")));
             report.Failures.Insert(0, $"every process's output: {childrenLog}");
         }
 
