@@ -9,6 +9,7 @@ using BlockDb.Stress;
 //                                                        a long run: prints the report; exit 1 when anything failed
 //   measure [blocks] [repetitions]                        the issue-10 measurements (map load, same-prefix lookups, opens)
 //   open <db> <provider> <startAtUtcTicks>                one first open at a given moment (started by measure)
+//   closerace <db> <providers,...> <seconds>              connections closing beside others' locks (run under lockdrop.so)
 if (args.Length >= 1 && args[0] == "measure")
 {
     return await Measure.RunAsync(
@@ -19,6 +20,11 @@ if (args.Length >= 1 && args[0] == "measure")
 if (args.Length == 4 && args[0] == "open")
 {
     return await Measure.OpenOnceAsync(args[1], args[2], long.Parse(args[3], CultureInfo.InvariantCulture));
+}
+
+if (args.Length == 4 && args[0] == "closerace")
+{
+    return CloseRace.Run(args[1], args[2].Split(','), TimeSpan.FromSeconds(double.Parse(args[3], CultureInfo.InvariantCulture)));
 }
 
 if (args.Length >= 1 && args[0] == "soak")
@@ -44,6 +50,7 @@ var (role, path, provider) = (args[0], args[1], args[2]);
 var mode = Enum.Parse<JournalMode>(args[3]);
 var duration = TimeSpan.FromSeconds(double.Parse(args[4], CultureInfo.InvariantCulture));
 var seed = int.Parse(args[5], CultureInfo.InvariantCulture);
+SqliteLog.Start(role);
 return role switch
 {
     "worker" => await new StressWorker(path, provider, mode, duration, seed).RunAsync(),

@@ -39,6 +39,11 @@ public sealed class MicrosoftDataDriver : ISqliteDriver
     public ISqliteConnection Open(SqliteOpenOptions options)
     {
         ArgumentNullException.ThrowIfNull(options);
+        return SqliteCloseGuard.Open(options, OpenUnguarded);
+    }
+
+    private static ISqliteConnection OpenUnguarded(SqliteOpenOptions options)
+    {
         var builder = new SqliteConnectionStringBuilder
         {
             DataSource = options.Path,

@@ -36,7 +36,7 @@ public sealed class PInvokeDriver : ISqliteDriver
     public ISqliteConnection Open(SqliteOpenOptions options)
     {
         ArgumentNullException.ThrowIfNull(options);
-        return PInvokeConnection.Open(options);
+        return SqliteCloseGuard.Open(options, PInvokeConnection.Open);
     }
 
     private static unsafe string ReadLibraryVersion() =>

@@ -49,6 +49,11 @@ public sealed class SystemDataDriver : ISqliteDriver
     public ISqliteConnection Open(SqliteOpenOptions options)
     {
         ArgumentNullException.ThrowIfNull(options);
+        return SqliteCloseGuard.Open(options, OpenUnguarded);
+    }
+
+    private static ISqliteConnection OpenUnguarded(SqliteOpenOptions options)
+    {
         // Left to itself, Mono.Data.Sqlite's Open runs PRAGMA journal_mode=Delete and synchronous=Normal on every
         // connection (System.Data.SQLite 1.0.x's defaults): that would switch a WAL file back, block on another
         // writer's lock, and fail on read-only files. "Journal Mode=Default" and "Synchronous=Full" make Open leave

@@ -1,0 +1,99 @@
+using System.Diagnostics;
+using System.Globalization;
+using BlockDb.Drivers;
+
+namespace BlockDb.Stress;
+
+/// <summary>
+/// The close race in one process: connections that open, read and close the file on some threads while other
+/// threads' connections take and release write locks, through BlockDb's drivers (every provider named, round robin).
+/// Run under the <c>lockdrop</c> probe (tests/BlockDb.Tests/Native/lockdrop.c, LD_PRELOAD), which reports every close
+/// of the file while the process holds a lock on it. It starts with one deliberate such close, by .NET and not by
+/// SQLite, so a run shows the probe is watching; every other report is a close that dropped a lock.
+/// </summary>
+internal static class CloseRace
+{
+    public static int Run(string path, IReadOnlyList<string> providers, TimeSpan duration)
+    {
+        var drivers = providers.Select(BlockDbProviders.Get).ToList();
+        using (var setup = drivers[0].Open(new SqliteOpenOptions(path, SqliteOpenMode.ReadWriteCreate, 5000)))
+        {
+            setup.Execute("PRAGMA journal_mode = DELETE");
+            setup.Execute("CREATE TABLE IF NOT EXISTS \"Item\" (\"ID\" INTEGER PRIMARY KEY, \"Value\" INTEGER NOT NULL)");
+            using var holder = drivers[0].Open(new SqliteOpenOptions(path, SqliteOpenMode.ReadWrite, 5000));
+            holder.Execute("BEGIN IMMEDIATE");
+            File.OpenHandle(path, FileMode.Open, FileAccess.Read).Dispose();
+            holder.Execute("ROLLBACK");
+            Output.Line("CONTROL closed a descriptor of the file while a write transaction held its lock");
+        }
+
+        var deadline = Stopwatch.GetTimestamp() + (long)(duration.TotalSeconds * Stopwatch.Frequency);
+        long opens = 0, commits = 0, busy = 0;
+        var threads = new List<Thread>();
+        for (var i = 0; i < drivers.Count; i++)
+        {
+            var driver = drivers[i];
+            var random = new Random(i);
+            threads.Add(new Thread(() =>
+            {
+                using var connection = driver.Open(new SqliteOpenOptions(path, SqliteOpenMode.ReadWrite, 5000));
+                connection.Execute("PRAGMA busy_timeout = 5000");
+                while (Stopwatch.GetTimestamp() < deadline)
+                {
+                    try
+                    {
+                        connection.Execute("BEGIN IMMEDIATE");
+                        connection.Execute("INSERT INTO \"Item\" (\"Value\") VALUES (1)");
+                        connection.Execute("COMMIT");
+                        Interlocked.Increment(ref commits);
+
+                        // Short pauses: the process holds no lock for moments, as in a backup engine's idle gaps,
+                        // and takes one again soon after; a close in such a moment is the one that races.
+                        Thread.Sleep(random.Next(2));
+                    }
+                    catch (BlockDbException e) when (e.IsTransient)
+                    {
+                        Interlocked.Increment(ref busy);
+                        if (connection.InTransaction)
+                        {
+                            connection.Execute("ROLLBACK");
+                        }
+                    }
+                }
+            }));
+        }
+
+        for (var i = 0; i < 3; i++)
+        {
+            var seed = i;
+            threads.Add(new Thread(() =>
+            {
+                var round = seed;
+                while (Stopwatch.GetTimestamp() < deadline)
+                {
+                    try
+                    {
+                        // Opening opens the file; most rounds close it again at once, some read first.
+                        using var connection = drivers[round % drivers.Count].Open(new SqliteOpenOptions(path, SqliteOpenMode.ReadWrite, 5000));
+                        if (round++ % 8 == 0)
+                        {
+                            connection.Execute("PRAGMA busy_timeout = 5000");
+                            connection.QueryText("SELECT COUNT(*) FROM \"Item\"");
+                        }
+
+                        Interlocked.Increment(ref opens);
+                    }
+                    catch (BlockDbException e) when (e.IsTransient)
+                    {
+                        Interlocked.Increment(ref busy);
+                    }
+                }
+            }));
+        }
+
+        threads.ForEach(t => t.Start());
+        threads.ForEach(t => t.Join());
+        Output.Line(string.Create(CultureInfo.InvariantCulture, $"CLOSERACE opens={opens} commits={commits} busy={busy}"));
+        return 0;
+    }
+}
