@@ -10,6 +10,7 @@ using BlockDb.Stress;
 //   measure [blocks] [repetitions]                        the issue-10 measurements (map load, same-prefix lookups, opens)
 //   open <db> <provider> <startAtUtcTicks>                one first open at a given moment (started by measure)
 //   closerace <db> <providers,...> <seconds>              connections closing beside others' locks (run under lockdrop.so)
+//   closecost <db> <provider> <rounds>                    microseconds per open-read-close, alone and beside another connection
 if (args.Length >= 1 && args[0] == "measure")
 {
     return await Measure.RunAsync(
@@ -25,6 +26,11 @@ if (args.Length == 4 && args[0] == "open")
 if (args.Length == 4 && args[0] == "closerace")
 {
     return CloseRace.Run(args[1], args[2].Split(','), TimeSpan.FromSeconds(double.Parse(args[3], CultureInfo.InvariantCulture)));
+}
+
+if (args.Length == 4 && args[0] == "closecost")
+{
+    return CloseRace.Cost(args[1], args[2], int.Parse(args[3], CultureInfo.InvariantCulture));
 }
 
 if (args.Length >= 1 && args[0] == "soak")
