@@ -67,7 +67,7 @@ public static class SqliteCloseGuard
             return open(options);
         }
 
-        var gate = Gates.GetOrAdd(key, static _ => new FileGate());
+        var gate = Gates.GetOrAdd(key, static k => new FileGate(k));
         lock (gate.Sync)
         {
             var connection = open(options);
@@ -114,7 +114,7 @@ public static class SqliteCloseGuard
     }
 
     /// <summary>One file's gate. Owner: <see cref="Sync"/>; every field is read and written only under it.</summary>
-    private sealed class FileGate
+    private sealed class FileGate(string key)
     {
         public readonly Lock Sync = new();
         public readonly List<ISqliteConnection> Deferred = [];
@@ -185,7 +185,9 @@ public static class SqliteCloseGuard
                     // Not the connection's busy timeout (BlockDb allows an hour): the wait holds the gate, and the
                     // EXCLUSIVE or PENDING lock it waits behind may wait for this gate or for the closing thread.
                     const int timeout = MinimumSentinelBusyTimeoutMilliseconds;
-                    var sentinel = open(options with { Mode = mode, BusyTimeoutMilliseconds = timeout });
+                    // The gate's full path, not the closing connection's: a relative one may name another file by now
+                    // (the working folder changed), and a sentinel there would defer nothing.
+                    var sentinel = open(options with { Path = key, Mode = mode, BusyTimeoutMilliseconds = timeout });
                     try
                     {
                         sentinel.Execute(string.Create(CultureInfo.InvariantCulture, $"PRAGMA busy_timeout = {timeout}"));
