@@ -29,9 +29,11 @@ namespace BlockDb.Drivers;
 /// <em>sentinel</em> connection holds a read transaction (a SHARED lock), so SQLite defers closing the descriptor
 /// and closes it later itself, under its inode mutex, when the last lock of the process is released; the close of
 /// the last connection of the file in the process (and the sentinel's) runs under the gate, when no other
-/// connection opened here exists. When the sentinel cannot take its lock within the busy timeout (at least
-/// <see cref="MinimumSentinelBusyTimeoutMilliseconds"/>), the connection stays open, holding no lock and no
-/// transaction, and is closed by the next close that gets the lock, or with the last connection.
+/// connection opened here exists. When the sentinel cannot take its lock within
+/// <see cref="MinimumSentinelBusyTimeoutMilliseconds"/>, the connection stays open, holding no lock and no
+/// transaction, and is closed by the next close that gets the lock, or with the last connection. The sentinel does
+/// not wait for the connections' own busy timeout: the lock it waits behind may be held by the very thread that
+/// closes, or by a writer that waits for a reader that waits for this gate, and a deferred close is safe.
 /// </para>
 /// <para>
 /// <b>Not covered.</b> Connections to the file that the process opens without going through a BlockDb driver
@@ -42,7 +44,7 @@ namespace BlockDb.Drivers;
 /// </remarks>
 public static class SqliteCloseGuard
 {
-    /// <summary>The least busy timeout, in milliseconds, the sentinel waits for its SHARED lock before a close is deferred.</summary>
+    /// <summary>The busy timeout, in milliseconds, the sentinel waits for its SHARED lock before a close is deferred, whatever the connections' own busy timeout.</summary>
     public const int MinimumSentinelBusyTimeoutMilliseconds = 250;
 
     private static readonly ConcurrentDictionary<string, FileGate> Gates = new(StringComparer.Ordinal);
@@ -65,7 +67,7 @@ public static class SqliteCloseGuard
             return open(options);
         }
 
-        var gate = Gates.GetOrAdd(key, static _ => new FileGate());
+        var gate = Gates.GetOrAdd(key, static k => new FileGate(k));
         lock (gate.Sync)
         {
             var connection = open(options);
@@ -112,7 +114,7 @@ public static class SqliteCloseGuard
     }
 
     /// <summary>One file's gate. Owner: <see cref="Sync"/>; every field is read and written only under it.</summary>
-    private sealed class FileGate
+    private sealed class FileGate(string key)
     {
         public readonly Lock Sync = new();
         public readonly List<ISqliteConnection> Deferred = [];
@@ -180,8 +182,12 @@ public static class SqliteCloseGuard
                 if (Sentinel is null)
                 {
                     var mode = options.Mode == SqliteOpenMode.ReadOnly ? SqliteOpenMode.ReadOnly : SqliteOpenMode.ReadWrite;
-                    var timeout = Math.Max(options.BusyTimeoutMilliseconds, MinimumSentinelBusyTimeoutMilliseconds);
-                    var sentinel = open(options with { Mode = mode, BusyTimeoutMilliseconds = timeout });
+                    // Not the connection's busy timeout (BlockDb allows an hour): the wait holds the gate, and the
+                    // EXCLUSIVE or PENDING lock it waits behind may wait for this gate or for the closing thread.
+                    const int timeout = MinimumSentinelBusyTimeoutMilliseconds;
+                    // The gate's full path, not the closing connection's: a relative one may name another file by now
+                    // (the working folder changed), and a sentinel there would defer nothing.
+                    var sentinel = open(options with { Path = key, Mode = mode, BusyTimeoutMilliseconds = timeout });
                     try
                     {
                         sentinel.Execute(string.Create(CultureInfo.InvariantCulture, $"PRAGMA busy_timeout = {timeout}"));
