@@ -30,22 +30,24 @@ namespace BlockDb.Drivers;
 /// and closes it later itself, under its inode mutex, when the last lock of the process is released; the close of
 /// the last connection of the file in the process (and the sentinel's) runs under the gate, when no other
 /// connection opened here exists. When the sentinel cannot take its lock within
-/// <see cref="MinimumSentinelBusyTimeoutMilliseconds"/>, the connection stays open, holding no lock and no
-/// transaction, and is closed by the next close that gets the lock, or with the last connection. The sentinel does
+/// <see cref="SentinelBusyTimeoutMilliseconds"/>, the connection stays open, holding no transaction
+/// (in WAL mode SQLite keeps a SHARED lock on the file for every open connection, which only delays another process's
+/// last close from checkpointing and deleting the WAL), and is closed by the next close that gets the lock, or with the last connection. The sentinel does
 /// not wait for the connections' own busy timeout: the lock it waits behind may be held by the very thread that
 /// closes, or by a writer that waits for a reader that waits for this gate, and a deferred close is safe.
 /// </para>
 /// <para>
 /// <b>Not covered.</b> Connections to the file that the process opens without going through a BlockDb driver
 /// (another SQLite wrapper, or a second copy of the SQLite library), a file reached through two hard links or
-/// through a symbolic link to one of its folders (two paths, so two gates), and in-memory databases, which have no
-/// file. On Windows, where file locks belong to a handle, the guard does nothing.
+/// through a symbolic link to one of its folders (two paths, so two gates), in-memory databases, which have no
+/// file, and a connection that is never disposed (its finalizer closes it outside the gate, and the file's sentinel
+/// then stays open until the process ends). On Windows, where file locks belong to a handle, the guard does nothing.
 /// </para>
 /// </remarks>
 public static class SqliteCloseGuard
 {
     /// <summary>The busy timeout, in milliseconds, the sentinel waits for its SHARED lock before a close is deferred, whatever the connections' own busy timeout.</summary>
-    public const int MinimumSentinelBusyTimeoutMilliseconds = 250;
+    public const int SentinelBusyTimeoutMilliseconds = 250;
 
     private static readonly ConcurrentDictionary<string, FileGate> Gates = new(StringComparer.Ordinal);
 
@@ -184,7 +186,7 @@ public static class SqliteCloseGuard
                     var mode = options.Mode == SqliteOpenMode.ReadOnly ? SqliteOpenMode.ReadOnly : SqliteOpenMode.ReadWrite;
                     // Not the connection's busy timeout (BlockDb allows an hour): the wait holds the gate, and the
                     // EXCLUSIVE or PENDING lock it waits behind may wait for this gate or for the closing thread.
-                    const int timeout = MinimumSentinelBusyTimeoutMilliseconds;
+                    const int timeout = SentinelBusyTimeoutMilliseconds;
                     // The gate's full path, not the closing connection's: a relative one may name another file by now
                     // (the working folder changed), and a sentinel there would defer nothing.
                     var sentinel = open(options with { Path = key, Mode = mode, BusyTimeoutMilliseconds = timeout });
@@ -226,7 +228,7 @@ public static class SqliteCloseGuard
             }
         }
 
-        /// <summary>Ends an open transaction (a close would roll it back anyway), so the connection holds no lock; false when that failed.</summary>
+        /// <summary>Ends an open transaction (a close would roll it back anyway), so the connection holds no write lock and no read transaction; false when that failed.</summary>
         private static bool EndTransaction(ISqliteConnection? connection)
         {
             if (connection is not { InTransaction: true })
