@@ -127,7 +127,7 @@ public sealed class CloseGuardAttackTests : IDisposable
         await Task.WhenAll(tasks).WaitAsync(TimeSpan.FromSeconds(120));
 
         Assert.Equal((0, 0), SqliteCloseGuard.Count(path));
-        Assert.Equal(0, OpenDescriptors(path));
+        Assert.Equal(0, ProcessFiles.Descriptors(path));
     }
 
     [Theory]
@@ -161,22 +161,6 @@ public sealed class CloseGuardAttackTests : IDisposable
     private static string Hash(string text) =>
         Convert.ToBase64String(System.Security.Cryptography.SHA256.HashData(System.Text.Encoding.UTF8.GetBytes(text)));
 
-    /// <summary>This process's descriptors open on the file (Linux: /proc/self/fd).</summary>
-    private static int OpenDescriptors(string path)
-    {
-        var full = Path.GetFullPath(path);
-        return Directory.GetFiles("/proc/self/fd").Count(fd =>
-        {
-            try
-            {
-                return new FileInfo(fd).LinkTarget == full;
-            }
-            catch (IOException)
-            {
-                return false;
-            }
-        });
-    }
 }
 
 /// <summary>Changes the working folder, so it runs alone.</summary>
@@ -217,9 +201,9 @@ public sealed class CloseGuardWorkingFolderTests : IDisposable
             Environment.CurrentDirectory = _second.Path;
             closing.Dispose();
 
-            Assert.Equal(0, Descriptors(Path.Combine(_second.Path, "relative.db")));
+            Assert.Equal(0, ProcessFiles.Descriptors(Path.Combine(_second.Path, "relative.db")));
             kept.Dispose();
-            Assert.Equal(0, Descriptors(Path.Combine(_first.Path, "relative.db")));
+            Assert.Equal(0, ProcessFiles.Descriptors(Path.Combine(_first.Path, "relative.db")));
         }
         finally
         {
@@ -227,15 +211,4 @@ public sealed class CloseGuardWorkingFolderTests : IDisposable
         }
     }
 
-    private static int Descriptors(string path) => Directory.GetFiles("/proc/self/fd").Count(fd =>
-    {
-        try
-        {
-            return new FileInfo(fd).LinkTarget == path;
-        }
-        catch (IOException)
-        {
-            return false;
-        }
-    });
 }

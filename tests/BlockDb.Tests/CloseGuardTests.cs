@@ -87,7 +87,7 @@ public sealed partial class CloseGuardTests(ITestOutputHelper output) : IDisposa
         }
 
         Assert.Equal((6, 0), SqliteCloseGuard.Count(path));
-        Assert.True(OpenDescriptors(path) >= 6);
+        Assert.True(ProcessFiles.Descriptors(path) >= 6);
         foreach (var connection in connections)
         {
             connection.Dispose();
@@ -95,7 +95,7 @@ public sealed partial class CloseGuardTests(ITestOutputHelper output) : IDisposa
         }
 
         Assert.Equal((0, 0), SqliteCloseGuard.Count(path));
-        Assert.Equal(0, OpenDescriptors(path));
+        Assert.Equal(0, ProcessFiles.Descriptors(path));
         Assert.Throws<ObjectDisposedException>(() => connections[0].QueryText("SELECT 1"));
     }
 
@@ -129,7 +129,7 @@ public sealed partial class CloseGuardTests(ITestOutputHelper output) : IDisposa
         writer.Execute("COMMIT");
         writer.Dispose();
         Assert.Equal((0, 0), SqliteCloseGuard.Count(path));
-        Assert.Equal(0, OpenDescriptors(path));
+        Assert.Equal(0, ProcessFiles.Descriptors(path));
         using var check = drivers[0].Open(new SqliteOpenOptions(path, SqliteOpenMode.ReadOnly));
         Assert.Equal("1", check.QueryText("SELECT COUNT(*) FROM \"Item\""));
     }
@@ -177,22 +177,6 @@ public sealed partial class CloseGuardTests(ITestOutputHelper output) : IDisposa
         return reports;
     }
 
-    /// <summary>This process's descriptors open on the file (Linux: /proc/self/fd).</summary>
-    private static int OpenDescriptors(string path)
-    {
-        var full = Path.GetFullPath(path);
-        return Directory.GetFiles("/proc/self/fd").Count(fd =>
-        {
-            try
-            {
-                return new FileInfo(fd).LinkTarget == full;
-            }
-            catch (IOException)
-            {
-                return false;
-            }
-        });
-    }
 
     [GeneratedRegex(@"CLOSERACE opens=(?<opens>\d+) commits=(?<commits>\d+)")]
     private static partial Regex CloseRaceCounts();
