@@ -24,7 +24,7 @@ namespace BlockDb.Drivers;
 /// </para>
 /// <para>
 /// <b>Invariant.</b> A descriptor of a file is never closed by a connection opened here while a connection of this
-/// process opened here could be taking a lock on it. Per file (its full path, with a symbolic link to the file
+/// process opened here could be taking a lock on it. Per file (its full path, with every symbolic link along it
 /// resolved) one gate orders opens and closes: a close when other connections of the file are open runs while a
 /// <em>sentinel</em> connection holds a read transaction (a SHARED lock), so SQLite defers closing the descriptor
 /// and closes it later itself, under its inode mutex, when the last lock of the process is released; the close of
@@ -38,8 +38,8 @@ namespace BlockDb.Drivers;
 /// </para>
 /// <para>
 /// <b>Not covered.</b> Connections to the file that the process opens without going through a BlockDb driver
-/// (another SQLite wrapper, or a second copy of the SQLite library), a file reached through two hard links or
-/// through a symbolic link to one of its folders (two paths, so two gates), in-memory databases, which have no
+/// (another SQLite wrapper, or a second copy of the SQLite library), a file reached through two hard links (two
+/// paths, so two gates), differently cased paths on a case-insensitive file system, in-memory databases, which have no
 /// file, and a connection that is never disposed (its finalizer closes it outside the gate, and the file's sentinel
 /// then stays open until the process ends). On Windows, where file locks belong to a handle, the guard does nothing.
 /// </para>
@@ -106,13 +106,52 @@ public static class SqliteCloseGuard
         var full = Path.GetFullPath(path);
         try
         {
-            return new FileInfo(full).ResolveLinkTarget(returnFinalTarget: true)?.FullName ?? full;
+            return RealPath(full);
         }
         catch (IOException)
         {
-            // A link loop or an unreadable link: SQLite's own open reports it; the path is the key meanwhile.
+            // An unreadable link: SQLite's own open reports it; the path is the key meanwhile.
             return full;
         }
+        catch (UnauthorizedAccessException)
+        {
+            return full;
+        }
+    }
+
+    /// <summary>
+    /// The full path with every symbolic link along it resolved, folders and the file itself (as realpath(3) does):
+    /// a file opened through a linked folder and through its own path gets one gate. After 40 links (a loop), the
+    /// path as given.
+    /// </summary>
+    private static string RealPath(string full)
+    {
+        var root = Path.GetPathRoot(full) ?? "/";
+        var parts = full[root.Length..].Split(Path.DirectorySeparatorChar, StringSplitOptions.RemoveEmptyEntries);
+        var resolved = root;
+        for (int i = 0, links = 0; i < parts.Length; i++)
+        {
+            var next = Path.Combine(resolved, parts[i]);
+            if (new FileInfo(next).LinkTarget is not { } target)
+            {
+                resolved = next;
+                continue;
+            }
+
+            if (++links > 40)
+            {
+                return full;
+            }
+
+            // Start again from the link's target, with the rest of the path after it.
+            var restarted = Path.Combine([Path.GetFullPath(target, resolved), .. parts[(i + 1)..]]);
+            root = Path.GetPathRoot(restarted) ?? "/";
+            parts = restarted[root.Length..].Split(Path.DirectorySeparatorChar, StringSplitOptions.RemoveEmptyEntries);
+            resolved = root;
+            i = -1;
+        }
+
+        return resolved;
     }
 
     /// <summary>One file's gate. Owner: <see cref="Sync"/>; every field is read and written only under it.</summary>

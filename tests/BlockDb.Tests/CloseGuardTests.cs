@@ -134,6 +134,46 @@ public sealed partial class CloseGuardTests(ITestOutputHelper output) : IDisposa
         Assert.Equal("1", check.QueryText("SELECT COUNT(*) FROM \"Item\""));
     }
 
+    [Theory]
+    [MemberData(nameof(Providers))]
+    public void A_file_opened_through_linked_folders_and_a_linked_file_has_one_gate(string providers)
+    {
+        var drivers = providers.Split(',').Select(BlockDbProviders.Get).ToList();
+        var real = Directory.CreateDirectory(_folder.File("real")).FullName;
+        var path = Path.Combine(real, "linked.db");
+        Directory.CreateSymbolicLink(_folder.File("folder-link"), real);
+        Directory.CreateSymbolicLink(_folder.File("link-to-link"), _folder.File("folder-link"));
+        Directory.CreateSymbolicLink(_folder.File("relative-link"), "real");
+        var opened = new List<ISqliteConnection> { drivers[0].Open(new SqliteOpenOptions(path, SqliteOpenMode.ReadWriteCreate)) };
+        File.CreateSymbolicLink(Path.Combine(real, "file-link.db"), path);
+        var aliases = new[]
+        {
+            Path.Combine(_folder.File("folder-link"), "linked.db"),
+            Path.Combine(_folder.File("link-to-link"), "linked.db"),
+            Path.Combine(_folder.File("relative-link"), "linked.db"),
+            Path.Combine(_folder.File("folder-link"), "file-link.db"),
+            Path.Combine(_folder.File("folder-link"), "..", "real", "linked.db"),
+        };
+        foreach (var alias in aliases)
+        {
+            var connection = drivers[opened.Count % drivers.Count].Open(new SqliteOpenOptions(alias, SqliteOpenMode.ReadWrite));
+            connection.QueryText("SELECT COUNT(*) FROM sqlite_schema");
+            opened.Add(connection);
+        }
+
+        // One gate for all six: closes beside the others go through the one sentinel.
+        Assert.Equal((6, 0), SqliteCloseGuard.Count(path));
+        Assert.Equal((6, 0), SqliteCloseGuard.Count(aliases[1]));
+        opened.ForEach(c => c.Dispose());
+        Assert.Equal((0, 0), SqliteCloseGuard.Count(path));
+        Assert.Equal(0, ProcessFiles.Descriptors(path));
+
+        // A link loop is no file: SQLite refuses to open it, and the guard does not loop.
+        File.CreateSymbolicLink(_folder.File("loop-a.db"), _folder.File("loop-b.db"));
+        File.CreateSymbolicLink(_folder.File("loop-b.db"), _folder.File("loop-a.db"));
+        Assert.ThrowsAny<BlockDbException>(() => drivers[0].Open(new SqliteOpenOptions(_folder.File("loop-a.db"), SqliteOpenMode.ReadWriteCreate)).QueryText("SELECT 1 FROM sqlite_schema"));
+    }
+
     /// <summary>Compiles the probe with the system C compiler (gcc on Debian: apt-get install -y gcc).</summary>
     private string BuildProbe()
     {
