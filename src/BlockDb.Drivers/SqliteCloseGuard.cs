@@ -108,13 +108,9 @@ public static class SqliteCloseGuard
         {
             return RealPath(full);
         }
-        catch (IOException)
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
         {
-            // An unreadable link: SQLite's own open reports it; the path is the key meanwhile.
-            return full;
-        }
-        catch (UnauthorizedAccessException)
-        {
+            // An unreadable link or folder: SQLite's own open reports it; the path is the key meanwhile.
             return full;
         }
     }
@@ -172,13 +168,7 @@ public static class SqliteCloseGuard
                 if (OpenConnections == 0)
                 {
                     // No other connection opened here exists, and none can open before this gate is released.
-                    connection.Dispose();
-                    foreach (var deferred in Deferred)
-                    {
-                        deferred.Dispose();
-                    }
-
-                    Deferred.Clear();
+                    DisposeWithDeferred(connection);
                     Sentinel?.Dispose();
                     Sentinel = null;
                     return;
@@ -201,19 +191,25 @@ public static class SqliteCloseGuard
 
                 try
                 {
-                    connection.Dispose();
-                    foreach (var deferred in Deferred)
-                    {
-                        deferred.Dispose();
-                    }
-
-                    Deferred.Clear();
+                    DisposeWithDeferred(connection);
                 }
                 finally
                 {
                     ReleaseSharedLock();
                 }
             }
+        }
+
+        /// <summary>Disposes <paramref name="connection"/> and every deferred one; only when no close can drop a lock (see <see cref="Close"/>).</summary>
+        private void DisposeWithDeferred(ISqliteConnection connection)
+        {
+            connection.Dispose();
+            foreach (var deferred in Deferred)
+            {
+                deferred.Dispose();
+            }
+
+            Deferred.Clear();
         }
 
         private bool TryHoldSharedLock(SqliteOpenOptions options, Func<SqliteOpenOptions, ISqliteConnection> open)
