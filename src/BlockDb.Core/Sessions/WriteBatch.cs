@@ -71,6 +71,13 @@ internal sealed class WriteBatch
     /// </summary>
     public long Revision { get; private set; }
 
+    /// <summary>
+    /// The token of the caller's call inside the session's gate (<see langword="default"/> between calls and for the age
+    /// timer's commit), set and cleared by the session around each call: work of the call too long to be left
+    /// uncancellable, such as the key map's first load from its snapshot file, checks it.
+    /// </summary>
+    public CancellationToken CallCancellation { get; set; }
+
     /// <summary>Writes in the open batch, not yet committed.</summary>
     public int Pending { get; private set; }
 
