@@ -96,6 +96,41 @@ public sealed class SameFileTests : IDisposable
         Assert.Equal((3, 0), SqliteCloseGuard.Count(path));
     }
 
+    [Theory]
+    [MemberData(nameof(Providers))]
+    public async Task Opens_racing_to_create_a_file_through_two_paths_share_one_gate(string provider)
+    {
+        // F1 (a): the file does not exist when the opens start, so one of them creates it while the others key it; every
+        // one must land in the gate of its inode, whichever path it came by and whichever open created the file.
+        var driver = BlockDbProviders.Get(provider);
+        var real = Directory.CreateDirectory(_folder.File("race")).FullName;
+        Directory.CreateSymbolicLink(_folder.File("race-link"), real);
+        const int Opens = 8;
+        for (var round = 0; round < 20; round++)
+        {
+            var name = $"race-{round}.db";
+            var paths = new[] { Path.Combine(real, name), Path.Combine(_folder.File("race-link"), name) };
+            using var start = new Barrier(Opens);
+            var opened = await Task.WhenAll(Enumerable.Range(0, Opens).Select(i => Task.Run(() =>
+            {
+                start.SignalAndWait();
+                return driver.Open(new SqliteOpenOptions(paths[i % 2], SqliteOpenMode.ReadWriteCreate, 5000));
+            })));
+            try
+            {
+                Assert.Equal((Opens, 0), SqliteCloseGuard.Count(paths[0]));
+                FileTools.HardLink(paths[0], _folder.File($"race-hard-{round}.db"));
+                Assert.Equal((Opens, 0), SqliteCloseGuard.Count(_folder.File($"race-hard-{round}.db")));
+            }
+            finally
+            {
+                Array.ForEach(opened, c => c.Dispose());
+            }
+
+            Assert.Equal((0, 0), SqliteCloseGuard.Count(paths[0]));
+        }
+    }
+
     private static IBlockDatabase Open(string path, string provider) =>
         BlockDatabase.Open(new BlockDbOptions
         {
