@@ -31,11 +31,14 @@ public readonly struct FileKey : IEquatable<FileKey>
     /// <returns>The file's device and inode when it exists and Linux says so; else its full path with every symbolic link resolved.</returns>
     /// <exception cref="ArgumentException"><paramref name="path"/> is empty or not a valid path.</exception>
     /// <exception cref="ArgumentNullException"><paramref name="path"/> is null.</exception>
-    public static FileKey Of(string path)
+    public static FileKey Of(string path) => Of(path, out _);
+
+    /// <summary>The key of the file <paramref name="path"/> names, and whether the key will change to its inode once the file is created (Linux says no file is there, links followed).</summary>
+    internal static FileKey Of(string path, out bool becomesInode)
     {
         ArgumentNullException.ThrowIfNull(path);
         var full = Path.GetFullPath(path);
-        if (LinuxStat.TryStat(full, followLinks: true, out var status, out _))
+        if (LinuxStat.TryStat(full, followLinks: true, out var status, out becomesInode))
         {
             return new FileKey(status.Device, status.Inode, null);
         }

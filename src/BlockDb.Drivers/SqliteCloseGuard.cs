@@ -76,12 +76,12 @@ public static class SqliteCloseGuard
         FileGate gate;
         lock (Gates)
         {
-            var key = FileKey.Of(full);
-            if (!key.IsInode && FileKey.KindOf(full) == FileKind.None)
+            var key = FileKey.Of(full, out var becomesInode);
+            if (becomesInode)
             {
-                // F1: the file does not exist, so its key changes from its path to its inode as this open creates it. Open
-                // and key it under the registry's lock, so no other open of the process keys it in between (two gates).
-                // No connection of the process can be open on a file not yet created.
+                // F1: the file does not exist (or a link names a file that does not), so its key changes from its path to
+                // its inode as this open creates it. Open and key it under the registry's lock, so no other open of the
+                // process keys it in between (two gates). No connection of the process can be open on a file not yet created.
                 var connection = open(options);
                 try
                 {

@@ -94,6 +94,13 @@ public sealed class SameFileTests : IDisposable
         FileTools.HardLink(path, _folder.File("new-link.db"));
         using var linked = driver.Open(new SqliteOpenOptions(_folder.File("new-link.db"), SqliteOpenMode.ReadWrite));
         Assert.Equal((3, 0), SqliteCloseGuard.Count(path));
+
+        // Created through a symbolic link to a file that does not exist yet: the same.
+        File.CreateSymbolicLink(_folder.File("dangling.db"), _folder.File("target.db"));
+        using var throughLink = driver.Open(new SqliteOpenOptions(_folder.File("dangling.db"), SqliteOpenMode.ReadWriteCreate));
+        throughLink.Execute("CREATE TABLE t (x)");
+        using var target = driver.Open(new SqliteOpenOptions(_folder.File("target.db"), SqliteOpenMode.ReadWrite));
+        Assert.Equal((2, 0), SqliteCloseGuard.Count(_folder.File("target.db")));
     }
 
     [Theory]
