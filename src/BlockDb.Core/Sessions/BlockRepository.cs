@@ -191,7 +191,7 @@ internal sealed class BlockRepository : IBlockRepository
         Call((name, state), static (r, s) =>
         {
             VolumeStateRules.ValidateName(s.name);
-            VolumeStateRules.ValidateState(s.state);
+            VolumeStateRules.ValidateNewState(s.state);
             return r.Writable(nameof(RegisterVolumeAsync)).Volumes.Register(s.name, s.state);
         }, cancellationToken);
 
