@@ -91,7 +91,7 @@ public static partial class BlockDbConfiguration
                 e);
         }
 
-        return new BlockDbConfigurationException(BlockDbOptions.SectionName, $"The BlockDb configuration section could not be bound: {e.Message}", e);
+        return new BlockDbConfigurationException(BlockDbOptions.SectionName, $"The BlockDb configuration section could not be bound: {Quoted.Value(e.Message)}", e);
     }
 
     /// <summary>

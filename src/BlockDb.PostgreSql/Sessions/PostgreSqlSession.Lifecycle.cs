@@ -58,7 +58,7 @@ internal sealed partial class PostgreSqlSession
         VolumeStateRules.ValidateNewState(state);
         return CallAsync(
             async ct => await WriteAsync(nameof(RegisterVolumeAsync), (c, t, token) => PgLifecycleOps.RegisterVolumeAsync(c, t, name, state, token), static id => id is not null, ct).ConfigureAwait(false)
-                ?? throw new BlockDbConflictException($"A volume named '{name}' exists already; volume names are unique."),
+                ?? throw new BlockDbConflictException($"A volume named {Quoted.Value(name)} exists already; volume names are unique."),
             cancellationToken);
     }
 
