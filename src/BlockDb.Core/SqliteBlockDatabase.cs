@@ -57,7 +57,7 @@ internal sealed class SqliteBlockDatabase : IBlockDatabase, IBlockDbObservable
         }
         catch (BlockDbException e) when (e.SqliteErrorCode == SqliteResultCode.NotADatabase)
         {
-            throw e.Rephrase($"'{path}' is not a SQLite database file (SQLITE_NOTADB); BlockDb left it untouched. {e.Message}");
+            throw e.Rephrase($"{Quoted.Path(path)} is not a SQLite database file (SQLITE_NOTADB); BlockDb left it untouched. {e.Message}");
         }
 
         _commits = CommitClock.Acquire(path);

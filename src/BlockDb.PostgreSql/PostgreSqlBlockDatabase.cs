@@ -80,7 +80,7 @@ internal sealed class PostgreSqlBlockDatabase : IBlockDatabase, IBlockDbObservab
                 await context.DataSource.DisposeAsync().ConfigureAwait(false);
             }
 
-            throw PgErrors.IsDatabaseFailure(e) ? PgErrors.Map(e, $"Opening the BlockDb index on '{context.Server}'") : e;
+            throw PgErrors.IsDatabaseFailure(e) ? PgErrors.Map(e, $"Opening the BlockDb index on {Quoted.Value(context.Server)}") : e;
         }
     }
 

@@ -49,7 +49,7 @@ public abstract class AdoNetSqliteConnection : ISqliteConnection
         catch (Exception e)
         {
             connection.Dispose();
-            if (translate(e, $"opening '{path}'") is { } translated)
+            if (translate(e, $"opening {Quoted.Path(path)}") is { } translated)
             {
                 throw translated;
             }
