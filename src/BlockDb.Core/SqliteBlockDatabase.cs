@@ -387,7 +387,7 @@ internal sealed class SqliteBlockDatabase : IBlockDatabase, IBlockDbObservable
         if (!_options.ReadOnly)
         {
             // Every session is closed, so the layout's state is still: the KeyMap layout writes its snapshot (never throws).
-            _layout.Close(() => OpenConfiguredConnection());
+            _layout.Close(busyTimeout => OpenConfiguredConnection(busyTimeout));
         }
 
         _commits.Release();
