@@ -88,14 +88,16 @@ public sealed class DisposeBesideAWriterTests(ITestOutputHelper output) : IDispo
         await Seed(path, provider, snapshot);
         using var locker = await HoldWriteLock(path, provider);
 
+        // Reads through a session and a shared repository, both left open: the database's dispose ends the session's
+        // batch (OnDispose = Commit, nothing written), the shared repository's writer and its reader pool, then the map.
         var log = new CapturingLoggerFactory();
         var db = Open(path, provider, log);
-        await using (var session = await db.OpenSessionAsync())
+        var session = await db.OpenSessionAsync();
+        var shared = db.OpenSharedRepository();
+        for (var i = 0; i < Blocks; i += 10)
         {
-            for (var i = 0; i < Blocks; i += 10)
-            {
-                Assert.NotNull(await session.FindBlockAsync(TestData.Hash(i), 100 + i));
-            }
+            Assert.NotNull(await session.FindBlockAsync(TestData.Hash(i), 100 + i));
+            Assert.NotNull(await shared.FindBlockAsync(TestData.Hash(i + 1), 101 + i));
         }
 
         var clock = Stopwatch.StartNew();
