@@ -68,6 +68,23 @@ public sealed class ConcurrentDisposeTests : ConformanceTestBase
         Assert.Equal(Blocks, (await check.GetCountsAsync()).Blocks);
     }
 
+    [Theory]
+    [MemberData(nameof(Providers))]
+    public async Task Every_concurrent_dispose_of_a_shared_repository_returns_only_after_its_queued_writes_ended(string provider, BlockLayout layout)
+    {
+        Use(provider, layout);
+        await using var db = Open();
+        var shared = db.OpenSharedRepository();
+        // Writes straight to the queue (a select-xor-insert's own task completes one continuation after its write's).
+        var writes = Enumerable.Range(0, 5000).Select(i => shared.InsertBlockAsync(TestData.Hash(i), 1 + i).AsTask()).ToArray();
+
+        var problems = await RaceDisposes(shared.DisposeAsync, shared.Dispose, () => Task.FromResult(
+            writes.Count(w => !w.IsCompleted) is > 0 and var pending ? $"{pending} of its {writes.Length} writes were still pending" : null));
+
+        Assert.True(problems.Count == 0, string.Join("; ", problems));
+        await Task.WhenAll(writes); // queued before the dispose: every one committed
+    }
+
     /// <summary>Starts one select-xor-insert call of <see cref="Blocks"/> new blocks on a thread of its own and returns once it has run for a while.</summary>
     private static async Task<Task> StartLongCall(IBlockRepository session)
     {
