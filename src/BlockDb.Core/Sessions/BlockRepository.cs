@@ -272,7 +272,7 @@ internal sealed class BlockRepository : IBlockRepository
     public void Dispose() => _gate.Close(DisposeCore);
 
     /// <inheritdoc cref="Dispose"/>
-    public async ValueTask DisposeAsync() => await _gate.CloseAsync(DisposeCore).ConfigureAwait(false);
+    public ValueTask DisposeAsync() => _gate.CloseAsync(DisposeCore);
 
     private void DisposeCore()
     {
