@@ -27,6 +27,20 @@ internal sealed class SystemDataConnection : AdoNetSqliteConnection
 
     public override bool InTransaction => SystemDataNative.sqlite3_get_autocommit(_handle) == 0;
 
+    /// <summary>One <c>sqlite3_exec</c> on the native handle: Mono.Data.Sqlite's commands would retry <c>SQLITE_BUSY</c> until their timeout (at least 1 s).</summary>
+    public override void ExecuteWithoutRetry(string sql)
+    {
+        ArgumentException.ThrowIfNullOrWhiteSpace(sql);
+        ThrowIfDisposed();
+        var rc = SystemDataNative.sqlite3_exec(_handle, sql, 0, 0, 0);
+        if (rc != 0)
+        {
+            var message = Marshal.PtrToStringUTF8(SystemDataNative.sqlite3_errmsg(_handle));
+            var extended = SystemDataNative.sqlite3_extended_errcode(_handle);
+            throw new BlockDbException($"{sql}: {message}", rc & 0xFF, (extended & 0xFF) == (rc & 0xFF) ? extended : rc);
+        }
+    }
+
     public static BlockDbException ToBlockDbException(SqliteException e, string what) =>
         new($"{what}: {e.Message}", (int)e.ErrorCode, (int)e.ErrorCode, e);
 
