@@ -15,6 +15,13 @@ public static class SqliteResultCode
     /// <summary><c>SQLITE_READONLY</c> (8): a write to a database opened read-only or on a read-only file.</summary>
     public const int ReadOnly = 8;
 
+    /// <summary>
+    /// <c>SQLITE_READONLY_DBMOVED</c> (1032, extended): a write refused because a file of the database was deleted or
+    /// renamed while the connection had it open, so committing could lose or corrupt data. SQLite gives it for the
+    /// database file; BlockDb also gives it when the WAL file was deleted or replaced under a writer.
+    /// </summary>
+    public const int ReadOnlyDbMoved = 1032;
+
     /// <summary><c>SQLITE_INTERRUPT</c> (9): the operation was interrupted.</summary>
     public const int Interrupt = 9;
 

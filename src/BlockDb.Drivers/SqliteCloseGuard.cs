@@ -1,4 +1,3 @@
-using System.Collections.Concurrent;
 using System.Globalization;
 
 namespace BlockDb.Drivers;
@@ -24,8 +23,9 @@ namespace BlockDb.Drivers;
 /// </para>
 /// <para>
 /// <b>Invariant.</b> A descriptor of a file is never closed by a connection opened here while a connection of this
-/// process opened here could be taking a lock on it. Per file (its full path, with every symbolic link along it
-/// resolved) one gate orders opens and closes: a close when other connections of the file are open runs while a
+/// process opened here could be taking a lock on it. Per file (its <see cref="FileKey"/>: on Linux its device and inode,
+/// so every path to it, hard links included, finds one gate; invariant F1 of docs/ARCHITECTURE.md) one gate orders
+/// opens and closes: a close when other connections of the file are open runs while a
 /// <em>sentinel</em> connection holds a read transaction (a SHARED lock), so SQLite defers closing the descriptor
 /// and closes it later itself, under its inode mutex, when the last lock of the process is released; the close of
 /// the last connection of the file in the process (and the sentinel's) runs under the gate, when no other
@@ -38,8 +38,10 @@ namespace BlockDb.Drivers;
 /// </para>
 /// <para>
 /// <b>Not covered.</b> Connections to the file that the process opens without going through a BlockDb driver
-/// (another SQLite wrapper, or a second copy of the SQLite library), a file reached through two hard links (two
-/// paths, so two gates), differently cased paths on a case-insensitive file system, in-memory databases, which have no
+/// (another SQLite wrapper, or a second copy of the SQLite library), a file reached through two hard links on a system
+/// other than Linux (two paths, so two gates), differently cased paths on a case-insensitive file system there, a file
+/// deleted or replaced at its path while connections have it open (SQLite's own corruption case,
+/// <see href="https://www.sqlite.org/howtocorrupt.html#_unlinking_or_renaming_a_database_file_while_in_use"/>), in-memory databases, which have no
 /// file, and a connection that is never disposed (its finalizer closes it outside the gate, and the file's sentinel
 /// then stays open until the process ends). On Windows, where file locks belong to a handle, the guard does nothing.
 /// </para>
@@ -49,7 +51,8 @@ public static class SqliteCloseGuard
     /// <summary>The busy timeout, in milliseconds, the sentinel waits for its SHARED lock before a close is deferred, whatever the connections' own busy timeout.</summary>
     public const int SentinelBusyTimeoutMilliseconds = 250;
 
-    private static readonly ConcurrentDictionary<string, FileGate> Gates = new(StringComparer.Ordinal);
+    /// <summary>The gate of each file (F1: keyed by <see cref="FileKey"/>). Owner: <c>Gates</c>' own lock, held only to find or add a gate, and while a file that does not exist yet is opened (so created) and keyed.</summary>
+    private static readonly Dictionary<FileKey, FileGate> Gates = [];
 
     /// <summary>
     /// Opens a connection with <paramref name="open"/> under the file's gate and returns it wrapped, so that its
@@ -64,29 +67,67 @@ public static class SqliteCloseGuard
     {
         ArgumentNullException.ThrowIfNull(options);
         ArgumentNullException.ThrowIfNull(open);
-        if (KeyOf(options.Path) is not { } key)
+        if (!Guarded(options.Path))
         {
             return open(options);
         }
 
-        var gate = Gates.GetOrAdd(key, static k => new FileGate(k));
+        var full = Path.GetFullPath(options.Path);
+        FileGate gate;
+        lock (Gates)
+        {
+            var key = FileKey.Of(full, out var becomesInode);
+            if (becomesInode)
+            {
+                // F1: the file does not exist (or a link names a file that does not), so its key changes from its path to
+                // its inode as this open creates it. Open and key it under the registry's lock, so no other open of the
+                // process keys it in between (two gates). No connection of the process can be open on a file not yet created.
+                var connection = open(options);
+                try
+                {
+                    gate = GateOf(FileKey.Of(full));
+                    lock (gate.Sync)
+                    {
+                        gate.Opened(full);
+                        return new GuardedConnection(connection, gate, options, open);
+                    }
+                }
+                catch
+                {
+                    connection.Dispose();
+                    throw;
+                }
+            }
+
+            gate = GateOf(key);
+        }
+
         lock (gate.Sync)
         {
             var connection = open(options);
-            gate.OpenConnections++;
+            gate.Opened(full);
             return new GuardedConnection(connection, gate, options, open);
         }
     }
 
     /// <summary>How many connections opened through the guard are open on <paramref name="path"/> in this process, and how many of them wait to be closed.</summary>
-    /// <param name="path">The database file's path as given to <see cref="Open"/>.</param>
+    /// <param name="path">The database file's path as given to <see cref="Open"/>, or any other path to the same file.</param>
     /// <returns>Open connections (those disposed but deferred included) and deferred ones; zeros for a file never opened or not guarded.</returns>
     public static (int Open, int Deferred) Count(string path)
     {
         ArgumentNullException.ThrowIfNull(path);
-        if (KeyOf(path) is not { } key || !Gates.TryGetValue(key, out var gate))
+        if (!Guarded(path))
         {
             return (0, 0);
+        }
+
+        FileGate? gate;
+        lock (Gates)
+        {
+            if (!Gates.TryGetValue(FileKey.Of(path), out gate))
+            {
+                return (0, 0);
+            }
         }
 
         lock (gate.Sync)
@@ -95,68 +136,37 @@ public static class SqliteCloseGuard
         }
     }
 
-    private static string? KeyOf(string path)
+    private static bool Guarded(string path) =>
+        !(OperatingSystem.IsWindows() || path.Length == 0 || path == ":memory:" || path.StartsWith("file:", StringComparison.OrdinalIgnoreCase));
+
+    /// <summary>The gate of <paramref name="key"/>, made when there is none; under <c>Gates</c>' lock.</summary>
+    private static FileGate GateOf(FileKey key)
     {
-        if (OperatingSystem.IsWindows() || path.Length == 0 || path == ":memory:"
-            || path.StartsWith("file:", StringComparison.OrdinalIgnoreCase))
+        if (!Gates.TryGetValue(key, out var gate))
         {
-            return null;
+            Gates[key] = gate = new FileGate(key);
         }
 
-        var full = Path.GetFullPath(path);
-        try
-        {
-            return RealPath(full);
-        }
-        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
-        {
-            // An unreadable link or folder: SQLite's own open reports it; the path is the key meanwhile.
-            return full;
-        }
-    }
-
-    /// <summary>
-    /// The full path with every symbolic link along it resolved, folders and the file itself (as realpath(3) does):
-    /// a file opened through a linked folder and through its own path gets one gate. After 40 links (a loop), the
-    /// path as given.
-    /// </summary>
-    private static string RealPath(string full)
-    {
-        var root = Path.GetPathRoot(full) ?? "/";
-        var parts = full[root.Length..].Split(Path.DirectorySeparatorChar, StringSplitOptions.RemoveEmptyEntries);
-        var resolved = root;
-        for (int i = 0, links = 0; i < parts.Length; i++)
-        {
-            var next = Path.Combine(resolved, parts[i]);
-            if (new FileInfo(next).LinkTarget is not { } target)
-            {
-                resolved = next;
-                continue;
-            }
-
-            if (++links > 40)
-            {
-                return full;
-            }
-
-            // Start again from the link's target, with the rest of the path after it.
-            var restarted = Path.Combine([Path.GetFullPath(target, resolved), .. parts[(i + 1)..]]);
-            root = Path.GetPathRoot(restarted) ?? "/";
-            parts = restarted[root.Length..].Split(Path.DirectorySeparatorChar, StringSplitOptions.RemoveEmptyEntries);
-            resolved = root;
-            i = -1;
-        }
-
-        return resolved;
+        return gate;
     }
 
     /// <summary>One file's gate. Owner: <see cref="Sync"/>; every field is read and written only under it.</summary>
-    private sealed class FileGate(string key)
+    private sealed class FileGate(FileKey key)
     {
         public readonly Lock Sync = new();
         public readonly List<ISqliteConnection> Deferred = [];
         public int OpenConnections;
         public ISqliteConnection? Sentinel;
+
+        /// <summary>The full path of the latest open, where the sentinel opens: it named this file then.</summary>
+        private string? _path;
+
+        /// <summary>Counts a connection opened on this file through <paramref name="fullPath"/>.</summary>
+        public void Opened(string fullPath)
+        {
+            OpenConnections++;
+            _path = fullPath;
+        }
 
         /// <summary>Closes <paramref name="connection"/> as the invariant above says; called once per connection.</summary>
         public void Close(ISqliteConnection connection, SqliteOpenOptions options, Func<SqliteOpenOptions, ISqliteConnection> open)
@@ -222,11 +232,17 @@ public static class SqliteCloseGuard
                     // Not the connection's busy timeout (BlockDb allows an hour): the wait holds the gate, and the
                     // EXCLUSIVE or PENDING lock it waits behind may wait for this gate or for the closing thread.
                     const int timeout = SentinelBusyTimeoutMilliseconds;
-                    // The gate's full path, not the closing connection's: a relative one may name another file by now
-                    // (the working folder changed), and a sentinel there would defer nothing.
-                    var sentinel = open(options with { Path = key, Mode = mode, BusyTimeoutMilliseconds = timeout });
+                    // A full path that named this file at an open, not the closing connection's own: a relative one may
+                    // name another file by now (the working folder changed), and a sentinel there would defer nothing.
+                    var sentinel = open(options with { Path = _path!, Mode = mode, BusyTimeoutMilliseconds = timeout });
                     try
                     {
+                        if (FileKey.Of(_path!) != key)
+                        {
+                            // The path names another file now (this one was deleted or replaced, or a link changed).
+                            throw new BlockDbException($"'{_path}' no longer names the file its connections have open; the close is deferred.");
+                        }
+
                         sentinel.Execute(string.Create(CultureInfo.InvariantCulture, $"PRAGMA busy_timeout = {timeout}"));
                     }
                     catch

@@ -86,7 +86,7 @@ public static class BlockDbConverter
 
                 // Only a snapshot: a file of another kind at its name (another database named after it) is not the target's.
                 var snapshot = KeyMap.KeyMapSnapshotFile.PathOf(targetPath);
-                if (KeyMap.KeyMapSnapshotFile.Replaceable(snapshot))
+                if (KeyMap.KeyMapSnapshotFile.NotReplaceable(snapshot) is null)
                 {
                     File.Delete(snapshot);
                 }

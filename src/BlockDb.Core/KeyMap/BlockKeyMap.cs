@@ -143,7 +143,8 @@ internal sealed class BlockKeyMap
     /// <returns>The first ID above every row and above <c>MaxBlockId</c> in that snapshot, and its version.</returns>
     /// <exception cref="BlockDbConfigurationException">The rows need more memory than the limit (the map is then failed).</exception>
     /// <exception cref="BlockDbFormatException">A row the layout cannot hold, or changed guards (the map is then failed).</exception>
-    public CatchUpResult CatchUp(KeyMapStatements statements)
+    /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was cancelled while the first load read the snapshot (the map is unchanged; the next load tries the snapshot again).</exception>
+    public CatchUpResult CatchUp(KeyMapStatements statements, CancellationToken cancellationToken)
     {
         lock (_load)
         {
@@ -157,7 +158,7 @@ internal sealed class BlockKeyMap
 
             var started = Stopwatch.GetTimestamp();
             using var activity = version == MapVersion.Unloaded ? BlockDbInstruments.ActivitySource.StartActivity("blockdb.keymap.load") : null;
-            var fromSnapshot = version == MapVersion.Unloaded && TryLoadSnapshot(statements, activity, out after, out version);
+            var fromSnapshot = version == MapVersion.Unloaded && TryLoadSnapshot(statements, activity, out after, out version, cancellationToken);
             var pass = version == MapVersion.Unloaded
                 ? KeyMapPass.ReadAll(this, statements)
                 : KeyMapPass.ReadAbove(this, statements.CatchUp, after, version) ?? ReadAll(statements);
@@ -187,7 +188,7 @@ internal sealed class BlockKeyMap
     /// The first load only (under <c>_load</c>, the table empty): adopts the snapshot when it passes every check, as a map
     /// at the snapshot's (W, V); the caller then catches up above W as after any load.
     /// </summary>
-    private bool TryLoadSnapshot(KeyMapStatements statements, Activity? activity, out long after, out MapVersion version)
+    private bool TryLoadSnapshot(KeyMapStatements statements, Activity? activity, out long after, out MapVersion version, CancellationToken cancellationToken)
     {
         (after, version) = (0, MapVersion.Unloaded);
         if (_snapshot is null || _snapshotTried || Count != 0)
@@ -195,14 +196,22 @@ internal sealed class BlockKeyMap
             return false;
         }
 
+        // Tried once (a refused or failed snapshot is not read again), unless the caller cancelled the read.
         _snapshotTried = true;
-        if (_snapshot.TryLoad(statements.Connection, Hasher, _limitBytes, out var refused) is not { } load)
+        SnapshotLoad? loaded;
+        try
         {
-            if (refused is not null)
-            {
-                activity?.SetTag("blockdb.keymap.snapshot.refused", refused);
-            }
+            loaded = _snapshot.TryLoad(statements.Connection, Hasher, _limitBytes, out var refusal, cancellationToken);
+            activity?.SetTag("blockdb.keymap.snapshot.refused", refusal);
+        }
+        catch (OperationCanceledException)
+        {
+            _snapshotTried = false;
+            throw;
+        }
 
+        if (loaded is not { } load)
+        {
             return false;
         }
 

@@ -179,7 +179,7 @@ internal sealed class KeyMapBlockStore : IBlockStore
             return null;
         }
 
-        var result = _map.CatchUp(_catchUp);
+        var result = _map.CatchUp(_catchUp, _batch.CallCancellation);
         if (inWrite)
         {
             // The first catch-up of this transaction, before any insert of it: the map now holds every committed row.
@@ -231,7 +231,7 @@ internal sealed class KeyMapBlockStore : IBlockStore
     {
         if (!_map.Loaded)
         {
-            _map.CatchUp(_catchUp);
+            _map.CatchUp(_catchUp, _batch.CallCancellation);
         }
     }
 

@@ -14,7 +14,7 @@ internal static class KeyMapCheck
         try
         {
             // A snapshot older than the map's (a flagged write committed since the check began) says nothing about it.
-            if (map.CatchUp(new KeyMapStatements(connection)).Version != map.Version)
+            if (map.CatchUp(new KeyMapStatements(connection), cancellationToken).Version != map.Version)
             {
                 return BlockDbFinding.None;
             }

@@ -50,22 +50,35 @@ internal sealed class KeyMapSnapshot(string databasePath, ILogger logger)
     /// <summary>
     /// Reads and checks the snapshot on the caller's connection (inside the caller's transaction, so the checks and the
     /// catch-up that follows see one snapshot of the database when the caller holds one); null when there is none or it
-    /// was refused (logged with the reason).
+    /// was refused (logged with the reason). Anything at the snapshot's name that is not a regular file (a FIFO, socket,
+    /// device, folder, or a symbolic link, which is not followed) is refused without being opened: opening a FIFO to read
+    /// blocks until a writer comes.
     /// </summary>
-    public SnapshotLoad? TryLoad(ISqliteConnection connection, KeyHasher hasher, long limitBytes, out string? refused)
+    /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was cancelled (checked between chunks of the read); nothing was adopted.</exception>
+    public SnapshotLoad? TryLoad(ISqliteConnection connection, KeyHasher hasher, long limitBytes, out string? refused, CancellationToken cancellationToken)
     {
         refused = null;
-        if (!BitConverter.IsLittleEndian || !File.Exists(FilePath))
+        if (!BitConverter.IsLittleEndian)
+        {
+            return null;
+        }
+
+        var kind = FileKey.KindOf(FilePath);
+        if (kind == FileKind.None)
         {
             return null;
         }
 
         try
         {
-            refused = Load(connection, hasher, limitBytes, out var load);
+            refused = NotRegular(kind, FilePath);
             if (refused is null)
             {
-                return load;
+                refused = Load(connection, hasher, limitBytes, out var load, cancellationToken);
+                if (refused is null)
+                {
+                    return load;
+                }
             }
         }
         catch (Exception e) when (e is IOException or UnauthorizedAccessException or OutOfMemoryException)
@@ -79,9 +92,24 @@ internal sealed class KeyMapSnapshot(string databasePath, ILogger logger)
         return null;
     }
 
-    private string? Load(ISqliteConnection connection, KeyHasher hasher, long limitBytes, out SnapshotLoad load)
+    /// <summary>
+    /// Why the entry of <paramref name="kind"/> at <paramref name="path"/> is not opened as a snapshot, or null when it may
+    /// be. Where the kind cannot be told (no Linux <c>statx</c>), a file shorter than a header is refused unopened: a
+    /// FIFO, socket or device has length 0 there.
+    /// </summary>
+    internal static string? NotRegular(FileKind kind, string path) => kind switch
+    {
+        FileKind.Regular => null,
+        FileKind.Unknown => new FileInfo(path).Length < KeyMapSnapshotHeader.Bytes ? "it is shorter than its header, or not a regular file (not opened)" : null,
+        FileKind.SymbolicLink => "it is a symbolic link, not BlockDb's own regular file (links are not followed; it was not opened)",
+        FileKind.Directory => "it is a folder (not opened)",
+        _ => "it is a FIFO, socket or device, not a regular file (not opened: reading one may block or never end)",
+    };
+
+    private string? Load(ISqliteConnection connection, KeyHasher hasher, long limitBytes, out SnapshotLoad load, CancellationToken cancellationToken)
     {
         load = default;
+        cancellationToken.ThrowIfCancellationRequested();
         using var stream = new FileStream(FilePath, FileMode.Open, FileAccess.Read, FileShare.Read | FileShare.Delete, bufferSize: 0, FileOptions.SequentialScan);
         Span<byte> head = stackalloc byte[KeyMapSnapshotHeader.Bytes];
         var header = KeyMapSnapshotFile.ReadHeader(stream, head, out var problem);
@@ -136,7 +164,7 @@ internal sealed class KeyMapSnapshot(string databasePath, ILogger logger)
         }
 
         var slots = new ulong[header.Capacity];
-        problem = KeyMapSnapshotFile.ReadSlots(stream, head, header, slots);
+        problem = KeyMapSnapshotFile.ReadSlots(stream, head, header, slots, cancellationToken);
         if (problem is not null)
         {
             return problem;
@@ -168,9 +196,9 @@ internal sealed class KeyMapSnapshot(string databasePath, ILogger logger)
         var started = Stopwatch.GetTimestamp();
         try
         {
-            if (!KeyMapSnapshotFile.Replaceable(FilePath))
+            if (KeyMapSnapshotFile.NotReplaceable(FilePath) is { } kept)
             {
-                Log.KeyMapSnapshotSkipped(logger, FilePath, "a file that is not a key-map snapshot has its name (it is never replaced)");
+                Log.KeyMapSnapshotSkipped(logger, FilePath, kept);
                 return;
             }
 

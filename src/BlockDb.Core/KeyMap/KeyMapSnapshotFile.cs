@@ -2,6 +2,7 @@ using System.Buffers.Binary;
 using System.Globalization;
 using System.IO.Hashing;
 using System.Runtime.InteropServices;
+using BlockDb.Drivers;
 using BlockDb.Stores;
 
 namespace BlockDb.KeyMap;
@@ -171,21 +172,33 @@ internal static class KeyMapSnapshotFile
     }
 
     /// <summary>
-    /// Whether a file at <paramref name="path"/> may be replaced by a snapshot: none is there, or it is empty, or it starts
-    /// with a snapshot's magic number. Anything else (another database named after this one's snapshot, say) is kept.
+    /// Why the entry at <paramref name="path"/> must not be replaced by a snapshot, or null when it may be: none is
+    /// there, or an empty file, or a regular file that starts with a snapshot's magic number (or a folder, which the
+    /// rename then fails to replace). Anything else is kept: another database named after this one's snapshot, and a
+    /// FIFO, socket, device or symbolic link, which is never opened (opening a FIFO to read blocks until a writer comes).
     /// </summary>
     /// <exception cref="IOException">The file could not be read.</exception>
-    public static bool Replaceable(string path)
+    public static string? NotReplaceable(string path)
     {
-        if (!File.Exists(path))
+        var kind = FileKey.KindOf(path);
+        if (kind is FileKind.None or FileKind.Directory || (kind == FileKind.Unknown && new FileInfo(path).Length == 0))
         {
-            return true;
+            // A folder is left to the rename, which fails and is logged (nothing blocks on it). Where the kind cannot be
+            // told, an empty entry is replaced unopened: a rename never opens what it replaces.
+            return null;
+        }
+
+        if (KeyMapSnapshot.NotRegular(kind, path) is { } notRegular)
+        {
+            return $"{notRegular}; it is never replaced";
         }
 
         using var stream = new FileStream(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete, bufferSize: 0);
         Span<byte> magic = stackalloc byte[KeyMapSnapshotHeader.Magic.Length];
         var read = stream.ReadAtLeast(magic, magic.Length, throwOnEndOfStream: false);
-        return read == 0 || (read == magic.Length && magic.SequenceEqual(KeyMapSnapshotHeader.Magic));
+        return read == 0 || (read == magic.Length && magic.SequenceEqual(KeyMapSnapshotHeader.Magic))
+            ? null
+            : "a file that is not a key-map snapshot has its name (it is never replaced)";
     }
 
     /// <summary>How old a temporary file must be before a writer deletes it as abandoned (its writer was killed): far longer than any write takes.</summary>
@@ -226,7 +239,8 @@ internal static class KeyMapSnapshotFile
     /// Reads the slots after the header into <paramref name="slots"/> (<see cref="KeyMapSnapshotHeader.Capacity"/> of
     /// them) and checks the file's length, its checksum and the entry count; null when all hold, else the problem.
     /// </summary>
-    public static string? ReadSlots(Stream stream, ReadOnlySpan<byte> head, KeyMapSnapshotHeader header, ulong[] slots)
+    /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was cancelled (checked before each 1 MiB chunk).</exception>
+    public static string? ReadSlots(Stream stream, ReadOnlySpan<byte> head, KeyMapSnapshotHeader header, ulong[] slots, CancellationToken cancellationToken)
     {
         if (stream.Length != header.FileLength)
         {
@@ -237,6 +251,7 @@ internal static class KeyMapSnapshotFile
         checksum.Append(head);
         EachChunk(slots, chunk =>
         {
+            cancellationToken.ThrowIfCancellationRequested();
             stream.ReadExactly(chunk);
             checksum.Append(chunk);
         });

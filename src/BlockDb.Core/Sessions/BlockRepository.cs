@@ -312,6 +312,7 @@ internal sealed class BlockRepository : IBlockRepository
         try
         {
             _gate.Enter(this, cancellationToken);
+            _batch.CallCancellation = cancellationToken;
             try
             {
                 _batch.ThrowDeferred();
@@ -329,6 +330,7 @@ internal sealed class BlockRepository : IBlockRepository
             }
             finally
             {
+                _batch.CallCancellation = default;
                 _gate.Exit();
             }
         }

@@ -1,3 +1,5 @@
+using BlockDb.Drivers;
+
 namespace BlockDb.Sessions;
 
 /// <summary>
@@ -11,28 +13,31 @@ namespace BlockDb.Sessions;
 /// <remarks>
 /// Invariants: a session ticks after its <c>COMMIT</c> succeeded and before the call that committed returns; the
 /// registry holds a file's clock while at least one database on it is open (<see cref="Acquire"/> and
-/// <see cref="Release"/> under <c>Registry</c>'s lock), so two databases open on one file at once share one clock.
+/// <see cref="Release"/> under <c>Registry</c>'s lock), so two databases open on one file at once share one clock,
+/// whatever paths they opened it by: the registry is keyed by <see cref="FileKey"/> (invariant F1 of
+/// docs/ARCHITECTURE.md; a database acquires its clock once its file exists, so the key is the file's inode on Linux).
 /// </remarks>
 internal sealed class CommitClock
 {
-    private static readonly Dictionary<string, CommitClock> Registry = new(OperatingSystem.IsWindows() ? StringComparer.OrdinalIgnoreCase : StringComparer.Ordinal);
-    private readonly string _path;
+    private static readonly Dictionary<FileKey, CommitClock> Registry = [];
+    private readonly FileKey _key;
     private long _value;
     private int _users;
 
-    private CommitClock(string path) => _path = path;
+    private CommitClock(FileKey key) => _key = key;
 
     /// <summary>The number of commits so far.</summary>
     public long Value => Volatile.Read(ref _value);
 
-    /// <summary>The clock of the file at <paramref name="path"/> (a full path), shared with the other databases open on it.</summary>
+    /// <summary>The clock of the file at <paramref name="path"/> (it exists), shared with the other databases open on it through any path.</summary>
     public static CommitClock Acquire(string path)
     {
+        var key = FileKey.Of(path);
         lock (Registry)
         {
-            if (!Registry.TryGetValue(path, out var clock))
+            if (!Registry.TryGetValue(key, out var clock))
             {
-                Registry[path] = clock = new CommitClock(path);
+                Registry[key] = clock = new CommitClock(key);
             }
 
             clock._users++;
@@ -47,7 +52,7 @@ internal sealed class CommitClock
         {
             if (--_users == 0)
             {
-                Registry.Remove(_path);
+                Registry.Remove(_key);
             }
         }
     }

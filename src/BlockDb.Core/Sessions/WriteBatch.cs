@@ -31,6 +31,7 @@ internal sealed class WriteBatch
     private readonly CommitClock _clock;
     private readonly SessionSettings _settings;
     private readonly TagList _tags;
+    private readonly WalWatch? _wal;
     private IBatchParticipant? _participant;
     private long _started;
     private int _held;
@@ -53,6 +54,7 @@ internal sealed class WriteBatch
         _savepoint = connection.Prepare(BlockDbSql.Savepoint);
         _release = connection.Prepare(BlockDbSql.ReleaseSavepoint);
         _rollbackTo = connection.Prepare(BlockDbSql.RollbackToSavepoint);
+        _wal = settings.AppliedPragmas.JournalMode == JournalMode.Wal && !settings.ReadOnly ? new WalWatch(settings.Path) : null;
     }
 
     /// <summary>The session's read batch (reads outside a write transaction).</summary>
@@ -70,6 +72,13 @@ internal sealed class WriteBatch
     /// (<see cref="Transaction"/>, <see cref="Revision"/>).
     /// </summary>
     public long Revision { get; private set; }
+
+    /// <summary>
+    /// The token of the caller's call inside the session's gate (<see langword="default"/> between calls and for the age
+    /// timer's commit), set and cleared by the session around each call: work of the call too long to be left
+    /// uncancellable, such as the key map's first load from its snapshot file, checks it.
+    /// </summary>
+    public CancellationToken CallCancellation { get; set; }
 
     /// <summary>Writes in the open batch, not yet committed.</summary>
     public int Pending { get; private set; }
@@ -207,6 +216,11 @@ internal sealed class WriteBatch
         activity?.SetTag("blockdb.commit.writes", pending);
         var started = Stopwatch.GetTimestamp();
         var committing = false;
+        if (_wal is not null && !_wal.Unchanged())
+        {
+            RollBackForLostWal(pending);
+        }
+
         try
         {
             _participant?.BeforeCommit();
@@ -251,6 +265,41 @@ internal sealed class WriteBatch
 
         End(committed: true);
         Committed(pending, Stopwatch.GetElapsedTime(started));
+    }
+
+    /// <summary>
+    /// The WAL this connection writes to is no longer the database's (<see cref="WalWatch"/>): a <c>COMMIT</c> would be
+    /// acknowledged and then lost, so the batch is rolled back instead and the caller told why. Every later commit of the
+    /// session is refused the same way; a session opened after a new WAL exists records that one.
+    /// </summary>
+    /// <exception cref="BlockDbBatchRolledBackException">Always: <c>SQLITE_READONLY_DBMOVED</c>, the batch's writes not in the file.</exception>
+    private void RollBackForLostWal(int pending)
+    {
+        try
+        {
+            if (_connection.InTransaction)
+            {
+                _rollback.ExecuteNonQuery();
+            }
+        }
+        catch (BlockDbException)
+        {
+            // Begin ends a transaction left open; the caller must learn about the WAL, not about this.
+        }
+        finally
+        {
+            End(committed: false);
+        }
+
+        var cause = new BlockDbException(
+            $"The WAL file '{_wal!.WalPath}' was deleted or replaced while this session's connection had it open: SQLite would write this commit into a file that is no longer the database's, and it would be lost when the last connection closes (https://www.sqlite.org/howtocorrupt.html).",
+            SqliteResultCode.ReadOnly,
+            SqliteResultCode.ReadOnlyDbMoved);
+        Rolled("wal-lost", pending, cause);
+        throw new BlockDbBatchRolledBackException(
+            $"{cause.Message} The batch of {pending} writes was rolled back, not committed. Commits acknowledged since the last checkpoint were in that WAL and may be lost too; close every connection to the file in every process, check it (CheckAsync), and write again what is missing.",
+            pending,
+            cause);
     }
 
     /// <summary>Rolls the open batch back, if any.</summary>
@@ -315,6 +364,7 @@ internal sealed class WriteBatch
         }
 
         _begin.ExecuteNonQuery();
+        _wal?.Record();
         IsOpen = true;
         Transaction++;
         _started = Stopwatch.GetTimestamp();
