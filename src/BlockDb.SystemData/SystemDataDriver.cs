@@ -1,4 +1,7 @@
+using System.Collections.Concurrent;
+using System.Data.Common;
 using System.Data.SQLite;
+using System.Text;
 using BlockDb.Drivers;
 
 namespace BlockDb.SystemData;
@@ -28,7 +31,8 @@ namespace BlockDb.SystemData;
 /// the shared ADO.NET base calls the synchronous ones. It keeps SQLite's extended result codes off (its busy-retry loop
 /// compares primary codes), so a failure's extended code is read from the connection
 /// (<see cref="SQLiteConnection.ExtendedResultCode"/>). Left to itself it installs SQLite's process-wide error log
-/// callback at its first connection; the driver stops that (<see cref="SystemDataLog"/>).
+/// callback at its first connection and searches the application's folder for a native SQLite at every connection;
+/// the driver stops both (<see cref="SystemDataSettings"/>).
 /// </para>
 /// </remarks>
 public sealed class SystemDataDriver : ISqliteDriver
@@ -42,6 +46,8 @@ public sealed class SystemDataDriver : ISqliteDriver
     // Loaded with the driver, so a missing System.Data.SQLite.dll fails when the provider is looked up (the provider
     // catalog turns that into a BlockDbConfigurationException), not at the first open.
     private static readonly System.Reflection.Assembly Library = typeof(SQLiteConnection).Assembly;
+
+    private static readonly ConcurrentDictionary<(SqliteOpenMode Mode, int Timeout), string> Keys = new();
 
     private static string? s_nativeLibraryVersion;
 
@@ -64,7 +70,7 @@ public sealed class SystemDataDriver : ISqliteDriver
             if (s_nativeLibraryVersion is null)
             {
                 SqliteNativeLibrary.Require(ProviderName, Library);
-                SystemDataLog.KeepApplicationLog();
+                SystemDataSettings.Apply();
                 s_nativeLibraryVersion = SQLiteConnection.SQLiteVersion;
             }
 
@@ -80,25 +86,33 @@ public sealed class SystemDataDriver : ISqliteDriver
     {
         ArgumentNullException.ThrowIfNull(options);
         SqliteNativeLibrary.Require(ProviderName, Library);
-        SystemDataLog.KeepApplicationLog();
+        SystemDataSettings.Apply();
         return SqliteCloseGuard.Open(options, OpenUnguarded);
     }
 
-    /// <summary>The connection string for <paramref name="options"/> (internal for the tests of its keys).</summary>
-    internal static string ConnectionString(SqliteOpenOptions options) => new SQLiteConnectionStringBuilder
+    /// <summary>
+    /// The connection string for <paramref name="options"/>: the quoted path, then the keys above, built once per open mode
+    /// and timeout (System.Data.SQLite's typed builder costs about 70 µs, as much again as its open).
+    /// </summary>
+    internal static string ConnectionString(SqliteOpenOptions options)
     {
-        DataSource = options.Path,
-        Pooling = false,
-        FailIfMissing = options.Mode != SqliteOpenMode.ReadWriteCreate,
-        ReadOnly = options.Mode == SqliteOpenMode.ReadOnly,
-        DefaultTimeout = Math.Max(1, (options.BusyTimeoutMilliseconds + 999) / 1000),
-        SetDefaults = false,
-        Flags = Flags,
-        NoDefaultFlags = true,
-        NoSharedFlags = true,
-        Enlist = false,
-        ToFullPath = false,
-    }.ToString();
+        var timeout = Math.Max(1, (options.BusyTimeoutMilliseconds + 999) / 1000);
+        var text = new StringBuilder(options.Path.Length + 200);
+        DbConnectionStringBuilder.AppendKeyValuePair(text, "Data Source", options.Path);
+        return text.Append(';').Append(Keys.GetOrAdd((options.Mode, timeout), static k => new SQLiteConnectionStringBuilder
+        {
+            Pooling = false,
+            FailIfMissing = k.Mode != SqliteOpenMode.ReadWriteCreate,
+            ReadOnly = k.Mode == SqliteOpenMode.ReadOnly,
+            DefaultTimeout = k.Timeout,
+            SetDefaults = false,
+            Flags = Flags,
+            NoDefaultFlags = true,
+            NoSharedFlags = true,
+            Enlist = false,
+            ToFullPath = false,
+        }.ToString())).ToString();
+    }
 
     private static ISqliteConnection OpenUnguarded(SqliteOpenOptions options) =>
         SystemDataConnection.Open(new SQLiteConnection(ConnectionString(options), parseViaFramework: true), options.Path);

@@ -92,6 +92,19 @@ public sealed class ConnectionDefaultsTests(ITestOutputHelper output) : IDisposa
         Assert.Equal(0, ProcessFiles.Descriptors(path));
     }
 
+    [Theory]
+    [MemberData(nameof(SqliteProviders))]
+    public void A_path_with_connection_string_syntax_in_it_opens_that_very_file(string provider)
+    {
+        var path = _folder.File("a;b=c 'd' \"e\";Pooling=True.db");
+        using (var connection = BlockDbProviders.Get(provider).Open(new SqliteOpenOptions(path, SqliteOpenMode.ReadWriteCreate)))
+        {
+            connection.Execute("CREATE TABLE \"Item\" (\"ID\" INTEGER PRIMARY KEY)");
+        }
+
+        Assert.Equal([Path.GetFileName(path)], Directory.GetFiles(_folder.Path).Select(Path.GetFileName));
+    }
+
     [Fact]
     public void An_applications_shared_flags_do_not_change_how_systemdata_binds_and_reads()
     {
