@@ -14,7 +14,7 @@ public sealed class BlockDbReadOnlyException : BlockDbException
     /// <param name="path">The database file.</param>
     public BlockDbReadOnlyException(string operation, string path)
         : base(
-            $"{operation} writes, but '{path}' was opened with BlockDb:ReadOnly = true; open it without ReadOnly to write. Nothing was written.",
+            $"{operation} writes, but {Quoted.Path(path)} was opened with BlockDb:ReadOnly = true; open it without ReadOnly to write. Nothing was written.",
             SqliteResultCode.ReadOnly,
             SqliteResultCode.ReadOnly)
     {
@@ -27,7 +27,7 @@ public sealed class BlockDbReadOnlyException : BlockDbException
     /// <param name="sqlState">The SQLSTATE to report: <see cref="ReadOnlySqlState"/>.</param>
     public BlockDbReadOnlyException(string operation, string server, string sqlState)
         : base(
-            $"{operation} writes, but the database '{server}' was opened with BlockDb:ReadOnly = true; open it without ReadOnly to write. Nothing was written.",
+            $"{operation} writes, but the database {Quoted.Value(server)} was opened with BlockDb:ReadOnly = true; open it without ReadOnly to write. Nothing was written.",
             sqlState)
     {
         Operation = operation;

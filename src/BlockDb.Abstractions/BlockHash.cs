@@ -137,7 +137,7 @@ public readonly struct BlockHash : IEquatable<BlockHash>
     public static int Decode(string hash, Span<byte> into) =>
         Convert.TryFromBase64String(hash, into, out var written)
             ? written
-            : throw new ArgumentException($"The hash '{Shorten(hash)}' does not decode to at most {into.Length} bytes.", nameof(hash));
+            : throw new ArgumentException($"The hash {Quoted.Value(hash)} ({hash.Length} characters) does not decode to at most {into.Length} bytes.", nameof(hash));
 
     private static int Sextet(char c) => c switch
     {
@@ -164,7 +164,7 @@ public readonly struct BlockHash : IEquatable<BlockHash>
         throw new ArgumentException(
             hash.Length == 0
                 ? "The hash is empty; give the block hash as standard base64 with '=' padding (44 characters for SHA-256)."
-                : $"The hash '{Shorten(hash)}' ({hash.Length} characters) is not canonical standard base64 with '=' padding of 1 to 66 bytes (A-Z, a-z, 0-9, '+', '/', length a multiple of 4, at most {MaxLength}, unused low bits of the last character zero; SHA-256 is 44 characters).",
+                : $"The hash {Quoted.Value(hash)} ({hash.Length} characters) is not canonical standard base64 with '=' padding of 1 to 66 bytes (A-Z, a-z, 0-9, '+', '/', length a multiple of 4, at most {MaxLength}, unused low bits of the last character zero; SHA-256 is 44 characters).",
             paramName);
     }
 
@@ -180,7 +180,6 @@ public readonly struct BlockHash : IEquatable<BlockHash>
         }
     }
 
-    private static string Shorten(string s) => s.Length <= 96 ? s : string.Concat(s.AsSpan(0, 96), "…");
 
     [InlineArray(MaxBytes)]
     private struct Buffer

@@ -4,7 +4,7 @@ namespace BlockDb;
 /// An open block index, through one provider: a SQLite file with its schema checked or created, or a database on a
 /// server. Thread-safe: open one <see cref="IBlockRepository"/> session per concurrent task, or one
 /// <see cref="ISharedBlockRepository"/> for many. Disposing it waits for or fails every call in flight and releases
-/// the file or the connections. Build one with <c>BlockDatabaseBuilder</c>, <c>BlockDatabase.Open</c> or
+/// the file or the connections; a second dispose, concurrent or later, returns only when that is done. Build one with <c>BlockDatabaseBuilder</c>, <c>BlockDatabase.Open</c> or
 /// <c>services.AddBlockDb(...)</c>.
 /// </summary>
 public interface IBlockDatabase : IAsyncDisposable, IDisposable

@@ -93,7 +93,7 @@ public interface IBlockReader
     /// <param name="name">The volume's name.</param>
     /// <param name="cancellationToken">Cancels before the query.</param>
     /// <returns>The volume, or <see langword="null"/> when none has that name.</returns>
-    /// <exception cref="ArgumentException">The name is null or empty.</exception>
+    /// <exception cref="ArgumentException">The name is null, or not one <see cref="IBlockWriter.RegisterVolumeAsync"/> accepts (so no volume can have it).</exception>
     /// <exception cref="ObjectDisposedException">The session or repository was disposed.</exception>
     /// <exception cref="BlockDbException">The database failed.</exception>
     ValueTask<VolumeInfo?> FindVolumeAsync(string name, CancellationToken cancellationToken = default);

@@ -9,7 +9,8 @@ namespace BlockDb;
 /// SQLite does its work synchronously, so the <c>ValueTask</c>s complete before they are returned and cost no
 /// allocation (as Microsoft.Data.Sqlite's own <c>*Async</c> methods). <c>AddBlocksetAsync</c> also checks its token
 /// between blocks and then writes nothing. Reads see the session's own uncommitted writes. Disposing a session waits
-/// for a call in flight, then commits or rolls back the open batch as <see cref="BatchingOptions.OnDispose"/> says.
+/// for a call in flight, then commits or rolls back the open batch as <see cref="BatchingOptions.OnDispose"/> says; a
+/// second dispose, concurrent or later, returns only when that is done.
 /// </remarks>
 public interface IBlockRepository : IBlockReader, IBlockWriter, IAsyncDisposable, IDisposable
 {

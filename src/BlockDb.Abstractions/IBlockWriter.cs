@@ -180,11 +180,12 @@ public interface IBlockWriter
     ValueTask<CollectResult> DeleteUnreferencedBlocksAsync(long? volumeId = null, CancellationToken cancellationToken = default);
 
     /// <summary>Registers a remote volume. Counts as one write.</summary>
-    /// <param name="name">Its unique name (for example the remote file name); 1 to 1,024 characters.</param>
-    /// <param name="state">Its state now; default <see cref="VolumeState.Temporary"/>.</param>
+    /// <param name="name">Its unique name (for example the remote file name): 1 to 1,024 characters of valid UTF-16 (no unpaired surrogate), with no control character and no whitespace at either end; stored and compared exactly as given.</param>
+    /// <param name="state">Its state now: <see cref="VolumeState.Temporary"/> (the default), <see cref="VolumeState.Uploading"/>, <see cref="VolumeState.Uploaded"/> or <see cref="VolumeState.Verified"/>; a volume reaches <see cref="VolumeState.Deleting"/> and <see cref="VolumeState.Deleted"/> through <see cref="SetVolumeStateAsync"/>.</param>
     /// <param name="cancellationToken">Cancels before the write.</param>
     /// <returns>The new volume's ID.</returns>
-    /// <exception cref="ArgumentException">The name is null, empty or longer than 1,024 characters, or the state is not defined.</exception>
+    /// <exception cref="ArgumentException">The name is null, or not a name as described above.</exception>
+    /// <exception cref="ArgumentOutOfRangeException">The state is not defined, or is <see cref="VolumeState.Deleting"/> or <see cref="VolumeState.Deleted"/>.</exception>
     /// <exception cref="BlockDbConflictException">A volume with that name exists.</exception>
     /// <exception cref="BlockDbReadOnlyException">The database is read-only.</exception>
     /// <exception cref="BlockDbException">The database failed.</exception>

@@ -1,3 +1,4 @@
+using System.Globalization;
 using System.Reflection;
 using System.Text.RegularExpressions;
 using Microsoft.Extensions.Configuration;
@@ -24,16 +25,18 @@ public static partial class BlockDbConfiguration
         return options;
     }
 
-    /// <summary>Binds the section onto <paramref name="options"/> without validating the values (unknown keys and unconvertible values still fail).</summary>
+    /// <summary>Binds the section onto <paramref name="options"/> without validating the values (unknown keys, unconvertible values and enum values that are not one of the enum's values still fail).</summary>
     /// <param name="configuration">The configuration root or the <c>BlockDb</c> section.</param>
     /// <param name="options">The options to bind onto.</param>
     /// <exception cref="BlockDbConfigurationException">A key is unknown or a value does not convert.</exception>
     internal static void BindInto(IConfiguration configuration, BlockDbOptions options)
     {
         ArgumentNullException.ThrowIfNull(configuration);
+        var section = BlockDbSection(configuration);
+        RequireOneEnumValue(section);
         try
         {
-            BlockDbSection(configuration).Bind(options, binder => binder.ErrorOnUnknownConfiguration = true);
+            section.Bind(options, binder => binder.ErrorOnUnknownConfiguration = true);
         }
         catch (InvalidOperationException e)
         {
@@ -70,7 +73,7 @@ public static partial class BlockDbConfiguration
             var type = PropertyType(path);
             var allowed = type switch
             {
-                { IsEnum: true } => "allowed values: " + string.Join(", ", Enum.GetNames(type)),
+                { IsEnum: true } => AllowedValues(type),
                 not null when type == typeof(int) || type == typeof(long) => "allowed: an integer",
                 _ => "see docs for the allowed values",
             };
@@ -81,26 +84,55 @@ public static partial class BlockDbConfiguration
         if (unknown.Success)
         {
             var section = SectionOf(typeof(BlockDbOptions), BlockDbOptions.SectionName, unknown.Groups[1].Value) ?? BlockDbOptions.SectionName;
-            var keys = string.Join(", ", unknown.Groups[2].Value.Split(',', StringSplitOptions.TrimEntries | StringSplitOptions.RemoveEmptyEntries).Select(k => $"'{section}:{k.Trim('\'')}'"));
+            var keys = string.Join(", ", unknown.Groups[2].Value.Split(',', StringSplitOptions.TrimEntries | StringSplitOptions.RemoveEmptyEntries).Select(k => Quoted.Value($"{section}:{k.Trim('\'')}")));
             return new BlockDbConfigurationException(
                 section,
                 $"Unknown BlockDb setting(s) {keys}; known settings: {string.Join(", ", KnownSettings(typeof(BlockDbOptions), BlockDbOptions.SectionName))}.",
                 e);
         }
 
-        return new BlockDbConfigurationException(BlockDbOptions.SectionName, $"The BlockDb configuration section could not be bound: {e.Message}", e);
+        return new BlockDbConfigurationException(BlockDbOptions.SectionName, $"The BlockDb configuration section could not be bound: {Quoted.Value(e.Message)}", e);
     }
+
+    /// <summary>
+    /// Refuses an enum-typed setting whose text is not exactly one of the enum's names (any case, spaces around it
+    /// allowed) or the number of one of its values. Microsoft.Extensions.Configuration's binder converts enums with
+    /// <c>Enum.Parse</c>, which reads a comma list as flags: <c>JournalMode = "Wal,Off"</c> would bind <c>Off</c>
+    /// (4 | 5 = 5), <c>Synchronous = "Normal, Full"</c> <c>Extra</c>. Every enum-typed property of the option types is
+    /// checked here, found by <see cref="Settings"/>, so a new one needs no code. An empty text leaves a nullable
+    /// setting unset, as the binder does.
+    /// </summary>
+    /// <exception cref="BlockDbConfigurationException">An enum setting's text is anything else.</exception>
+    private static void RequireOneEnumValue(IConfiguration section)
+    {
+        foreach (var (path, property) in Settings(typeof(BlockDbOptions), BlockDbOptions.SectionName))
+        {
+            var nullable = Nullable.GetUnderlyingType(property.PropertyType);
+            var type = nullable ?? property.PropertyType;
+            if (!type.IsEnum || section[path[(BlockDbOptions.SectionName.Length + 1)..]] is not { } text || (text.Length == 0 && nullable is not null))
+            {
+                continue;
+            }
+
+            var trimmed = text.Trim();
+            var isName = Enum.GetNames(type).Any(name => name.Equals(trimmed, StringComparison.OrdinalIgnoreCase));
+            var isNumber = long.TryParse(trimmed, NumberStyles.AllowLeadingSign, CultureInfo.InvariantCulture, out var number)
+                && Enum.GetValues(type).Cast<object>().Any(value => Convert.ToInt64(value, CultureInfo.InvariantCulture) == number);
+            if (!isName && !isNumber)
+            {
+                throw new BlockDbConfigurationException(path, $"{path} is {Quoted.Value(text)}, which is not one of its values; {AllowedValues(type)}.");
+            }
+        }
+    }
+
+    private static string AllowedValues(Type enumType) =>
+        $"allowed values: {string.Join(", ", Enum.GetNames(enumType))} (exactly one, in any case, or its number)";
 
     /// <summary>The type of the option at a configuration path such as <c>BlockDb:Pragmas:JournalMode</c>.</summary>
     private static Type? PropertyType(string path)
     {
-        Type? type = typeof(BlockDbOptions);
-        foreach (var part in path.Split(':').Skip(1))
-        {
-            type = type?.GetProperty(part, BindingFlags.Public | BindingFlags.Instance | BindingFlags.IgnoreCase)?.PropertyType;
-        }
-
-        return type is null ? null : Nullable.GetUnderlyingType(type) ?? type;
+        var property = Settings(typeof(BlockDbOptions), BlockDbOptions.SectionName).FirstOrDefault(s => s.Path.Equals(path, StringComparison.OrdinalIgnoreCase)).Property;
+        return property is null ? null : Nullable.GetUnderlyingType(property.PropertyType) ?? property.PropertyType;
     }
 
     /// <summary>The configuration path of the options class named <paramref name="typeName"/> (the binder names the type, not the path).</summary>
@@ -117,12 +149,15 @@ public static partial class BlockDbConfiguration
             .FirstOrDefault(found => found is not null);
     }
 
-    private static IEnumerable<string> KnownSettings(Type type, string prefix) =>
+    private static IEnumerable<string> KnownSettings(Type type, string prefix) => Settings(type, prefix).Select(s => s.Path);
+
+    /// <summary>Every setting of an options type (its writable properties, nested option classes walked) with its configuration path.</summary>
+    private static IEnumerable<(string Path, PropertyInfo Property)> Settings(Type type, string prefix) =>
         type.GetProperties(BindingFlags.Public | BindingFlags.Instance)
             .Where(p => p.CanWrite)
             .SelectMany(p => p.PropertyType.IsClass && p.PropertyType != typeof(string)
-                ? KnownSettings(p.PropertyType, $"{prefix}:{p.Name}")
-                : [$"{prefix}:{p.Name}"]);
+                ? Settings(p.PropertyType, $"{prefix}:{p.Name}")
+                : [($"{prefix}:{p.Name}", p)]);
 
     [GeneratedRegex("configuration value .* at '([^']+)' to type", RegexOptions.Singleline)]
     private static partial Regex ConversionFailure();

@@ -33,7 +33,7 @@ internal static class Pragmas
                 {
                     throw new BlockDbConfigurationException(
                         "BlockDb:Pragmas:JournalMode",
-                        $"'{path}' is in journal mode {current} and BlockDb:ReadOnly = true cannot change it to the requested {journal}; set BlockDb:Pragmas:JournalMode to {current} (or use Preset None) for read-only opens.");
+                        $"{Quoted.Path(path)} is in journal mode {current} and BlockDb:ReadOnly = true cannot change it to the requested {journal}; set BlockDb:Pragmas:JournalMode to {current} (or use Preset None) for read-only opens.");
                 }
             }
             else
@@ -143,7 +143,7 @@ internal static class Pragmas
         var text = connection.QueryText("PRAGMA " + name);
         return long.TryParse(text, NumberStyles.Integer, CultureInfo.InvariantCulture, out var value)
             ? value
-            : throw new BlockDbException($"PRAGMA {name} returned '{text}', not an integer.");
+            : throw new BlockDbException($"PRAGMA {name} returned {Quoted.Value(text)}, not an integer.");
     }
 
     private static string JournalName(JournalMode mode) => mode switch
@@ -160,5 +160,5 @@ internal static class Pragmas
     private static JournalMode ParseJournal(string? text) =>
         Enum.TryParse<JournalMode>(text, ignoreCase: true, out var mode)
             ? mode
-            : throw new BlockDbException($"PRAGMA journal_mode returned '{text}', which BlockDb does not know.");
+            : throw new BlockDbException($"PRAGMA journal_mode returned {Quoted.Value(text)}, which BlockDb does not know.");
 }

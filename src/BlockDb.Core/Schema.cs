@@ -34,8 +34,8 @@ internal static class Schema
         if (readOnly)
         {
             throw new BlockDbFormatException(change == SchemaChange.Create
-                ? $"'{path}' is empty, and BlockDb:ReadOnly = true cannot create an index; open it once without ReadOnly."
-                : $"'{path}' is a {layout.Layout} index that needs a one-time schema change to version {layout.SchemaVersion} ({change}), which BlockDb:ReadOnly = true cannot make; open it once without ReadOnly.");
+                ? $"{Quoted.Path(path)} is empty, and BlockDb:ReadOnly = true cannot create an index; open it once without ReadOnly."
+                : $"{Quoted.Path(path)} is a {layout.Layout} index that needs a one-time schema change to version {layout.SchemaVersion} ({change}), which BlockDb:ReadOnly = true cannot make; open it once without ReadOnly.");
         }
 
         (layout, change) = Transactions.Run(connection, BlockDbSql.Begin.Text, () =>
@@ -82,14 +82,14 @@ internal static class Schema
         if (applicationId != BlockDbSql.ApplicationId)
         {
             throw new BlockDbFormatException(
-                $"'{path}' is a SQLite database of another application (application_id {applicationId}, user_version {version}, {objects} schema objects); BlockDb opens only files it created (application_id {BlockDbSql.ApplicationId}) or empty files.");
+                $"{Quoted.Path(path)} is a SQLite database of another application (application_id {applicationId}, user_version {version}, {objects} schema objects); BlockDb opens only files it created (application_id {BlockDbSql.ApplicationId}) or empty files.");
         }
 
         var layout = ReadLayout(connection, path, version);
         if (requested is { } wanted && wanted != layout.Layout)
         {
             throw new BlockDbFormatException(
-                $"'{path}' has the {layout.Layout} block layout, but BlockDb:Index:Layout asks for {wanted}; a file keeps the layout it was created with. Leave Index:Layout unset to open any layout, or set it to {layout.Layout}.");
+                $"{Quoted.Path(path)} has the {layout.Layout} block layout, but BlockDb:Index:Layout asks for {wanted}; a file keeps the layout it was created with. Leave Index:Layout unset to open any layout, or set it to {layout.Layout}.");
         }
 
         return (layout, layout.Inspect(connection, path, version));
@@ -124,7 +124,7 @@ internal static class Schema
         if (version is < SchemaVersions.Oldest or > SchemaVersions.Current)
         {
             throw new BlockDbFormatException(
-                $"'{path}' has BlockDb schema version {version}; this build reads versions {SchemaVersions.Oldest} to {SchemaVersions.Current} only{(version > SchemaVersions.Current ? " (the file was written by a newer BlockDb)" : string.Empty)}.");
+                $"{Quoted.Path(path)} has BlockDb schema version {version}; this build reads versions {SchemaVersions.Oldest} to {SchemaVersions.Current} only{(version > SchemaVersions.Current ? " (the file was written by a newer BlockDb)" : string.Empty)}.");
         }
 
         string? name;
@@ -137,11 +137,11 @@ internal static class Schema
 
         if (name is null)
         {
-            throw new BlockDbFormatException($"'{path}' has BlockDb schema version {version} but no {BlockDbSql.LayoutSetting} setting; the file is damaged or was not written by BlockDb.");
+            throw new BlockDbFormatException($"{Quoted.Path(path)} has BlockDb schema version {version} but no {BlockDbSql.LayoutSetting} setting; the file is damaged or was not written by BlockDb.");
         }
 
         return LayoutCatalog.ByRecordedName(name) ?? throw new BlockDbFormatException(
-            $"'{path}' uses the block layout '{name}', which this build does not know (it knows {string.Join(", ", LayoutCatalog.All.Select(l => l.Layout))}); open it with the newer BlockDb that wrote it.");
+            $"{Quoted.Path(path)} uses the block layout {Quoted.Value(name)}, which this build does not know (it knows {string.Join(", ", LayoutCatalog.All.Select(l => l.Layout))}); open it with the newer BlockDb that wrote it.");
     }
 
     private static string VersionPragma(int version) => string.Create(CultureInfo.InvariantCulture, $"PRAGMA user_version = {version}");

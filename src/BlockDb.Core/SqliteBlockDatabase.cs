@@ -17,8 +17,9 @@ namespace BlockDb;
 /// repositories and maintenance runs opened from it, all of which its dispose waits for. Thread-safe.
 /// </summary>
 /// <remarks>
-/// Invariant: after <c>_disposed</c> is set, no session or shared repository is registered that the dispose does not
-/// dispose (each re-checks the flag after registering and disposes itself when it lost the race).
+/// Invariants: after <c>_disposal</c> has begun, no session or shared repository is registered that the dispose does not
+/// dispose (each re-checks it after registering and disposes itself when it lost the race); every dispose, concurrent
+/// or later, returns only when the first one's work has ended (<see cref="DisposeOnce"/>).
 /// </remarks>
 internal sealed class SqliteBlockDatabase : IBlockDatabase, IBlockDbObservable
 {
@@ -35,7 +36,7 @@ internal sealed class SqliteBlockDatabase : IBlockDatabase, IBlockDbObservable
     private readonly RowCountCache _rows;
     private long _closedCacheHits;
     private long _closedCacheMisses;
-    private int _disposed;
+    private readonly DisposeOnce _disposal = new();
 
     /// <summary>Opens the file (options frozen and validated by the caller).</summary>
     public SqliteBlockDatabase(BlockDbOptions options, ISqliteDriver driver, string path, ILogger logger)
@@ -57,7 +58,7 @@ internal sealed class SqliteBlockDatabase : IBlockDatabase, IBlockDbObservable
         }
         catch (BlockDbException e) when (e.SqliteErrorCode == SqliteResultCode.NotADatabase)
         {
-            throw e.Rephrase($"'{path}' is not a SQLite database file (SQLITE_NOTADB); BlockDb left it untouched. {e.Message}");
+            throw e.Rephrase($"{Quoted.Path(path)} is not a SQLite database file (SQLITE_NOTADB); BlockDb left it untouched. {e.Message}");
         }
 
         _commits = CommitClock.Acquire(path);
@@ -184,10 +185,10 @@ internal sealed class SqliteBlockDatabase : IBlockDatabase, IBlockDbObservable
 
     public ISharedBlockRepository OpenSharedRepository()
     {
-        ObjectDisposedException.ThrowIf(Volatile.Read(ref _disposed) != 0, this);
+        ObjectDisposedException.ThrowIf(_disposal.Begun, this);
         var shared = new SharedBlockRepository(this, _options.GroupCommit, s => _shared.TryRemove(s, out _));
         _shared.TryAdd(shared, 0);
-        if (Volatile.Read(ref _disposed) != 0)
+        if (_disposal.Begun)
         {
             shared.Dispose();
             throw new ObjectDisposedException(nameof(IBlockDatabase), "The BlockDb database was disposed while the shared repository was opening.");
@@ -246,7 +247,7 @@ internal sealed class SqliteBlockDatabase : IBlockDatabase, IBlockDbObservable
     /// </summary>
     internal BlockRepository OpenSession(BatchingOptions batching, bool register = true)
     {
-        ObjectDisposedException.ThrowIf(Volatile.Read(ref _disposed) != 0, this);
+        ObjectDisposedException.ThrowIf(_disposal.Begun, this);
         var connection = OpenConnection();
         BlockRepository session;
         try
@@ -267,7 +268,7 @@ internal sealed class SqliteBlockDatabase : IBlockDatabase, IBlockDbObservable
         }
 
         _sessions.TryAdd(session, 0);
-        if (Volatile.Read(ref _disposed) != 0)
+        if (_disposal.Begun)
         {
             // The database was disposed while this session opened: its dispose may not have seen it.
             session.Dispose();
@@ -334,7 +335,7 @@ internal sealed class SqliteBlockDatabase : IBlockDatabase, IBlockDbObservable
     /// <exception cref="ObjectDisposedException">The database was disposed.</exception>
     internal ISqliteConnection OpenWorkConnection()
     {
-        ObjectDisposedException.ThrowIf(Volatile.Read(ref _disposed) != 0, this);
+        ObjectDisposedException.ThrowIf(_disposal.Begun, this);
         return OpenConfiguredConnection();
     }
 
@@ -342,7 +343,7 @@ internal sealed class SqliteBlockDatabase : IBlockDatabase, IBlockDbObservable
     internal void Register(ISnapshotCursor cursor)
     {
         _cursors.TryAdd(cursor, 0);
-        if (Volatile.Read(ref _disposed) != 0)
+        if (_disposal.Begun)
         {
             cursor.Dispose();
             throw new ObjectDisposedException(nameof(IBlockDatabase), "The BlockDb database was disposed while the enumeration was opening.");
@@ -361,13 +362,11 @@ internal sealed class SqliteBlockDatabase : IBlockDatabase, IBlockDbObservable
     public void Dispose() => DisposeAsync().AsTask().GetAwaiter().GetResult();
 
     /// <inheritdoc cref="Dispose"/>
-    public async ValueTask DisposeAsync()
-    {
-        if (Interlocked.Exchange(ref _disposed, 1) != 0)
-        {
-            return;
-        }
+    /// <remarks>A second dispose, concurrent or later, waits for the first one's work and returns without its exception.</remarks>
+    public ValueTask DisposeAsync() => _disposal.RunAsync(DisposeCoreAsync);
 
+    private async ValueTask DisposeCoreAsync()
+    {
         BlockDbInstruments.Unregister(this);
         await _rows.DisposeAsync().ConfigureAwait(false);
         await _maintenance.CloseAsync().ConfigureAwait(false);
@@ -387,7 +386,7 @@ internal sealed class SqliteBlockDatabase : IBlockDatabase, IBlockDbObservable
         if (!_options.ReadOnly)
         {
             // Every session is closed, so the layout's state is still: the KeyMap layout writes its snapshot (never throws).
-            _layout.Close(() => OpenConfiguredConnection());
+            _layout.Close(busyTimeout => OpenConfiguredConnection(busyTimeout));
         }
 
         _commits.Release();

@@ -20,6 +20,18 @@ public interface ISqliteConnection : IDisposable
     /// <exception cref="BlockDbException">SQLite failed; the exception keeps its result code.</exception>
     void Execute(string sql);
 
+    /// <summary>
+    /// Runs SQL text as <see cref="Execute"/> does, but gives up on a lock after the connection's <c>busy_timeout</c>
+    /// alone: <c>SQLITE_BUSY</c> is thrown as soon as SQLite returns it, never retried by the provider on its own
+    /// (Microsoft.Data.Sqlite and System.Data.SQLite retry for their whole command timeout, at least 1 s). BlockDb runs
+    /// the key-map snapshot's <c>BEGIN IMMEDIATE</c> and <c>COMMIT</c> this way, so a dispose waits for another
+    /// connection's lock no longer than the <c>busy_timeout</c> it set (0: not at all).
+    /// </summary>
+    /// <param name="sql">SQL text built only from BlockDb's constants and validated typed values.</param>
+    /// <exception cref="BlockDbException">SQLite failed (<c>SQLITE_BUSY</c>, 5, when the lock stayed held); the exception keeps its result code.</exception>
+    /// <remarks>The default runs <see cref="Execute"/>: right for a provider that does not retry <c>SQLITE_BUSY</c> itself; one that does overrides it.</remarks>
+    void ExecuteWithoutRetry(string sql) => Execute(sql);
+
     /// <summary>Runs SQL text that returns one value and returns the first column of its first row as text, or <see langword="null"/> when there is no row or the value is NULL.</summary>
     /// <param name="sql">SQL text built only from BlockDb's constants and validated typed values.</param>
     /// <returns>The value as text.</returns>

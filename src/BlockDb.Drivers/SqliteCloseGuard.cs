@@ -299,6 +299,8 @@ public static class SqliteCloseGuard
 
         public void Execute(string sql) => inner.Execute(sql);
 
+        public void ExecuteWithoutRetry(string sql) => inner.ExecuteWithoutRetry(sql);
+
         public string? QueryText(string sql) => inner.QueryText(sql);
 
         public SqliteCacheStats? ReadCacheStats() => inner.ReadCacheStats();

@@ -8,6 +8,19 @@ internal sealed class MicrosoftDataConnection(SqliteConnection connection) : Ado
 {
     public override bool InTransaction => SQLitePCL.raw.sqlite3_get_autocommit(connection.Handle) == 0;
 
+    /// <summary>One <c>sqlite3_exec</c> on the native handle: SqliteCommand would retry <c>SQLITE_BUSY</c> until its command timeout (at least 1 s).</summary>
+    public override void ExecuteWithoutRetry(string sql)
+    {
+        ArgumentException.ThrowIfNullOrWhiteSpace(sql);
+        ThrowIfDisposed();
+        var rc = SQLitePCL.raw.sqlite3_exec(connection.Handle, sql, out var message);
+        if (rc != SQLitePCL.raw.SQLITE_OK)
+        {
+            var extended = SQLitePCL.raw.sqlite3_extended_errcode(connection.Handle);
+            throw new BlockDbException($"{sql}: SQLite Error {rc & 0xFF}: '{message}'.", rc & 0xFF, (extended & 0xFF) == (rc & 0xFF) ? extended : rc);
+        }
+    }
+
     public override SqliteCacheStats? ReadCacheStats()
     {
         long Read(int op)

@@ -59,7 +59,7 @@ internal sealed unsafe class PInvokeConnection : ISqliteConnection
         if (rc != NativeMethods.SQLITE_OK)
         {
             // open_v2 returns a handle even on failure (unless out of memory); read its error, then close it.
-            var error = SqliteErrors.FromConnection(db, rc, $"Cannot open SQLite database '{path}' ({options.Mode})");
+            var error = SqliteErrors.FromConnection(db, rc, $"Cannot open SQLite database {Quoted.Path(path)} ({options.Mode})");
             if (db != 0)
             {
                 _ = NativeMethods.sqlite3_close_v2(db);
@@ -72,7 +72,7 @@ internal sealed unsafe class PInvokeConnection : ISqliteConnection
         rc = NativeMethods.sqlite3_extended_result_codes(db, 1);
         if (rc != NativeMethods.SQLITE_OK)
         {
-            var error = SqliteErrors.FromConnection(db, rc, $"Cannot enable extended result codes on '{path}'");
+            var error = SqliteErrors.FromConnection(db, rc, $"Cannot enable extended result codes on {Quoted.Path(path)}");
             handle.Dispose();
             throw error;
         }
@@ -125,7 +125,7 @@ internal sealed unsafe class PInvokeConnection : ISqliteConnection
                 extended = rc;
             }
 
-            throw SqliteErrors.Create(rc, extended, $"Execute of '{sql}' on '{_path}' failed", message);
+            throw SqliteErrors.Create(rc, extended, $"Execute of '{sql}' on {Quoted.Path(_path)} failed", message);
         }
 
         GC.KeepAlive(this);
@@ -138,7 +138,7 @@ internal sealed unsafe class PInvokeConnection : ISqliteConnection
         {
             int current, highwater;
             var rc = NativeMethods.sqlite3_db_status(db, op, &current, &highwater, 0);
-            return rc == NativeMethods.SQLITE_OK ? current : throw SqliteErrors.FromConnection(db, rc, $"sqlite3_db_status({op}) on '{_path}'");
+            return rc == NativeMethods.SQLITE_OK ? current : throw SqliteErrors.FromConnection(db, rc, $"sqlite3_db_status({op}) on {Quoted.Path(_path)}");
         }
 
         var stats = new SqliteCacheStats(Read(SqliteCacheCounters.Hit), Read(SqliteCacheCounters.Miss), Read(SqliteCacheCounters.Write), Read(SqliteCacheCounters.Spill));
@@ -150,7 +150,7 @@ internal sealed unsafe class PInvokeConnection : ISqliteConnection
     {
         ArgumentNullException.ThrowIfNull(sql);
         var db = ThrowIfDisposed(nameof(QueryText));
-        var context = $"QueryText of '{sql}' on '{_path}'";
+        var context = $"QueryText of '{sql}' on {Quoted.Path(_path)}";
         var stmt = PrepareSingle(db, sql, 0, context);
         try
         {
@@ -295,7 +295,7 @@ internal sealed unsafe class PInvokeConnection : ISqliteConnection
         if (db == 0)
         {
             throw new ObjectDisposedException(
-                nameof(PInvokeConnection), $"The SQLite connection to '{_path}' is disposed; {call} cannot run on it.");
+                nameof(PInvokeConnection), $"The SQLite connection to {Quoted.Path(_path)} is disposed; {call} cannot run on it.");
         }
 
         return db;

@@ -29,7 +29,7 @@ internal static class PgOptionsCheck
             }
             catch (ArgumentException e)
             {
-                throw new BlockDbConfigurationException($"{Section}:ConnectionString", $"BlockDb:ConnectionString is not a valid Npgsql connection string: {e.Message} (keywords: https://www.npgsql.org/doc/connection-string-parameters.html)", e);
+                throw new BlockDbConfigurationException($"{Section}:ConnectionString", $"BlockDb:ConnectionString is not a valid Npgsql connection string: {Quoted.Value(e.Message)} (keywords: https://www.npgsql.org/doc/connection-string-parameters.html)", e);
             }
         }
 

@@ -21,12 +21,11 @@ internal sealed class PostgreSqlBlockDatabase : IBlockDatabase, IBlockDbObservab
     private readonly PgContext _context;
     private readonly bool _ownsDataSource;
     private readonly ConcurrentDictionary<object, byte> _open = new();
-    private readonly Lock _disposeLock = new();
     private readonly CancellationTokenSource _closing = new();
     private readonly ConcurrentDictionary<NpgsqlConnection, byte> _enumerations = new();
     private readonly RowCountCache _rows;
     private readonly TagList _tags;
-    private Task? _disposing;
+    private readonly DisposeOnce _disposal = new();
 
     private PostgreSqlBlockDatabase(PgContext context, bool ownsDataSource, string engineVersion)
     {
@@ -80,7 +79,7 @@ internal sealed class PostgreSqlBlockDatabase : IBlockDatabase, IBlockDbObservab
                 await context.DataSource.DisposeAsync().ConfigureAwait(false);
             }
 
-            throw PgErrors.IsDatabaseFailure(e) ? PgErrors.Map(e, $"Opening the BlockDb index on '{context.Server}'") : e;
+            throw PgErrors.IsDatabaseFailure(e) ? PgErrors.Map(e, $"Opening the BlockDb index on {Quoted.Value(context.Server)}") : e;
         }
     }
 
@@ -89,7 +88,7 @@ internal sealed class PostgreSqlBlockDatabase : IBlockDatabase, IBlockDbObservab
         ThrowIfDisposed();
         var session = await PostgreSqlSession.OpenAsync(_context, s => _open.TryRemove(s, out _), cancellationToken).ConfigureAwait(false);
         _open[session] = 0;
-        if (_disposing is not null)
+        if (_disposal.Begun)
         {
             await session.DisposeAsync().ConfigureAwait(false);
             ThrowIfDisposed();
@@ -134,7 +133,7 @@ internal sealed class PostgreSqlBlockDatabase : IBlockDatabase, IBlockDbObservab
         _context.RequireWritable(operation);
         var target = await PgBulkImport.OpenAsync(_context, operation, cancellationToken).ConfigureAwait(false);
         _open[target] = 0;
-        if (_disposing is not null)
+        if (_disposal.Begun)
         {
             await CloseImportAsync(target).ConfigureAwait(false);
             ThrowIfDisposed();
@@ -234,15 +233,9 @@ internal sealed class PostgreSqlBlockDatabase : IBlockDatabase, IBlockDbObservab
     public void Dispose() => DisposeAsync().AsTask().GetAwaiter().GetResult();
 
     /// <summary>Disposes every open session and shared repository (each waits for its call in flight), then the owned data source.</summary>
-    public ValueTask DisposeAsync()
-    {
-        lock (_disposeLock)
-        {
-            return new(_disposing ??= DisposeCoreAsync());
-        }
-    }
+    public ValueTask DisposeAsync() => _disposal.RunAsync(DisposeCoreAsync);
 
-    private async Task DisposeCoreAsync()
+    private async ValueTask DisposeCoreAsync()
     {
         BlockDbInstruments.Unregister(this);
         await _rows.DisposeAsync().ConfigureAwait(false);
@@ -284,5 +277,5 @@ internal sealed class PostgreSqlBlockDatabase : IBlockDatabase, IBlockDbObservab
         }
     }
 
-    private void ThrowIfDisposed() => ObjectDisposedException.ThrowIf(_disposing is not null, this);
+    private void ThrowIfDisposed() => ObjectDisposedException.ThrowIf(_disposal.Begun, this);
 }

@@ -42,5 +42,5 @@ public static class PostgreSqlBlockDatabaseExtensions
     private static ImportBlock ToImportBlock(BlockKey block, int index) =>
         BlockHash.TryParse(block.Hash, out var hash) && block.Size >= 1
             ? new ImportBlock(hash, block.Size)
-            : throw new ArgumentException($"Block {index} of the import is invalid: hash '{block.Hash}', size {block.Size}; give a base64 hash with '=' padding and a size of 1 byte or more. Nothing of the transaction in progress was imported.", "blocks");
+            : throw new ArgumentException($"Block {index} of the import is invalid: hash {Quoted.Value(block.Hash)} ({block.Hash?.Length ?? 0:N0} characters), size {block.Size}; give a base64 hash with '=' padding and a size of 1 byte or more. Nothing of the transaction in progress was imported.", "blocks");
 }

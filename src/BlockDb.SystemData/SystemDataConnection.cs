@@ -1,12 +1,44 @@
 using System.Data.SQLite;
+using System.Reflection;
+using System.Runtime.InteropServices;
 using BlockDb.Drivers.AdoNet;
 
 namespace BlockDb.SystemData;
 
-/// <summary>What is specific to System.Data.SQLite: its exception type, its result codes and its autocommit state.</summary>
-internal sealed class SystemDataConnection(SQLiteConnection connection) : AdoNetSqliteConnection(connection)
+/// <summary>What is specific to System.Data.SQLite: its exception type, its result codes, its autocommit state and the native handle behind it.</summary>
+internal sealed class SystemDataConnection : AdoNetSqliteConnection
 {
-    public override bool InTransaction => !connection.AutoCommit;
+    // System.Data.SQLite hands out its sqlite3* only as an opaque CriticalHandle (GetCriticalHandle); CriticalHandle's
+    // documented protected field holds the pointer. Read once per connection, for the one sqlite3_exec below.
+    private static readonly FieldInfo HandleField = typeof(CriticalHandle).GetField("handle", BindingFlags.NonPublic | BindingFlags.Instance)
+        ?? throw new MissingFieldException(nameof(CriticalHandle), "handle");
+
+    private readonly SQLiteConnection _connection;
+    private readonly nint _handle;
+
+    public SystemDataConnection(SQLiteConnection connection)
+        : base(connection)
+    {
+        _connection = connection;
+        var critical = connection.GetCriticalHandle() as CriticalHandle ?? throw new InvalidOperationException("System.Data.SQLite's connection has no native handle after Open.");
+        _handle = (nint)HandleField.GetValue(critical)!;
+    }
+
+    public override bool InTransaction => !_connection.AutoCommit;
+
+    /// <summary>One <c>sqlite3_exec</c> on the native handle: System.Data.SQLite's commands would retry <c>SQLITE_BUSY</c> until their timeout (at least 1 s).</summary>
+    public override void ExecuteWithoutRetry(string sql)
+    {
+        ArgumentException.ThrowIfNullOrWhiteSpace(sql);
+        ThrowIfDisposed();
+        var rc = SystemDataNative.sqlite3_exec(_handle, sql, 0, 0, 0);
+        if (rc != 0)
+        {
+            var message = Marshal.PtrToStringUTF8(SystemDataNative.sqlite3_errmsg(_handle));
+            var extended = SystemDataNative.sqlite3_extended_errcode(_handle);
+            throw new BlockDbException($"{sql}: {message}", rc & 0xFF, (extended & 0xFF) == (rc & 0xFF) ? extended : rc);
+        }
+    }
 
     /// <summary>
     /// System.Data.SQLite leaves SQLite's extended result codes off, so <see cref="SQLiteException.ResultCode"/> is the
@@ -47,5 +79,5 @@ internal sealed class SystemDataConnection(SQLiteConnection connection) : AdoNet
     }
 
     protected override BlockDbException? Translate(Exception exception, string what) =>
-        exception is SQLiteException e ? ToBlockDbException(e, what, connection) : null;
+        exception is SQLiteException e ? ToBlockDbException(e, what, _connection) : null;
 }

@@ -52,6 +52,7 @@ internal sealed class BackupCli
     {
         Description = "auto: live on a terminal, plain lines on stderr when redirected or in CI; live; plain; none",
         DefaultValueFactory = _ => ProgressMode.Auto,
+        CustomParser = OneName<ProgressMode>,
     };
 
     private readonly Option<int?> _sample = new("--sample")
@@ -312,6 +313,7 @@ internal sealed class BackupCli
         {
             Description = "The new file's layout: KeyMap, BlobHash or TextHash",
             Required = true,
+            CustomParser = OneName<BlockLayout>,
         };
         var merge = new Option<bool>("--merge-duplicates") { Description = "Merge duplicate (hash, size) blocks of the source into their lowest ID (default: refuse such a source, exit code 4)" };
         var command = new Command("convert", "Copy the index (--db) into a new file of another layout, every ID kept (BlockDbConverter), then check the new file (exit 1 when the check finds anything)")
@@ -337,6 +339,25 @@ internal sealed class BackupCli
 
         result.AddError($"--volume-size '{text}' is not valid: give {MinVolumeSize} to {MaxVolumeSize} bytes, e.g. 50MB or 1GiB.");
         return 0;
+    }
+
+    /// <summary>
+    /// An enum option's value: exactly one of its names, in any case. System.CommandLine's own conversion
+    /// (<c>Enum.TryParse</c>) reads a comma list as flags and takes any number, so <c>--layout BlobHash,TextHash</c>
+    /// converted to BlobHash and <c>--progress live,plain</c> to none.
+    /// </summary>
+    private static TEnum OneName<TEnum>(ArgumentResult result)
+        where TEnum : struct, Enum
+    {
+        var text = result.Tokens.Count == 1 ? result.Tokens[0].Value : string.Empty;
+        var name = Enum.GetNames<TEnum>().FirstOrDefault(n => n.Equals(text.Trim(), StringComparison.OrdinalIgnoreCase));
+        if (name is not null)
+        {
+            return Enum.Parse<TEnum>(name);
+        }
+
+        result.AddError($"{(result.Parent as OptionResult)?.Option.Name} '{text}' is not valid: give one of {string.Join(", ", Enum.GetNames<TEnum>())}.");
+        return default;
     }
 
     private static long ParseBlockSize(ArgumentResult result)

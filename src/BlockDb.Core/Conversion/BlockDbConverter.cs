@@ -50,7 +50,7 @@ public static class BlockDbConverter
         var targetPath = Path.GetFullPath(target.DataSource ?? throw new BlockDbConfigurationException($"{BlockDbOptions.SectionName}:DataSource", "The target's DataSource is empty; give the path of the new file."));
         if (File.Exists(targetPath) || File.Exists(targetPath + "-wal") || File.Exists(targetPath + "-journal"))
         {
-            throw new BlockDbConflictException($"'{targetPath}' exists; a conversion writes a new file and never into an existing one. Choose another path or delete it first.");
+            throw new BlockDbConflictException($"{Quoted.Path(targetPath)} exists; a conversion writes a new file and never into an existing one. Choose another path or delete it first.");
         }
 
         using var activity = BlockDbInstruments.ActivitySource.StartActivity("blockdb.convert");

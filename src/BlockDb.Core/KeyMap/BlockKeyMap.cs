@@ -46,6 +46,10 @@ internal sealed class BlockKeyMap
     private MapVersion _version = MapVersion.Unloaded;
     private Failure? _failure;
     private bool _snapshotTried;
+
+    // Whether a session of this database committed blocks into the map (Merge): its dispose then waits a little for the
+    // write lock to write the snapshot; a map that only read never waits for a writer.
+    private bool _wrote;
     private (Guid Token, long CoveredThrough, MapVersion Version, long Count)? _loadedFrom;
 
     /// <summary>A map whose keys use <paramref name="hasher"/>'s seed (the file's recorded seed when it has one), loading from <paramref name="snapshot"/> when it passes its checks (null: never).</summary>
@@ -217,7 +221,7 @@ internal sealed class BlockKeyMap
     /// Writes the snapshot of this map, when it is loaded and not failed, to be used by the next open (called once the
     /// database that owns the map has disposed every session, so the table no longer changes). Never throws.
     /// </summary>
-    public void WriteSnapshot(Func<ISqliteConnection> open)
+    public void WriteSnapshot(Func<int, ISqliteConnection> open)
     {
         if (_snapshot is null)
         {
@@ -235,7 +239,7 @@ internal sealed class BlockKeyMap
                 }
 
                 var unchanged = _loadedFrom is { } from && from.CoveredThrough == _coveredThrough && from.Version == _version && from.Count == _table.Count ? from.Token : (Guid?)null;
-                capture = new SnapshotCapture(_table.Slots, _table.Count, _coveredThrough, _version, unchanged);
+                capture = new SnapshotCapture(_table.Slots, _table.Count, _coveredThrough, _version, unchanged, _wrote);
             }
         }
 
@@ -273,6 +277,7 @@ internal sealed class BlockKeyMap
     {
         lock (_gate)
         {
+            _wrote = true;
             if (_failure is not null || !TryReserveLocked(inserts.Count))
             {
                 return;

@@ -116,6 +116,6 @@ internal sealed class KeyMapLayout : LayoutDefinition
 
         public override void AfterRepair() => map.Reset();
 
-        public override void Close(Func<ISqliteConnection> open) => map.WriteSnapshot(open);
+        public override void Close(Func<int, ISqliteConnection> open) => map.WriteSnapshot(open);
     }
 }

@@ -33,7 +33,11 @@ namespace BlockDb.KeyMap;
 /// </remarks>
 internal sealed class KeyMapSnapshot(string databasePath, ILogger logger)
 {
-    /// <summary>Longest a disposing database waits for the write lock to commit its token: a snapshot is not worth a long wait.</summary>
+    /// <summary>
+    /// Longest, in milliseconds, a disposing database that wrote blocks waits for another connection's lock to commit its
+    /// token (a snapshot is not worth a long wait); one that wrote none does not wait at all. The providers' own retries
+    /// are bounded by it too (the connection is opened with it as its busy timeout).
+    /// </summary>
     public const int WriteLockWaitMilliseconds = 1000;
 
     /// <summary>The snapshot file.</summary>
@@ -143,15 +147,17 @@ internal sealed class KeyMapSnapshot(string databasePath, ILogger logger)
     }
 
     /// <summary>
-    /// Writes the snapshot of a map that disposing its database left still (no session can add entries): commits a new
-    /// token under the write lock after checking the database is still at the map's version, writes the file beside the
-    /// database and renames it over the old one. Never throws: a failure is logged and leaves at worst a snapshot the
-    /// next open refuses.
+    /// Writes the snapshot of a map that disposing its database left still (no session can add entries): decides in a
+    /// read transaction whether there is anything to write, then commits a new token under the write lock after checking
+    /// the database is still at the map's version, writes the file beside the database and renames it over the old one.
+    /// Never waits for another connection's lock longer than <see cref="WriteLockWaitMilliseconds"/>, and not at all when
+    /// the map's database wrote no blocks (a reader's dispose never waits for a writer). Never throws: a failure is logged
+    /// and leaves at worst a snapshot the next open refuses.
     /// </summary>
     /// <param name="capture">The map's table and (W, V); <see cref="SnapshotCapture.Unchanged"/> when it was loaded from the snapshot the file now names and gained nothing since.</param>
     /// <param name="hasher">The map's key seed.</param>
-    /// <param name="open">Opens a connection to the database.</param>
-    public void Write(SnapshotCapture capture, KeyHasher hasher, Func<ISqliteConnection> open)
+    /// <param name="open">Opens a connection to the database whose provider gives up on a lock after the given milliseconds.</param>
+    public void Write(SnapshotCapture capture, KeyHasher hasher, Func<int, ISqliteConnection> open)
     {
         if (!BitConverter.IsLittleEndian)
         {
@@ -168,9 +174,29 @@ internal sealed class KeyMapSnapshot(string databasePath, ILogger logger)
                 return;
             }
 
-            using var connection = open();
-            connection.Execute(string.Create(CultureInfo.InvariantCulture, $"PRAGMA busy_timeout = {WriteLockWaitMilliseconds}"));
-            var (skip, header) = Transactions.Run(connection, BlockDbSql.Begin.Text, () => Commit(connection, capture, hasher));
+            // A database that wrote blocks waits a little for the write lock; one that only read (a restore or verify
+            // beside a backup) tries it once and never waits for the writer.
+            var wait = capture.Wrote ? WriteLockWaitMilliseconds : 0;
+            using var connection = open(WriteLockWaitMilliseconds);
+            connection.Execute(string.Create(CultureInfo.InvariantCulture, $"PRAGMA busy_timeout = {wait}"));
+
+            // Nothing to write, or a file the map no longer fits: decided without asking for the write lock.
+            var skip = Transactions.Run(connection, BlockDbSql.BeginRead, () => Check(connection, capture, hasher, out _));
+            KeyMapSnapshotHeader? header = null;
+            if (skip is null)
+            {
+                try
+                {
+                    (skip, header) = Transactions.Run(connection, BlockDbSql.Begin.Text, () => Commit(connection, capture, hasher), retry: false);
+                }
+                catch (BlockDbException e) when (e.SqliteErrorCode == SqliteResultCode.Busy)
+                {
+                    skip = capture.Wrote
+                        ? string.Create(CultureInfo.InvariantCulture, $"another connection holds the write lock (or, in a rollback-journal mode, a read lock the token's commit needs) beyond {wait} ms")
+                        : "another connection holds the write lock (or, in a rollback-journal mode, a read lock the token's commit needs), and a database that wrote no blocks does not wait for it";
+                }
+            }
+
             if (skip is not null)
             {
                 Log.KeyMapSnapshotSkipped(logger, FilePath, skip);
@@ -204,29 +230,41 @@ internal sealed class KeyMapSnapshot(string databasePath, ILogger logger)
         }
     }
 
-    /// <summary>Under the write lock: checks the database against the map, records the file's identity and seed once, and a new token.</summary>
-    private static (string? Skip, KeyMapSnapshotHeader? Header) Commit(ISqliteConnection connection, SnapshotCapture capture, KeyHasher hasher)
+    /// <summary>
+    /// Why no snapshot should be written for <paramref name="capture"/> on the database as the caller's transaction sees
+    /// it, or null: run first in a read transaction (no lock asked for when it says skip), then again under the write lock.
+    /// </summary>
+    private static string? Check(ISqliteConnection connection, SnapshotCapture capture, KeyHasher hasher, out SnapshotIdentity identity)
     {
+        identity = default;
         var (maxBlockId, version) = ReadState(connection);
         if (version != capture.Version)
         {
-            return ("the database's generation or schema version moved since the map last caught up", null);
+            return "the database's generation or schema version moved since the map last caught up";
         }
 
         if (maxBlockId < capture.CoveredThrough)
         {
-            return ("the database's MaxBlockId is below the map's watermark (the file was replaced while open)", null);
+            return "the database's MaxBlockId is below the map's watermark (the file was replaced while open)";
         }
 
-        var identity = SnapshotIdentity.Read(connection);
+        identity = SnapshotIdentity.Read(connection);
         if (identity.Seed is { } seed && seed != hasher.Seed)
         {
-            return ("the database's key seed was recorded by another database or process after this one opened; the next open uses it", null);
+            return "the database's key seed was recorded by another database or process after this one opened; the next open uses it";
         }
 
-        if (capture.Unchanged is { } loaded && identity.Token == loaded)
+        return capture.Unchanged is { } loaded && identity.Token == loaded
+            ? "the map was loaded from the current snapshot and gained nothing since"
+            : null;
+    }
+
+    /// <summary>Under the write lock: checks the database against the map again, records the file's identity and seed once, and a new token.</summary>
+    private static (string? Skip, KeyMapSnapshotHeader? Header) Commit(ISqliteConnection connection, SnapshotCapture capture, KeyHasher hasher)
+    {
+        if (Check(connection, capture, hasher, out var identity) is { } skip)
         {
-            return ("the map was loaded from the current snapshot and gained nothing since", null);
+            return (skip, null);
         }
 
         var fileId = identity.FileId ?? Guid.NewGuid();
@@ -353,5 +391,8 @@ internal sealed class KeyMapSnapshot(string databasePath, ILogger logger)
 /// <summary>A snapshot that passed every check: its slots, (W, V) and token, for <see cref="BlockKeyMap"/> to adopt.</summary>
 internal readonly record struct SnapshotLoad(ulong[] Slots, long Count, long CoveredThrough, MapVersion Version, Guid Token);
 
-/// <summary>A still map's table and (W, V), to write; <paramref name="Unchanged"/> is the token of the snapshot it was loaded from when it gained nothing since.</summary>
-internal sealed record SnapshotCapture(ulong[] Slots, long Count, long CoveredThrough, MapVersion Version, Guid? Unchanged);
+/// <summary>
+/// A still map's table and (W, V), to write; <paramref name="Unchanged"/> is the token of the snapshot it was loaded from
+/// when it gained nothing since; <paramref name="Wrote"/>, whether its database's sessions committed blocks into it.
+/// </summary>
+internal sealed record SnapshotCapture(ulong[] Slots, long Count, long CoveredThrough, MapVersion Version, Guid? Unchanged, bool Wrote);

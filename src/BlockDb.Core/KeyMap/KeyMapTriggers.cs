@@ -45,6 +45,6 @@ internal sealed record KeyMapTriggers(bool GuardsExact, IReadOnlyList<string> Fo
 
     /// <summary>Why the map cannot trust a file whose triggers are not intact.</summary>
     public string Problem(string? path) => Foreign.Count > 0
-        ? $"{(path is null ? "The file" : $"'{path}'")} holds triggers BlockDb did not create ({string.Join(", ", Foreign)}); the KeyMap layout allows none, because a trigger can write blocks inside BlockDb's own transaction that its key map never sees (and store them twice). Drop them (DROP TRIGGER), or keep them in a file of the BlobHash or TextHash layout, whose unique index needs no such guarantee."
+        ? $"{(path is null ? "The file" : Quoted.Path(path))} holds triggers BlockDb did not create ({string.Join(", ", Foreign.Select(Quoted.Value))}); the KeyMap layout allows none, because a trigger can write blocks inside BlockDb's own transaction that its key map never sees (and store them twice). Drop them (DROP TRIGGER), or keep them in a file of the BlobHash or TextHash layout, whose unique index needs no such guarantee."
         : "The KeyMap guards of this file were changed by SQL outside BlockDb while it was open; BlockDb can no longer rely on the key map. Reopen the database for writing to restore them.";
 }

@@ -157,8 +157,8 @@ internal abstract class LayoutState
     /// When the database is disposed, after every session (nothing changes the state any more): persist what the next
     /// open can use (the KeyMap layout's snapshot). Never throws. Not called for a read-only database.
     /// </summary>
-    /// <param name="open">Opens a connection to the file with the pragmas applied.</param>
-    public virtual void Close(Func<ISqliteConnection> open)
+    /// <param name="open">Opens a connection to the file with the pragmas applied, whose provider gives up on a lock after the given milliseconds (its own retries included).</param>
+    public virtual void Close(Func<int, ISqliteConnection> open)
     {
     }
 }

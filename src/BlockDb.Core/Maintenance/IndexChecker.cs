@@ -42,7 +42,7 @@ internal static class IndexChecker
         catch (BlockDbException e) when (e.IsTransient)
         {
             // Only BEGIN IMMEDIATE waits for a lock: once it is taken, nothing else in the repair can be busy.
-            throw e.Rephrase($"RepairAsync refuses to run beside another writer: the write lock on '{path}' is held (another process, or a session of this database with an open batch). Nothing was changed. {e.Message}");
+            throw e.Rephrase($"RepairAsync refuses to run beside another writer: the write lock on {Quoted.Path(path)} is held (another process, or a session of this database with an open batch). Nothing was changed. {e.Message}");
         }
 
         layout.AfterRepair();

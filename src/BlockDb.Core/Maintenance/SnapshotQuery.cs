@@ -80,7 +80,7 @@ internal sealed class SnapshotQuery<T>(SqliteBlockDatabase database, SqlStatemen
             }
         }
 
-        public async ValueTask DisposeAsync() => await _gate.CloseAsync(Close).ConfigureAwait(false);
+        public ValueTask DisposeAsync() => _gate.CloseAsync(Close);
 
         public void Dispose() => _gate.Close(Close);
 

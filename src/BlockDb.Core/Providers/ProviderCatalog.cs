@@ -58,7 +58,7 @@ internal static class ProviderCatalog
         var known = Known.FirstOrDefault(k => string.Equals(k.Name, wanted, StringComparison.OrdinalIgnoreCase))
             ?? throw new BlockDbConfigurationException(
                 $"{BlockDbOptions.SectionName}:Provider",
-                $"Unknown BlockDb provider '{name}'; valid providers: {string.Join(", ", AllNames.Concat(registered.Select(p => p.Name)).Distinct(StringComparer.OrdinalIgnoreCase))}.");
+                $"Unknown BlockDb provider {Quoted.Value(name)}; valid providers: {string.Join(", ", AllNames.Concat(registered.Select(p => p.Name)).Distinct(StringComparer.OrdinalIgnoreCase))}.");
         try
         {
             return Loaded.GetOrAdd(known.Name, _ => new Lazy<IBlockDbProvider>(() => Load(known))).Value;

@@ -34,7 +34,7 @@ internal sealed class SqliteProvider(ISqliteDriver driver) : IBlockDbProvider
 
         if (dataSource.Trim() == ":memory:" || dataSource.StartsWith("file:", StringComparison.OrdinalIgnoreCase))
         {
-            throw new BlockDbConfigurationException(setting, $"BlockDb:DataSource '{dataSource}' is not a file path; BlockDb indexes live in files (URI and :memory: names are not accepted).");
+            throw new BlockDbConfigurationException(setting, $"BlockDb:DataSource {Quoted.Path(dataSource)} is not a file path; BlockDb indexes live in files (URI and :memory: names are not accepted).");
         }
 
         // A configured layout is checked now; the layout of an existing file, once it is read at open.
@@ -51,14 +51,14 @@ internal sealed class SqliteProvider(ISqliteDriver driver) : IBlockDbProvider
         if (folder is not null && !Directory.Exists(folder))
         {
             throw new BlockDbException(
-                $"Cannot open '{path}': the folder '{folder}' does not exist; create it first (BlockDb creates the file, not its folder).",
+                $"Cannot open {Quoted.Path(path)}: the folder {Quoted.Path(folder)} does not exist; create it first (BlockDb creates the file, not its folder).",
                 SqliteResultCode.CantOpen,
                 SqliteResultCode.CantOpen);
         }
 
         if (Directory.Exists(path))
         {
-            throw new BlockDbException($"Cannot open '{path}': it is a folder, not a database file.", SqliteResultCode.CantOpen, SqliteResultCode.CantOpen);
+            throw new BlockDbException($"Cannot open {Quoted.Path(path)}: it is a folder, not a database file.", SqliteResultCode.CantOpen, SqliteResultCode.CantOpen);
         }
 
         return new SqliteBlockDatabase(context.Options, driver, path, context.LoggerFactory.CreateLogger<SqliteBlockDatabase>());

@@ -191,7 +191,7 @@ internal sealed class BlockRepository : IBlockRepository
         Call((name, state), static (r, s) =>
         {
             VolumeStateRules.ValidateName(s.name);
-            VolumeStateRules.ValidateState(s.state);
+            VolumeStateRules.ValidateNewState(s.state);
             return r.Writable(nameof(RegisterVolumeAsync)).Volumes.Register(s.name, s.state);
         }, cancellationToken);
 
@@ -272,7 +272,7 @@ internal sealed class BlockRepository : IBlockRepository
     public void Dispose() => _gate.Close(DisposeCore);
 
     /// <inheritdoc cref="Dispose"/>
-    public async ValueTask DisposeAsync() => await _gate.CloseAsync(DisposeCore).ConfigureAwait(false);
+    public ValueTask DisposeAsync() => _gate.CloseAsync(DisposeCore);
 
     private void DisposeCore()
     {
@@ -421,7 +421,7 @@ internal sealed class BlockRepository : IBlockRepository
             var block = blocks[i];
             if (block.Hash is null || !BlockHash.IsValid(block.Hash) || block.Size < 1)
             {
-                throw new ArgumentException($"Block {i} of the blockset is invalid: hash '{block.Hash}', size {block.Size}; give a base64 hash with '=' padding and a size of 1 byte or more.", nameof(blocks));
+                throw new ArgumentException($"Block {i} of the blockset is invalid: hash {Quoted.Value(block.Hash)} ({block.Hash?.Length ?? 0:N0} characters), size {block.Size}; give a base64 hash with '=' padding and a size of 1 byte or more.", nameof(blocks));
             }
         }
     }

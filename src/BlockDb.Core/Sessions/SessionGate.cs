@@ -1,3 +1,5 @@
+using BlockDb.Drivers;
+
 namespace BlockDb.Sessions;
 
 /// <summary>
@@ -5,7 +7,8 @@ namespace BlockDb.Sessions;
 /// session's own background work (the batch-age timer's commit), and once <see cref="Close"/> has run no one enters
 /// again. A caller that meets background work waits for it (it is bounded by <c>busy_timeout</c>); a caller that
 /// meets another caller's call is misusing the session and is told so. Closing waits for whoever is inside, so a
-/// session is never disposed under a running call.
+/// session is never disposed under a running call, and every close (a second one racing the first, sync or async)
+/// returns only once the first one's dispose has run (<see cref="DisposeOnce"/>).
 /// </summary>
 internal sealed class SessionGate
 {
@@ -13,6 +16,7 @@ internal sealed class SessionGate
     private const int Caller = 1;
     private const int Closed = 2;
     private const int Background = 3;
+    private readonly DisposeOnce _closing = new();
     private int _state;
     private int _owner;
 
@@ -57,47 +61,47 @@ internal sealed class SessionGate
         Volatile.Write(ref _state, Idle);
     }
 
-    /// <summary>Waits for the party inside to leave, closes the gate and runs <paramref name="dispose"/> once; false when already closed.</summary>
+    /// <summary>
+    /// Waits for the party inside to leave, closes the gate and runs <paramref name="dispose"/>, once: a later or
+    /// concurrent close waits until that dispose has run (and does not see its exception).
+    /// </summary>
     /// <exception cref="InvalidOperationException">Called from inside one of the session's own calls (it would wait for itself).</exception>
-    public bool Close(Action dispose)
+    public void Close(Action dispose)
     {
         ThrowIfInsideOwnCall();
-        var spin = default(SpinWait);
-        bool? closed;
-        while ((closed = TryClose(dispose)) is null)
+        _closing.Run(() =>
         {
-            spin.SpinOnce(sleep1Threshold: 20);
-        }
-
-        return closed.Value;
+            var spin = default(SpinWait);
+            while (!TryClose(dispose))
+            {
+                spin.SpinOnce(sleep1Threshold: 20);
+            }
+        });
     }
 
     /// <inheritdoc cref="Close"/>
-    public async ValueTask<bool> CloseAsync(Action dispose)
+    public async ValueTask CloseAsync(Action dispose)
     {
         ThrowIfInsideOwnCall();
-        bool? closed;
-        while ((closed = TryClose(dispose)) is null)
+        await _closing.RunAsync(async () =>
         {
-            await Task.Delay(1).ConfigureAwait(false);
-        }
-
-        return closed.Value;
+            while (!TryClose(dispose))
+            {
+                await Task.Delay(1).ConfigureAwait(false);
+            }
+        }).ConfigureAwait(false);
     }
 
-    /// <summary>Closes an idle gate and disposes (true), reports it closed already (false), or says someone is inside (null).</summary>
-    private bool? TryClose(Action dispose)
+    /// <summary>Closes an idle gate and disposes (true), or says someone is inside (false). Only the one close that began runs it.</summary>
+    private bool TryClose(Action dispose)
     {
-        switch (Interlocked.CompareExchange(ref _state, Closed, Idle))
+        if (Interlocked.CompareExchange(ref _state, Closed, Idle) != Idle)
         {
-            case Idle:
-                dispose();
-                return true;
-            case Closed:
-                return false;
-            default:
-                return null;
+            return false;
         }
+
+        dispose();
+        return true;
     }
 
     private void ThrowIfInsideOwnCall()

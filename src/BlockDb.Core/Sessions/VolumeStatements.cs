@@ -37,7 +37,7 @@ internal sealed class VolumeStatements
         var (self, name, state) = s;
         if (self.IdOf(name) is { } existing)
         {
-            throw new BlockDbConflictException($"A volume named '{name}' exists already (ID {existing}); volume names are unique.");
+            throw new BlockDbConflictException($"A volume named {Quoted.Value(name)} exists already (ID {existing}); volume names are unique.");
         }
 
         self._insert.BindText(1, name);

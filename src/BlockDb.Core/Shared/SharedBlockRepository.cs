@@ -8,9 +8,9 @@ namespace BlockDb;
 /// reads, both owned by it alone. See <see cref="ISharedBlockRepository"/>.
 /// </summary>
 /// <remarks>
-/// Invariants: once <c>_disposed</c> is set no new call starts; <see cref="DisposeAsync"/> runs its work once (a second,
-/// concurrent dispose waits for the same task), lets queued writes commit and reads in flight end, and leaves no call
-/// pending.
+/// Invariants: once <c>_disposal</c> has begun no new call starts; <see cref="DisposeAsync"/> runs its work once (a
+/// second, concurrent dispose waits for it: <see cref="DisposeOnce"/>), lets queued writes commit and reads in flight
+/// end, and leaves no call pending.
 /// </remarks>
 internal sealed class SharedBlockRepository : ISharedBlockRepository
 {
@@ -20,9 +20,7 @@ internal sealed class SharedBlockRepository : ISharedBlockRepository
     private readonly Action<SharedBlockRepository> _onDisposed;
     private readonly GroupCommitWriter _writer;
     private readonly ReaderPool _readers;
-    private readonly Lock _disposeLock = new();
-    private Task? _disposing;
-    private int _disposed;
+    private readonly DisposeOnce _disposal = new();
 
     public SharedBlockRepository(SqliteBlockDatabase database, GroupCommitOptions options, Action<SharedBlockRepository> onDisposed)
     {
@@ -179,19 +177,7 @@ internal sealed class SharedBlockRepository : ISharedBlockRepository
     public void Dispose() => DisposeAsync().AsTask().GetAwaiter().GetResult();
 
     /// <summary>Stops taking calls, waits for queued writes to commit and reads in flight to end, then closes every connection. A second, concurrent dispose waits for the same work.</summary>
-    public ValueTask DisposeAsync()
-    {
-        lock (_disposeLock)
-        {
-            if (_disposing is null)
-            {
-                Volatile.Write(ref _disposed, 1);
-                _disposing = DisposeCoreAsync();
-            }
-
-            return new(_disposing);
-        }
-    }
+    public ValueTask DisposeAsync() => _disposal.RunAsync(DisposeCoreAsync);
 
     /// <summary>A writer call without a result as one with a result, for the queue (the writer session completes synchronously).</summary>
     private static ValueTask<bool> Done(ValueTask call)
@@ -204,7 +190,7 @@ internal sealed class SharedBlockRepository : ISharedBlockRepository
     internal static ObjectDisposedException Disposed() =>
         new(nameof(ISharedBlockRepository), "The shared BlockDb repository was disposed; this call did not run.");
 
-    private async Task DisposeCoreAsync()
+    private async ValueTask DisposeCoreAsync()
     {
         // Readers are woken and drained while the writer commits what is queued.
         var readers = _readers.DisposeAsync().AsTask();
@@ -229,7 +215,7 @@ internal sealed class SharedBlockRepository : ISharedBlockRepository
 
         try
         {
-            if (Volatile.Read(ref _disposed) != 0)
+            if (_disposal.Begun)
             {
                 throw Disposed();
             }

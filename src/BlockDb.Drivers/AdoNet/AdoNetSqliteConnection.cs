@@ -49,7 +49,7 @@ public abstract class AdoNetSqliteConnection : ISqliteConnection
         catch (Exception e)
         {
             connection.Dispose();
-            if (translate(e, $"opening '{path}'") is { } translated)
+            if (translate(e, $"opening {Quoted.Path(path)}") is { } translated)
             {
                 throw translated;
             }
@@ -124,6 +124,20 @@ public abstract class AdoNetSqliteConnection : ISqliteConnection
             throw translated;
         }
     }
+
+    /// <summary>
+    /// Runs SQL text without the provider's own retries of <c>SQLITE_BUSY</c> (see
+    /// <see cref="ISqliteConnection.ExecuteWithoutRetry"/>). The default runs <see cref="Execute"/>, which retries until
+    /// the provider's command timeout: a provider that can reach its native handle overrides it with one
+    /// <c>sqlite3_exec</c>.
+    /// </summary>
+    /// <param name="sql">SQL text built only from BlockDb's constants and validated typed values.</param>
+    /// <exception cref="BlockDbException">SQLite failed; the exception keeps its result code.</exception>
+    public virtual void ExecuteWithoutRetry(string sql) => Execute(sql);
+
+    /// <summary>Throws <see cref="ObjectDisposedException"/> once the connection is disposed (for a subclass's own calls on the native handle).</summary>
+    /// <exception cref="ObjectDisposedException">The connection is disposed.</exception>
+    protected void ThrowIfDisposed() => ObjectDisposedException.ThrowIf(_disposed, this);
 
     /// <inheritdoc />
     public string? QueryText(string sql)

@@ -110,11 +110,11 @@ internal static class PgSchema
             if (hasTables)
             {
                 throw new BlockDbFormatException(
-                    $"The database '{server}' holds a \"Block\", \"Blockset\" or \"BlocksetEntry\" table without BlockDb's \"BlockDbSettings\": another application's schema. BlockDb leaves it untouched; point BlockDb at another database or schema (Search Path).");
+                    $"The database {Quoted.Value(server)} holds a \"Block\", \"Blockset\" or \"BlocksetEntry\" table without BlockDb's \"BlockDbSettings\": another application's schema. BlockDb leaves it untouched; point BlockDb at another database or schema (Search Path).");
             }
 
             return readOnly
-                ? throw new BlockDbFormatException($"The database '{server}' holds no BlockDb index, and BlockDb:ReadOnly = true cannot create one; open it once without ReadOnly.")
+                ? throw new BlockDbFormatException($"The database {Quoted.Value(server)} holds no BlockDb index, and BlockDb:ReadOnly = true cannot create one; open it once without ReadOnly.")
                 : false;
         }
 
@@ -137,22 +137,22 @@ internal static class PgSchema
     {
         if (!settings.TryGetValue("Application", out var application) || application != Application)
         {
-            throw new BlockDbFormatException($"The database '{server}' has a \"BlockDbSettings\" table that is not BlockDb's (Application = '{application}'); BlockDb leaves it untouched.");
+            throw new BlockDbFormatException($"The database {Quoted.Value(server)} has a \"BlockDbSettings\" table that is not BlockDb's (Application = {Quoted.Value(application)}); BlockDb leaves it untouched.");
         }
 
         if (!settings.TryGetValue("SchemaVersion", out var text) || !int.TryParse(text, NumberStyles.None, CultureInfo.InvariantCulture, out var version) || version < 1)
         {
-            throw new BlockDbFormatException($"The database '{server}' records BlockDb schema version '{text}', which is not a version; BlockDb leaves it untouched.");
+            throw new BlockDbFormatException($"The database {Quoted.Value(server)} records BlockDb schema version {Quoted.Value(text)}, which is not a version; BlockDb leaves it untouched.");
         }
 
         if (version > Version)
         {
-            throw new BlockDbFormatException($"The database '{server}' was written by a newer BlockDb (schema version {version}; this build reads up to {Version}); upgrade BlockDb. The database is left untouched.");
+            throw new BlockDbFormatException($"The database {Quoted.Value(server)} was written by a newer BlockDb (schema version {version}; this build reads up to {Version}); upgrade BlockDb. The database is left untouched.");
         }
 
         if (!settings.TryGetValue("BlockLayout", out var layout) || layout != nameof(BlockLayout.BlobHash))
         {
-            throw new BlockDbFormatException($"The database '{server}' records the block layout '{layout}', which the PostgreSQL provider does not know (it writes {nameof(BlockLayout.BlobHash)}); BlockDb leaves it untouched.");
+            throw new BlockDbFormatException($"The database {Quoted.Value(server)} records the block layout {Quoted.Value(layout)}, which the PostgreSQL provider does not know (it writes {nameof(BlockLayout.BlobHash)}); BlockDb leaves it untouched.");
         }
     }
 }

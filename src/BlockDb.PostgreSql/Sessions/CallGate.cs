@@ -1,14 +1,18 @@
+using BlockDb.Drivers;
+
 namespace BlockDb.PostgreSql.Sessions;
 
 /// <summary>
 /// A session's one-call-at-a-time gate, for calls that really wait on the network. Invariant: at most one party is
 /// inside, a caller's call or the session's background work (the batch-age commit); once closed no one enters again.
 /// A caller that meets background work waits for it without blocking a thread; a caller that meets another caller is
-/// misusing the session and is told so at once; closing waits for whoever is inside.
+/// misusing the session and is told so at once; closing waits for whoever is inside, and every close (a second one
+/// racing the first included) returns only once the first one's dispose has run (<see cref="DisposeOnce"/>).
 /// </summary>
 internal sealed class CallGate
 {
     private readonly Lock _lock = new();
+    private readonly DisposeOnce _closing = new();
     private State _state;
     private TaskCompletionSource? _left;
 
@@ -90,21 +94,21 @@ internal sealed class CallGate
         left?.TrySetResult();
     }
 
-    /// <summary>Waits for the party inside to leave and closes the gate; false when it was closed already.</summary>
-    public async ValueTask<bool> CloseAsync()
+    /// <summary>
+    /// Waits for the party inside to leave, closes the gate and runs <paramref name="dispose"/>, once: a later or
+    /// concurrent close waits until that dispose has ended (and does not see its exception).
+    /// </summary>
+    public ValueTask CloseAsync(Func<ValueTask> dispose) => _closing.RunAsync(async () =>
     {
         while (true)
         {
             Task wait;
             lock (_lock)
             {
-                switch (_state)
+                if (_state == State.Idle)
                 {
-                    case State.Idle:
-                        _state = State.Closed;
-                        return true;
-                    case State.Closed:
-                        return false;
+                    _state = State.Closed;
+                    break;
                 }
 
                 wait = (_left ??= new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously)).Task;
@@ -112,5 +116,7 @@ internal sealed class CallGate
 
             await wait.ConfigureAwait(false);
         }
-    }
+
+        await dispose().ConfigureAwait(false);
+    });
 }

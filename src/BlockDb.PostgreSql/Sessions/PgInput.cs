@@ -90,7 +90,7 @@ internal static class PgInput
             var key = blocks[i];
             if (!BlockHash.IsValid(key.Hash) || key.Size < 1)
             {
-                throw new ArgumentException($"Block {i} of the blockset is invalid: hash '{key.Hash}', size {key.Size}; give a base64 hash with '=' padding and a size of 1 byte or more.", nameof(blocks));
+                throw new ArgumentException($"Block {i} of the blockset is invalid: hash {Quoted.Value(key.Hash)} ({key.Hash?.Length ?? 0:N0} characters), size {key.Size}; give a base64 hash with '=' padding and a size of 1 byte or more.", nameof(blocks));
             }
 
             hashes[i] = Convert.FromBase64String(key.Hash);

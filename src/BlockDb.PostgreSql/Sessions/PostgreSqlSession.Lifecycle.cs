@@ -55,10 +55,10 @@ internal sealed partial class PostgreSqlSession
     public ValueTask<long> RegisterVolumeAsync(string name, VolumeState state = VolumeState.Temporary, CancellationToken cancellationToken = default)
     {
         VolumeStateRules.ValidateName(name);
-        VolumeStateRules.ValidateState(state);
+        VolumeStateRules.ValidateNewState(state);
         return CallAsync(
             async ct => await WriteAsync(nameof(RegisterVolumeAsync), (c, t, token) => PgLifecycleOps.RegisterVolumeAsync(c, t, name, state, token), static id => id is not null, ct).ConfigureAwait(false)
-                ?? throw new BlockDbConflictException($"A volume named '{name}' exists already; volume names are unique."),
+                ?? throw new BlockDbConflictException($"A volume named {Quoted.Value(name)} exists already; volume names are unique."),
             cancellationToken);
     }
 

@@ -241,13 +241,10 @@ internal sealed partial class PostgreSqlSession : IBlockRepository
 
     /// <summary>Waits for a call in flight, ends the open batch as <see cref="BatchingOptions.OnDispose"/> says, and gives the connection back to the pool.</summary>
     /// <exception cref="BlockDbBatchRolledBackException">The final commit (or an earlier age commit) failed: those writes are not on the server.</exception>
-    public async ValueTask DisposeAsync()
-    {
-        if (!await _gate.CloseAsync().ConfigureAwait(false))
-        {
-            return;
-        }
+    public ValueTask DisposeAsync() => _gate.CloseAsync(DisposeCoreAsync);
 
+    private async ValueTask DisposeCoreAsync()
+    {
         try
         {
             if (_ageTimer is not null)

@@ -59,10 +59,10 @@ internal sealed partial class PostgreSqlSharedRepository
     public async ValueTask<long> RegisterVolumeAsync(string name, VolumeState state = VolumeState.Temporary, CancellationToken cancellationToken = default)
     {
         VolumeStateRules.ValidateName(name);
-        VolumeStateRules.ValidateState(state);
+        VolumeStateRules.ValidateNewState(state);
         _context.RequireWritable(nameof(RegisterVolumeAsync));
         var id = await RunAsync(nameof(RegisterVolumeAsync), (c, ct) => PgLifecycleOps.RegisterVolumeAsync(c, null, name, state, ct), false, cancellationToken).ConfigureAwait(false);
-        return Acknowledge(id ?? throw new BlockDbConflictException($"A volume named '{name}' exists already; volume names are unique."));
+        return Acknowledge(id ?? throw new BlockDbConflictException($"A volume named {Quoted.Value(name)} exists already; volume names are unique."));
     }
 
     public async ValueTask SetVolumeStateAsync(long volumeId, VolumeState state, long? size = null, CancellationToken cancellationToken = default)

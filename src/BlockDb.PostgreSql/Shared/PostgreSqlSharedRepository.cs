@@ -12,7 +12,7 @@ namespace BlockDb.PostgreSql.Shared;
 /// </summary>
 /// <remarks>
 /// <see cref="GroupCommitOptions.MaxReaders"/>, when set, bounds the connections it uses at once (reads and writes);
-/// otherwise the pool's <c>Maximum Pool Size</c> does. Invariants: once <c>_disposed</c> is set no call starts;
+/// otherwise the pool's <c>Maximum Pool Size</c> does. Invariants: once <c>_disposal</c> has begun no call starts;
 /// <see cref="DisposeAsync"/> waits for every call that started (<c>_inFlight</c>) and returns only when none is left.
 /// </remarks>
 internal sealed partial class PostgreSqlSharedRepository : ISharedBlockRepository
@@ -21,9 +21,9 @@ internal sealed partial class PostgreSqlSharedRepository : ISharedBlockRepositor
     private readonly SemaphoreSlim? _slots;
     private readonly Action<PostgreSqlSharedRepository> _onDisposed;
     private readonly TaskCompletionSource _drained = new(TaskCreationOptions.RunContinuationsAsynchronously);
+    private readonly DisposeOnce _disposal = new();
     private long _acknowledged;
     private int _inFlight = 1; // the repository's own reference, released by dispose
-    private int _disposed;
     private int _calls;
 
     public PostgreSqlSharedRepository(PgContext context, Action<PostgreSqlSharedRepository> onDisposed)
@@ -136,15 +136,11 @@ internal sealed partial class PostgreSqlSharedRepository : ISharedBlockRepositor
     public void Dispose() => DisposeAsync().AsTask().GetAwaiter().GetResult();
 
     /// <summary>Refuses new calls, waits for every call in flight to end, then returns; a second dispose waits the same way.</summary>
-    public async ValueTask DisposeAsync()
+    public ValueTask DisposeAsync() => _disposal.RunAsync(() =>
     {
-        if (Interlocked.Exchange(ref _disposed, 1) == 0)
-        {
-            Release();
-        }
-
-        await _drained.Task.ConfigureAwait(false);
-    }
+        Release();
+        return new ValueTask(_drained.Task);
+    });
 
     private long Acknowledge(long id)
     {
@@ -204,7 +200,7 @@ internal sealed partial class PostgreSqlSharedRepository : ISharedBlockRepositor
         Exception? failure = null;
         try
         {
-            if (Volatile.Read(ref _disposed) != 0)
+            if (_disposal.Begun)
             {
                 throw new ObjectDisposedException(nameof(ISharedBlockRepository), "The shared BlockDb repository was disposed; this call did not run.");
             }

@@ -1,0 +1,129 @@
+using System.Collections.Concurrent;
+
+namespace BlockDb.Tests.Disposal;
+
+/// <summary>
+/// Every dispose returns only when the object is released, not only the first: two <c>DisposeAsync</c> calls and a
+/// <c>Dispose</c> on another thread race while a long call runs, and as each returns the call must have ended and (on
+/// SQLite) no descriptor of the file may be open; a session's batch must be committed.
+/// </summary>
+public sealed class ConcurrentDisposeTests : ConformanceTestBase
+{
+    /// <summary>Blocks of the long call: one select-xor-insert call of this many new blocks runs for seconds.</summary>
+    private const int Blocks = 300_000;
+
+    /// <summary>Each SQLite provider (the default layout: the race does not depend on it) and PostgreSQL when its test server runs.</summary>
+    public static TheoryData<string, BlockLayout> Providers()
+    {
+        var data = new TheoryData<string, BlockLayout>();
+        foreach (var provider in BlockDbProviders.Names)
+        {
+            data.Add(provider, BlockLayout.KeyMap);
+        }
+
+        if (PostgreSqlServer.Included)
+        {
+            data.Add(BlockDbProviders.PostgreSql, BlockLayout.BlobHash);
+        }
+
+        return data;
+    }
+
+    [Theory]
+    [MemberData(nameof(Providers))]
+    public async Task Every_concurrent_dispose_of_the_database_returns_only_after_the_call_in_flight_ended_and_the_file_is_closed(string provider, BlockLayout layout)
+    {
+        Use(provider, layout);
+        var db = Open(o => o.Batching.CommitEvery = 0);
+        var session = await db.OpenSessionAsync();
+        var call = await StartLongCall(session);
+
+        var problems = await RaceDisposes(db.DisposeAsync, db.Dispose, () => Task.FromResult(
+            !call.IsCompleted ? "the call in flight was still running"
+            : OpenDescriptors() is > 0 and var open ? $"{open} descriptors of the file were still open"
+            : null));
+
+        Assert.True(problems.Count == 0, string.Join("; ", problems));
+        await call; // ended, whether it completed or was refused
+    }
+
+    [Theory]
+    [MemberData(nameof(Providers))]
+    public async Task Every_concurrent_dispose_of_a_session_returns_only_after_its_batch_ended_and_its_connection_closed(string provider, BlockLayout layout)
+    {
+        Use(provider, layout);
+        await using var db = Open(o => { o.Batching.CommitEvery = 0; o.Batching.CommitAfterMilliseconds = null; o.Batching.OnDispose = DisposeBehavior.Commit; });
+        var session = await db.OpenSessionAsync();
+        var call = await StartLongCall(session);
+
+        var problems = await RaceDisposes(session.DisposeAsync, session.Dispose, () => Task.FromResult(
+            !call.IsCompleted ? "the call in flight was still running"
+            : session.PendingWrites is > 0 and var pending ? $"{pending} writes of its batch were not committed yet"
+            : OpenDescriptors() is > 0 and var open ? $"{open} descriptors of the file were still open"
+            : null));
+
+        Assert.True(problems.Count == 0, string.Join("; ", problems));
+        await call;
+        await using var check = await db.OpenSessionAsync();
+        Assert.Equal(Blocks, (await check.GetCountsAsync()).Blocks);
+    }
+
+    [Theory]
+    [MemberData(nameof(Providers))]
+    public async Task Every_concurrent_dispose_of_a_shared_repository_returns_only_after_its_queued_writes_ended(string provider, BlockLayout layout)
+    {
+        Use(provider, layout);
+        await using var db = Open();
+        var shared = db.OpenSharedRepository();
+        // Writes straight to the queue (a select-xor-insert's own task completes one continuation after its write's).
+        var writes = Enumerable.Range(0, 5000).Select(i => shared.InsertBlockAsync(TestData.Hash(i), 1 + i).AsTask()).ToArray();
+
+        var problems = await RaceDisposes(shared.DisposeAsync, shared.Dispose, () => Task.FromResult(
+            writes.Count(w => !w.IsCompleted) is > 0 and var pending ? $"{pending} of its {writes.Length} writes were still pending" : null));
+
+        Assert.True(problems.Count == 0, string.Join("; ", problems));
+        await Task.WhenAll(writes); // queued before the dispose: every one committed
+    }
+
+    /// <summary>Starts one select-xor-insert call of <see cref="Blocks"/> new blocks on a thread of its own and returns once it has run for a while.</summary>
+    private static async Task<Task> StartLongCall(IBlockRepository session)
+    {
+        var keys = Enumerable.Range(0, Blocks).Select(i => TestData.Binary(i, 1 + (i % 1000))).ToArray();
+        var results = new SelectXorInsertResult[Blocks];
+        var running = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        var call = Task.Run(async () =>
+        {
+            running.SetResult();
+            await session.SelectXorInsertAsync(keys, results);
+        });
+        await running.Task;
+        await Task.Delay(200);
+        Assert.False(call.IsCompleted, "the call ended before the disposes began: it must be longer for this test to mean anything");
+        return call;
+    }
+
+    /// <summary>
+    /// Two <c>DisposeAsync</c> calls and a <c>Dispose</c> on another thread at once; as each returns, <paramref name="problem"/>
+    /// says what was not yet released (null: nothing). Returns every problem seen.
+    /// </summary>
+    private static async Task<List<string>> RaceDisposes(Func<ValueTask> disposeAsync, Action dispose, Func<Task<string?>> problem)
+    {
+        var problems = new ConcurrentQueue<string>();
+        async Task Run(string who, Func<Task> disposal)
+        {
+            await disposal();
+            if (await problem() is { } seen)
+            {
+                problems.Enqueue($"{who} returned while {seen}");
+            }
+        }
+
+        await Task.WhenAll(
+            Run("the first DisposeAsync", () => disposeAsync().AsTask()),
+            Run("a second DisposeAsync", () => disposeAsync().AsTask()),
+            Run("Dispose on another thread", () => Task.Run(dispose))).WaitAsync(TimeSpan.FromMinutes(3));
+        return [.. problems];
+    }
+
+    private int OpenDescriptors() => IsServer ? 0 : new[] { "", "-wal", "-shm" }.Sum(suffix => ProcessFiles.Descriptors(DbPath + suffix));
+}

@@ -1,0 +1,69 @@
+using static BlockDb.Tests.ErrorMessages.HugeInput;
+
+namespace BlockDb.Tests.ErrorMessages;
+
+/// <summary>
+/// A huge argument to a repository call gives a short error message, on every provider and layout, through a session
+/// and the shared repository: the value is quoted through one bounded formatter, never whole.
+/// </summary>
+public sealed class HugeInputConformanceTests : ConformanceTestBase
+{
+    /// <summary><see cref="ConformanceTestBase.ProviderMatrix"/> × a session or the shared repository.</summary>
+    public static IEnumerable<object[]> ProviderMatrixWithRepositories() =>
+        from pair in ProviderMatrix()
+        from repository in new[] { "session", "shared" }
+        select new object[] { pair[0], pair[1], repository };
+
+    [Theory]
+    [MemberData(nameof(ProviderMatrixWithRepositories))]
+    public async Task A_huge_hash_in_a_blockset_gives_a_short_message(string provider, BlockLayout layout, string repository)
+    {
+        Use(provider, layout);
+        await OnEach(repository, async (reader, writer) =>
+        {
+            var e = await Assert.ThrowsAsync<ArgumentException>(async () => await writer.AddBlocksetAsync([new BlockKey(Huge, 1)]));
+            AssertShort(e);
+            Assert.Contains("10,485,760 characters", e.Message, StringComparison.Ordinal);
+            Assert.Equal(0, (await reader.GetCountsAsync()).Blocksets);
+        });
+    }
+
+    [Theory]
+    [MemberData(nameof(ProviderMatrixWithRepositories))]
+    public async Task Every_call_that_takes_a_hash_or_a_name_gives_a_short_message_for_a_huge_one(string provider, BlockLayout layout, string repository)
+    {
+        Use(provider, layout);
+        await OnEach(repository, async (reader, writer) =>
+        {
+            var id = (await writer.SelectXorInsertAsync(TestData.Hash(1), 1)).Id;
+            AssertShort(await Assert.ThrowsAsync<ArgumentException>(async () => await writer.AddBlocksetAsync([new BlockKey(TestData.Hash(1), 1)], Huge)));
+            AssertShort(await Assert.ThrowsAsync<ArgumentException>(async () => await writer.AddBlocksetAsync([id], Huge)));
+            AssertShort(await Assert.ThrowsAsync<ArgumentException>(async () => await writer.SelectXorInsertAsync(Huge, 1)));
+            AssertShort(await Assert.ThrowsAsync<ArgumentException>(async () => await writer.InsertBlockAsync(Huge, 1)));
+            AssertShort(await Assert.ThrowsAsync<ArgumentException>(async () => await reader.FindBlockAsync(Huge, 1)));
+            AssertShort(await Assert.ThrowsAsync<ArgumentException>(async () => await reader.FindBlocksetAsync(Huge, 1)));
+            AssertShort(await Assert.ThrowsAsync<ArgumentException>(async () => await writer.RegisterVolumeAsync(Huge)));
+            AssertShort(await Assert.ThrowsAsync<ArgumentException>(async () => await reader.FindVolumeAsync(Huge)));
+
+            // The longest name a volume can have, registered twice: the conflict quotes it, bounded too.
+            var longest = new string('A', 1024);
+            await writer.RegisterVolumeAsync(longest);
+            AssertShort(await Assert.ThrowsAsync<BlockDbConflictException>(async () => await writer.RegisterVolumeAsync(longest)), 400);
+        });
+    }
+
+    private async Task OnEach(string repository, Func<IBlockReader, IBlockWriter, Task> test)
+    {
+        await using var db = Open(o => o.Batching.CommitEvery = 1);
+        if (repository == "session")
+        {
+            await using var session = await db.OpenSessionAsync();
+            await test(session, session);
+        }
+        else
+        {
+            await using var shared = db.OpenSharedRepository();
+            await test(shared, shared);
+        }
+    }
+}
