@@ -77,15 +77,25 @@ else
   step "consumer on PostgreSql: skipped (BLOCKDB_TEST_POSTGRES is not set)"
 fi
 
-step "a missing runtime piece: the consumer without Mono.Data.Sqlite.dll, provider SystemData"
-cp -r "$work/Consumer" "$work/Consumer-no-mono"
-rm "$work/Consumer-no-mono/Mono.Data.Sqlite.dll"
-BlockDb__Provider=SystemData BlockDb__DataSource="$db" Consumer__Expect=ConfigurationError "$work/Consumer-no-mono/Consumer"
+step "a missing runtime piece: the consumer without System.Data.SQLite.dll, provider SystemData"
+cp -r "$work/Consumer" "$work/Consumer-no-sds"
+rm "$work/Consumer-no-sds/System.Data.SQLite.dll"
+BlockDb__Provider=SystemData BlockDb__DataSource="$db" Consumer__Expect=ConfigurationError Consumer__ExpectMessage="System.Data.SQLite" \
+  "$work/Consumer-no-sds/Consumer"
+
+step "a missing runtime piece: the consumer without the native libe_sqlite3, each SQLite provider"
+cp -r "$work/Consumer" "$work/Consumer-no-native"
+rm -r "$work/Consumer-no-native/runtimes"
+for provider in MicrosoftData SystemData PInvoke; do
+  BlockDb__Provider="$provider" BlockDb__DataSource="$work/no-native.db" Consumer__Expect=ConfigurationError \
+    Consumer__ExpectMessage="e_sqlite3|SQLitePCLRaw.bundle_e_sqlite3" "$work/Consumer-no-native/Consumer"
+done
+[ ! -e "$work/no-native.db" ] || { echo "a provider without its native library created $work/no-native.db" >&2; exit 1; }
 
 step "lean consumer (BlockDb.Core + BlockDb.PInvoke)"
 run PInvoke "$work/lean.db" "" "$lean"
 BlockDb__Provider=MicrosoftData BlockDb__DataSource="$work/lean.db" Consumer__Expect=ConfigurationError "$lean"
-if ls "$work/LeanConsumer" | grep -q -E '^(Mono\.Data\.Sqlite|Npgsql|Microsoft\.Data\.Sqlite)\.dll$'; then
+if ls "$work/LeanConsumer" | grep -q -E '^(System\.Data\.SQLite|Npgsql|Microsoft\.Data\.Sqlite)\.dll$'; then
   echo "the lean consumer's output holds another provider's assemblies:" >&2
   ls "$work/LeanConsumer" >&2
   exit 1

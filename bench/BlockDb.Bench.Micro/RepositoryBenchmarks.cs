@@ -186,7 +186,7 @@ public class MicrosoftDataBenchmarks : RepositoryBenchmarks
     protected override string Provider => "MicrosoftData";
 }
 
-/// <summary>System.Data.SQLite's design, on Mono.Data.Sqlite.</summary>
+/// <summary>The System.Data.SQLite package (2.x).</summary>
 public class SystemDataBenchmarks : RepositoryBenchmarks
 {
     protected override string Provider => "SystemData";

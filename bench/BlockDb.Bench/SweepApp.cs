@@ -79,7 +79,7 @@ internal static class SweepApp
         CsvReport.Write(s.OutDir, plan, summaries, runner.Results);
         if (s.Plots)
         {
-            var (pngs, note) = GnuplotReport.Write(s.OutDir, report);
+            var (pngs, note) = PlotReport.Write(s.OutDir, report);
             report.PlotFiles = pngs;
             report.PlotNote = note;
             Console.WriteLine(note);

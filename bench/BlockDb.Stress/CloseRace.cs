@@ -9,11 +9,16 @@ namespace BlockDb.Stress;
 /// threads' connections take and release write locks, through BlockDb's drivers (every provider named, round robin).
 /// Run under the <c>lockdrop</c> probe (tests/BlockDb.Tests/Native/lockdrop.c, LD_PRELOAD), which reports every close
 /// of the file while the process holds a lock on it. It starts with one deliberate such close, by .NET and not by
-/// SQLite, so a run shows the probe is watching; every other report is a close that dropped a lock.
+/// SQLite, so a run shows the probe is watching; every other report is a close that dropped a lock. It runs for the
+/// duration asked, and on until there were at least <see cref="Enough"/> opens and commits to race (a loaded machine,
+/// or a provider whose open is slower, gets them later), up to ten times the duration.
 /// </summary>
-internal static class CloseRace
+public static class CloseRace
 {
-    public static int Run(string path, IReadOnlyList<string> providers, TimeSpan duration)
+    /// <summary>The opens and the commits a run goes on for, beyond its duration, so there are closes to race (CloseGuardTests asks for as many).</summary>
+    public const int Enough = 100;
+
+    internal static int Run(string path, IReadOnlyList<string> providers, TimeSpan duration)
     {
         var drivers = providers.Select(BlockDbProviders.Get).ToList();
         using (var setup = drivers[0].Open(new SqliteOpenOptions(path, SqliteOpenMode.ReadWriteCreate, 5000)))
@@ -27,8 +32,16 @@ internal static class CloseRace
             Output.Line("CONTROL closed a descriptor of the file while a write transaction held its lock");
         }
 
-        var deadline = Stopwatch.GetTimestamp() + (long)(duration.TotalSeconds * Stopwatch.Frequency);
+        var start = Stopwatch.GetTimestamp();
+        var deadline = start + (long)(duration.TotalSeconds * Stopwatch.Frequency);
+        var cap = start + (long)(10 * duration.TotalSeconds * Stopwatch.Frequency);
         long opens = 0, commits = 0, busy = 0;
+        bool Running()
+        {
+            var now = Stopwatch.GetTimestamp();
+            return now < deadline || (now < cap && (Interlocked.Read(ref opens) < Enough || Interlocked.Read(ref commits) < Enough));
+        }
+
         var threads = new List<Thread>();
         for (var i = 0; i < drivers.Count; i++)
         {
@@ -38,7 +51,7 @@ internal static class CloseRace
             {
                 using var connection = driver.Open(new SqliteOpenOptions(path, SqliteOpenMode.ReadWrite, 5000));
                 connection.Execute("PRAGMA busy_timeout = 5000");
-                while (Stopwatch.GetTimestamp() < deadline)
+                while (Running())
                 {
                     try
                     {
@@ -69,7 +82,7 @@ internal static class CloseRace
             threads.Add(new Thread(() =>
             {
                 var round = seed;
-                while (Stopwatch.GetTimestamp() < deadline)
+                while (Running())
                 {
                     try
                     {
@@ -102,7 +115,7 @@ internal static class CloseRace
     /// the file otherwise unopened in the process, then with a second connection held open beside them; prints the
     /// mean microseconds per open-read-close of each.
     /// </summary>
-    public static int Cost(string path, string provider, int rounds)
+    internal static int Cost(string path, string provider, int rounds)
     {
         var driver = BlockDbProviders.Get(provider);
         using (var setup = driver.Open(new SqliteOpenOptions(path, SqliteOpenMode.ReadWriteCreate, 1000)))

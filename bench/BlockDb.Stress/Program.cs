@@ -11,6 +11,8 @@ using BlockDb.Stress;
 //   open <db> <provider> <startAtUtcTicks>                one first open at a given moment (started by measure)
 //   closerace <db> <providers,...> <seconds>              connections closing beside others' locks (run under lockdrop.so)
 //   closecost <db> <provider> <rounds>                    microseconds per open-read-close, alone and beside another connection
+//   closelog <db> <provider>                              SQLite's error log around closes (ProviderProbe.CloseLog)
+//   tryopen <db> <provider>                               open an index and read the native version, printing any error
 if (args.Length >= 1 && args[0] == "measure")
 {
     return await Measure.RunAsync(
@@ -31,6 +33,16 @@ if (args.Length == 4 && args[0] == "closerace")
 if (args.Length == 4 && args[0] == "closecost")
 {
     return CloseRace.Cost(args[1], args[2], int.Parse(args[3], CultureInfo.InvariantCulture));
+}
+
+if (args is ["closelog", var logPath, var logProvider])
+{
+    return ProviderProbe.CloseLog(logPath, logProvider);
+}
+
+if (args is ["tryopen", var openPath, var openProvider])
+{
+    return await ProviderProbe.OpenAsync(openPath, openProvider);
 }
 
 if (args.Length >= 1 && args[0] == "soak")

@@ -6,7 +6,9 @@
 //   BlockDb__ConnectionString  the server, for PostgreSql
 //   Consumer__ReopenWith    after writing, reopen the index with this other provider and read it back
 //   Consumer__Expect        "ConfigurationError": the provider must fail to load with BlockDbConfigurationException
-//                           naming it and what to install (a lean application, a missing Mono.Data.Sqlite.dll)
+//                           naming it and what to install (a lean application, a missing System.Data.SQLite.dll, a
+//                           missing native e_sqlite3 library)
+//   Consumer__ExpectMessage with ConfigurationError: texts the message must also contain, separated by '|'
 //
 // Steps: open (services.AddBlockDb(configuration)), read back every blockset earlier runs wrote, select-xor-insert
 // blocks shared by all runs and blocks of its own (Created must say whether the block was there), add a blockset,
@@ -28,7 +30,7 @@ try
 {
     if (string.Equals(consumer["Expect"], "ConfigurationError", StringComparison.OrdinalIgnoreCase))
     {
-        return await ExpectConfigurationErrorAsync(configuration, provider);
+        return await ExpectConfigurationErrorAsync(configuration, provider, consumer["ExpectMessage"]?.Split('|') ?? []);
     }
 
     await using (var services = Register(configuration))
@@ -133,8 +135,9 @@ static async Task<(long BlocksetId, IReadOnlyList<long> BlockIds)> WriteAsync(IB
     return (blocksetId, ids);
 }
 
-// The provider must fail to load with BlockDbConfigurationException naming it (never a type-initializer crash).
-static async Task<int> ExpectConfigurationErrorAsync(IConfiguration configuration, string provider)
+// The provider must fail to load with BlockDbConfigurationException naming it and the expected texts (never a
+// type-initializer crash or a DllNotFoundException).
+static async Task<int> ExpectConfigurationErrorAsync(IConfiguration configuration, string provider, string[] texts)
 {
     try
     {
@@ -143,7 +146,8 @@ static async Task<int> ExpectConfigurationErrorAsync(IConfiguration configuratio
         Console.Error.WriteLine($"consumer: FAILED: provider {db.ProviderName} loaded, a BlockDbConfigurationException was expected");
         return 1;
     }
-    catch (BlockDbConfigurationException e) when (e.Message.Contains(provider, StringComparison.OrdinalIgnoreCase))
+    catch (BlockDbConfigurationException e) when (e.Message.Contains(provider, StringComparison.OrdinalIgnoreCase)
+        && texts.All(t => e.Message.Contains(t, StringComparison.Ordinal)))
     {
         Console.WriteLine($"consumer: ok, as expected: {e.GetType().Name}: {e.Message}");
         return 0;

@@ -2,8 +2,9 @@
 // validation that needs no network: each .nupkg has its id, the expected version, a description, the MIT licence
 // expression, a readme that is in the package, the project and repository URLs and the commit; each library has a
 // .snupkg whose pdbs carry SourceLink (every document mapped to the repository URL or embedded) and deterministic
-// paths; BlockDb.SystemData and BlockDb.Tool ship Mono.Data.Sqlite.dll with its notices; BlockDb.Tool is a .NET tool
-// named blockdb.
+// paths; BlockDb.SystemData depends on the System.Data.SQLite package and carries no third-party assembly of its own,
+// BlockDb.Tool carries System.Data.SQLite.dll among its dependencies and no Mono.Data.Sqlite.dll; BlockDb.Tool is a
+// .NET tool named blockdb.
 //
 //   dotnet run eng/packaging/CheckPackages.cs -- <feed folder> <version> [<commit>]
 //
@@ -47,13 +48,33 @@ foreach (var id in libraries.Append(Tool))
     using (var package = ZipFile.OpenRead(path))
     {
         CheckNuspec(id, package, problems);
-        if (id is "BlockDb.SystemData" or Tool)
+        if (id == "BlockDb.SystemData")
         {
-            var dll = id == Tool ? "tools/net10.0/any/Mono.Data.Sqlite.dll" : "lib/net10.0/Mono.Data.Sqlite.dll";
-            foreach (var entry in new[] { dll, "THIRD-PARTY-NOTICES.txt", "licenses/Mono.Data.Sqlite/copyright" })
+            // The provider's own assembly only: System.Data.SQLite and the native e_sqlite3 come as package dependencies.
+            var foreign = package.Entries.Where(e => e.FullName.EndsWith(".dll", StringComparison.OrdinalIgnoreCase)
+                && !e.FullName.EndsWith("/BlockDb.SystemData.dll", StringComparison.Ordinal)).Select(e => e.FullName).ToList();
+            if (foreign.Count > 0)
             {
-                Require(package, entry, problems);
+                problems.Add($"ships assemblies that are not its own: {string.Join(", ", foreign)}");
             }
+
+            foreach (var dependency in new[] { "System.Data.SQLite", "SQLitePCLRaw.bundle_e_sqlite3" })
+            {
+                if (!Dependencies(package).Contains(dependency))
+                {
+                    problems.Add($"does not depend on the {dependency} package");
+                }
+            }
+        }
+
+        if (id == Tool)
+        {
+            Require(package, "tools/net10.0/any/System.Data.SQLite.dll", problems);
+        }
+
+        if (package.Entries.FirstOrDefault(e => e.FullName.Contains("Mono.Data.Sqlite", StringComparison.OrdinalIgnoreCase)) is { } mono)
+        {
+            problems.Add($"still carries {mono.FullName}");
         }
 
         if (id == Tool)
@@ -147,6 +168,13 @@ void CheckNuspec(string id, ZipArchive package, List<string> problems)
             problems.Add(problem);
         }
     }
+}
+
+HashSet<string> Dependencies(ZipArchive package)
+{
+    var entry = package.Entries.Single(e => !e.FullName.Contains('/') && e.FullName.EndsWith(".nuspec", StringComparison.OrdinalIgnoreCase));
+    using var stream = entry.Open();
+    return [.. XDocument.Load(stream).Descendants().Where(e => e.Name.LocalName == "dependency").Select(e => e.Attribute("id")?.Value ?? string.Empty)];
 }
 
 void CheckPdb(ZipArchiveEntry entry, List<string> problems)

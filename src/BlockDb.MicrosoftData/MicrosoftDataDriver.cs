@@ -26,19 +26,25 @@ public sealed class MicrosoftDataDriver : ISqliteDriver
     public string Name => ProviderName;
 
     /// <inheritdoc />
+    /// <exception cref="BlockDbConfigurationException">The native <c>e_sqlite3</c> library cannot be loaded.</exception>
     public string NativeLibraryVersion
     {
         get
         {
+            SqliteNativeLibrary.Require(ProviderName, typeof(SQLitePCL.raw).Assembly);
             SQLitePCL.Batteries_V2.Init();
             return SQLitePCL.raw.sqlite3_libversion().utf8_to_string();
         }
     }
 
     /// <inheritdoc />
+    /// <exception cref="ArgumentNullException"><paramref name="options"/> is <see langword="null"/>.</exception>
+    /// <exception cref="BlockDbConfigurationException">The native <c>e_sqlite3</c> library cannot be loaded.</exception>
+    /// <exception cref="BlockDbException">SQLite failed to open the file.</exception>
     public ISqliteConnection Open(SqliteOpenOptions options)
     {
         ArgumentNullException.ThrowIfNull(options);
+        SqliteNativeLibrary.Require(ProviderName, typeof(SQLitePCL.raw).Assembly);
         return SqliteCloseGuard.Open(options, OpenUnguarded);
     }
 

@@ -26,19 +26,23 @@ public sealed class PInvokeDriver : ISqliteDriver
     public string Name => ProviderName;
 
     /// <inheritdoc />
-    /// <exception cref="DllNotFoundException">The native <c>e_sqlite3</c> library is not deployed with the application.</exception>
+    /// <exception cref="BlockDbConfigurationException">The native <c>e_sqlite3</c> library cannot be loaded.</exception>
     public string NativeLibraryVersion => s_nativeLibraryVersion ??= ReadLibraryVersion();
 
     /// <inheritdoc />
     /// <exception cref="ArgumentNullException"><paramref name="options"/> or its path is <see langword="null"/>.</exception>
     /// <exception cref="ArgumentOutOfRangeException">The open mode is not defined.</exception>
-    /// <exception cref="DllNotFoundException">The native <c>e_sqlite3</c> library is not deployed with the application.</exception>
+    /// <exception cref="BlockDbConfigurationException">The native <c>e_sqlite3</c> library cannot be loaded.</exception>
     public ISqliteConnection Open(SqliteOpenOptions options)
     {
         ArgumentNullException.ThrowIfNull(options);
+        SqliteNativeLibrary.Require(ProviderName, typeof(PInvokeDriver).Assembly);
         return SqliteCloseGuard.Open(options, PInvokeConnection.Open);
     }
 
-    private static unsafe string ReadLibraryVersion() =>
-        SqliteErrors.Utf8(NativeMethods.sqlite3_libversion()) ?? string.Empty;
+    private static unsafe string ReadLibraryVersion()
+    {
+        SqliteNativeLibrary.Require(ProviderName, typeof(PInvokeDriver).Assembly);
+        return SqliteErrors.Utf8(NativeMethods.sqlite3_libversion()) ?? string.Empty;
+    }
 }

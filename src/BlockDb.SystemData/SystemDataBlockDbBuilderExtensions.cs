@@ -3,7 +3,7 @@ using BlockDb.SystemData;
 
 namespace Microsoft.Extensions.DependencyInjection;
 
-/// <summary>Registers the SystemData provider (System.Data.SQLite (its Mono port, Mono.Data.Sqlite)) with BlockDb's dependency injection.</summary>
+/// <summary>Registers the SystemData provider (System.Data.SQLite) with BlockDb's dependency injection.</summary>
 public static class SystemDataBlockDbBuilderExtensions
 {
     /// <summary>

@@ -1,33 +1,32 @@
+using System.Data.SQLite;
 using System.Reflection;
 using System.Runtime.InteropServices;
 using BlockDb.Drivers.AdoNet;
-using Mono.Data.Sqlite;
 
 namespace BlockDb.SystemData;
 
-/// <summary>What is specific to Mono.Data.Sqlite: its exception type and the native handle behind it.</summary>
+/// <summary>What is specific to System.Data.SQLite: its exception type, its result codes, its autocommit state and the native handle behind it.</summary>
 internal sealed class SystemDataConnection : AdoNetSqliteConnection
 {
-    // Mono.Data.Sqlite keeps the sqlite3* in SqliteConnection._sql (SQLite3)._sql (a CriticalHandle);
-    // read once per connection to ask sqlite3_get_autocommit, which it has no API for.
-    private static readonly FieldInfo ConnectionSql = typeof(SqliteConnection).GetField("_sql", BindingFlags.NonPublic | BindingFlags.Instance)
-        ?? throw new MissingFieldException(nameof(SqliteConnection), "_sql");
+    // System.Data.SQLite hands out its sqlite3* only as an opaque CriticalHandle (GetCriticalHandle); CriticalHandle's
+    // documented protected field holds the pointer. Read once per connection, for the one sqlite3_exec below.
+    private static readonly FieldInfo HandleField = typeof(CriticalHandle).GetField("handle", BindingFlags.NonPublic | BindingFlags.Instance)
+        ?? throw new MissingFieldException(nameof(CriticalHandle), "handle");
 
+    private readonly SQLiteConnection _connection;
     private readonly nint _handle;
 
-    public SystemDataConnection(SqliteConnection connection)
+    public SystemDataConnection(SQLiteConnection connection)
         : base(connection)
     {
-        var sqlite3 = ConnectionSql.GetValue(connection) ?? throw new InvalidOperationException("Mono.Data.Sqlite connection has no native connection after Open.");
-        var handleField = sqlite3.GetType().GetField("_sql", BindingFlags.NonPublic | BindingFlags.Instance)
-            ?? throw new MissingFieldException(sqlite3.GetType().Name, "_sql");
-        var criticalHandle = (CriticalHandle)(handleField.GetValue(sqlite3) ?? throw new InvalidOperationException("Mono.Data.Sqlite connection has no handle."));
-        _handle = (nint)typeof(CriticalHandle).GetField("handle", BindingFlags.NonPublic | BindingFlags.Instance)!.GetValue(criticalHandle)!;
+        _connection = connection;
+        var critical = connection.GetCriticalHandle() as CriticalHandle ?? throw new InvalidOperationException("System.Data.SQLite's connection has no native handle after Open.");
+        _handle = (nint)HandleField.GetValue(critical)!;
     }
 
-    public override bool InTransaction => SystemDataNative.sqlite3_get_autocommit(_handle) == 0;
+    public override bool InTransaction => !_connection.AutoCommit;
 
-    /// <summary>One <c>sqlite3_exec</c> on the native handle: Mono.Data.Sqlite's commands would retry <c>SQLITE_BUSY</c> until their timeout (at least 1 s).</summary>
+    /// <summary>One <c>sqlite3_exec</c> on the native handle: System.Data.SQLite's commands would retry <c>SQLITE_BUSY</c> until their timeout (at least 1 s).</summary>
     public override void ExecuteWithoutRetry(string sql)
     {
         ArgumentException.ThrowIfNullOrWhiteSpace(sql);
@@ -41,13 +40,44 @@ internal sealed class SystemDataConnection : AdoNetSqliteConnection
         }
     }
 
-    public static BlockDbException ToBlockDbException(SqliteException e, string what) =>
-        new($"{what}: {e.Message}", (int)e.ErrorCode, (int)e.ErrorCode, e);
+    /// <summary>
+    /// System.Data.SQLite leaves SQLite's extended result codes off, so <see cref="SQLiteException.ResultCode"/> is the
+    /// primary code; the extended one is the connection's last error (<c>sqlite3_extended_errcode</c>), taken when it
+    /// belongs to that primary code (read in the exception filter, before anything else runs on the connection).
+    /// </summary>
+    public static BlockDbException ToBlockDbException(SQLiteException e, string what, SQLiteConnection? connection)
+    {
+        var primary = (int)e.ResultCode & 0xFF;
+        var extended = primary;
+        if (connection is { State: System.Data.ConnectionState.Open })
+        {
+            var last = (int)connection.ExtendedResultCode();
+            if ((last & 0xFF) == primary)
+            {
+                extended = last;
+            }
+        }
+
+        return new BlockDbException($"{what}: {e.Message}", primary, extended, e);
+    }
 
     /// <summary>Opens <paramref name="connection"/> and wraps it (a failure becomes a <see cref="BlockDbException"/>).</summary>
-    public static SystemDataConnection Open(SqliteConnection connection, string path) =>
-        OpenAndWrap(connection, static c => new SystemDataConnection(c), static (e, what) => e is SqliteException s ? ToBlockDbException(s, what) : null, path);
+    public static SystemDataConnection Open(SQLiteConnection connection, string path) =>
+        OpenAndWrap(connection, static c => new SystemDataConnection(c), static (e, what) => e is SQLiteException s ? ToBlockDbException(s, what, null) : null, path);
+
+    /// <summary>System.Data.SQLite leaves a statement that failed in <c>sqlite3_step</c> un-reset, so binding it again would fail.</summary>
+    protected override void ResetAfterFailure(System.Data.Common.DbCommand command)
+    {
+        try
+        {
+            ((SQLiteCommand)command).Reset(clearBindings: false, ignoreErrors: true);
+        }
+        catch (Exception e) when (e is SQLiteException or InvalidOperationException or ObjectDisposedException)
+        {
+            // The connection is unusable (closed or disposed): the next call reports that, not this cleanup.
+        }
+    }
 
     protected override BlockDbException? Translate(Exception exception, string what) =>
-        exception is SqliteException e ? ToBlockDbException(e, what) : null;
+        exception is SQLiteException e ? ToBlockDbException(e, what, _connection) : null;
 }

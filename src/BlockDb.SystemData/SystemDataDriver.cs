@@ -1,36 +1,55 @@
+using System.Collections.Concurrent;
 using System.Data.Common;
-using System.Globalization;
-using System.Runtime.InteropServices;
+using System.Data.SQLite;
+using System.Text;
 using BlockDb.Drivers;
-using Mono.Data.Sqlite;
 
 namespace BlockDb.SystemData;
 
 /// <summary>
-/// The System.Data.SQLite provider (<c>SystemData</c>). System.Data.SQLite's packages do not restore from the
-/// registry this project can reach, so it runs on Mono.Data.Sqlite, Mono's port of System.Data.SQLite 1.0.x
-/// with the same ADO.NET design. Its <c>sqlite3</c> imports are redirected to the
-/// <c>e_sqlite3</c> library SQLitePCLRaw ships, so all three providers run the same native SQLite build.
+/// The System.Data.SQLite provider (<c>SystemData</c>): the <c>System.Data.SQLite</c> package (2.x, managed only),
+/// which P/Invokes the <c>e_sqlite3</c> library that <c>SQLitePCLRaw.bundle_e_sqlite3</c> ships, so it runs on the same
+/// native SQLite build as the other two SQLite providers.
 /// </summary>
 /// <remarks>
-/// Pooling is off, so a disposed session closes its handle. Like System.Data.SQLite, it retries
-/// <c>SQLITE_BUSY</c> on its own until its command timeout, which this driver sets to the configured
-/// <c>busy_timeout</c> rounded up to whole seconds (at least 1 s). Its own open-time pragmas
-/// (<c>journal_mode=DELETE</c>, <c>synchronous=NORMAL</c>) are switched off, so a connection starts from the
-/// file's and SQLite's own state exactly as with the other providers.
+/// <para>
+/// What this driver sets, and why (System.Data.SQLite's connection-string keys,
+/// <see href="https://system.data.sqlite.org/home/doc/trunk/www/faq.md"/>):
+/// <c>Pooling=False</c>, so a disposed session closes its handle; <c>SetDefaults=False</c>, so opening runs no
+/// <c>PRAGMA</c> of System.Data.SQLite's own (a connection starts from the file's and SQLite's state, as with the other
+/// providers, and BlockDb's pragmas are applied and read back afterwards); <c>Flags</c> pinned with
+/// <c>NoDefaultFlags</c> and <c>NoSharedFlags</c>, so the <c>DefaultFlags_SQLiteConnection</c> setting or
+/// <see cref="SQLiteConnection.SharedFlags"/> of the application cannot change how values are bound and read on BlockDb's
+/// connections (<c>NoBindFunctions</c>: the application's <c>[SQLiteFunction]</c> classes are not bound to them either);
+/// <c>Enlist=False</c>, so an ambient <c>System.Transactions</c> transaction does not open a transaction on them;
+/// <c>ToFullPath=False</c>, so the file is the path BlockDb resolved, as given.
+/// </para>
+/// <para>
+/// Like Microsoft.Data.Sqlite, it retries <c>SQLITE_BUSY</c> on its own (random sleeps of up to 150 ms) until its
+/// command timeout, which this driver sets to the configured <c>busy_timeout</c> rounded up to whole seconds (at least
+/// 1 s). Its <c>*Async</c> methods are <see cref="System.Data.Common.DbCommand"/>'s defaults, which run synchronously;
+/// the shared ADO.NET base calls the synchronous ones. It keeps SQLite's extended result codes off (its busy-retry loop
+/// compares primary codes), so a failure's extended code is read from the connection
+/// (<see cref="SQLiteConnection.ExtendedResultCode"/>). Left to itself it installs SQLite's process-wide error log
+/// callback at its first connection and searches the application's folder for a native SQLite at every connection;
+/// the driver stops both (<see cref="SystemDataSettings"/>).
+/// </para>
 /// </remarks>
 public sealed class SystemDataDriver : ISqliteDriver
 {
     /// <summary>The provider name in configuration: <c>SystemData</c>.</summary>
     public const string ProviderName = "SystemData";
 
-    private static readonly Lazy<nint> NativeLibraryHandle = new(LoadNativeLibrary);
+    /// <summary>The connection flags of every connection this driver opens (see the class remarks).</summary>
+    internal const SQLiteConnectionFlags Flags = SQLiteConnectionFlags.NoBindFunctions;
 
-    static SystemDataDriver()
-    {
-        NativeLibrary.SetDllImportResolver(typeof(SqliteConnection).Assembly, (name, _, _) =>
-            name is "sqlite3" or "libsqlite3" ? NativeLibraryHandle.Value : 0);
-    }
+    // Loaded with the driver, so a missing System.Data.SQLite.dll fails when the provider is looked up (the provider
+    // catalog turns that into a BlockDbConfigurationException), not at the first open.
+    private static readonly System.Reflection.Assembly Library = typeof(SQLiteConnection).Assembly;
+
+    private static readonly ConcurrentDictionary<(SqliteOpenMode Mode, int Timeout), string> Keys = new();
+
+    private static string? s_nativeLibraryVersion;
 
     private SystemDataDriver()
     {
@@ -43,34 +62,58 @@ public sealed class SystemDataDriver : ISqliteDriver
     public string Name => ProviderName;
 
     /// <inheritdoc />
-    public string NativeLibraryVersion => Marshal.PtrToStringUTF8(SystemDataNative.sqlite3_libversion()) ?? "unknown";
+    /// <exception cref="BlockDbConfigurationException">The native <c>e_sqlite3</c> library cannot be loaded.</exception>
+    public string NativeLibraryVersion
+    {
+        get
+        {
+            if (s_nativeLibraryVersion is null)
+            {
+                SqliteNativeLibrary.Require(ProviderName, Library);
+                SystemDataSettings.Apply();
+                s_nativeLibraryVersion = SQLiteConnection.SQLiteVersion;
+            }
+
+            return s_nativeLibraryVersion;
+        }
+    }
 
     /// <inheritdoc />
+    /// <exception cref="ArgumentNullException"><paramref name="options"/> is <see langword="null"/>.</exception>
+    /// <exception cref="BlockDbConfigurationException">The native <c>e_sqlite3</c> library cannot be loaded.</exception>
+    /// <exception cref="BlockDbException">SQLite failed to open the file.</exception>
     public ISqliteConnection Open(SqliteOpenOptions options)
     {
         ArgumentNullException.ThrowIfNull(options);
+        SqliteNativeLibrary.Require(ProviderName, Library);
+        SystemDataSettings.Apply();
         return SqliteCloseGuard.Open(options, OpenUnguarded);
     }
 
-    private static ISqliteConnection OpenUnguarded(SqliteOpenOptions options)
+    /// <summary>
+    /// The connection string for <paramref name="options"/>: the quoted path, then the keys above, built once per open mode
+    /// and timeout (System.Data.SQLite's typed builder costs about 70 µs, as much again as its open).
+    /// </summary>
+    internal static string ConnectionString(SqliteOpenOptions options)
     {
-        // Left to itself, Mono.Data.Sqlite's Open runs PRAGMA journal_mode=Delete and synchronous=Normal on every
-        // connection (System.Data.SQLite 1.0.x's defaults): that would switch a WAL file back, block on another
-        // writer's lock, and fail on read-only files. "Journal Mode=Default" and "Synchronous=Full" make Open leave
-        // both alone; BlockDb's own pragmas are applied afterwards, the same way for every provider. Its typed
-        // builder refuses "Default", so the generic builder quotes the values.
-        var builder = new DbConnectionStringBuilder
+        var timeout = Math.Max(1, (options.BusyTimeoutMilliseconds + 999) / 1000);
+        var text = new StringBuilder(options.Path.Length + 200);
+        DbConnectionStringBuilder.AppendKeyValuePair(text, "Data Source", options.Path);
+        return text.Append(';').Append(Keys.GetOrAdd((options.Mode, timeout), static k => new SQLiteConnectionStringBuilder
         {
-            ["Data Source"] = options.Path,
-            ["Pooling"] = "False",
-            ["FailIfMissing"] = options.Mode == SqliteOpenMode.ReadWriteCreate ? "False" : "True",
-            ["Read Only"] = options.Mode == SqliteOpenMode.ReadOnly ? "True" : "False",
-            ["Default Timeout"] = Math.Max(1, (options.BusyTimeoutMilliseconds + 999) / 1000).ToString(CultureInfo.InvariantCulture),
-            ["Journal Mode"] = "Default",
-            ["Synchronous"] = "Full",
-        };
-        return SystemDataConnection.Open(new SqliteConnection(builder.ToString()), options.Path);
+            Pooling = false,
+            FailIfMissing = k.Mode != SqliteOpenMode.ReadWriteCreate,
+            ReadOnly = k.Mode == SqliteOpenMode.ReadOnly,
+            DefaultTimeout = k.Timeout,
+            SetDefaults = false,
+            Flags = Flags,
+            NoDefaultFlags = true,
+            NoSharedFlags = true,
+            Enlist = false,
+            ToFullPath = false,
+        }.ToString())).ToString();
     }
 
-    private static nint LoadNativeLibrary() => NativeLibrary.Load("e_sqlite3", typeof(SystemDataDriver).Assembly, null);
+    private static ISqliteConnection OpenUnguarded(SqliteOpenOptions options) =>
+        SystemDataConnection.Open(new SQLiteConnection(ConnectionString(options), parseViaFramework: true), options.Path);
 }

@@ -111,7 +111,11 @@ public abstract class ConformanceTestBase : IDisposable
     }
 
     /// <summary>Asserts the engine's code for an insert of an existing block: SQLite's constraint code, or SQLSTATE 23505 with the SQLite codes null.</summary>
-    protected void AssertUniqueViolation(BlockDbException e) => AssertEngineCode(e, "23505", SqliteResultCode.Constraint);
+    protected void AssertUniqueViolation(BlockDbException e)
+    {
+        AssertEngineCode(e, "23505", SqliteResultCode.Constraint);
+        Assert.Equal(IsServer ? null : SqliteResultCode.ConstraintUnique, e.SqliteExtendedErrorCode);
+    }
 
     /// <summary>Whether <paramref name="e"/> carries the engine's code for an insert of an existing block.</summary>
     protected bool IsUniqueViolation(BlockDbException e) => IsServer ? e.SqlState == "23505" : e.SqliteErrorCode == SqliteResultCode.Constraint;

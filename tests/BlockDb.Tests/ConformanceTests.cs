@@ -717,7 +717,7 @@ public sealed class ConformanceTests : ConformanceTestBase
         var before = session.ReadCacheStats();
         if (Provider == "SystemData")
         {
-            Assert.Null(before); // Mono.Data.Sqlite does not expose its sqlite3* handle
+            Assert.Null(before); // System.Data.SQLite does not expose its sqlite3* handle (nor sqlite3_db_status)
             return;
         }
 

@@ -65,18 +65,4 @@ public sealed class CrossProviderTests : IDisposable
             Assert.True((await session.SelectXorInsertAsync(TestData.Hash(-1), 1)).Created);
         }
     }
-
-    [Fact]
-    public async Task Every_provider_loads_the_same_native_sqlite()
-    {
-        var versions = new Dictionary<string, string>();
-        foreach (var provider in BlockDbProviders.Names)
-        {
-            await using var db = BlockDatabase.Open(new BlockDbOptions { Provider = provider, DataSource = _folder.File(provider + ".db") });
-            versions[provider] = db.EngineVersion;
-            Assert.Equal(BlockDbProviders.Get(provider).NativeLibraryVersion, db.SqliteVersion);
-        }
-
-        Assert.Single(versions.Values.Distinct());
-    }
 }

@@ -435,7 +435,7 @@ public sealed class Issue10RegressionTests : IDisposable
     public async Task Defect8_concurrent_first_opens_of_a_new_file_all_succeed()
     {
         // Each round opens new files, each from 8 threads at once: one file per provider, plus three more with PInvoke,
-        // the provider that surfaces the error (Microsoft.Data.Sqlite and Mono.Data.Sqlite retry SQLITE_BUSY themselves
+        // the provider that surfaces the error (Microsoft.Data.Sqlite and System.Data.SQLite retry SQLITE_BUSY themselves
         // until their command timeout). At least 15 rounds, then more until a failure is seen or 10 s have passed.
         const int threads = 8;
         string[] providers = [.. BlockDbProviders.Names, "PInvoke", "PInvoke", "PInvoke"];

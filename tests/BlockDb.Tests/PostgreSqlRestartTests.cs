@@ -28,8 +28,8 @@ public sealed class PostgreSqlRestartTests : IDisposable
     [PostgresFact]
     public async Task A_server_restart_between_batches_keeps_the_committed_batches_and_the_session_goes_on()
     {
-        var script = Environment.GetEnvironmentVariable("BLOCKDB_TEST_POSTGRES_SCRIPT");
-        Assert.False(string.IsNullOrEmpty(script), "BLOCKDB_TEST_POSTGRES_SCRIPT is not set: start the server with eval \"$(eng/postgres.sh start)\"");
+        var script = PostgreSqlServer.Script;
+        Assert.False(string.IsNullOrEmpty(script), "BLOCKDB_TEST_POSTGRES_SCRIPT is not set: the server was given without eng/postgres.sh (eval \"$(eng/postgres.sh start)\" sets both)");
         await using var db = BlockDatabase.Open(new BlockDbOptions { Provider = BlockDbProviders.PostgreSql, ConnectionString = _connectionString, Batching = { CommitEvery = 0 } });
         await using var session = await db.OpenSessionAsync();
         await using var shared = db.OpenSharedRepository();

@@ -3,36 +3,43 @@ using Npgsql;
 namespace BlockDb.Tests;
 
 /// <summary>
-/// The PostgreSQL server the tests use: <c>BLOCKDB_TEST_POSTGRES</c> (an Npgsql connection string, set by
-/// <c>eval "$(eng/postgres.sh start)"</c>; <c>.ci/run</c> does it). Each test gets a schema of its own
-/// (<see cref="CreateSchema"/>), so tests run side by side on one database. Without a server the PostgreSQL tests
-/// skip on a developer machine and fail in CI (<c>CI</c> set), so a CI run cannot pass without exercising them.
+/// The PostgreSQL server the tests use: <c>BLOCKDB_TEST_POSTGRES</c> (an Npgsql connection string, as
+/// <c>eval "$(eng/postgres.sh start)"</c> sets it) when given, else a throwaway server the tests start themselves
+/// (<see cref="ThrowawayPostgres"/>: once per run, whatever runs in parallel, stopped at the end), so
+/// <c>dotnet test BlockDb.sln</c> alone runs them. Each test gets a schema of its own (<see cref="CreateSchema"/>), so
+/// tests run side by side on one database. When no server can be had the PostgreSQL tests skip on a developer machine
+/// and fail in CI (<c>CI</c> set), so a CI run cannot pass without exercising them.
 /// </summary>
 internal static class PostgreSqlServer
 {
     public const string Variable = "BLOCKDB_TEST_POSTGRES";
 
-    private static readonly Lazy<string?> Problem = new(Probe);
+    private static readonly Lazy<(string? ConnectionString, string? Problem)> Server = new(Find);
 
-    /// <summary>The server's connection string, or null when the variable is not set.</summary>
-    public static string? ConnectionString => Environment.GetEnvironmentVariable(Variable) is { Length: > 0 } value ? value : null;
+    /// <summary>The server's connection string (starting the throwaway server on first use when none is given), or null when none can be had.</summary>
+    public static string? ConnectionString => Server.Value.ConnectionString;
+
+    /// <summary>The <c>eng/postgres.sh</c> that runs the server, for the test that restarts it (null: a server given from outside, not restartable here).</summary>
+    public static string? Script => Server.Value.ConnectionString is null ? null : Environment.GetEnvironmentVariable("BLOCKDB_TEST_POSTGRES_SCRIPT");
+
+    private static string? Problem => Server.Value.Problem;
 
     /// <summary>Whether tests must run against the server even when it is unreachable (in CI: they then fail).</summary>
     public static bool Required => Environment.GetEnvironmentVariable("CI") is { Length: > 0 } ci && ci != "false";
 
     /// <summary>Whether the PostgreSQL rows of the provider matrix run: the server answers, or CI requires them.</summary>
-    public static bool Included => Required || Problem.Value is null;
+    public static bool Included => Required || Problem is null;
 
     /// <summary>Why PostgreSQL tests skip (null: they run).</summary>
     public static string? SkipReason => Included
         ? null
-        : $"No PostgreSQL server for the tests ({Problem.Value}). Start one with: eval \"$(eng/postgres.sh start)\" (sets {Variable}); stop it with eng/postgres.sh stop.";
+        : $"No PostgreSQL server for the tests ({Problem}). Give one with {Variable} (eval \"$(eng/postgres.sh start)\" sets it), or let the tests start eng/postgres.sh (it needs root or PostgreSQL installed).";
 
     /// <summary>Creates an empty schema and returns a connection string whose search_path points at it.</summary>
     public static string CreateSchema(out string schema)
     {
         schema = "t_" + Guid.NewGuid().ToString("N");
-        var admin = ConnectionString ?? throw new InvalidOperationException($"{Variable} is not set; start a server with: eval \"$(eng/postgres.sh start)\"");
+        var admin = ConnectionString ?? throw new InvalidOperationException($"No PostgreSQL server for the tests: {Problem}");
         using (var connection = new NpgsqlConnection(admin))
         {
             connection.Open();
@@ -62,13 +69,18 @@ internal static class PostgreSqlServer
         command.ExecuteNonQuery();
     }
 
-    private static string? Probe()
+    private static (string? ConnectionString, string? Problem) Find()
     {
-        if (ConnectionString is not { } connectionString)
+        if (Environment.GetEnvironmentVariable(Variable) is not { Length: > 0 } given)
         {
-            return $"{Variable} is not set";
+            return ThrowawayPostgres.Acquire();
         }
 
+        return (given, Probe(given));
+    }
+
+    private static string? Probe(string connectionString)
+    {
         try
         {
             using var connection = new NpgsqlConnection(new NpgsqlConnectionStringBuilder(connectionString) { Timeout = 3 }.ConnectionString);

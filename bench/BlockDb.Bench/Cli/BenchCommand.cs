@@ -40,7 +40,7 @@ internal static class BenchCommand
     private static readonly Option<FileInfo?> Replay = new("--replay") { Description = "A block stream recorded by samples/BlockDb.Backup (TSV: file_index, block_index, hash, size); adds the replay workload." };
     private static readonly Option<DirectoryInfo?> Work = new("--work") { Description = "Scratch folder for templates, fresh copies and the native binary (default $TMPDIR/blockdb-bench)." };
     private static readonly Option<DirectoryInfo?> Out = new("--out", "-o") { Description = "Output folder (default bench/results/<timestamp>-<preset>)." };
-    private static readonly Option<bool> NoPlots = new("--no-plots") { Description = "Skip the gnuplot PNGs." };
+    private static readonly Option<bool> NoPlots = new("--no-plots") { Description = "Skip the PNG plots." };
     private static readonly Option<bool> Plain = new("--plain") { Description = "Plain progress lines even on a terminal." };
     private static readonly Option<int?> JitWarmup = new("--jit-warmup-runs") { Description = "JIT warm-up runs per provider and workload before measuring." };
     private static readonly Option<int?> NativePrefault = new("--native-prefault-mb") { Description = "MiB of heap the C baseline touches and frees before opening SQLite, so its allocator starts warm like the long-lived .NET process (default 256; 0 = off)." };

@@ -1,10 +1,11 @@
 using System.Globalization;
 using System.Text;
 using BlockDb.Bench.Execution;
+using BlockDb.Bench.Reporting;
 
 namespace BlockDb.Bench.Concurrency;
 
-/// <summary>The concurrency study's CSV, Markdown and (through gnuplot) PNG.</summary>
+/// <summary>The concurrency study's CSV, Markdown and PNG (drawn with ScottPlot).</summary>
 internal static class ConcurrencyReport
 {
     private static readonly CultureInfo Invariant = CultureInfo.InvariantCulture;
@@ -79,38 +80,27 @@ internal static class ConcurrencyReport
 
     private static string Plot(string folder, IReadOnlyList<ConcurrencyResult> results)
     {
-        var script = new StringBuilder();
-        var syncs = results.Select(r => r.Sync).Distinct().ToList();
-        script.AppendLine(CultureInfo.InvariantCulture, $"set terminal pngcairo size {560 * syncs.Count},400 font 'sans,9'");
-        script.AppendLine("set output 'concurrency.png'");
-        script.AppendLine(CultureInfo.InvariantCulture, $"set multiplot layout 1,{syncs.Count}");
-        script.AppendLine("set logscale xy; set grid; set key left top; set xlabel 'concurrent callers'; set ylabel 'inserts/s'");
-        foreach (var sync in syncs)
+        var callers = results.Select(r => r.Callers).Distinct().Order().ToList();
+        var panels = results.Select(r => r.Sync).Distinct().Select(sync => new PlotReport.Panel(
+            $"synchronous={sync.ToString().ToUpperInvariant()}",
+            "inserts/s",
+            "concurrent callers",
+            [.. callers.Select(c => c.ToString("N0", Invariant))],
+            [.. results.Where(r => r.Sync == sync).GroupBy(r => (r.Provider, r.Mode)).Select(g => new PlotReport.Series(
+                $"{g.Key.Provider}, {g.Key.Mode}",
+                [.. callers.Select(c => g.FirstOrDefault(r => r.Callers == c)?.OpsPerSecond ?? double.NaN)],
+                Dashed: g.Key.Mode == ConcurrencyStudy.Baseline))],
+            Bars: false,
+            LogY: true)).ToList();
+        try
         {
-            script.AppendLine(CultureInfo.InvariantCulture, $"set title 'synchronous={sync.ToString().ToUpperInvariant()}'");
-            var series = results.Where(r => r.Sync == sync).GroupBy(r => (r.Provider, r.Mode)).ToList();
-            script.AppendLine("plot " + string.Join(", ", series.Select(s =>
-                $"'-' using 1:2 with linespoints {(s.Key.Mode == ConcurrencyStudy.Grouped ? "lw 2" : "dt 2")} title '{s.Key.Provider}, {s.Key.Mode}'")));
-            foreach (var s in series)
-            {
-                foreach (var r in s.OrderBy(r => r.Callers))
-                {
-                    script.AppendLine(CultureInfo.InvariantCulture, $"{r.Callers} {r.OpsPerSecond:F0}");
-                }
-
-                script.AppendLine("e");
-            }
+            PlotReport.Save(Path.Combine(folder, "concurrency.png"), panels);
+            return "![inserts per second against concurrent callers](concurrency.png)";
         }
-
-        script.AppendLine("unset multiplot");
-        File.WriteAllText(Path.Combine(folder, "concurrency.gp"), script.ToString());
-        if (ProcessRunner.ToolVersion("gnuplot", "--version") is null)
+        catch (Exception e) when (e is InvalidOperationException or ArgumentException or IOException or DllNotFoundException or TypeInitializationException)
         {
-            return "Plot skipped: gnuplot was not found (install gnuplot-nox); `gnuplot concurrency.gp` renders it.";
+            return $"Plot failed: {e.Message}";
         }
-
-        var (code, _, stderr) = ProcessRunner.Run("gnuplot", ["concurrency.gp"], folder, 120_000);
-        return code == 0 ? "![inserts per second against concurrent callers](concurrency.png)" : $"Plot failed: {stderr.Trim()}";
     }
 
     private static string F(double value, string format = "F0") => value.ToString(format, Invariant);

@@ -105,7 +105,7 @@ public sealed class SweepSettings
     /// <summary>Output folder.</summary>
     public string OutDir { get; set; } = string.Empty;
 
-    /// <summary>Whether to render PNG plots with gnuplot.</summary>
+    /// <summary>Whether to draw the PNG plots (ScottPlot).</summary>
     public bool Plots { get; set; } = true;
 
     /// <summary>Plain line output even on a terminal.</summary>

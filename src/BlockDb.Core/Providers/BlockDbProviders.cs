@@ -12,7 +12,7 @@ public static class BlockDbProviders
     /// <summary>The Microsoft.Data.Sqlite provider (package <c>BlockDb.MicrosoftData</c>).</summary>
     public const string MicrosoftData = "MicrosoftData";
 
-    /// <summary>The System.Data.SQLite provider, on its Mono port (package <c>BlockDb.SystemData</c>).</summary>
+    /// <summary>The System.Data.SQLite provider (package <c>BlockDb.SystemData</c>, on the System.Data.SQLite package).</summary>
     public const string SystemData = "SystemData";
 
     /// <summary>The direct P/Invoke provider into <c>e_sqlite3</c> (package <c>BlockDb.PInvoke</c>).</summary>

@@ -15,7 +15,7 @@ internal static class ProviderCatalog
     [
         new(BlockDbProviders.MicrosoftData, "BlockDb.MicrosoftData.MicrosoftDataDriver, BlockDb.MicrosoftData", "BlockDb.MicrosoftData", string.Empty),
         new(BlockDbProviders.SystemData, "BlockDb.SystemData.SystemDataDriver, BlockDb.SystemData", "BlockDb.SystemData",
-            " It needs Mono.Data.Sqlite.dll beside the application: the BlockDb.SystemData package ships it; a build from source fetches it with eng/get-mono-data-sqlite.sh (Debian's libmono-sqlite4.0-cil)."),
+            " It needs System.Data.SQLite.dll beside the application: the BlockDb.SystemData package brings it (the System.Data.SQLite package)."),
         new(BlockDbProviders.PInvoke, "BlockDb.PInvoke.PInvokeDriver, BlockDb.PInvoke", "BlockDb.PInvoke", string.Empty),
         new(BlockDbProviders.PostgreSql, "BlockDb.PostgreSql.PostgreSqlProvider, BlockDb.PostgreSql", "BlockDb.PostgreSql", string.Empty, IsSqlite: false),
     ];

@@ -187,6 +187,17 @@ public abstract class AdoNetSqliteConnection : ISqliteConnection
         return read;
     }
 
+    /// <summary>
+    /// Called after <paramref name="command"/> failed while running (its exception already translated), so the provider
+    /// can leave the statement reset and ready to be bound again. The default does nothing: Microsoft.Data.Sqlite resets
+    /// a failed statement itself; System.Data.SQLite leaves it stepped, and SQLite refuses to bind a stepped statement
+    /// (<c>SQLITE_MISUSE</c>, <see href="https://www.sqlite.org/c3ref/bind_blob.html"/>).
+    /// </summary>
+    /// <param name="command">The prepared command whose execution failed.</param>
+    protected internal virtual void ResetAfterFailure(DbCommand command)
+    {
+    }
+
     /// <summary>The page-cache counters; <see langword="null"/> unless the provider exposes its <c>sqlite3*</c> handle (override).</summary>
     /// <returns>The counters, or <see langword="null"/>.</returns>
     public virtual SqliteCacheStats? ReadCacheStats() => null;

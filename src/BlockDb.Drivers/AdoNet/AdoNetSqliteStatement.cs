@@ -58,6 +58,7 @@ internal sealed class AdoNetSqliteStatement : ISqliteStatement
         catch (Exception e) when (_owner.Translate(e, Statement.Name) is { } translated)
         {
             Reset();
+            _owner.ResetAfterFailure(_command);
             throw translated;
         }
     }
@@ -89,6 +90,7 @@ internal sealed class AdoNetSqliteStatement : ISqliteStatement
         }
         catch (Exception e) when (_owner.Translate(e, Statement.Name) is { } translated)
         {
+            _owner.ResetAfterFailure(_command);
             throw translated;
         }
     }
