@@ -22,6 +22,7 @@ internal sealed class BlockRepository : IBlockRepository
     private readonly string _path;
     private readonly bool _readOnly;
     private readonly DisposeBehavior _onDispose;
+    private readonly bool _wholeCalls;
     private readonly Action<BlockRepository> _onDisposed;
     private long _cacheHits;
     private long _cacheMisses;
@@ -46,6 +47,7 @@ internal sealed class BlockRepository : IBlockRepository
         _logger = settings.Logger;
         _readOnly = settings.ReadOnly;
         _onDispose = settings.Batching.OnDispose;
+        _wholeCalls = settings.WholeCalls;
         _onDisposed = onDisposed;
         AppliedPragmas = settings.AppliedPragmas;
         // Read batching by default only in WAL mode: in the rollback-journal modes a held read blocks other writers' commits.
@@ -53,7 +55,7 @@ internal sealed class BlockRepository : IBlockRepository
         _batch = new WriteBatch(connection, settings, reads);
         _volumeGuard = new VolumeGuard(connection, _batch);
         _store = settings.Layout.CreateStore(connection, _batch, _volumeGuard, settings.Strategy);
-        _blocksets = new BlocksetStatements(connection, _batch, _store, _volumeGuard);
+        _blocksets = new BlocksetStatements(connection, _batch, _store, _volumeGuard, settings.WholeCalls);
         _counts = connection.Prepare(BlockDbSql.Counts);
         var commitAge = _readOnly ? null : settings.Batching.CommitAfterMilliseconds;
         if (commitAge is not null || _batch.Reads.Enabled)
@@ -135,7 +137,7 @@ internal sealed class BlockRepository : IBlockRepository
         Call((blocks, results, volumeId, cancellationToken), static (r, s) =>
         {
             BlockBatchRules.Validate(s.blocks.Span, s.results.Length);
-            return r.Writable(nameof(SelectXorInsertAsync)).SelectXorInsertMany(s.blocks.Span, s.results.Span, s.volumeId, s.cancellationToken);
+            return r.Writable(nameof(SelectXorInsertAsync)).SelectXorInsertMany(s.blocks, s.results, s.volumeId, s.cancellationToken);
         }, cancellationToken);
 
     public ValueTask<long> SelectXorInsertBlocksetAsync(ReadOnlyMemory<BinaryBlockKey> blocks, Memory<SelectXorInsertResult> results, BlockHash fullHash = default, long? volumeId = null, CancellationToken cancellationToken = default) =>
@@ -386,14 +388,35 @@ internal sealed class BlockRepository : IBlockRepository
         return _store.Find(hash, size);
     }
 
-    /// <summary>Select-xor-insert of each block in order, its result at the same index; the token checked between blocks.</summary>
-    private int SelectXorInsertMany(ReadOnlySpan<BinaryBlockKey> blocks, Span<SelectXorInsertResult> results, long? volumeId, CancellationToken cancellationToken)
+    /// <summary>
+    /// Select-xor-insert of each block in order, its result at the same index; the token checked between blocks. In a
+    /// session of whole calls (<see cref="SessionSettings.WholeCalls"/>) the blocks go in one savepoint of the write
+    /// transaction: all of them, or none when a block fails or the token is cancelled.
+    /// </summary>
+    private int SelectXorInsertMany(ReadOnlyMemory<BinaryBlockKey> blocks, Memory<SelectXorInsertResult> results, long? volumeId, CancellationToken cancellationToken)
     {
+        if (!_wholeCalls)
+        {
+            return SelectXorInsertEach((this, blocks, results, volumeId, cancellationToken));
+        }
+
+        return _batch.Write((this, blocks, results, volumeId, cancellationToken), static s =>
+        {
+            var created = s.Item1._batch.Whole(s, SelectXorInsertEach);
+            s.Item1._batch.EndWrite(wrote: false);
+            return created;
+        });
+    }
+
+    private static int SelectXorInsertEach((BlockRepository Self, ReadOnlyMemory<BinaryBlockKey> Blocks, Memory<SelectXorInsertResult> Results, long? VolumeId, CancellationToken CancellationToken) s)
+    {
+        var blocks = s.Blocks.Span;
+        var results = s.Results.Span;
         var created = 0;
         for (var i = 0; i < blocks.Length; i++)
         {
-            BlockBatchRules.CheckCancellation(i, cancellationToken);
-            var result = _store.SelectXorInsert(HashInput.FromBytes(blocks[i].Hash), blocks[i].Size, volumeId);
+            BlockBatchRules.CheckCancellation(i, s.CancellationToken);
+            var result = s.Self._store.SelectXorInsert(HashInput.FromBytes(blocks[i].Hash), blocks[i].Size, s.VolumeId);
             results[i] = result;
             created += result.Created ? 1 : 0;
         }
