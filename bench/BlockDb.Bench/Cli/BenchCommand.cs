@@ -77,6 +77,7 @@ internal static class BenchCommand
         root.Add(Server.ServerCommand.Create());
         root.Add(Server.ServerCommand.CreateWorker());
         root.Add(Lifecycle.LifecycleCommand.Create());
+        root.Add(Blocksets.BlocksetGrowthCommand.Create());
         return root;
     }
 
