@@ -20,10 +20,10 @@ internal static class BlocksetGrowthCommand
 
     public static Command Create()
     {
-        var providers = List("--providers", "MicrosoftData, SystemData, PInvoke, PostgreSql (comma-separated or repeated; default the three SQLite ones; PostgreSql stores BlobHash and needs --connection).");
+        var providers = ListParser.ListOption("--providers", "MicrosoftData, SystemData, PInvoke, PostgreSql (comma-separated or repeated; default the three SQLite ones; PostgreSql stores BlobHash and needs --connection).");
         var connection = new Option<string?>("--connection") { Description = "Npgsql connection string for PostgreSql (default $BLOCKDB_TEST_POSTGRES); each run gets a schema of its own." };
-        var layouts = List("--layouts", "TextHash, BlobHash, KeyMap (default all).");
-        var series = List("--series", "existing (200,000 entries over 200,000 blocks), repeated (400,000 entries over 1,000 blocks) (default both).");
+        var layouts = ListParser.ListOption("--layouts", "TextHash, BlobHash, KeyMap (default all).");
+        var series = ListParser.ListOption("--series", "existing (200,000 entries over 200,000 blocks), repeated (400,000 entries over 1,000 blocks) (default both).");
         var rounds = new Option<int?>("--rounds") { Description = "Blocksets per series, each timed (default 4)." };
         var scale = new Option<double?>("--scale") { Description = "Multiplies every series' entries and blocks (default 1; 0.05 for a smoke run)." };
         var call = new Option<string?>("--call") { Description = "ids: AddBlocksetAsync(block IDs) (default); keys: AddBlocksetAsync(hash and size); file: SelectXorInsertBlocksetAsync (every block found)." };
@@ -34,7 +34,7 @@ internal static class BlocksetGrowthCommand
         };
         command.SetAction(async (result, cancellationToken) =>
         {
-            var chosenProviders = Values(result, providers)?.Select(p => p.Equals(BlockDbProviders.PostgreSql, StringComparison.OrdinalIgnoreCase) ? BlockDbProviders.PostgreSql : ListParser.Provider(p)).Distinct().ToList()
+            var chosenProviders = ListParser.Values(result, providers)?.Select(p => p.Equals(BlockDbProviders.PostgreSql, StringComparison.OrdinalIgnoreCase) ? BlockDbProviders.PostgreSql : ListParser.Provider(p)).Distinct().ToList()
                 ?? [.. BlockDbProviders.Names];
             var admin = result.GetValue(connection) ?? Environment.GetEnvironmentVariable("BLOCKDB_TEST_POSTGRES");
             if (chosenProviders.Contains(BlockDbProviders.PostgreSql) && admin is null)
@@ -43,8 +43,8 @@ internal static class BlocksetGrowthCommand
                 return 2;
             }
 
-            var chosenLayouts = Values(result, layouts)?.Select(l => ListParser.Enum<BlockLayout>(l, "layout")).Distinct().ToList() ?? [.. Enum.GetValues<BlockLayout>()];
-            var chosenSeries = Values(result, series)?.Select(s => s.ToLowerInvariant()).ToList() ?? ["existing", "repeated"];
+            var chosenLayouts = ListParser.Values(result, layouts)?.Select(l => ListParser.Enum<BlockLayout>(l, "layout")).Distinct().ToList() ?? [.. Enum.GetValues<BlockLayout>()];
+            var chosenSeries = ListParser.Values(result, series)?.Select(s => s.ToLowerInvariant()).ToList() ?? ["existing", "repeated"];
             var factor = result.GetValue(scale) ?? 1;
             var how = result.GetValue(call) ?? "ids";
             if (how is not ("ids" or "keys" or "file") || chosenSeries.Any(s => s is not ("existing" or "repeated")))
@@ -150,13 +150,5 @@ internal static class BlocksetGrowthCommand
     [DllImport("e_sqlite3", CallingConvention = CallingConvention.Cdecl)]
     private static extern int sqlite3_status64(int op, out long current, out long highWater, int resetFlag);
 
-    private static Option<string[]> List(string name, string description) => new(name)
-    {
-        Description = description,
-        AllowMultipleArgumentsPerToken = true,
-        Arity = ArgumentArity.ZeroOrMore,
-    };
 
-    private static List<string>? Values(ParseResult result, Option<string[]> option) =>
-        result.GetResult(option) is null ? null : [.. ListParser.Items(result.GetValue(option) ?? [])];
 }

@@ -7,22 +7,10 @@ namespace BlockDb.Tests.SharedRepository;
 /// How the PostgreSQL shared repository runs a call (<see cref="PgRetry"/>, the one place it does): a write's token is
 /// honoured until its statements are sent and never after, so a call that throws <see cref="OperationCanceledException"/>
 /// sent nothing and one whose statements ran returns their committed result; a read stays cancellable on the server.
+/// (A server schema of its own per test, from <see cref="ConformanceTestBase"/>.)
 /// </summary>
-public sealed class PostgreSqlWriteCancellationTests : IDisposable
+public sealed class PostgreSqlWriteCancellationTests : ConformanceTestBase
 {
-    private string? _schema;
-    private string? _connectionString;
-
-    private string ConnectionString => _connectionString ??= PostgreSqlServer.CreateSchema(out _schema);
-
-    public void Dispose()
-    {
-        if (_schema is not null)
-        {
-            PostgreSqlServer.DropSchema(_schema);
-        }
-    }
-
     [PostgresFact]
     public async Task A_write_whose_token_fires_after_its_statement_committed_returns_its_result()
     {
