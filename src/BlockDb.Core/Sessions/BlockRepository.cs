@@ -1,3 +1,4 @@
+using System.Buffers;
 using System.Diagnostics;
 using System.Runtime.CompilerServices;
 using BlockDb.Drivers;
@@ -390,38 +391,83 @@ internal sealed class BlockRepository : IBlockRepository
 
     /// <summary>
     /// Select-xor-insert of each block in order, its result at the same index; the token checked between blocks. In a
-    /// session of whole calls (<see cref="SessionSettings.WholeCalls"/>) the blocks go in one savepoint of the write
-    /// transaction: all of them, or none when a block fails or the token is cancelled.
+    /// session of whole calls (<see cref="SessionSettings.WholeCalls"/>) the blocks are first looked up outside the write
+    /// transaction when none is open (a call of known blocks takes no write lock, as separate calls would not), then
+    /// the others go in one savepoint of the write transaction: all of them, or none when a block fails or the token is
+    /// cancelled.
     /// </summary>
     private int SelectXorInsertMany(ReadOnlyMemory<BinaryBlockKey> blocks, Memory<SelectXorInsertResult> results, long? volumeId, CancellationToken cancellationToken)
     {
         if (!_wholeCalls)
         {
-            return SelectXorInsertEach((this, blocks, results, volumeId, cancellationToken));
+            return new ManyBlocks(this, blocks, results, volumeId, cancellationToken, null, blocks.Length).Run();
         }
 
-        return _batch.Write((this, blocks, results, volumeId, cancellationToken), static s =>
+        var misses = ArrayPool<int>.Shared.Rent(Math.Max(1, blocks.Length));
+        try
         {
-            var created = s.Item1._batch.Whole(s, SelectXorInsertEach);
-            s.Item1._batch.EndWrite(wrote: false);
-            return created;
-        });
+            var count = FindUnlessWriting(blocks.Span, results.Span, misses, cancellationToken);
+            return count == 0 ? 0 : _batch.Write(new ManyBlocks(this, blocks, results, volumeId, cancellationToken, misses, count), static many =>
+            {
+                var created = many.Self._batch.Whole(many, static m => m.Run());
+                many.Self._batch.EndWrite(wrote: false);
+                return created;
+            });
+        }
+        finally
+        {
+            ArrayPool<int>.Shared.Return(misses);
+        }
     }
 
-    private static int SelectXorInsertEach((BlockRepository Self, ReadOnlyMemory<BinaryBlockKey> Blocks, Memory<SelectXorInsertResult> Results, long? VolumeId, CancellationToken CancellationToken) s)
+    /// <summary>
+    /// Outside a write transaction, fills the results of the blocks the index holds (in the session's read batch) and
+    /// lists the positions of the others in <paramref name="misses"/>; inside one, lists every position (the store looks
+    /// them up under the write lock). Returns how many it listed.
+    /// </summary>
+    private int FindUnlessWriting(ReadOnlySpan<BinaryBlockKey> blocks, Span<SelectXorInsertResult> results, int[] misses, CancellationToken cancellationToken)
     {
-        var blocks = s.Blocks.Span;
-        var results = s.Results.Span;
-        var created = 0;
+        var count = 0;
+        var reading = !_batch.IsOpen;
         for (var i = 0; i < blocks.Length; i++)
         {
-            BlockBatchRules.CheckCancellation(i, s.CancellationToken);
-            var result = s.Self._store.SelectXorInsert(HashInput.FromBytes(blocks[i].Hash), blocks[i].Size, s.VolumeId);
-            results[i] = result;
-            created += result.Created ? 1 : 0;
+            if (reading)
+            {
+                BlockBatchRules.CheckCancellation(i, cancellationToken);
+                if (Find(HashInput.FromBytes(blocks[i].Hash), blocks[i].Size) is { } id)
+                {
+                    results[i] = new SelectXorInsertResult(id, false);
+                    continue;
+                }
+            }
+
+            misses[count++] = i;
         }
 
-        return created;
+        return count;
+    }
+
+    /// <summary>A many-block select-xor-insert's arguments, carried by value through the batch: the blocks at <see cref="Only"/>'s first <see cref="Count"/> positions, or all of them when it is null.</summary>
+    private readonly record struct ManyBlocks(
+        BlockRepository Self, ReadOnlyMemory<BinaryBlockKey> Blocks, Memory<SelectXorInsertResult> Results, long? VolumeId, CancellationToken CancellationToken, int[]? Only, int Count)
+    {
+        /// <summary>Select-xor-insert of each block, in order; how many it created.</summary>
+        public int Run()
+        {
+            var blocks = Blocks.Span;
+            var results = Results.Span;
+            var created = 0;
+            for (var n = 0; n < Count; n++)
+            {
+                BlockBatchRules.CheckCancellation(n, CancellationToken);
+                var i = Only is null ? n : Only[n];
+                var result = Self._store.SelectXorInsert(HashInput.FromBytes(blocks[i].Hash), blocks[i].Size, VolumeId);
+                results[i] = result;
+                created += result.Created ? 1 : 0;
+            }
+
+            return created;
+        }
     }
 
     private static HashInput Text(string hash) => HashInput.FromText(hash);
