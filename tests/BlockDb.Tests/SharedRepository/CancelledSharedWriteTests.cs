@@ -68,7 +68,11 @@ public sealed class CancelledSharedWriteTests : ConformanceTestBase
             int? created;
             try
             {
+                timer.Restart();
                 created = await call(shared, blocks, results, cts.Token);
+
+                // A load spike may have slowed the first timed call: the delays follow the fastest call seen.
+                duration = Math.Max(4, Math.Min(duration, (int)timer.ElapsedMilliseconds));
             }
             catch (OperationCanceledException)
             {
@@ -97,7 +101,7 @@ public sealed class CancelledSharedWriteTests : ConformanceTestBase
 
         // The token must have fired before the end of some calls: thrown (SQLite: mostly in the middle of the writer's
         // statements), or completed after their writes were sent (a server).
-        Assert.True(cancelled + lateCancels > 0, $"No call's token fired before the call ended (an uncancelled call took {duration} ms): the test proved nothing.");
+        Assert.True(cancelled + lateCancels > 0, $"No call's token fired before the call ended (the fastest call took {duration} ms): the test proved nothing.");
         Assert.Equal(Calls, returned + cancelled);
         var check = await db.CheckAsync();
         Assert.True(check.IsClean, $"Check after the cancelled calls: {check}");
