@@ -88,7 +88,8 @@ public interface IBlockWriter
     /// Select-xor-insert for many blocks in one call (a file's blocks): the same as one
     /// <see cref="SelectXorInsertAsync(BlockHash, long, long?, CancellationToken)"/> per block in order, without a call,
     /// a task and a transaction check per block. Each insert counts as one write of the batch, so a commit batch may
-    /// commit between blocks as it would between calls.
+    /// commit between blocks as it would between calls. On the shared repository the call is whole instead: all of its
+    /// blocks or, when it fails or is cancelled, none (<see cref="ISharedBlockRepository"/>).
     /// </summary>
     /// <param name="blocks">The blocks, in order; duplicates are allowed (the later ones find the first).</param>
     /// <param name="results">Receives one result per block, at the same index; at least as long as <paramref name="blocks"/>.</param>
@@ -107,7 +108,8 @@ public interface IBlockWriter
     /// A file in one call: select-xor-inserts its blocks (as
     /// <see cref="SelectXorInsertAsync(ReadOnlyMemory{BinaryBlockKey}, Memory{SelectXorInsertResult}, long?, CancellationToken)"/>)
     /// and adds its blockset from them (as <see cref="AddBlocksetAsync(IReadOnlyList{long}, string?, CancellationToken)"/>).
-    /// The blockset is all or nothing; blocks inserted before a failure stay in the batch (another file may use them).
+    /// The blockset is all or nothing; blocks inserted before a failure stay in the batch (another file may use them),
+    /// except on the shared repository, where the whole call is all or nothing (<see cref="ISharedBlockRepository"/>).
     /// </summary>
     /// <param name="blocks">The file's blocks in order; empty for an empty file.</param>
     /// <param name="results">Receives one result per block, at the same index; at least as long as <paramref name="blocks"/>.</param>

@@ -8,13 +8,32 @@ namespace BlockDb;
 /// committed data only. Callers never see <c>SQLITE_BUSY</c> from contention between their own tasks.
 /// </summary>
 /// <remarks>
+/// <para>
 /// Select-xor-insert first looks the block up on a reader; only a miss is queued for the writer, which looks it
-/// up again inside its transaction before inserting. A failed write fails only its own call (it wrote nothing),
-/// unless SQLite rolled the whole transaction back (disk full, I/O error): then every write of that batch fails
-/// with that error and none of them is acknowledged. A write's cancellation token cancels it while it is queued.
-/// Disposing waits for queued writes to commit and reads in flight to end; calls made after disposal throw
-/// <see cref="ObjectDisposedException"/>. The write calls return a <c>ValueTask</c> over the write's task, which
-/// completes once its group commit has.
+/// up again inside its transaction before inserting. Disposing waits for queued writes to commit and reads in flight to
+/// end; calls made after disposal throw <see cref="ObjectDisposedException"/>. The write calls return a
+/// <c>ValueTask</c> over the write's task, which completes once its group commit has.
+/// </para>
+/// <para>
+/// <b>A write is whole.</b> A write call that fails wrote nothing: every row it would have written, a many-block call's
+/// blocks and a one-call file's blocks included, is in the file once the call returns, or none of them is when it
+/// throws. The one exception is a failure that ends the whole transaction (disk full, I/O error, a lost connection):
+/// then the call says so (<see cref="BlockDbBatchRolledBackException"/>, or on a server the <see cref="BlockDbException"/>
+/// of the lost connection, whose outcome is unknown) and nothing of it was acknowledged. A block that another call
+/// wrote is not this call's: a select-xor-insert that finds it returns its ID whatever happens to the other call.
+/// (On a server, a many-block select-xor-insert that meets a block another task's collection deletes between its
+/// insert and its lookup throws <see cref="BlockDbException"/> after its own new blocks committed; repeating the call
+/// returns them.)
+/// </para>
+/// <para>
+/// <b>Cancellation</b> is honoured until the call's writes are all in the transaction that commits them, never after:
+/// a call that throws <see cref="OperationCanceledException"/> wrote nothing, and a call whose writes were all made
+/// completes with their commit (its result) even if its token is cancelled meanwhile. On SQLite a call is cancellable
+/// while it is queued and while the writer runs its statements (a cancelled call's statements are rolled back to the
+/// savepoint it runs in, leaving the group's other writes); once they have run, it waits for the group's
+/// <c>COMMIT</c>. On a server (PostgreSQL) a write is cancellable until its statements are sent (while it waits for a
+/// connection); once sent, it completes.
+/// </para>
 /// </remarks>
 public interface ISharedBlockRepository : IBlockReader, IBlockWriter, IAsyncDisposable, IDisposable
 {

@@ -243,9 +243,10 @@ internal sealed class SqliteBlockDatabase : IBlockDatabase, IBlockDbObservable
     /// <summary>
     /// Opens a session with its own batching (the shared repository's writer commits only when told). A session of a
     /// shared repository (<paramref name="register"/> false) is owned and disposed by it, so the database's dispose
-    /// never disposes it under the repository's running writer loop.
+    /// never disposes it under the repository's running writer loop. <paramref name="wholeCalls"/>: see
+    /// <see cref="SessionSettings.WholeCalls"/>.
     /// </summary>
-    internal BlockRepository OpenSession(BatchingOptions batching, bool register = true)
+    internal BlockRepository OpenSession(BatchingOptions batching, bool register = true, bool wholeCalls = false)
     {
         ObjectDisposedException.ThrowIf(_disposal.Begun, this);
         var connection = OpenConnection();
@@ -253,7 +254,7 @@ internal sealed class SqliteBlockDatabase : IBlockDatabase, IBlockDbObservable
         try
         {
             var applied = Pragmas.ApplyAndVerify(connection, _requested, _logger, DataSource, _options.ReadOnly);
-            var settings = new SessionSettings(DataSource, _layout, batching, _options.SelectXorInsert, _options.ReadOnly, applied, _commits, _driver.Name, _logger);
+            var settings = new SessionSettings(DataSource, _layout, batching, _options.SelectXorInsert, _options.ReadOnly, applied, _commits, _driver.Name, _logger, wholeCalls);
             session = new BlockRepository(connection, settings, register ? Closed : static _ => { });
         }
         catch

@@ -11,25 +11,25 @@ internal static class BenchCommand
     private static readonly Option<bool> Smoke = new("--smoke") { Description = "Same as --preset smoke: every provider and code path on a tiny DB in seconds; exits 1 on any failure or inconsistency (CI)." };
     private static readonly Option<bool> Quick = new("--quick") { Description = "Same as --preset quick: every study on 1e4 and 1e5 rows, under 3 minutes on 2 cores." };
     private static readonly Option<bool> Full = new("--full") { Description = "Same as --preset full: sizes 1e4..1e7, all pragma sets, batch sizes, threads 1/2/4 (about 25 minutes on 2 cores)." };
-    private static readonly Option<string[]> Providers = List("--providers", "MicrosoftData, SystemData, PInvoke, Native (C, BlockDb's design), NativePlain (C plain limit; limit study only) (comma-separated or repeated; default all).");
-    private static readonly Option<string[]> Workloads = List("--workloads", "select, insert, xor-select-insert, xor-ignore-select, xor-returning (or xor = all three), join, new-blockset, replay (needs --replay), xor-hit (default: all but replay without --replay and xor-hit).");
-    private static readonly Option<string[]> Studies = List("--studies", "size, pragma, batch, threads, api, scale, limit (default: the preset's).");
-    private static readonly Option<string[]> Sizes = List("--sizes", "Pre-filled blocks for the size study, e.g. 1e4,1e5,1e6,1e7 (also 10k, 1m).");
+    private static readonly Option<string[]> Providers = ListParser.ListOption("--providers", "MicrosoftData, SystemData, PInvoke, Native (C, BlockDb's design), NativePlain (C plain limit; limit study only) (comma-separated or repeated; default all).");
+    private static readonly Option<string[]> Workloads = ListParser.ListOption("--workloads", "select, insert, xor-select-insert, xor-ignore-select, xor-returning (or xor = all three), join, new-blockset, replay (needs --replay), xor-hit (default: all but replay without --replay and xor-hit).");
+    private static readonly Option<string[]> Studies = ListParser.ListOption("--studies", "size, pragma, batch, threads, api, scale, limit (default: the preset's).");
+    private static readonly Option<string[]> Sizes = ListParser.ListOption("--sizes", "Pre-filled blocks for the size study, e.g. 1e4,1e5,1e6,1e7 (also 10k, 1m).");
     private static readonly Option<string?> RefSize = new("--ref-size") { Description = "The size every other study runs at (default: the largest size up to 1e6)." };
-    private static readonly Option<string[]> ExtendedWorkloads = List("--extended-workloads", "Workloads that also run at sizes above --ref-size (default: all selected).");
-    private static readonly Option<string[]> Pragmas = List("--pragmas", "Pragma sets: defaults, journal-wal, sync-normal, sync-off, temp-memory, cache-64m, mmap-64m, threads-8, recommended, all.");
+    private static readonly Option<string[]> ExtendedWorkloads = ListParser.ListOption("--extended-workloads", "Workloads that also run at sizes above --ref-size (default: all selected).");
+    private static readonly Option<string[]> Pragmas = ListParser.ListOption("--pragmas", "Pragma sets: defaults, journal-wal, sync-normal, sync-off, temp-memory, cache-64m, mmap-64m, threads-8, recommended, all.");
     private static readonly Option<string?> RefPragma = new("--ref-pragma") { Description = "The pragma set of the other studies (default recommended)." };
-    private static readonly Option<string[]> BatchSizes = List("--batch-sizes", "Commit every N writes for the batch study, e.g. 1,16,256,4096,65536,all (all = one transaction).");
+    private static readonly Option<string[]> BatchSizes = ListParser.ListOption("--batch-sizes", "Commit every N writes for the batch study, e.g. 1,16,256,4096,65536,all (all = one transaction).");
     private static readonly Option<string?> RefBatch = new("--ref-batch") { Description = "The batch size of the other studies (default all = one transaction per run, as the seed's table)." };
     private static readonly Option<int?> ThreadBatch = new("--thread-batch") { Description = "Commit every N writes in the threads study (default 1000, BlockDb's default)." };
-    private static readonly Option<string[]> Layouts = List("--layouts", "Block layouts of the scale and limit studies: TextHash, BlobHash, KeyMap (default all).");
-    private static readonly Option<string[]> ScaleSizes = List("--scale-sizes", "Pre-filled blocks for the scale study, e.g. 1e5,1e6,1e7 (default: --sizes).");
+    private static readonly Option<string[]> Layouts = ListParser.ListOption("--layouts", "Block layouts of the scale and limit studies: TextHash, BlobHash, KeyMap (default all).");
+    private static readonly Option<string[]> ScaleSizes = ListParser.ListOption("--scale-sizes", "Pre-filled blocks for the scale study, e.g. 1e5,1e6,1e7 (default: --sizes).");
     private static readonly Option<int?> ScaleBatch = new("--scale-batch") { Description = "Commit every N writes in the scale study (default 1000, BlockDb's default; 0 = one transaction)." };
     private static readonly Option<int?> LimitBatch = new("--limit-batch") { Description = "Commit every N writes in the limit study (default 1000, BlockDb's default; 0 = one transaction)." };
-    private static readonly Option<string[]> ReadsPerTransaction = List("--reads-per-transaction", "BlockDb:Batching:ReadsPerTransaction variants of the limit study, e.g. default,1 (default = BlockDb's: 256 in WAL mode; 1 = read batching off).");
-    private static readonly Option<string[]> Threads = List("--threads", "Thread counts for the threads study, e.g. 1,2,4.");
-    private static readonly Option<string[]> Connections = List("--connections", "per-thread, shared (default both).");
-    private static readonly Option<string[]> Api = List("--api", "async, sync, driver (default all).");
+    private static readonly Option<string[]> ReadsPerTransaction = ListParser.ListOption("--reads-per-transaction", "BlockDb:Batching:ReadsPerTransaction variants of the limit study, e.g. default,1 (default = BlockDb's: 256 in WAL mode; 1 = read batching off).");
+    private static readonly Option<string[]> Threads = ListParser.ListOption("--threads", "Thread counts for the threads study, e.g. 1,2,4.");
+    private static readonly Option<string[]> Connections = ListParser.ListOption("--connections", "per-thread, shared (default both).");
+    private static readonly Option<string[]> Api = ListParser.ListOption("--api", "async, sync, driver (default all).");
     private static readonly Option<int?> Ops = new("--ops") { Description = "Timed ops per run (replay: at most this many blocks, whole files)." };
     private static readonly Option<int?> Warmup = new("--warmup") { Description = "Untimed warm-up ops per run, on the same fresh copy (default ops/2)." };
     private static readonly Option<int?> Repetitions = new("--repetitions", "-r") { Description = "Repetitions per configuration (median, min/max and CV are reported)." };
@@ -77,15 +77,10 @@ internal static class BenchCommand
         root.Add(Server.ServerCommand.Create());
         root.Add(Server.ServerCommand.CreateWorker());
         root.Add(Lifecycle.LifecycleCommand.Create());
+        root.Add(Blocksets.BlocksetGrowthCommand.Create());
         return root;
     }
 
-    private static Option<string[]> List(string name, string description) => new(name)
-    {
-        Description = description,
-        AllowMultipleArgumentsPerToken = true,
-        Arity = ArgumentArity.ZeroOrMore,
-    };
 
     private static SweepSettings Settings(ParseResult r)
     {

@@ -1,3 +1,4 @@
+using System.CommandLine;
 using System.Globalization;
 using BlockDb.Bench.Model;
 
@@ -8,6 +9,18 @@ internal static class ListParser
 {
     public static IEnumerable<string> Items(IEnumerable<string> values) =>
         values.SelectMany(v => v.Split(',', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries));
+
+    /// <summary>A list option: comma-separated, repeated, or both.</summary>
+    public static Option<string[]> ListOption(string name, string description) => new(name)
+    {
+        Description = description,
+        AllowMultipleArgumentsPerToken = true,
+        Arity = ArgumentArity.ZeroOrMore,
+    };
+
+    /// <summary>The items of a list option, or <see langword="null"/> when it was not given.</summary>
+    public static List<string>? Values(ParseResult result, Option<string[]> option) =>
+        result.GetResult(option) is null ? null : [.. Items(result.GetValue(option) ?? [])];
 
     /// <summary>1e4, 10k, 1m, 100000.</summary>
     public static long Size(string text)

@@ -15,9 +15,9 @@ internal static class LifecycleCommand
     public static Command Create()
     {
         var smoke = new Option<bool>("--smoke") { Description = "Seconds: every provider, layout and conversion on 2,000 blocksets and a 2,000-block file, one repetition; exits 1 on any failure (CI)." };
-        var providers = List("--providers", "MicrosoftData, SystemData, PInvoke (comma-separated or repeated; default all).");
-        var layouts = List("--layouts", "Layouts of the delete-and-collect part: TextHash, BlobHash, KeyMap (default all).");
-        var convertTo = List("--convert-to", "Layouts a TextHash file is converted to: KeyMap, BlobHash (default both; none = skip the conversion part).");
+        var providers = ListParser.ListOption("--providers", "MicrosoftData, SystemData, PInvoke (comma-separated or repeated; default all).");
+        var layouts = ListParser.ListOption("--layouts", "Layouts of the delete-and-collect part: TextHash, BlobHash, KeyMap (default all).");
+        var convertTo = ListParser.ListOption("--convert-to", "Layouts a TextHash file is converted to: KeyMap, BlobHash (default both; none = skip the conversion part).");
         var blocksets = new Option<string?>("--blocksets") { Description = "Blocksets of the delete-and-collect template (default 1e6; 0 = skip that part)." };
         var convertBlocks = new Option<string?>("--convert-blocks") { Description = "Blocks of the TextHash file converted (default 1e6; 0 = skip the conversion part)." };
         var deleteShare = new Option<double?>("--delete-share") { Description = "Share of the blocksets deleted, evenly spread (default 0.1)." };
@@ -44,9 +44,9 @@ internal static class LifecycleCommand
                 settings = result.GetValue(smoke) ? LifecycleSettings.Smoke(workFolder, outFolder, line) : LifecycleSettings.Default(workFolder, outFolder, line);
                 settings = settings with
                 {
-                    Providers = Values(result, providers)?.Select(Provider).Distinct().ToList() ?? settings.Providers,
-                    Layouts = Values(result, layouts)?.Select(l => ListParser.Enum<BlockLayout>(l, "layout")).Distinct().ToList() ?? settings.Layouts,
-                    ConvertTargets = Values(result, convertTo) is { } targets
+                    Providers = ListParser.Values(result, providers)?.Select(Provider).Distinct().ToList() ?? settings.Providers,
+                    Layouts = ListParser.Values(result, layouts)?.Select(l => ListParser.Enum<BlockLayout>(l, "layout")).Distinct().ToList() ?? settings.Layouts,
+                    ConvertTargets = ListParser.Values(result, convertTo) is { } targets
                         ? [.. targets.Where(t => !t.Equals("none", StringComparison.OrdinalIgnoreCase)).Select(t => ListParser.Enum<BlockLayout>(t, "layout")).Distinct()]
                         : settings.ConvertTargets,
                     Blocksets = Count(result.GetValue(blocksets)) ?? settings.Blocksets,
@@ -121,15 +121,7 @@ internal static class LifecycleCommand
         return command;
     }
 
-    private static Option<string[]> List(string name, string description) => new(name)
-    {
-        Description = description,
-        AllowMultipleArgumentsPerToken = true,
-        Arity = ArgumentArity.ZeroOrMore,
-    };
 
-    private static List<string>? Values(ParseResult result, Option<string[]> option) =>
-        result.GetResult(option) is null ? null : [.. ListParser.Items(result.GetValue(option) ?? [])];
 
     /// <summary>One of BlockDb's SQLite providers (the lifecycle runs through the public API only: no native baseline).</summary>
     private static string Provider(string text) =>

@@ -145,6 +145,16 @@ internal sealed class KeyMapBlockStore : IBlockStore
 
     public void AfterRollback() => EndTransaction();
 
+    /// <summary>The next ID this transaction would insert (0 before its catch-up, when it has inserted nothing): every own insert from then on has an ID at or above it.</summary>
+    public long SavepointMark => _nextId;
+
+    /// <summary>
+    /// Drops the own inserts a rolled-back savepoint took back (their IDs are at or above <paramref name="mark"/>), so only
+    /// rows still in the transaction join the shared map at its commit (M3). The IDs are not handed out again: the next
+    /// insert continues above them, and <c>MaxBlockId</c> is raised past them as it would be past any ID BlockDb used.
+    /// </summary>
+    public void AfterRollbackTo(long mark) => _inserts.RemoveIdsFrom(mark);
+
     /// <summary>
     /// The lookup. Inside this session's write transaction the answer is complete once the transaction has caught up:
     /// a miss then means the block is not in the file.

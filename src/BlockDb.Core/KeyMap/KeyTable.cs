@@ -144,6 +144,27 @@ internal sealed class KeyTable
         }
     }
 
+    /// <summary>Removes every entry whose ID is <paramref name="firstId"/> or above, rebuilding the array in place (a session's own table after a rolled-back savepoint; never the shared map, whose readers take no lock).</summary>
+    public void RemoveIdsFrom(long firstId)
+    {
+        if (_count == 0)
+        {
+            return;
+        }
+
+        var kept = Array.FindAll(_slots, slot => slot != 0 && (uint)slot < firstId);
+        if (kept.Length == _count)
+        {
+            return;
+        }
+
+        Clear();
+        foreach (var slot in kept)
+        {
+            Add(slot);
+        }
+    }
+
     /// <summary>Whether the exact entry (key and ID) is in <paramref name="slots"/>.</summary>
     public static bool Holds(ulong[] slots, ulong slot)
     {

@@ -1,3 +1,4 @@
+using System.Buffers;
 using System.Diagnostics;
 using System.Runtime.CompilerServices;
 using BlockDb.Drivers;
@@ -22,6 +23,7 @@ internal sealed class BlockRepository : IBlockRepository
     private readonly string _path;
     private readonly bool _readOnly;
     private readonly DisposeBehavior _onDispose;
+    private readonly bool _wholeCalls;
     private readonly Action<BlockRepository> _onDisposed;
     private long _cacheHits;
     private long _cacheMisses;
@@ -46,6 +48,7 @@ internal sealed class BlockRepository : IBlockRepository
         _logger = settings.Logger;
         _readOnly = settings.ReadOnly;
         _onDispose = settings.Batching.OnDispose;
+        _wholeCalls = settings.WholeCalls;
         _onDisposed = onDisposed;
         AppliedPragmas = settings.AppliedPragmas;
         // Read batching by default only in WAL mode: in the rollback-journal modes a held read blocks other writers' commits.
@@ -53,7 +56,7 @@ internal sealed class BlockRepository : IBlockRepository
         _batch = new WriteBatch(connection, settings, reads);
         _volumeGuard = new VolumeGuard(connection, _batch);
         _store = settings.Layout.CreateStore(connection, _batch, _volumeGuard, settings.Strategy);
-        _blocksets = new BlocksetStatements(connection, _batch, _store, _volumeGuard);
+        _blocksets = new BlocksetStatements(connection, _batch, _store, _volumeGuard, settings.WholeCalls);
         _counts = connection.Prepare(BlockDbSql.Counts);
         var commitAge = _readOnly ? null : settings.Batching.CommitAfterMilliseconds;
         if (commitAge is not null || _batch.Reads.Enabled)
@@ -135,7 +138,7 @@ internal sealed class BlockRepository : IBlockRepository
         Call((blocks, results, volumeId, cancellationToken), static (r, s) =>
         {
             BlockBatchRules.Validate(s.blocks.Span, s.results.Length);
-            return r.Writable(nameof(SelectXorInsertAsync)).SelectXorInsertMany(s.blocks.Span, s.results.Span, s.volumeId, s.cancellationToken);
+            return r.Writable(nameof(SelectXorInsertAsync)).SelectXorInsertMany(s.blocks, s.results, s.volumeId, s.cancellationToken);
         }, cancellationToken);
 
     public ValueTask<long> SelectXorInsertBlocksetAsync(ReadOnlyMemory<BinaryBlockKey> blocks, Memory<SelectXorInsertResult> results, BlockHash fullHash = default, long? volumeId = null, CancellationToken cancellationToken = default) =>
@@ -388,19 +391,85 @@ internal sealed class BlockRepository : IBlockRepository
         return _store.Find(hash, size);
     }
 
-    /// <summary>Select-xor-insert of each block in order, its result at the same index; the token checked between blocks.</summary>
-    private int SelectXorInsertMany(ReadOnlySpan<BinaryBlockKey> blocks, Span<SelectXorInsertResult> results, long? volumeId, CancellationToken cancellationToken)
+    /// <summary>
+    /// Select-xor-insert of each block in order, its result at the same index; the token checked between blocks. In a
+    /// session of whole calls (<see cref="SessionSettings.WholeCalls"/>) the blocks are first looked up outside the write
+    /// transaction when none is open (a call of known blocks takes no write lock, as separate calls would not), then
+    /// the others go in one savepoint of the write transaction: all of them, or none when a block fails or the token is
+    /// cancelled.
+    /// </summary>
+    private int SelectXorInsertMany(ReadOnlyMemory<BinaryBlockKey> blocks, Memory<SelectXorInsertResult> results, long? volumeId, CancellationToken cancellationToken)
     {
-        var created = 0;
-        for (var i = 0; i < blocks.Length; i++)
+        if (!_wholeCalls)
         {
-            BlockBatchRules.CheckCancellation(i, cancellationToken);
-            var result = _store.SelectXorInsert(HashInput.FromBytes(blocks[i].Hash), blocks[i].Size, volumeId);
-            results[i] = result;
-            created += result.Created ? 1 : 0;
+            return new ManyBlocks(this, blocks, results, volumeId, cancellationToken, null, blocks.Length).Run();
         }
 
-        return created;
+        var misses = ArrayPool<int>.Shared.Rent(Math.Max(1, blocks.Length));
+        try
+        {
+            var count = FindUnlessWriting(blocks.Span, results.Span, misses, cancellationToken);
+            return count == 0 ? 0 : _batch.Write(new ManyBlocks(this, blocks, results, volumeId, cancellationToken, misses, count), static many =>
+            {
+                var created = many.Self._batch.Whole(many, static m => m.Run());
+                many.Self._batch.EndWrite(wrote: false);
+                return created;
+            });
+        }
+        finally
+        {
+            ArrayPool<int>.Shared.Return(misses);
+        }
+    }
+
+    /// <summary>
+    /// Outside a write transaction, fills the results of the blocks the index holds (in the session's read batch) and
+    /// lists the positions of the others in <paramref name="misses"/>; inside one, lists every position (the store looks
+    /// them up under the write lock). Returns how many it listed.
+    /// </summary>
+    private int FindUnlessWriting(ReadOnlySpan<BinaryBlockKey> blocks, Span<SelectXorInsertResult> results, int[] misses, CancellationToken cancellationToken)
+    {
+        var count = 0;
+        var reading = !_batch.IsOpen;
+        for (var i = 0; i < blocks.Length; i++)
+        {
+            if (reading)
+            {
+                BlockBatchRules.CheckCancellation(i, cancellationToken);
+                if (Find(HashInput.FromBytes(blocks[i].Hash), blocks[i].Size) is { } id)
+                {
+                    results[i] = new SelectXorInsertResult(id, false);
+                    continue;
+                }
+            }
+
+            misses[count++] = i;
+        }
+
+        return count;
+    }
+
+    /// <summary>A many-block select-xor-insert's arguments, carried by value through the batch: the blocks at <see cref="Only"/>'s first <see cref="Count"/> positions, or all of them when it is null.</summary>
+    private readonly record struct ManyBlocks(
+        BlockRepository Self, ReadOnlyMemory<BinaryBlockKey> Blocks, Memory<SelectXorInsertResult> Results, long? VolumeId, CancellationToken CancellationToken, int[]? Only, int Count)
+    {
+        /// <summary>Select-xor-insert of each block, in order; how many it created.</summary>
+        public int Run()
+        {
+            var blocks = Blocks.Span;
+            var results = Results.Span;
+            var created = 0;
+            for (var n = 0; n < Count; n++)
+            {
+                BlockBatchRules.CheckCancellation(n, CancellationToken);
+                var i = Only is null ? n : Only[n];
+                var result = Self._store.SelectXorInsert(HashInput.FromBytes(blocks[i].Hash), blocks[i].Size, VolumeId);
+                results[i] = result;
+                created += result.Created ? 1 : 0;
+            }
+
+            return created;
+        }
     }
 
     private static HashInput Text(string hash) => HashInput.FromText(hash);

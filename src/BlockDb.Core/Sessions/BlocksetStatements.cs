@@ -27,9 +27,16 @@ internal sealed class BlocksetStatements
     private readonly ISqliteStatement _delete;
     private readonly ISqliteStatement _getBlock;
     private readonly IdFloorStatements _floor;
+    private readonly bool _wholeCalls;
 
-    public BlocksetStatements(ISqliteConnection connection, WriteBatch batch, IBlockStore store, VolumeGuard volumes)
+    /// <param name="connection">The session's connection.</param>
+    /// <param name="batch">The session's write batch.</param>
+    /// <param name="store">The layout's block store.</param>
+    /// <param name="volumes">The session's volume checks.</param>
+    /// <param name="wholeCalls">Whether a one-call file's blocks go in the same savepoint as its blockset (<see cref="SessionSettings.WholeCalls"/>).</param>
+    public BlocksetStatements(ISqliteConnection connection, WriteBatch batch, IBlockStore store, VolumeGuard volumes, bool wholeCalls)
     {
+        _wholeCalls = wholeCalls;
         _connection = connection;
         _batch = batch;
         _store = store;
@@ -64,45 +71,16 @@ internal sealed class BlocksetStatements
     /// A file in one call: select-xor-insert of each block (its result at the same index, new blocks recorded in
     /// <paramref name="volumeId"/>), then the blockset from them, all in one write transaction that no commit splits.
     /// Each block's ID, size and volume are those the store found or created in that transaction, so a block's row
-    /// is read again only when the store's own read did not give its volume (the indexed layouts' hits).
+    /// is read again only when the store's own read did not give its volume (the indexed layouts' hits). In a session of
+    /// whole calls the blocks go in the blockset's savepoint too: a failure or a cancellation leaves none of them.
     /// </summary>
-    /// <exception cref="BlockDbConflictException">A found block's volume is Deleting or Deleted; nothing of the blockset was written (blocks created before it stay in the batch).</exception>
+    /// <exception cref="BlockDbConflictException">A found block's volume is Deleting or Deleted; nothing of the blockset was written (blocks created before it stay in the batch, unless the session's calls are whole).</exception>
     public long SelectXorInsertAdd(ReadOnlyMemory<BinaryBlockKey> blocks, Memory<SelectXorInsertResult> results, long? volumeId, string? fullHash, CancellationToken cancellationToken) =>
-        _batch.Write((this, blocks, results, volumeId, fullHash, cancellationToken), static s =>
+        _batch.Write(new OneCallFile(this, blocks, results, volumeId, fullHash, cancellationToken), static file =>
         {
-            var (self, blocks, results, volumeId, fullHash, cancellationToken) = s;
-            var count = blocks.Length;
-            var ids = ArrayPool<long>.Shared.Rent(count);
-            try
-            {
-                var length = self._batch.Held((self, blocks, results, volumeId, ids, cancellationToken), static h =>
-                {
-                    var (self, blocks, results, volumeId, ids, cancellationToken) = h;
-                    var keys = blocks.Span;
-                    var found = results.Span;
-                    long length = 0;
-                    long? fit = null;
-                    for (var i = 0; i < keys.Length; i++)
-                    {
-                        BlockBatchRules.CheckCancellation(i, cancellationToken);
-                        var result = self._store.SelectXorInsertInWrite(HashInput.FromBytes(keys[i].Hash), keys[i].Size, volumeId, out var volume);
-                        found[i] = result;
-                        ids[i] = result.Id;
-                        self.RequireReferable(result.Id, i, volume, ref fit);
-
-                        // The block matched (hash, size) in this transaction: its size is the key's.
-                        length = AddLength(length, keys[i].Size, i);
-                    }
-
-                    return length;
-                });
-
-                return self.Write(ids, count, length, fullHash, cancellationToken);
-            }
-            finally
-            {
-                ArrayPool<long>.Shared.Return(ids);
-            }
+            var blocksetId = file.Self._wholeCalls ? file.Self._batch.Whole(file, static f => f.Run()) : file.Run();
+            file.Self._batch.EndWrite(wrote: true);
+            return blocksetId;
         });
 
     /// <summary>
@@ -239,7 +217,9 @@ internal sealed class BlocksetStatements
                     length = AddLength(length, size, i);
                 }
 
-                return self.Write(ids, count, length, fullHash, cancellationToken);
+                var blocksetId = self.WriteBlockset(ids, count, length, fullHash, cancellationToken);
+                self._batch.EndWrite(wrote: true);
+                return blocksetId;
             }
             finally
             {
@@ -296,10 +276,9 @@ internal sealed class BlocksetStatements
             ? length + size
             : throw new ArgumentOutOfRangeException("blocks", size, $"The blockset's length passes {long.MaxValue:N0} bytes at block {index} ({size:N0} bytes); a blockset's Length is the sum of its blocks' sizes and must fit a 64-bit integer. Nothing of the blockset was written.");
 
-    /// <summary>Writes a blockset and its entries inside a savepoint (all of it, or nothing), and counts one write.</summary>
-    private long Write(long[] ids, int count, long length, string? fullHash, CancellationToken cancellationToken)
-    {
-        var blocksetId = _batch.InSavepoint((this, ids, count, length, fullHash, cancellationToken), static s =>
+    /// <summary>Writes a blockset and its entries inside a savepoint (all of it, or nothing); the caller counts the write.</summary>
+    private long WriteBlockset(long[] ids, int count, long length, string? fullHash, CancellationToken cancellationToken) =>
+        _batch.InSavepoint((this, ids, count, length, fullHash, cancellationToken), static s =>
         {
             var (self, ids, count, length, fullHash, cancellationToken) = s;
             var insert = self._insertBlockset;
@@ -355,9 +334,6 @@ internal sealed class BlocksetStatements
 
             return blocksetId;
         });
-        _batch.EndWrite(wrote: true);
-        return blocksetId;
-    }
 
     /// <summary>A block's size, or null when it is unknown; a block of a volume being deleted cannot join a blockset.</summary>
     /// <exception cref="BlockDbConflictException">The block's volume is <see cref="VolumeState.Deleting"/> or <see cref="VolumeState.Deleted"/>.</exception>
@@ -381,6 +357,49 @@ internal sealed class BlocksetStatements
         finally
         {
             _blockSize.Reset();
+        }
+    }
+
+    /// <summary>A one-call file's arguments, carried by value through the batch (<see cref="SelectXorInsertAdd"/>).</summary>
+    private readonly record struct OneCallFile(
+        BlocksetStatements Self, ReadOnlyMemory<BinaryBlockKey> Blocks, Memory<SelectXorInsertResult> Results, long? VolumeId, string? FullHash, CancellationToken CancellationToken)
+    {
+        /// <summary>Select-xor-inserts the blocks with the batch's commits held, then writes the blockset from them; the caller counts the write.</summary>
+        public long Run()
+        {
+            var count = Blocks.Length;
+            var ids = ArrayPool<long>.Shared.Rent(count);
+            try
+            {
+                var length = Self._batch.Held((this, ids), static h => h.Item1.SelectXorInsertBlocks(h.ids));
+                return Self.WriteBlockset(ids, count, length, FullHash, CancellationToken);
+            }
+            finally
+            {
+                ArrayPool<long>.Shared.Return(ids);
+            }
+        }
+
+        /// <summary>Each block's select-xor-insert in this transaction, its ID into <paramref name="ids"/> and its result at the same index; the blockset's length.</summary>
+        private long SelectXorInsertBlocks(long[] ids)
+        {
+            var keys = Blocks.Span;
+            var found = Results.Span;
+            long length = 0;
+            long? fit = null;
+            for (var i = 0; i < keys.Length; i++)
+            {
+                BlockBatchRules.CheckCancellation(i, CancellationToken);
+                var result = Self._store.SelectXorInsertInWrite(HashInput.FromBytes(keys[i].Hash), keys[i].Size, VolumeId, out var volume);
+                found[i] = result;
+                ids[i] = result.Id;
+                Self.RequireReferable(result.Id, i, volume, ref fit);
+
+                // The block matched (hash, size) in this transaction: its size is the key's.
+                length = AddLength(length, keys[i].Size, i);
+            }
+
+            return length;
         }
     }
 }

@@ -11,4 +11,10 @@ internal interface IBatchParticipant
 
     /// <summary>After the transaction ended without committing (rollback, failed commit, or SQLite rolled it back). Must not throw.</summary>
     void AfterRollback();
+
+    /// <summary>What <see cref="AfterRollbackTo"/> is given when a savepoint of the transaction opens: where the participant's own record of the transaction's writes stands.</summary>
+    long SavepointMark { get; }
+
+    /// <summary>After the transaction was rolled back to a savepoint opened at <paramref name="mark"/> (it stays open): forgets what it recorded since. Must not throw.</summary>
+    void AfterRollbackTo(long mark);
 }

@@ -13,6 +13,12 @@ namespace BlockDb.Sessions;
 /// <param name="Clock">The database's commit counter, shared by its sessions.</param>
 /// <param name="Provider">The provider's name (for metrics).</param>
 /// <param name="Logger">The database's logger.</param>
+/// <param name="WholeCalls">
+/// Whether every call's writes go in whole or not at all: the calls that write several rows (select-xor-insert of many
+/// blocks, a one-call file) run inside a savepoint, so a failure or a cancellation in their middle leaves nothing of
+/// them in the batch (the shared repository's writer). Otherwise they keep the writes before the failure, as separate
+/// calls would (<see cref="IBlockWriter"/>).
+/// </param>
 internal sealed record SessionSettings(
     string Path,
     LayoutState Layout,
@@ -22,4 +28,5 @@ internal sealed record SessionSettings(
     PragmaSettings AppliedPragmas,
     CommitClock Clock,
     string Provider,
-    ILogger Logger);
+    ILogger Logger,
+    bool WholeCalls = false);

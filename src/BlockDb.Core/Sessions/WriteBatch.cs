@@ -127,9 +127,16 @@ internal sealed class WriteBatch
         }
     }
 
-    /// <summary>Runs <paramref name="body"/> inside a savepoint of the open batch: all of its writes, or (on any failure or cancellation) none.</summary>
+    /// <summary>
+    /// Runs <paramref name="body"/> inside a savepoint of the open batch: all of its writes, or (on any failure or
+    /// cancellation) none. A rollback to the savepoint also takes back what the body counted (<see cref="Pending"/>) and
+    /// what the block store kept of it (<see cref="IBatchParticipant.AfterRollbackTo"/>). When the savepoint cannot be
+    /// rolled back, the whole batch is, so nothing of the body can commit with the batch's other writes.
+    /// </summary>
+    /// <exception cref="BlockDbBatchRolledBackException">The rollback to the savepoint failed and the batch was rolled back with it.</exception>
     public TResult InSavepoint<TState, TResult>(TState state, Func<TState, TResult> body)
     {
+        var (pending, mark) = (Pending, _participant?.SavepointMark ?? 0);
         _savepoint.ExecuteNonQuery();
         try
         {
@@ -137,18 +144,44 @@ internal sealed class WriteBatch
             _release.ExecuteNonQuery();
             return result;
         }
-        catch
+        catch (Exception e) when (_connection.InTransaction)
         {
             Revise();
-            if (_connection.InTransaction)
+            try
             {
                 _rollbackTo.ExecuteNonQuery();
                 _release.ExecuteNonQuery();
             }
+            catch (BlockDbException undo)
+            {
+                var lost = Pending;
+                Rollback();
+                throw new BlockDbBatchRolledBackException(
+                    $"{undo.Message} A write failed ({e.Message}) and rolling back to its savepoint failed too, so the open batch was rolled back: its {lost} uncommitted writes were discarded (committed data is intact).",
+                    lost,
+                    undo);
+            }
 
+            Pending = pending;
+            _participant?.AfterRollbackTo(mark);
+            throw;
+        }
+        catch
+        {
+            // SQLite ended the transaction itself (Lost reports it): nothing of the savepoint is left to undo.
+            Revise();
             throw;
         }
     }
+
+    /// <summary>
+    /// Runs <paramref name="body"/> in the open batch as one whole: its commits held (<see cref="Held"/>) and its writes
+    /// inside a savepoint (<see cref="InSavepoint"/>), so they are all in the transaction when it returns, or none of them
+    /// when it throws or is cancelled. The caller's own <see cref="EndWrite"/> afterwards commits as usual.
+    /// </summary>
+    /// <exception cref="InvalidOperationException">The batch is not open.</exception>
+    public TResult Whole<TState, TResult>(TState state, Func<TState, TResult> body) =>
+        Held((this, state, body), static h => h.Item1.InSavepoint(h, static s => s.body(s.state)));
 
     /// <summary>
     /// Runs <paramref name="body"/> inside the open batch with its commits held: an <see cref="EndWrite"/> in it counts
@@ -371,10 +404,10 @@ internal sealed class WriteBatch
         Opened?.Invoke();
     }
 
-    /// <summary>After a failed write, a transaction that holds no write of its own is ended, so the write lock is not kept while idle.</summary>
+    /// <summary>After a failed write, a transaction that holds no write of its own is ended, so the write lock is not kept while idle (never inside <see cref="Held"/>: the caller's unit is still open).</summary>
     private void ReleaseIdle()
     {
-        if (IsOpen && Pending == 0)
+        if (IsOpen && Pending == 0 && _held == 0)
         {
             try
             {

@@ -11,8 +11,10 @@ namespace BlockDb.Shared;
 /// <remarks>
 /// Invariants: the writer session is used only by the writer loop (<see cref="RunAsync"/>) and disposed only by
 /// <see cref="DisposeAsync"/> after the loop ended; a request taken from the queue is completed or failed exactly
-/// once, and never completed before the transaction holding it has committed; a transaction is always ended before
-/// the loop waits for the queue, so an idle writer never holds the write lock.
+/// once, and never completed before the transaction holding it has committed; a request's writes are whole (the writer
+/// session runs with <see cref="Sessions.SessionSettings.WholeCalls"/>, so a request that fails or sees its token
+/// cancelled leaves nothing in the transaction, and one that ran completes with the commit whatever its token says); a
+/// transaction is always ended before the loop waits for the queue, so an idle writer never holds the write lock.
 /// </remarks>
 internal sealed class GroupCommitWriter
 {

@@ -26,7 +26,8 @@ internal sealed class SharedBlockRepository : ISharedBlockRepository
     {
         _database = database;
         _onDisposed = onDisposed;
-        _writer = new GroupCommitWriter(database.OpenSession(WriterBatching, register: false), options, database.Tags);
+        // Whole calls: a write that fails or is cancelled leaves nothing in the group's transaction (ISharedBlockRepository).
+        _writer = new GroupCommitWriter(database.OpenSession(WriterBatching, register: false, wholeCalls: true), options, database.Tags);
         // Readers never write (no write batching, no commit age); they batch their reads as the database's options say.
         var configured = database.Options.Batching;
         var readerBatching = new BatchingOptions

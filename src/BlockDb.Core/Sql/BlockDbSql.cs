@@ -63,9 +63,19 @@ internal static partial class BlockDbSql
     /// Insert <see cref="EntriesPerInsert"/> consecutive entries of one blockset in one statement: indexes
     /// <c>@Index</c> to <c>@Index + 15</c>, naming blocks <c>@BlockID0</c> to <c>@BlockID15</c>.
     /// </summary>
+    /// <remarks>
+    /// <c>OR FAIL</c>, so SQLite gives the statement no statement journal. A statement that writes several rows and may
+    /// abort half-way (<c>OR ABORT</c>, the default, on the primary key) gets one inside a transaction: a copy of each page
+    /// it changes. Inside the blockset's savepoint, a statement that changed a page the savepoint had not saved yet keeps
+    /// all its copies until the savepoint ends, and every other one truncates the in-memory journal back, which walks it
+    /// from its start; both grow with the pages of the file the entries land on, so each blockset over existing blocks
+    /// cost more than the one before (<see href="https://www.sqlite.org/tempfiles.html"/>, section 2.5; SQLite's
+    /// <c>subjRequiresPage</c> and <c>memjrnlTruncate</c>; issue 21, defect 6). A conflict still fails the statement, and
+    /// the savepoint around the blockset takes back the rows written before it, as the statement journal did.
+    /// </remarks>
     public static readonly SqlStatement InsertBlocksetEntries = new(
         nameof(InsertBlocksetEntries),
-        """INSERT INTO "BlocksetEntry" ("BlocksetID", "Index", "BlockID") VALUES """
+        """INSERT OR FAIL INTO "BlocksetEntry" ("BlocksetID", "Index", "BlockID") VALUES """
             + string.Join(", ", Enumerable.Range(0, EntriesPerInsert).Select(i => $"""(@BlocksetID, @Index + {i}, @BlockID{i})""")),
         ["@BlocksetID", "@Index", .. Enumerable.Range(0, EntriesPerInsert).Select(i => $"@BlockID{i}")]);
 

@@ -198,4 +198,11 @@ internal sealed class IndexedBlockStore<TCodec, TStrategy> : IBlockStore
     void IBatchParticipant.AfterRollback()
     {
     }
+
+    // Nothing of a rolled-back savepoint is kept here: the collected high-water mark is read again (the batch's Revision moved).
+    long IBatchParticipant.SavepointMark => 0;
+
+    void IBatchParticipant.AfterRollbackTo(long mark)
+    {
+    }
 }

@@ -2,6 +2,24 @@ using Npgsql;
 
 namespace BlockDb.PostgreSql.Sessions;
 
+/// <summary>What a shared-repository call does on the server: how <see cref="PgRetry"/> treats its cancellation token and a lost connection.</summary>
+internal enum PgAccess
+{
+    /// <summary>Reads only: the token cancels it at any point (the statement too), and it runs once more after a lost connection.</summary>
+    Read,
+
+    /// <summary>
+    /// Writes: the token is honoured until the statements are sent, never after, so a call that throws
+    /// <see cref="OperationCanceledException"/> sent nothing, and one that sent its statements returns their committed
+    /// result (Npgsql's cancellation could otherwise end the call while the server still commits it). Not run again after
+    /// a lost connection: its first run may have committed.
+    /// </summary>
+    Write,
+
+    /// <summary>As <see cref="Write"/>, but run once more after a lost connection, also uncancellable then: running it again cannot write twice (select-xor-insert).</summary>
+    RepeatableWrite,
+}
+
 /// <summary>One statement on a connection of its own from the pool, in autocommit, with errors mapped and one more run after a lost connection.</summary>
 internal static class PgRetry
 {
@@ -9,18 +27,28 @@ internal static class PgRetry
     /// <param name="dataSource">The pool.</param>
     /// <param name="operation">The call's name, for messages.</param>
     /// <param name="statement">The work; its connection goes back to the pool afterwards.</param>
-    /// <param name="retryable">Whether running it again cannot write twice (reads, select-xor-insert).</param>
-    /// <param name="cancellationToken">Cancels the statement on the server.</param>
+    /// <param name="access">Whether it writes, and whether running it again cannot write twice.</param>
+    /// <param name="cancellationToken">Cancels the wait for a connection, and a read's statement on the server.</param>
     /// <exception cref="BlockDbException">The server failed; the SQLSTATE is kept.</exception>
-    public static async Task<T> RunAsync<T>(NpgsqlDataSource dataSource, string operation, Func<NpgsqlConnection, CancellationToken, Task<T>> statement, bool retryable, CancellationToken cancellationToken)
+    /// <exception cref="OperationCanceledException">Cancelled; a write's statements were not sent.</exception>
+    public static async Task<T> RunAsync<T>(NpgsqlDataSource dataSource, string operation, Func<NpgsqlConnection, CancellationToken, Task<T>> statement, PgAccess access, CancellationToken cancellationToken)
     {
+        var writes = access != PgAccess.Read;
         for (var attempt = 0; ; attempt++)
         {
+            // A write that was sent once completes whatever the token says, its repeat after a lost connection included.
+            var token = writes && attempt > 0 ? CancellationToken.None : cancellationToken;
             try
             {
-                var connection = await dataSource.OpenConnectionAsync(cancellationToken).ConfigureAwait(false);
+                var connection = await dataSource.OpenConnectionAsync(token).ConfigureAwait(false);
                 await using var connectionScope = connection.ConfigureAwait(false);
-                return await statement(connection, cancellationToken).ConfigureAwait(false);
+                if (writes)
+                {
+                    token.ThrowIfCancellationRequested();
+                    token = CancellationToken.None;
+                }
+
+                return await statement(connection, token).ConfigureAwait(false);
             }
             catch (Exception e) when (PgErrors.IsDatabaseFailure(e))
             {
@@ -31,7 +59,7 @@ internal static class PgRetry
                 }
 
                 dataSource.Clear(); // after a restart every idle connection of the pool is dead
-                if (!retryable || attempt > 0)
+                if (access == PgAccess.Write || attempt > 0)
                 {
                     throw error;
                 }

@@ -42,23 +42,23 @@ internal sealed partial class PostgreSqlSharedRepository : ISharedBlockRepositor
     public ValueTask<long?> FindBlockAsync(string hash, long size, CancellationToken cancellationToken = default)
     {
         var key = PgInput.Block(hash, size);
-        return RunAsync(nameof(FindBlockAsync), (c, ct) => PgBlockOps.FindAsync(c, null, key, size, ct), true, cancellationToken);
+        return RunAsync(nameof(FindBlockAsync), (c, ct) => PgBlockOps.FindAsync(c, null, key, size, ct), PgAccess.Read, cancellationToken);
     }
 
     public ValueTask<IReadOnlyList<BlocksetBlock>> ListBlocksetBlocksAsync(long blocksetId, CancellationToken cancellationToken = default) =>
-        RunAsync(nameof(ListBlocksetBlocksAsync), (c, ct) => PgBlockOps.ListAsync(c, null, blocksetId, ct), true, cancellationToken);
+        RunAsync(nameof(ListBlocksetBlocksAsync), (c, ct) => PgBlockOps.ListAsync(c, null, blocksetId, ct), PgAccess.Read, cancellationToken);
 
     public ValueTask<BlocksetInfo> GetBlocksetAsync(long blocksetId, CancellationToken cancellationToken = default) =>
-        RunAsync(nameof(GetBlocksetAsync), (c, ct) => PgBlockOps.GetBlocksetAsync(c, null, blocksetId, ct), true, cancellationToken);
+        RunAsync(nameof(GetBlocksetAsync), (c, ct) => PgBlockOps.GetBlocksetAsync(c, null, blocksetId, ct), PgAccess.Read, cancellationToken);
 
     public ValueTask<BlockDbCounts> GetCountsAsync(CancellationToken cancellationToken = default) =>
-        RunAsync(nameof(GetCountsAsync), (c, ct) => PgBlockOps.CountsAsync(c, null, ct), true, cancellationToken);
+        RunAsync(nameof(GetCountsAsync), (c, ct) => PgBlockOps.CountsAsync(c, null, ct), PgAccess.Read, cancellationToken);
 
     public async ValueTask<long> InsertBlockAsync(string hash, long size, CancellationToken cancellationToken = default)
     {
         var key = PgInput.Block(hash, size);
         _context.RequireWritable(nameof(InsertBlockAsync));
-        var id = await RunAsync(nameof(InsertBlockAsync), (c, ct) => PgBlockOps.InsertAsync(c, null, key, size, ct), false, cancellationToken).ConfigureAwait(false);
+        var id = await RunAsync(nameof(InsertBlockAsync), (c, ct) => PgBlockOps.InsertAsync(c, null, key, size, ct), PgAccess.Write, cancellationToken).ConfigureAwait(false);
         return Acknowledge(id ?? throw PgContext.BlockExists(hash, size));
     }
 
@@ -68,7 +68,7 @@ internal sealed partial class PostgreSqlSharedRepository : ISharedBlockRepositor
     public ValueTask<long?> FindBlockAsync(BlockHash hash, long size, CancellationToken cancellationToken = default)
     {
         var key = PgInput.Block(hash, size);
-        return RunAsync(nameof(FindBlockAsync), (c, ct) => PgBlockOps.FindAsync(c, null, key, size, ct), true, cancellationToken);
+        return RunAsync(nameof(FindBlockAsync), (c, ct) => PgBlockOps.FindAsync(c, null, key, size, ct), PgAccess.Read, cancellationToken);
     }
 
     public ValueTask<SelectXorInsertResult> SelectXorInsertAsync(BlockHash hash, long size, long? volumeId = null, CancellationToken cancellationToken = default) =>
@@ -90,7 +90,7 @@ internal sealed partial class PostgreSqlSharedRepository : ISharedBlockRepositor
             async (c, ct) => readFirst && await PgBlockOps.FindManyAsync(c, null, hashes, sizes, ct).ConfigureAwait(false) is { AllFound: true } found
                 ? found
                 : await PgBlockOps.InsertManyAsync(c, null, hashes, sizes, volumeId, blockset: false, fullHash: null, ct).ConfigureAwait(false),
-            true,
+            PgAccess.RepeatableWrite,
             cancellationToken).ConfigureAwait(false);
         AcknowledgeWrites(outcome.Writes);
         return outcome.Fill(results.Span, volumeId, hashes, sizes);
@@ -107,7 +107,7 @@ internal sealed partial class PostgreSqlSharedRepository : ISharedBlockRepositor
         var outcome = await RunAsync(
             nameof(SelectXorInsertBlocksetAsync),
             (c, ct) => PgBlockOps.InsertManyAsync(c, null, hashes, sizes, volumeId, blockset: true, full, ct),
-            false,
+            PgAccess.Write,
             cancellationToken).ConfigureAwait(false);
         AcknowledgeWrites(outcome.Writes);
         outcome.Fill(results.Span, volumeId, hashes, sizes);
@@ -120,7 +120,7 @@ internal sealed partial class PostgreSqlSharedRepository : ISharedBlockRepositor
         var full = PgInput.FullHash(fullHash);
         var (hashes, sizes) = PgInput.Keys(blocks, cancellationToken);
         _context.RequireWritable(nameof(AddBlocksetAsync));
-        var added = await RunAsync(nameof(AddBlocksetAsync), (c, ct) => PgBlockOps.AddBlocksetAsync(c, null, hashes, sizes, full, ct), false, cancellationToken).ConfigureAwait(false);
+        var added = await RunAsync(nameof(AddBlocksetAsync), (c, ct) => PgBlockOps.AddBlocksetAsync(c, null, hashes, sizes, full, ct), PgAccess.Write, cancellationToken).ConfigureAwait(false);
         return Acknowledge(added.Id ?? throw PgInput.Refused(added, i => blocks[i].ToString()));
     }
 
@@ -129,7 +129,7 @@ internal sealed partial class PostgreSqlSharedRepository : ISharedBlockRepositor
         var full = PgInput.FullHash(fullHash);
         var ids = PgInput.Ids(blockIds, cancellationToken);
         _context.RequireWritable(nameof(AddBlocksetAsync));
-        var added = await RunAsync(nameof(AddBlocksetAsync), (c, ct) => PgBlockOps.AddBlocksetAsync(c, null, ids, full, ct), false, cancellationToken).ConfigureAwait(false);
+        var added = await RunAsync(nameof(AddBlocksetAsync), (c, ct) => PgBlockOps.AddBlocksetAsync(c, null, ids, full, ct), PgAccess.Write, cancellationToken).ConfigureAwait(false);
         return Acknowledge(added.Id ?? throw PgInput.Refused(added, i => $"ID {ids[i]}"));
     }
 
@@ -165,12 +165,12 @@ internal sealed partial class PostgreSqlSharedRepository : ISharedBlockRepositor
         if (volumeId is { } volume)
         {
             if (strategy == SelectXorInsertStrategy.SelectThenInsert
-                && await RunAsync(nameof(SelectXorInsertAsync), (c, ct) => PgBlockOps.FindAsync(c, null, key, size, ct), true, cancellationToken).ConfigureAwait(false) is { } found)
+                && await RunAsync(nameof(SelectXorInsertAsync), (c, ct) => PgBlockOps.FindAsync(c, null, key, size, ct), PgAccess.Read, cancellationToken).ConfigureAwait(false) is { } found)
             {
                 return new SelectXorInsertResult(found, false);
             }
 
-            var (id, created, state) = await RunAsync(nameof(SelectXorInsertAsync), (c, ct) => PgLifecycleOps.InsertInVolumeAsync(c, null, key, size, volume, thenFind: true, ct), true, cancellationToken).ConfigureAwait(false);
+            var (id, created, state) = await RunAsync(nameof(SelectXorInsertAsync), (c, ct) => PgLifecycleOps.InsertInVolumeAsync(c, null, key, size, volume, thenFind: true, ct), PgAccess.RepeatableWrite, cancellationToken).ConfigureAwait(false);
             if (id is not { } known)
             {
                 throw PgLifecycleOps.Unrecordable(volume, state) ?? new BlockDbException($"The block (hash {Convert.ToBase64String(key)}, size {size}) was neither inserted nor found; was it deleted meanwhile?");
@@ -185,14 +185,17 @@ internal sealed partial class PostgreSqlSharedRepository : ISharedBlockRepositor
             async (c, ct) => strategy == SelectXorInsertStrategy.SelectThenInsert && await PgBlockOps.FindAsync(c, null, key, size, ct).ConfigureAwait(false) is { } found
                 ? new SelectXorInsertResult(found, false)
                 : await PgBlockOps.InsertThenSelectAsync(c, null, strategy != SelectXorInsertStrategy.InsertOrIgnoreThenSelect, key, size, ct).ConfigureAwait(false),
-            true,
+            PgAccess.RepeatableWrite,
             cancellationToken).ConfigureAwait(false);
         AcknowledgeWrites(result.Created ? 1 : 0);
         return result;
     }
 
-    /// <summary>One call on a pooled connection: refused after dispose, counted in flight, mapped errors, one more run after a lost connection when <paramref name="retryable"/>.</summary>
-    private async ValueTask<T> RunAsync<T>(string operation, Func<NpgsqlConnection, CancellationToken, Task<T>> statement, bool retryable, CancellationToken cancellationToken)
+    /// <summary>
+    /// One call on a pooled connection: refused after dispose, counted in flight, mapped errors, and what
+    /// <paramref name="access"/> says about cancellation and a lost connection (<see cref="PgRetry.RunAsync"/>).
+    /// </summary>
+    private async ValueTask<T> RunAsync<T>(string operation, Func<NpgsqlConnection, CancellationToken, Task<T>> statement, PgAccess access, CancellationToken cancellationToken)
     {
         cancellationToken.ThrowIfCancellationRequested();
         Interlocked.Increment(ref _inFlight);
@@ -212,7 +215,7 @@ internal sealed partial class PostgreSqlSharedRepository : ISharedBlockRepositor
 
             try
             {
-                return await PgRetry.RunAsync(_context.DataSource, operation, statement, retryable, cancellationToken).ConfigureAwait(false);
+                return await PgRetry.RunAsync(_context.DataSource, operation, statement, access, cancellationToken).ConfigureAwait(false);
             }
             finally
             {
