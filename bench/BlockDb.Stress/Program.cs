@@ -13,6 +13,10 @@ using BlockDb.Stress;
 //   closecost <db> <provider> <rounds>                    microseconds per open-read-close, alone and beside another connection
 //   closelog <db> <provider>                              SQLite's error log around closes (ProviderProbe.CloseLog)
 //   tryopen <db> <provider>                               open an index and read the native version, printing any error
+//   stackprobe [provider] [blocks]                        the BlockDb frames between a select-xor-insert and its statements (hit, miss)
+//   fill <provider> <db> <blocks>                         a KeyMap file of that many blocks, for ops
+//   ops <provider> <db> <blocks> <find|sxi|sxi-hit> <count>
+//                                                        a fixed number of hot-path calls (bench/callgrind-ops.sh counts instructions)
 if (args.Length >= 1 && args[0] == "measure")
 {
     return await Measure.RunAsync(
@@ -43,6 +47,23 @@ if (args is ["closelog", var logPath, var logProvider])
 if (args is ["tryopen", var openPath, var openProvider])
 {
     return await ProviderProbe.OpenAsync(openPath, openProvider);
+}
+
+if (args.Length >= 1 && args[0] == "stackprobe")
+{
+    return await StackProbe.RunAsync(
+        args.Length > 1 ? args[1] : BlockDbProviders.PInvoke,
+        args.Length > 2 ? int.Parse(args[2], CultureInfo.InvariantCulture) : 20_000);
+}
+
+if (args is ["fill", var fillProvider, var fillPath, var fillBlocks])
+{
+    return await OpCount.FillAsync(fillProvider, fillPath, int.Parse(fillBlocks, CultureInfo.InvariantCulture));
+}
+
+if (args is ["ops", var opsProvider, var opsPath, var opsBlocks, var operation, var opsCount])
+{
+    return await OpCount.RunAsync(opsProvider, opsPath, int.Parse(opsBlocks, CultureInfo.InvariantCulture), operation, int.Parse(opsCount, CultureInfo.InvariantCulture));
 }
 
 if (args.Length >= 1 && args[0] == "soak")

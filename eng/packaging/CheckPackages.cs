@@ -4,7 +4,8 @@
 // .snupkg whose pdbs carry SourceLink (every document mapped to the repository URL or embedded) and deterministic
 // paths; BlockDb.SystemData depends on the System.Data.SQLite package and carries no third-party assembly of its own,
 // BlockDb.Tool carries System.Data.SQLite.dll among its dependencies and no Mono.Data.Sqlite.dll; BlockDb.Tool is a
-// .NET tool named blockdb.
+// .NET tool named blockdb; every BlockDb.* dependency of a package names this version (the packages share internals
+// through InternalsVisibleTo), and BlockDb.PostgreSql depends on BlockDb.Core (whose internal engine contract it runs on).
 //
 //   dotnet run eng/packaging/CheckPackages.cs -- <feed folder> <version> [<commit>]
 //
@@ -48,6 +49,19 @@ foreach (var id in libraries.Append(Tool))
     using (var package = ZipFile.OpenRead(path))
     {
         CheckNuspec(id, package, problems);
+        foreach (var (dependency, range) in VersionedDependencies(package).Where(d => d.Id.StartsWith("BlockDb", StringComparison.Ordinal)))
+        {
+            if (range != version && range != $"[{version}]")
+            {
+                problems.Add($"depends on {dependency} {range}, not on this version {version}: BlockDb packages share internals and ship at one version");
+            }
+        }
+
+        if (id == "BlockDb.PostgreSql" && !Dependencies(package).Contains("BlockDb.Core"))
+        {
+            problems.Add("does not depend on BlockDb.Core, whose internal engine contract it runs on");
+        }
+
         if (id == "BlockDb.SystemData")
         {
             // The provider's own assembly only: System.Data.SQLite and the native e_sqlite3 come as package dependencies.
@@ -170,11 +184,14 @@ void CheckNuspec(string id, ZipArchive package, List<string> problems)
     }
 }
 
-HashSet<string> Dependencies(ZipArchive package)
+HashSet<string> Dependencies(ZipArchive package) => [.. VersionedDependencies(package).Select(d => d.Id)];
+
+List<(string Id, string Version)> VersionedDependencies(ZipArchive package)
 {
     var entry = package.Entries.Single(e => !e.FullName.Contains('/') && e.FullName.EndsWith(".nuspec", StringComparison.OrdinalIgnoreCase));
     using var stream = entry.Open();
-    return [.. XDocument.Load(stream).Descendants().Where(e => e.Name.LocalName == "dependency").Select(e => e.Attribute("id")?.Value ?? string.Empty)];
+    return [.. XDocument.Load(stream).Descendants().Where(e => e.Name.LocalName == "dependency")
+        .Select(e => (e.Attribute("id")?.Value ?? string.Empty, e.Attribute("version")?.Value ?? string.Empty)).Distinct()];
 }
 
 void CheckPdb(ZipArchiveEntry entry, List<string> problems)

@@ -20,7 +20,7 @@ namespace BlockDb;
 public sealed class BlockDatabaseBuilder
 {
     private readonly List<ISqliteDriver> _drivers = [];
-    private readonly List<IBlockDbProvider> _providers = [];
+    private readonly List<IEngineProvider> _providers = [];
     private ILoggerFactory _loggerFactory = NullLoggerFactory.Instance;
     private IServiceProvider? _services;
 
@@ -53,17 +53,6 @@ public sealed class BlockDatabaseBuilder
         return this;
     }
 
-    /// <summary>Makes a provider that implements the whole index available to <see cref="BlockDbOptions.Provider"/> by its name, without choosing it.</summary>
-    /// <param name="provider">The provider.</param>
-    /// <returns>This builder.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="provider"/> is null.</exception>
-    public BlockDatabaseBuilder AddProvider(IBlockDbProvider provider)
-    {
-        ArgumentNullException.ThrowIfNull(provider);
-        _providers.Add(provider);
-        return this;
-    }
-
     /// <summary>Adds a SQLite driver and chooses it (sets <see cref="BlockDbOptions.Provider"/> to its name).</summary>
     /// <param name="driver">The driver.</param>
     /// <returns>This builder.</returns>
@@ -75,14 +64,10 @@ public sealed class BlockDatabaseBuilder
         return this;
     }
 
-    /// <summary>Adds a provider and chooses it (sets <see cref="BlockDbOptions.Provider"/> to its name).</summary>
-    /// <param name="provider">The provider.</param>
-    /// <returns>This builder.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="provider"/> is null.</exception>
-    public BlockDatabaseBuilder UseProvider(IBlockDbProvider provider)
+    /// <summary>Makes an engine provider registered through dependency injection (BlockDb.PostgreSql's) available to <see cref="BlockDbOptions.Provider"/> by its name.</summary>
+    internal BlockDatabaseBuilder AddEngineProvider(IEngineProvider provider)
     {
-        AddProvider(provider);
-        Options.Provider = provider.Name;
+        _providers.Add(provider);
         return this;
     }
 
@@ -107,7 +92,7 @@ public sealed class BlockDatabaseBuilder
     /// <summary>Validates a frozen copy of the options and returns the provider they name, without opening anything.</summary>
     /// <returns>The frozen options (their <see cref="BlockDbOptions.Provider"/> set to the chosen provider's name) and the provider.</returns>
     /// <exception cref="BlockDbConfigurationException">A setting is invalid, the provider is unknown or not installed, or the provider refuses a setting.</exception>
-    internal (BlockDbOptions Options, IBlockDbProvider Provider) Resolve()
+    internal (BlockDbOptions Options, IEngineProvider Provider) Resolve()
     {
         var frozen = Options.Clone();
         frozen.Validate();

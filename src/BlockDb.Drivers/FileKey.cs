@@ -14,7 +14,7 @@ namespace BlockDb.Drivers;
 /// files orders more closes). A file whose key changes from its path to its inode when it is created is the one case
 /// a registry must handle itself (<see cref="SqliteCloseGuard"/> creates a file under its registry's lock).
 /// </remarks>
-public readonly struct FileKey : IEquatable<FileKey>
+internal readonly struct FileKey : IEquatable<FileKey>
 {
     private static readonly StringComparer PathComparer = OperatingSystem.IsWindows() ? StringComparer.OrdinalIgnoreCase : StringComparer.Ordinal;
     private readonly ulong _device;

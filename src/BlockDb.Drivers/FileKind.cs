@@ -1,7 +1,7 @@
 namespace BlockDb.Drivers;
 
 /// <summary>What a path names itself, a final symbolic link not followed (<see cref="FileKey.KindOf"/>).</summary>
-public enum FileKind
+internal enum FileKind
 {
     /// <summary>Nothing is there.</summary>
     None,

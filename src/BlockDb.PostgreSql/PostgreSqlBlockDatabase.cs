@@ -1,7 +1,6 @@
 using System.Collections.Concurrent;
 using System.Diagnostics;
 using System.Diagnostics.Metrics;
-using BlockDb.Drivers;
 using BlockDb.PostgreSql.Maintenance;
 using BlockDb.PostgreSql.Schema;
 using BlockDb.PostgreSql.Sessions;

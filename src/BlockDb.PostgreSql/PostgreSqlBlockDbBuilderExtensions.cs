@@ -16,5 +16,5 @@ public static class PostgreSqlBlockDbBuilderExtensions
     /// <param name="builder">What <c>AddBlockDb</c> returned.</param>
     /// <returns>The same builder.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="builder"/> is null.</exception>
-    public static IBlockDbBuilder AddPostgreSqlProvider(this IBlockDbBuilder builder) => builder.AddProvider(PostgreSqlProvider.Instance);
+    public static IBlockDbBuilder AddPostgreSqlProvider(this IBlockDbBuilder builder) => builder.AddEngineProvider(PostgreSqlProvider.Instance);
 }

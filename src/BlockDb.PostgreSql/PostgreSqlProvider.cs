@@ -1,16 +1,16 @@
-using BlockDb.Drivers;
 using Npgsql;
 
 namespace BlockDb.PostgreSql;
 
 /// <summary>
 /// The <c>PostgreSql</c> provider: BlockDb's index on a PostgreSQL server through Npgsql. Selected by configuration
-/// (<c>BlockDb:Provider = PostgreSql</c> with <c>BlockDb:ConnectionString</c>), by
-/// <c>services.AddBlockDb(...).AddPostgreSqlProvider()</c>, or by <c>BlockDatabaseBuilder.UseProvider(PostgreSqlProvider.Instance)</c>.
+/// (<c>BlockDb:Provider = PostgreSql</c> with <c>BlockDb:ConnectionString</c>; the provider catalog finds this type by
+/// name) or by <c>services.AddBlockDb(...).AddPostgreSqlProvider()</c>. It implements BlockDb.Core's internal engine
+/// contract, so it runs only on the BlockDb.Core of its own version (checked by Core before it loads this type).
 /// Connections come from an <see cref="NpgsqlDataSource"/> (pooled, multiplexing off): one the provider builds from the
 /// connection string, or, when no connection string is set, the one the application registered with dependency injection.
 /// </summary>
-public sealed class PostgreSqlProvider : IBlockDbProvider
+internal sealed class PostgreSqlProvider : IEngineProvider
 {
     private PostgreSqlProvider()
     {

@@ -1,6 +1,5 @@
 using System.Diagnostics;
 using BlockDb.Conversion;
-using BlockDb.Drivers;
 using Microsoft.Extensions.Logging;
 
 namespace BlockDb;

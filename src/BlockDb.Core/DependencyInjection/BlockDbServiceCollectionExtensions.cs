@@ -109,9 +109,9 @@ public static class BlockDbServiceCollectionExtensions
         options.Validate();
         var name = options.Provider?.Trim();
         var registered = services.Any(d =>
-            (d.ServiceType == typeof(ISqliteDriver) || d.ServiceType == typeof(IBlockDbProvider))
+            (d.ServiceType == typeof(ISqliteDriver) || d.ServiceType == typeof(IEngineProvider))
             && d.ImplementationInstance is { } instance
-            && string.Equals((instance as ISqliteDriver)?.Name ?? (instance as IBlockDbProvider)?.Name, name, StringComparison.OrdinalIgnoreCase));
+            && string.Equals((instance as ISqliteDriver)?.Name ?? (instance as IEngineProvider)?.Name, name, StringComparison.OrdinalIgnoreCase));
         if (name is null || registered || ProviderCatalog.IsKnown(name))
         {
             return;
@@ -131,12 +131,24 @@ public static class BlockDbServiceCollectionExtensions
             builder.AddProvider(driver);
         }
 
-        foreach (var provider in services.GetServices<IBlockDbProvider>())
+        foreach (var provider in services.GetServices<IEngineProvider>())
         {
-            builder.AddProvider(provider);
+            builder.AddEngineProvider(provider);
         }
 
         return builder.Build();
+    }
+
+    /// <summary>
+    /// Registers an engine provider (BlockDb.PostgreSql's <c>AddPostgreSqlProvider()</c>), so that <c>BlockDb:Provider</c>
+    /// can name it; registering the same provider twice has no further effect.
+    /// </summary>
+    internal static IBlockDbBuilder AddEngineProvider(this IBlockDbBuilder builder, IEngineProvider provider)
+    {
+        ArgumentNullException.ThrowIfNull(builder);
+        ArgumentNullException.ThrowIfNull(provider);
+        builder.Services.TryAddEnumerable(ServiceDescriptor.Singleton(typeof(IEngineProvider), provider));
+        return builder;
     }
 
     private sealed record BlockDbBuilder(IServiceCollection Services, object? ServiceKey) : IBlockDbBuilder;

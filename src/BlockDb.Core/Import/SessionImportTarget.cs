@@ -1,5 +1,3 @@
-using BlockDb.Drivers;
-
 namespace BlockDb.Import;
 
 /// <summary>

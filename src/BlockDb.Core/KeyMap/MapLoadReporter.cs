@@ -1,5 +1,4 @@
 using System.Diagnostics;
-using BlockDb.Drivers;
 using Microsoft.Extensions.Logging;
 
 namespace BlockDb.KeyMap;

@@ -7,7 +7,9 @@ namespace BlockDb;
 /// <summary>
 /// Finds the provider that <see cref="BlockDbOptions.Provider"/> names: first among those registered explicitly
 /// (<see cref="BlockDatabaseBuilder.AddProvider(ISqliteDriver)"/>, <c>Add…Provider()</c> in a service collection),
-/// then among BlockDb's own providers, loaded by assembly name from the application's references.
+/// then among BlockDb's own providers, loaded by assembly name from the application's references. An engine provider
+/// from another assembly (BlockDb.PostgreSql) must be Core's own version (<see cref="PackageVersions"/>): checked
+/// before its types are loaded, and again for one registered through dependency injection.
 /// </summary>
 internal static class ProviderCatalog
 {
@@ -20,7 +22,7 @@ internal static class ProviderCatalog
         new(BlockDbProviders.PostgreSql, "BlockDb.PostgreSql.PostgreSqlProvider, BlockDb.PostgreSql", "BlockDb.PostgreSql", string.Empty, IsSqlite: false),
     ];
 
-    private static readonly ConcurrentDictionary<string, Lazy<IBlockDbProvider>> Loaded = new(StringComparer.OrdinalIgnoreCase);
+    private static readonly ConcurrentDictionary<string, Lazy<IEngineProvider>> Loaded = new(StringComparer.OrdinalIgnoreCase);
     private static readonly ConcurrentDictionary<ISqliteDriver, SqliteProvider> Wrapped = new();
 
     /// <summary>BlockDb's own SQLite providers, in documentation order.</summary>
@@ -34,7 +36,7 @@ internal static class ProviderCatalog
 
     /// <summary>The provider <paramref name="name"/> names (null: the only registered one, else <see cref="BlockDbProviders.Default"/>).</summary>
     /// <exception cref="BlockDbConfigurationException">The name is unknown, several providers are registered and none is named, or a known provider is not installed or fails to load.</exception>
-    public static IBlockDbProvider Find(string? name, IReadOnlyCollection<ISqliteDriver> drivers, IReadOnlyCollection<IBlockDbProvider> providers)
+    public static IEngineProvider Find(string? name, IReadOnlyCollection<ISqliteDriver> drivers, IReadOnlyCollection<IEngineProvider> providers)
     {
         var registered = providers.Concat(drivers.Select(Wrap)).ToList();
         if (name is null)
@@ -52,6 +54,7 @@ internal static class ProviderCatalog
         var explicitOne = registered.FirstOrDefault(p => string.Equals(p.Name, wanted, StringComparison.OrdinalIgnoreCase));
         if (explicitOne is not null)
         {
+            PackageVersions.RequireSame(explicitOne.GetType().Assembly);
             return explicitOne;
         }
 
@@ -61,7 +64,7 @@ internal static class ProviderCatalog
                 $"Unknown BlockDb provider {Quoted.Value(name)}; valid providers: {string.Join(", ", AllNames.Concat(registered.Select(p => p.Name)).Distinct(StringComparer.OrdinalIgnoreCase))}.");
         try
         {
-            return Loaded.GetOrAdd(known.Name, _ => new Lazy<IBlockDbProvider>(() => Load(known))).Value;
+            return Loaded.GetOrAdd(known.Name, _ => new Lazy<IEngineProvider>(() => Load(known))).Value;
         }
         catch (BlockDbConfigurationException)
         {
@@ -74,15 +77,21 @@ internal static class ProviderCatalog
     public static SqliteProvider Wrap(ISqliteDriver driver) => Wrapped.GetOrAdd(driver, static d => new SqliteProvider(d));
 
     /// <summary>Loads one of BlockDb's own providers from its assembly (internal for the tests of a missing package).</summary>
-    internal static IBlockDbProvider Load(KnownProvider known)
+    internal static IEngineProvider Load(KnownProvider known)
     {
         var setting = $"{BlockDbOptions.SectionName}:Provider";
         Type? type;
         try
         {
+            if (!known.IsSqlite && LoadAssembly(known.Package) is { } assembly)
+            {
+                // An engine provider implements Core's internal contract: refuse another version before loading its types.
+                PackageVersions.RequireSame(assembly);
+            }
+
             type = Type.GetType(known.TypeName, throwOnError: false);
         }
-        catch (Exception e) when (e is FileLoadException or BadImageFormatException)
+        catch (Exception e) when (e is FileLoadException or BadImageFormatException or TypeLoadException or MissingMemberException)
         {
             throw new BlockDbConfigurationException(setting, $"The BlockDb provider '{known.Name}' could not be loaded: {e.Message}.{known.Hint}", e);
         }
@@ -108,9 +117,22 @@ internal static class ProviderCatalog
         return instance switch
         {
             ISqliteDriver driver => Wrap(driver),
-            IBlockDbProvider provider => provider,
+            IEngineProvider provider => provider,
             _ => throw new BlockDbConfigurationException(setting, $"The BlockDb provider '{known.Name}' ({known.TypeName}) has no public static Instance that is a BlockDb provider."),
         };
+    }
+
+    /// <summary>The assembly <paramref name="name"/>, or null when the application does not have it.</summary>
+    private static Assembly? LoadAssembly(string name)
+    {
+        try
+        {
+            return Assembly.Load(new AssemblyName(name));
+        }
+        catch (FileNotFoundException)
+        {
+            return null;
+        }
     }
 
     /// <summary>One of BlockDb's own providers: its name, its type, its package, what to add when it fails to load, and whether it is a SQLite driver (a server provider is not).</summary>

@@ -5,7 +5,7 @@ using Microsoft.Extensions.Logging;
 namespace BlockDb;
 
 /// <summary>BlockDb's SQLite engine as a provider, over one <see cref="ISqliteDriver"/>: the settings only SQLite has are checked here.</summary>
-internal sealed class SqliteProvider(ISqliteDriver driver) : IBlockDbProvider
+internal sealed class SqliteProvider(ISqliteDriver driver) : IEngineProvider
 {
     public ISqliteDriver Driver => driver;
 

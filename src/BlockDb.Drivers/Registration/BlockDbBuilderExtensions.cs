@@ -22,17 +22,4 @@ public static class BlockDbBuilderExtensions
         builder.Services.TryAddEnumerable(ServiceDescriptor.Singleton(typeof(ISqliteDriver), driver));
         return builder;
     }
-
-    /// <summary>Registers a provider that implements the whole index itself (<see cref="IBlockDbProvider"/>), so that <c>BlockDb:Provider</c> can name it.</summary>
-    /// <param name="builder">What <c>AddBlockDb</c> returned.</param>
-    /// <param name="provider">The provider (thread-safe).</param>
-    /// <returns>The same builder.</returns>
-    /// <exception cref="ArgumentNullException">An argument is null.</exception>
-    public static IBlockDbBuilder AddProvider(this IBlockDbBuilder builder, IBlockDbProvider provider)
-    {
-        ArgumentNullException.ThrowIfNull(builder);
-        ArgumentNullException.ThrowIfNull(provider);
-        builder.Services.TryAddEnumerable(ServiceDescriptor.Singleton(typeof(IBlockDbProvider), provider));
-        return builder;
-    }
 }

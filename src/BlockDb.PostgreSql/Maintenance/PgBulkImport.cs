@@ -1,4 +1,3 @@
-using BlockDb.Drivers;
 using BlockDb.PostgreSql.Schema;
 using BlockDb.PostgreSql.Sessions;
 using Npgsql;
@@ -15,7 +14,7 @@ namespace BlockDb.PostgreSql.Maintenance;
 /// per transaction: a failure, a cancellation or a crash before the commit leaves nothing of it.
 /// </summary>
 /// <remarks>
-/// Same meaning as adding the items one by one (<see cref="RepositoryImportTarget"/>): a block already in the index, or
+/// Same meaning as adding the items one by one (through the session's own calls): a block already in the index, or
 /// earlier in the transaction, is skipped and keeps its volume; a new block's volume must exist and not be
 /// <c>Deleting</c>/<c>Deleted</c> (<see cref="VolumeNotFoundException"/>, <see cref="BlockDbConflictException"/> for the
 /// first such block in input order); a blockset whose full hash and length exist (or came earlier in the transaction) is

@@ -1,4 +1,3 @@
-using BlockDb.Drivers;
 
 namespace BlockDb.PostgreSql.Sessions;
 

@@ -1,6 +1,5 @@
 using System.Data;
 using System.Runtime.CompilerServices;
-using BlockDb.Drivers;
 using Npgsql;
 
 namespace BlockDb.PostgreSql.Sessions;

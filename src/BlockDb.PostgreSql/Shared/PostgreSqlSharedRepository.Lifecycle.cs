@@ -1,4 +1,3 @@
-using BlockDb.Drivers;
 using BlockDb.PostgreSql.Sessions;
 
 namespace BlockDb.PostgreSql.Shared;

@@ -3,7 +3,7 @@ using System.Diagnostics;
 using System.Diagnostics.Metrics;
 using System.Reflection;
 
-namespace BlockDb.Drivers;
+namespace BlockDb;
 
 /// <summary>
 /// BlockDb's metrics and traces: the <see cref="Meter"/> and <see cref="ActivitySource"/> named
@@ -17,7 +17,7 @@ namespace BlockDb.Drivers;
 /// (<c>sqlite</c> or <c>postgresql</c>), <c>db.operation.name</c> (the BlockDb call, e.g. <c>SelectXorInsertAsync</c>),
 /// <c>error.type</c> (the exception type of a failed call); BlockDb adds <c>blockdb.provider</c>.
 /// </remarks>
-public static class BlockDbInstruments
+internal static class BlockDbInstruments
 {
     private static readonly string? Version = typeof(BlockDbInstruments).Assembly.GetCustomAttribute<AssemblyInformationalVersionAttribute>()?.InformationalVersion;
     private static readonly ConcurrentDictionary<IBlockDbObservable, byte> Observed = new();
@@ -171,26 +171,4 @@ public static class BlockDbInstruments
 
         return measurements;
     }
-}
-
-/// <summary>An open database whose state the observable instruments read; implemented by each provider's database.</summary>
-public interface IBlockDbObservable
-{
-    /// <summary>Adds the key map's entry count or bytes (nothing when the layout has no map or it is not loaded).</summary>
-    /// <param name="measurements">Where to add them.</param>
-    /// <param name="bytes">Bytes rather than entries.</param>
-    void ObserveKeyMap(List<Measurement<long>> measurements, bool bytes);
-
-    /// <summary>Adds the writes waiting in the database's shared repositories.</summary>
-    /// <param name="measurements">Where to add them.</param>
-    void ObserveQueue(List<Measurement<long>> measurements);
-
-    /// <summary>Adds the page-cache hits or misses summed over open sessions (nothing when the provider does not expose them).</summary>
-    /// <param name="measurements">Where to add them.</param>
-    /// <param name="hits">Hits rather than misses.</param>
-    void ObservePageCache(List<Measurement<long>> measurements, bool hits);
-
-    /// <summary>Adds the rows per table (may be cached).</summary>
-    /// <param name="measurements">Where to add them.</param>
-    void ObserveRows(List<Measurement<long>> measurements);
 }

@@ -1,12 +1,13 @@
-namespace BlockDb.Drivers;
+namespace BlockDb;
 
 /// <summary>
-/// A provider that implements the whole block index itself, on a database of its own (a database server), rather
-/// than a SQLite driver under BlockDb's SQLite engine (<see cref="ISqliteDriver"/>). BlockDb picks it by
-/// <see cref="Name"/> when <see cref="BlockDbOptions.Provider"/> names it.
+/// An engine BlockDb opens a database on: <see cref="SqliteProvider"/> (BlockDb's SQLite engine over an
+/// <see cref="Drivers.ISqliteDriver"/>) or BlockDb.PostgreSql's provider, which implements the whole index on a
+/// server. Internal: BlockDb.PostgreSql reaches it through <c>InternalsVisibleTo</c> and must be the same version as
+/// BlockDb.Core (<see cref="PackageVersions"/>). <see cref="ProviderCatalog"/> picks one by <see cref="Name"/>.
 /// </summary>
 /// <remarks>Implementations are thread-safe and hold no state of their own per database.</remarks>
-public interface IBlockDbProvider
+internal interface IEngineProvider
 {
     /// <summary>The provider name used in configuration (<c>BlockDb:Provider</c>), compared case-insensitively.</summary>
     string Name { get; }

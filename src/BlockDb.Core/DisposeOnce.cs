@@ -1,4 +1,4 @@
-namespace BlockDb.Drivers;
+namespace BlockDb;
 
 /// <summary>
 /// The one way BlockDb's databases, sessions and shared repositories dispose: the work runs once, and every dispose
@@ -12,7 +12,7 @@ namespace BlockDb.Drivers;
 /// call waits for it to end and returns normally (the failure is reported once). A dispose called from inside the work
 /// itself would wait for itself: the work must not dispose its own owner.
 /// </remarks>
-public sealed class DisposeOnce
+internal sealed class DisposeOnce
 {
     private Task? _ended;
 

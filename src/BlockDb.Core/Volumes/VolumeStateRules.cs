@@ -1,7 +1,7 @@
-namespace BlockDb.Drivers;
+namespace BlockDb;
 
 /// <summary>How every provider stores a <see cref="VolumeState"/> (by name) and which changes of state it allows.</summary>
-public static class VolumeStateRules
+internal static class VolumeStateRules
 {
     /// <summary>The longest volume name accepted, in characters.</summary>
     public const int MaxNameLength = 1024;

@@ -1,50 +1,13 @@
 using System.Diagnostics;
 
-namespace BlockDb.Drivers;
-
-/// <summary>
-/// Where a bulk import writes: one provider's connection with a transaction it keeps open until
-/// <see cref="CommitAsync"/>. <see cref="BulkImport"/> drives it; a provider implements only this.
-/// </summary>
-public interface IImportTarget : IAsyncDisposable
-{
-    /// <summary>Select-xor-inserts blocks of one volume inside the open transaction (opening it if needed), or holds them for <see cref="FlushAsync"/>.</summary>
-    /// <param name="blocks">Checked blocks; the memory is the caller's again once the call returns.</param>
-    /// <param name="volumeId">Their volume, or <see langword="null"/>.</param>
-    /// <param name="cancellationToken">Checked between blocks.</param>
-    /// <returns>How many were created; 0 for blocks held for <see cref="FlushAsync"/>.</returns>
-    ValueTask<int> AddBlocksAsync(ReadOnlyMemory<BinaryBlockKey> blocks, long? volumeId, CancellationToken cancellationToken);
-
-    /// <summary>Adds a blockset inside the open transaction unless one with its full hash and length exists, or holds it for <see cref="FlushAsync"/>.</summary>
-    /// <param name="blockset">A checked blockset.</param>
-    /// <param name="length">Its length in bytes (the sum of its block sizes).</param>
-    /// <param name="cancellationToken">Checked between blocks.</param>
-    /// <returns>Whether it was created (false: an existing one was found, or it is held for <see cref="FlushAsync"/>).</returns>
-    ValueTask<bool> AddBlocksetAsync(ImportBlockset blockset, long length, CancellationToken cancellationToken);
-
-    /// <summary>
-    /// Writes the items held for the open transaction, with the same meaning as adding them one by one (an item that
-    /// exists, or comes earlier in the transaction, is skipped; the first refused item's error is thrown), and returns how
-    /// many of them were created. <see cref="BulkImport"/> calls it once before each <see cref="CommitAsync"/>. For a
-    /// provider that writes whole transactions at once (the PostgreSQL provider streams them by <c>COPY</c>); a target
-    /// that writes each item when it is added holds none back: the default returns 0.
-    /// </summary>
-    /// <param name="cancellationToken">Checked before the write.</param>
-    /// <returns>How many held items were created.</returns>
-    ValueTask<long> FlushAsync(CancellationToken cancellationToken) => ValueTask.FromResult(0L);
-
-    /// <summary>Commits the open transaction, if any.</summary>
-    /// <param name="cancellationToken">Checked before the commit.</param>
-    /// <returns>A task that completes once the transaction is durable.</returns>
-    ValueTask CommitAsync(CancellationToken cancellationToken);
-}
+namespace BlockDb;
 
 /// <summary>
 /// The provider-independent part of <see cref="IBlockDatabase.ImportBlocksAsync"/> and
 /// <see cref="IBlockDatabase.ImportBlocksetsAsync"/>: reading the input, checking each item, grouping blocks by volume,
 /// cutting transactions at <see cref="ImportOptions.ItemsPerTransaction"/> items, counting and reporting progress.
 /// </summary>
-public static class BulkImport
+internal static class BulkImport
 {
     private const int GroupSize = 1024;
 
@@ -192,52 +155,4 @@ public static class BulkImport
 
         public ImportResult Result(TimeSpan elapsed) => new(Read, Created, Existing, Transactions, elapsed);
     }
-}
-
-/// <summary>
-/// An <see cref="IImportTarget"/> over any provider's session, through its public calls: for a provider with no
-/// faster path of its own. The session must not commit by itself (<see cref="BatchingOptions.CommitEvery"/> 0) and must
-/// roll back when disposed (<see cref="DisposeBehavior.Rollback"/>); this target owns and disposes it.
-/// </summary>
-/// <param name="session">The import's own session.</param>
-public sealed class RepositoryImportTarget(IBlockRepository session) : IImportTarget
-{
-    private SelectXorInsertResult[] _results = new SelectXorInsertResult[1024];
-
-    /// <inheritdoc/>
-    public ValueTask<int> AddBlocksAsync(ReadOnlyMemory<BinaryBlockKey> blocks, long? volumeId, CancellationToken cancellationToken)
-    {
-        if (_results.Length < blocks.Length)
-        {
-            _results = new SelectXorInsertResult[blocks.Length];
-        }
-
-        return session.SelectXorInsertAsync(blocks, _results, volumeId, cancellationToken);
-    }
-
-    /// <inheritdoc/>
-    public async ValueTask<bool> AddBlocksetAsync(ImportBlockset blockset, long length, CancellationToken cancellationToken)
-    {
-        ArgumentNullException.ThrowIfNull(blockset);
-        var fullHash = blockset.FullHash.IsEmpty ? null : blockset.FullHash.ToString();
-        if (fullHash is not null && await session.FindBlocksetAsync(fullHash, length, cancellationToken).ConfigureAwait(false) is not null)
-        {
-            return false;
-        }
-
-        var keys = new BlockKey[blockset.Blocks.Count];
-        for (var i = 0; i < keys.Length; i++)
-        {
-            keys[i] = new BlockKey(blockset.Blocks[i].Hash.ToString(), blockset.Blocks[i].Size);
-        }
-
-        await session.AddBlocksetAsync(keys, fullHash, cancellationToken).ConfigureAwait(false);
-        return true;
-    }
-
-    /// <inheritdoc/>
-    public ValueTask CommitAsync(CancellationToken cancellationToken) => session.CommitAsync(cancellationToken);
-
-    /// <inheritdoc/>
-    public ValueTask DisposeAsync() => session.DisposeAsync();
 }

@@ -1,7 +1,7 @@
 using System.Diagnostics;
 using System.Diagnostics.Metrics;
 
-namespace BlockDb.Drivers;
+namespace BlockDb;
 
 /// <summary>
 /// The rows per table that <c>blockdb.rows</c> reports for one open database: counted off the collecting thread, at
@@ -12,7 +12,7 @@ namespace BlockDb.Drivers;
 /// after <see cref="DisposeAsync"/> returns none runs and none starts. A count is a full scan of each table's smallest
 /// index (seconds on a file of 1e8 blocks), which is why it is rare and never on the collector's thread.
 /// </remarks>
-public sealed class RowCountCache : IAsyncDisposable
+internal sealed class RowCountCache : IAsyncDisposable
 {
     /// <summary>The least time between two counts: one minute.</summary>
     public static readonly TimeSpan RefreshInterval = TimeSpan.FromMinutes(1);

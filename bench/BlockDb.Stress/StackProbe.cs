@@ -1,0 +1,219 @@
+using System.Diagnostics;
+using System.Globalization;
+using System.Reflection;
+using System.Security.Cryptography;
+using BlockDb.Drivers;
+
+namespace BlockDb.Stress;
+
+/// <summary>
+/// <c>stackprobe</c>: how deep the hot path is (issue 23). A tracing SQLite driver around the named one records the
+/// stack at every statement BlockDb runs (<see cref="ISqliteStatement.Step"/>, <see cref="ISqliteStatement.ExecuteNonQuery"/>,
+/// <see cref="ISqliteConnection.Execute"/>) during one <c>SelectXorInsertAsync(string, long)</c> that finds an existing
+/// block (hit) and one that inserts a new one, the first write of its batch (miss), under KeyMap, WAL and default
+/// options on a file of <c>blocks</c> blocks. It prints, for each, the BlockDb frames from the public call down to the
+/// statement (outermost first, with their files) and two lines the tests read:
+/// <c>HIT frames=N files=F statements=S</c> and the same for <c>MISS</c>, where N counts the BlockDb frames below the
+/// public method on the deepest stack (the public method itself not counted) and F the distinct files of those frames
+/// and the public method. Run it with <c>DOTNET_JITMinOpts=1</c>: nothing is inlined, so the frames are the source's
+/// and the same every run (at tier 1 with dynamic PGO most of them are inlined away; this measures structure, not speed).
+/// </summary>
+internal static class StackProbe
+{
+    public static async Task<int> RunAsync(string provider, int blocks)
+    {
+        var folder = Path.Combine(Path.GetTempPath(), "blockdb-stackprobe", Guid.NewGuid().ToString("N"));
+        Directory.CreateDirectory(folder);
+        try
+        {
+            var path = Path.Combine(folder, "probe.db");
+            var options = new BlockDbOptions { Provider = provider, DataSource = path, Index = { Layout = BlockLayout.KeyMap } };
+            await using (var fill = BlockDatabase.Open(new BlockDbOptions { Provider = provider, DataSource = path, Index = { Layout = BlockLayout.KeyMap }, Batching = { CommitEvery = 100_000 } }))
+            await using (var session = await fill.OpenSessionAsync())
+            {
+                for (var i = 0; i < blocks; i++)
+                {
+                    await session.SelectXorInsertAsync(Hash(i), 4096);
+                }
+
+                await session.CommitAsync();
+            }
+
+            var driver = new TracingDriver(BlockDbProviders.Get(provider));
+            await using var db = new BlockDatabaseBuilder(options).UseProvider(driver).Build();
+            await using var probe = await db.OpenSessionAsync();
+
+            // Warm up the path once (map loaded, statements prepared, read transaction open), then trace.
+            await probe.FindBlockAsync(Hash(1), 4096);
+            await probe.SelectXorInsertAsync(Hash(2), 4096);
+
+            driver.Arm();
+            var hit = await probe.SelectXorInsertAsync(Hash(blocks / 2), 4096);
+            var hitStacks = driver.Disarm();
+            driver.Arm();
+            var miss = await probe.SelectXorInsertAsync(Hash(-1), 4096);
+            var missStacks = driver.Disarm();
+            if (hit.Created || !miss.Created)
+            {
+                throw new InvalidOperationException($"The hit created a block ({hit.Created}) or the miss did not ({miss.Created}).");
+            }
+
+            Console.WriteLine($"{provider}, KeyMap, WAL, {blocks:N0} blocks, DOTNET_JITMinOpts={Environment.GetEnvironmentVariable("DOTNET_JITMinOpts") ?? "(unset)"}");
+            Report("HIT", hitStacks);
+            Report("MISS", missStacks);
+            return 0;
+        }
+        finally
+        {
+            Directory.Delete(folder, recursive: true);
+        }
+    }
+
+    private static void Report(string label, List<(string Statement, StackTrace Stack)> stacks)
+    {
+        var paths = stacks.Select(s => (s.Statement, Frames: LibraryFrames(s.Stack))).ToList();
+        var deepest = paths.MaxBy(p => p.Frames.Count);
+        var files = deepest.Frames.Select(f => f.File).Where(f => f.Length > 0).Distinct().ToList();
+        Console.WriteLine();
+        Console.WriteLine($"{label}: {paths.Count} statements: {string.Join(" | ", paths.Select(p => $"{p.Statement} ({p.Frames.Count - 1} frames)"))}");
+        Console.WriteLine($"  deepest ({deepest.Statement}), outermost first:");
+        foreach (var frame in deepest.Frames)
+        {
+            Console.WriteLine($"    {frame.Method}  [{frame.File}:{frame.Line}]");
+        }
+
+        var allFiles = paths.SelectMany(p => p.Frames).Select(f => f.File).Where(f => f.Length > 0).Distinct().Order().ToList();
+        Console.WriteLine($"  files on any stack of the call ({allFiles.Count}): {string.Join(", ", allFiles)}");
+        Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"{label} frames={deepest.Frames.Count - 1} files={files.Count} statements={paths.Count} stackfiles={allFiles.Count}"));
+    }
+
+    /// <summary>The frames of BlockDb's library assemblies (not this program's), outermost first.</summary>
+    private static List<(string Method, string File, int Line)> LibraryFrames(StackTrace stack)
+    {
+        var frames = new List<(string, string, int)>();
+        for (var i = stack.FrameCount - 1; i >= 0; i--)
+        {
+            var frame = stack.GetFrame(i);
+            if (frame?.GetMethod() is not { DeclaringType: { } type } method)
+            {
+                continue;
+            }
+
+            var assembly = type.Assembly.GetName().Name ?? string.Empty;
+            if (!(assembly == "BlockDb" || assembly.StartsWith("BlockDb.", StringComparison.Ordinal)) || type.Assembly == typeof(StackProbe).Assembly)
+            {
+                continue;
+            }
+
+            frames.Add(($"{Describe(type)}.{method.Name}", Relative(frame.GetFileName()), frame.GetFileLineNumber()));
+        }
+
+        return frames;
+    }
+
+    private static string Describe(Type type) => type.DeclaringType is { } outer ? $"{Describe(outer)}.{type.Name}" : type.Name;
+
+    private static string Relative(string? file)
+    {
+        if (string.IsNullOrEmpty(file))
+        {
+            return string.Empty;
+        }
+
+        var normalized = file.Replace('\\', '/');
+        var at = normalized.LastIndexOf("/src/", StringComparison.Ordinal);
+        return at >= 0 ? normalized[(at + 5)..] : Path.GetFileName(normalized);
+    }
+
+    private static string Hash(int i) => Convert.ToBase64String(SHA256.HashData(BitConverter.GetBytes(i)));
+
+    /// <summary>A driver that records the stack at each statement while armed; otherwise it only forwards.</summary>
+    private sealed class TracingDriver(ISqliteDriver inner) : ISqliteDriver
+    {
+        private List<(string, StackTrace)>? _stacks;
+
+        public string Name => inner.Name;
+
+        public string NativeLibraryVersion => inner.NativeLibraryVersion;
+
+        public void Arm() => _stacks = [];
+
+        public List<(string, StackTrace)> Disarm()
+        {
+            var stacks = _stacks ?? [];
+            _stacks = null;
+            return stacks;
+        }
+
+        public ISqliteConnection Open(SqliteOpenOptions options) => new TracedConnection(this, inner.Open(options));
+
+        private void Record(string statement)
+        {
+            _stacks?.Add((statement, new StackTrace(1, fNeedFileInfo: true)));
+        }
+
+        private sealed class TracedConnection(TracingDriver driver, ISqliteConnection inner) : ISqliteConnection
+        {
+            public bool InTransaction => inner.InTransaction;
+
+            public ISqliteStatement Prepare(SqlStatement statement) => new TracedStatement(driver, inner.Prepare(statement));
+
+            public void Execute(string sql)
+            {
+                driver.Record(sql);
+                inner.Execute(sql);
+            }
+
+            public void ExecuteWithoutRetry(string sql)
+            {
+                driver.Record(sql);
+                inner.ExecuteWithoutRetry(sql);
+            }
+
+            public string? QueryText(string sql) => inner.QueryText(sql);
+
+            public SqliteCacheStats? ReadCacheStats() => inner.ReadCacheStats();
+
+            public void Dispose() => inner.Dispose();
+        }
+
+        private sealed class TracedStatement(TracingDriver driver, ISqliteStatement inner) : ISqliteStatement
+        {
+            public SqlStatement Statement => inner.Statement;
+
+            public void BindInt64(int index, long value) => inner.BindInt64(index, value);
+
+            public void BindText(int index, string value) => inner.BindText(index, value);
+
+            public void BindBlob(int index, ReadOnlySpan<byte> value) => inner.BindBlob(index, value);
+
+            public void BindNull(int index) => inner.BindNull(index);
+
+            public bool Step()
+            {
+                driver.Record(Name());
+                return inner.Step();
+            }
+
+            public long ColumnInt64(int column) => inner.ColumnInt64(column);
+
+            public bool ColumnIsNull(int column) => inner.ColumnIsNull(column);
+
+            public string? ColumnText(int column) => inner.ColumnText(column);
+
+            public int ColumnBlob(int column, Span<byte> destination) => inner.ColumnBlob(column, destination);
+
+            public int ExecuteNonQuery()
+            {
+                driver.Record(Name());
+                return inner.ExecuteNonQuery();
+            }
+
+            public void Reset() => inner.Reset();
+
+            public void Dispose() => inner.Dispose();
+
+            private string Name() => inner.Statement.Name;
+        }
+    }
+}
