@@ -1,7 +1,6 @@
 using System.Collections.Concurrent;
 using System.Diagnostics;
 using System.Globalization;
-using BlockDb.KeyMap;
 using Xunit.Abstractions;
 
 namespace BlockDb.Tests.KeyMap;

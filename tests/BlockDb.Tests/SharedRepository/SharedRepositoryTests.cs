@@ -1,6 +1,6 @@
 namespace BlockDb.Tests.SharedRepository;
 
-/// <summary>The shared repository: many concurrent tasks, one group-commit writer, pooled readers.</summary>
+/// <summary>The shared repository: many concurrent tasks, one group-commit writer, pooled readers; every call a session has, volumes and collection included.</summary>
 public sealed class SharedRepositoryTests : ConformanceTestBase
 {
     [Theory]
@@ -158,6 +158,28 @@ public sealed class SharedRepositoryTests : ConformanceTestBase
         await Assert.ThrowsAnyAsync<ArgumentException>(() => shared.InsertBlockAsync(TestData.Hash(1), -1).AsTask());
         await Assert.ThrowsAsync<ArgumentNullException>(() => shared.AddBlocksetAsync((IReadOnlyList<long>)null!).AsTask());
         await Assert.ThrowsAsync<BlockNotFoundException>(() => shared.AddBlocksetAsync(new[] { 12345L }).AsTask());
+        Assert.Equal(new BlockDbCounts(0, 0, 0), await shared.GetCountsAsync());
+    }
+
+    [Theory]
+    [MemberData(nameof(ProviderMatrix), MemberType = typeof(ConformanceTestBase))]
+    public async Task The_shared_repository_runs_the_volume_and_collection_calls_and_acknowledges_them_once_committed(string provider, BlockLayout layout)
+    {
+        Use(provider, layout);
+        await using var db = Open();
+        await using var shared = db.OpenSharedRepository();
+        var volume = await shared.RegisterVolumeAsync("v");
+        var blocks = await Task.WhenAll(Enumerable.Range(0, 20).Select(i => shared.SelectXorInsertAsync(TestData.Hash(i), 10, volume).AsTask()));
+        var blockset = await shared.AddBlocksetAsync([.. blocks.Take(5).Select(b => b.Id)]);
+        await shared.DeleteBlocksetAsync(blockset);
+        Assert.Equal(20, (await shared.GetVolumeAsync(volume)).UnreferencedBlocks);
+        Assert.Equal(volume, (await shared.FindVolumeAsync("v"))?.Id);
+        Assert.Equal(volume, (await shared.GetBlockAsync(blocks[0].Id)).VolumeId);
+        Assert.Equal(20, (await shared.DeleteUnreferencedBlocksAsync(volume)).Blocks);
+        await shared.SetVolumeStateAsync(volume, VolumeState.Deleting);
+        await shared.SetVolumeStateAsync(volume, VolumeState.Deleted);
+        Assert.Equal(0, await shared.MoveBlocksAsync([], (await shared.RegisterVolumeAsync("w"))));
+        Assert.Null(await shared.FindBlocksetAsync(TestData.Hash(1), 0));
         Assert.Equal(new BlockDbCounts(0, 0, 0), await shared.GetCountsAsync());
     }
 }
