@@ -142,11 +142,11 @@ public sealed class KeyMapGuardTests(ITestOutputHelper output) : KeyMapFileTestB
     /// counting)". Mechanism: CHECK constraints are skipped by any connection that sets the documented
     /// "PRAGMA ignore_check_constraints = ON". The foreign connection raises Generation to 1e300 (a REAL; raising is
     /// allowed by BlockDbStateNoRewind). The map reads it with sqlite3_column_int64, which saturates to 2^63 - 1; every
-    /// later bump computes 1e300 + 1 = 1e300, so the generation the map sees never moves again: the fix
-    /// A_gap_insert_is_seen_after_the_generation_was_raised_to_the_largest_integer checks is bypassed with one pragma. Suggested fix: keep
-    /// the ranges and types in the BlockDbStateNoRewind trigger (RAISE(ABORT) when typeof(NEW."Generation") or
-    /// typeof(NEW."MaxBlockId") is not 'integer' or out of range): triggers cannot be switched off by a pragma. The
-    /// catch-up could also refuse a state row whose columns are not integers.
+    /// later bump computes 1e300 + 1 = 1e300, so the generation the map sees never moves again: the fix that
+    /// A_gap_insert_is_seen_after_the_generation_was_raised_to_the_largest_integer checks is bypassed with one
+    /// pragma. Suggested fix: keep the ranges and types in the BlockDbStateNoRewind trigger (RAISE(ABORT) when
+    /// typeof(NEW."Generation") or typeof(NEW."MaxBlockId") is not 'integer' or out of range): triggers cannot be
+    /// switched off by a pragma. The catch-up could also refuse a state row whose columns are not integers.
     /// </summary>
     [Fact]
     public async Task Ignore_check_constraints_cannot_saturate_the_generation()
@@ -536,9 +536,10 @@ public sealed class KeyMapGuardTests(ITestOutputHelper output) : KeyMapFileTestB
     /// schema_version". Mechanism: the foreign connection drops the insert guard, fills a gap, re-creates the guard with
     /// its exact text, and writes the schema cookie back with "PRAGMA schema_version = N" (allowed unless
     /// SQLITE_DBCONFIG_DEFENSIVE is on in that connection). The map's (Generation, schema_version) is unchanged, so
-    /// the catch-up stays incremental and the gap row is never read. This is the attack
-    /// A_guard_dropped_and_recreated_around_a_gap_insert_is_seen_by_an_open_key_map makes, fixed with schema_version, replayed with one more statement (PRAGMA writable_schema edits of sqlite_schema, which never move
-    /// the cookie, are the same hole). Suggested fix: the schema cookie cannot be trusted against a connection that
+    /// the catch-up stays incremental and the gap row is never read. This is the attack of
+    /// A_guard_dropped_and_recreated_around_a_gap_insert_is_seen_by_an_open_key_map, fixed with schema_version,
+    /// replayed with one more statement (PRAGMA writable_schema edits of sqlite_schema, which never move the cookie,
+    /// are the same hole). Suggested fix: the schema cookie cannot be trusted against a connection that
     /// writes it; either document that writing schema_version or writable_schema voids the guarantee (SQLite itself
     /// calls both corruption risks), or add a content check the cookie cannot fake, e.g. the map keeps COUNT(*) and
     /// SUM(ID) of the rows at or below W and the catch-up compares them in its snapshot (cheap with the rowid b-tree

@@ -5,7 +5,8 @@ namespace BlockDb.Tests.Opening;
 
 /// <summary>
 /// Opening a file beside other connections: beside a writer holding the write lock (WAL or rollback journal, every
-/// provider) an open takes no write lock and neither waits nor fails, and concurrent first opens of a new file all succeed.
+/// provider) an open takes no write lock and neither waits nor fails, and concurrent first opens of a new file all
+/// succeed.
 /// </summary>
 public sealed class OpenBesideOthersTests(ITestOutputHelper output) : KeyMapFileTestBase(output)
 {
