@@ -7,7 +7,7 @@ namespace BlockDb.Stress;
 /// <summary>
 /// The close race in one process: connections that open, read and close the file on some threads while other
 /// threads' connections take and release write locks, through BlockDb's drivers (every provider named, round robin).
-/// Run under the <c>lockdrop</c> probe (tests/BlockDb.Tests/Native/lockdrop.c, LD_PRELOAD), which reports every close
+/// Run under the <c>lockdrop</c> probe (tests/BlockDb.Tests/CloseGuard/Native/lockdrop.c, LD_PRELOAD), which reports every close
 /// of the file while the process holds a lock on it. It starts with one deliberate such close, by .NET and not by
 /// SQLite, so a run shows the probe is watching; every other report is a close that dropped a lock. It runs for the
 /// duration asked, and on until there were at least <see cref="Enough"/> opens and commits to race (a loaded machine,

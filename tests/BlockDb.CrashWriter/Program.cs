@@ -156,7 +156,7 @@ if (mode == "import")
 if (mode is "session-wal" or "session-delete")
 {
     // One plain session with CommitEvery 0: batches of 1 to 60 select-xor-inserts of Hash(k) (k < 3000, the tests'
-    // TestData.Hash), committed one by one; "ACKB <k> <id>" for each block once its batch committed (AttackTests).
+    // TestData.Hash), committed one by one; "ACKB <k> <id>" for each block once its batch committed (KilledWriterProcessTests).
     // Opening may meet SQLITE_BUSY past the busy timeout on a loaded machine (in DELETE mode a killed writer's hot
     // journal must be rolled back under an exclusive lock while the others keep committing): a transient error that an
     // engine retries, so this writer retries it too rather than dying.
@@ -295,7 +295,7 @@ public static class Churn
 }
 
 /// <summary>
-/// Delete-then-re-add with blocksets that must survive (LifecycleProcessTests): writers back up files made of blocks
+/// Delete-then-re-add with blocksets that must survive (MultiProcessCollectionTests): writers back up files made of blocks
 /// from a pool of <see cref="Keys"/>, each recorded in the writer's volume, while a collector deletes blocksets, retires
 /// volumes (Deleting, collect, Deleted) and collects every unreferenced block. Shared by the processes and the test.
 /// </summary>

@@ -1,7 +1,7 @@
 using System.Data.Common;
 using System.Data.SQLite;
 
-namespace BlockDb.Tests;
+namespace BlockDb.Tests.Providers;
 
 /// <summary>
 /// SQLite works synchronously, and BlockDb's SQLite calls complete before they return on every provider. The ADO.NET

@@ -1,6 +1,6 @@
 using Xunit.Abstractions;
 
-namespace BlockDb.Tests;
+namespace BlockDb.Tests.Providers;
 
 /// <summary>
 /// What a provider runs when a connection closes, seen in SQLite's own error log (https://www.sqlite.org/errlog.html),

@@ -2,7 +2,7 @@ using System.Data.SQLite;
 using BlockDb.Drivers;
 using Xunit.Abstractions;
 
-namespace BlockDb.Tests;
+namespace BlockDb.Tests.Providers;
 
 /// <summary>
 /// A connection opened by any SQLite provider starts from SQLite's own defaults and the file's state: no provider runs

@@ -1,7 +1,7 @@
 using BlockDb.Drivers;
 using Xunit.Abstractions;
 
-namespace BlockDb.Tests;
+namespace BlockDb.Tests.Providers;
 
 /// <summary>
 /// Every SQLite provider runs the one native <c>e_sqlite3</c> library that <c>SQLitePCLRaw.bundle_e_sqlite3</c> ships,

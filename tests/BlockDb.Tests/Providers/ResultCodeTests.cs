@@ -1,6 +1,6 @@
 using BlockDb.Drivers;
 
-namespace BlockDb.Tests;
+namespace BlockDb.Tests.Providers;
 
 /// <summary>
 /// A SQLite failure keeps SQLite's primary and extended result codes on every provider, and the statement that failed

@@ -1,0 +1,155 @@
+namespace BlockDb.Tests.Blocksets;
+
+/// <summary>
+/// Adding and reading blocksets, for every provider and layout, PostgreSQL included: blocks kept in order with repeats
+/// and the length in bytes, from IDs or from hashes, large ones, an empty file; bad or unknown ones refused with a
+/// typed error, and a cancelled one writing none of itself.
+/// </summary>
+public sealed class AddBlocksetTests : ConformanceTestBase
+{
+    [Theory]
+    [MemberData(nameof(ProviderMatrix), MemberType = typeof(ConformanceTestBase))]
+    public async Task A_blockset_keeps_its_blocks_in_order_with_repeats_and_its_length_in_bytes(string provider, BlockLayout layout)
+    {
+        Use(provider, layout);
+        await using var db = Open();
+        await using var session = await db.OpenSessionAsync();
+        var keys = new[] { TestData.Block(3, 100), TestData.Block(1, 200), TestData.Block(3, 100), TestData.Block(2, 50) };
+        var ids = new List<long>();
+        foreach (var key in keys)
+        {
+            ids.Add((await session.SelectXorInsertAsync(key.Hash, key.Size)).Id);
+        }
+
+        var fullHash = TestData.Hash(99);
+        var blocksetId = await session.AddBlocksetAsync(keys, fullHash);
+        var blocks = await session.ListBlocksetBlocksAsync(blocksetId);
+
+        Assert.Equal([0, 1, 2, 3], blocks.Select(b => b.Index));
+        Assert.Equal(ids, blocks.Select(b => b.BlockId));
+        Assert.Equal(keys.Select(k => k.Hash), blocks.Select(b => b.Hash));
+        Assert.Equal(keys.Select(k => k.Size), blocks.Select(b => b.Size));
+        Assert.Equal(new BlocksetInfo(blocksetId, 450, fullHash, 4), await session.GetBlocksetAsync(blocksetId));
+        Assert.Equal(new BlockDbCounts(3, 1, 4), await session.GetCountsAsync());
+    }
+
+    [Theory]
+    [MemberData(nameof(ProviderMatrix), MemberType = typeof(ConformanceTestBase))]
+    public async Task A_blockset_from_block_ids_matches_one_from_hashes(string provider, BlockLayout layout)
+    {
+        Use(provider, layout);
+        await using var db = Open();
+        await using var session = await db.OpenSessionAsync();
+        var a = (await session.SelectXorInsertAsync(TestData.Hash(1), 1000)).Id;
+        var b = (await session.SelectXorInsertAsync(TestData.Hash(2), 24)).Id;
+
+        var byIds = await session.AddBlocksetAsync(new[] { b, a, b });
+        var byKeys = await session.AddBlocksetAsync(new[] { TestData.Block(2, 24), TestData.Block(1, 1000), TestData.Block(2, 24) });
+
+        Assert.NotEqual(byIds, byKeys);
+        Assert.Equal(
+            (await session.ListBlocksetBlocksAsync(byKeys)).Select(x => (x.Index, x.BlockId)),
+            (await session.ListBlocksetBlocksAsync(byIds)).Select(x => (x.Index, x.BlockId)));
+        var info = await session.GetBlocksetAsync(byIds);
+        Assert.Equal(1048, info.Length);
+        Assert.Null(info.FullHash);
+        Assert.Equal(3, info.BlockCount);
+    }
+
+    [Theory]
+    [MemberData(nameof(ProviderMatrix), MemberType = typeof(ConformanceTestBase))]
+    public async Task A_large_blockset_reads_back_in_order(string provider, BlockLayout layout)
+    {
+        Use(provider, layout);
+        await using var db = Open();
+        await using var session = await db.OpenSessionAsync();
+        var keys = Enumerable.Range(0, 3000).Select(i => TestData.Block(i % 1700, 1 + (i % 1700))).ToArray();
+        foreach (var key in keys.Distinct())
+        {
+            await session.SelectXorInsertAsync(key.Hash, key.Size);
+        }
+
+        var id = await session.AddBlocksetAsync(keys);
+        var blocks = await session.ListBlocksetBlocksAsync(id);
+        Assert.Equal(keys.Length, blocks.Count);
+        Assert.Equal(keys, blocks.Select(b => new BlockKey(b.Hash, b.Size)));
+        Assert.Equal(keys.Sum(k => k.Size), (await session.GetBlocksetAsync(id)).Length);
+    }
+
+    [Theory]
+    [MemberData(nameof(ProviderMatrix), MemberType = typeof(ConformanceTestBase))]
+    public async Task An_empty_file_is_a_blockset_of_length_zero_and_an_unchanged_file_finds_its_blockset(string provider, BlockLayout layout)
+    {
+        Use(provider, layout);
+        await using var db = Open(o => o.Batching.CommitEvery = 1);
+        await using var session = await db.OpenSessionAsync();
+        var emptyHash = TestData.Hash(-1);
+        var empty = await session.AddBlocksetAsync(Array.Empty<BlockKey>(), emptyHash);
+        var emptyById = await session.AddBlocksetAsync(Array.Empty<long>());
+        Assert.Equal(new BlocksetInfo(empty, 0, emptyHash, 0), await session.GetBlocksetAsync(empty));
+        Assert.Empty(await session.ListBlocksetBlocksAsync(empty));
+        Assert.Empty(await session.ListBlocksetBlocksAsync(emptyById));
+        Assert.Equal(empty, await session.FindBlocksetAsync(emptyHash, 0));
+
+        var block = await session.SelectXorInsertAsync(TestData.Hash(1), 4096);
+        var file = await session.AddBlocksetAsync([block.Id], TestData.Hash(100));
+        await session.AddBlocksetAsync([block.Id], TestData.Hash(100)); // the same content again: the first is found
+        Assert.Equal(file, await session.FindBlocksetAsync(TestData.Hash(100), 4096));
+        Assert.Null(await session.FindBlocksetAsync(TestData.Hash(100), 4095));
+        await Assert.ThrowsAsync<ArgumentException>(async () => await session.FindBlocksetAsync("not base64", 0));
+        await Assert.ThrowsAsync<ArgumentOutOfRangeException>(async () => await session.FindBlocksetAsync(emptyHash, -1));
+        Assert.True((await db.CheckAsync()).IsClean);
+    }
+
+    [Theory]
+    [MemberData(nameof(ProviderMatrix), MemberType = typeof(ConformanceTestBase))]
+    public async Task Bad_blocksets_are_refused_and_write_nothing(string provider, BlockLayout layout)
+    {
+        Use(provider, layout);
+        await using var db = Open(o => o.Batching.CommitEvery = 0);
+        await using var session = await db.OpenSessionAsync();
+        var known = (await session.SelectXorInsertAsync(TestData.Hash(1), 10)).Id;
+        var kept = await session.AddBlocksetAsync(new[] { known });
+
+        await Assert.ThrowsAsync<ArgumentNullException>(async () => await session.AddBlocksetAsync((IReadOnlyList<long>)null!));
+        var byKey = await Assert.ThrowsAsync<BlockNotFoundException>(async () =>
+            await session.AddBlocksetAsync(new[] { TestData.Block(1, 10), TestData.Block(1, 10), TestData.Block(5, 10) }));
+        Assert.Equal(2, byKey.Position);
+        var byId = await Assert.ThrowsAsync<BlockNotFoundException>(async () => await session.AddBlocksetAsync(new[] { known, known + 1000 }));
+        Assert.Equal(1, byId.Position);
+        await Assert.ThrowsAsync<ArgumentException>(async () => await session.AddBlocksetAsync(new[] { known }, fullHash: "not base64"));
+        await Assert.ThrowsAsync<ArgumentException>(async () => await session.AddBlocksetAsync(new[] { new BlockKey(TestData.Hash(1), 0) }));
+
+        Assert.Equal(new BlockDbCounts(1, 1, 1), await session.GetCountsAsync());
+        Assert.Equal(2, session.PendingWrites);
+        await session.CommitAsync();
+        Assert.Single(await session.ListBlocksetBlocksAsync(kept));
+    }
+
+    [Theory]
+    [MemberData(nameof(ProviderMatrix), MemberType = typeof(ConformanceTestBase))]
+    public async Task Unknown_blockset_ids_get_a_typed_error(string provider, BlockLayout layout)
+    {
+        Use(provider, layout);
+        await using var db = Open();
+        await using var session = await db.OpenSessionAsync();
+        var e = await Assert.ThrowsAsync<BlocksetNotFoundException>(async () => await session.ListBlocksetBlocksAsync(42));
+        Assert.Equal(42, e.BlocksetId);
+        await Assert.ThrowsAsync<BlocksetNotFoundException>(async () => await session.GetBlocksetAsync(-1));
+    }
+
+    [Theory]
+    [MemberData(nameof(ProviderMatrix), MemberType = typeof(ConformanceTestBase))]
+    public async Task Cancellation_in_the_middle_of_a_blockset_writes_none_of_it(string provider, BlockLayout layout)
+    {
+        Use(provider, layout);
+        await using var db = Open(o => o.Batching.CommitEvery = 0);
+        await using var session = await db.OpenSessionAsync();
+        var id = (await session.SelectXorInsertAsync(TestData.Hash(1), 1)).Id;
+        using var cts = new CancellationTokenSource();
+        var ids = new CancellingList<long>(Enumerable.Repeat(id, 2000).ToArray(), cancelAt: 700, cts);
+        await Assert.ThrowsAnyAsync<OperationCanceledException>(async () => await session.AddBlocksetAsync(ids, null, cts.Token));
+        await session.CommitAsync();
+        Assert.Equal(new BlockDbCounts(1, 0, 0), await session.GetCountsAsync());
+    }
+}

@@ -1,7 +1,0 @@
-namespace BlockDb.Tests;
-
-/// <summary>A fact that needs the PostgreSQL server: skipped, with how to start one, when there is none (and not in CI).</summary>
-public sealed class PostgresFactAttribute : FactAttribute
-{
-    public PostgresFactAttribute() => Skip = PostgreSqlServer.SkipReason;
-}

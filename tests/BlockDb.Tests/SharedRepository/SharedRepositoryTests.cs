@@ -1,0 +1,185 @@
+namespace BlockDb.Tests.SharedRepository;
+
+/// <summary>The shared repository: many concurrent tasks, one group-commit writer, pooled readers; every call a session has, volumes and collection included.</summary>
+public sealed class SharedRepositoryTests : ConformanceTestBase
+{
+    [Theory]
+    [MemberData(nameof(ProviderMatrix), MemberType = typeof(ConformanceTestBase))]
+    public async Task Concurrent_select_xor_insert_gives_one_id_per_block_and_groups_commits(string provider, BlockLayout layout)
+    {
+        Use(provider, layout);
+        await using var db = Open();
+        await using var shared = db.OpenSharedRepository();
+        const int tasks = 200;
+        const int distinct = 300;
+        var results = await Task.WhenAll(Enumerable.Range(0, tasks).Select(t => Task.Run(async () =>
+        {
+            var seen = new List<(int Key, SelectXorInsertResult Result)>();
+            for (var i = 0; i < 20; i++)
+            {
+                var key = ((t * 7) + (i * 13)) % distinct;
+                seen.Add((key, await shared.SelectXorInsertAsync(TestData.Hash(key), 4096)));
+            }
+
+            return seen;
+        })));
+
+        var all = results.SelectMany(r => r).ToList();
+        var idsPerKey = all.GroupBy(x => x.Key).ToDictionary(g => g.Key, g => g.Select(x => x.Result.Id).Distinct().ToList());
+        Assert.All(idsPerKey.Values, ids => Assert.Single(ids));
+        Assert.Equal(idsPerKey.Count, all.Count(x => x.Result.Created));
+        Assert.Equal(idsPerKey.Count, (await shared.GetCountsAsync()).Blocks);
+        if (!IsServer)
+        {
+            // SQLite's one writer groups commits; a server's shared repository commits each write on its own connection.
+            Assert.True(shared.CommittedBatches < shared.AcknowledgedWrites, $"{shared.CommittedBatches} commits for {shared.AcknowledgedWrites} writes: no grouping");
+        }
+        else
+        {
+            Assert.Equal(idsPerKey.Count, shared.AcknowledgedWrites);
+        }
+
+        foreach (var (key, ids) in idsPerKey)
+        {
+            Assert.Equal(ids[0], await shared.FindBlockAsync(TestData.Hash(key), 4096));
+        }
+    }
+
+    [Theory]
+    [MemberData(nameof(ProviderMatrix), MemberType = typeof(ConformanceTestBase))]
+    public async Task Concurrent_blocksets_are_complete_and_visible_once_acknowledged(string provider, BlockLayout layout)
+    {
+        Use(provider, layout);
+        await using var db = Open();
+        await using var shared = db.OpenSharedRepository();
+        var written = await Task.WhenAll(Enumerable.Range(0, 100).Select(f => Task.Run(async () =>
+        {
+            var blocks = Enumerable.Range(0, 1 + (f % 9)).Select(i => TestData.Block((f * 5) + i, 100 + i)).ToArray();
+            var ids = new List<long>();
+            foreach (var block in blocks)
+            {
+                ids.Add((await shared.SelectXorInsertAsync(block.Hash, block.Size)).Id);
+            }
+
+            var id = f % 2 == 0 ? await shared.AddBlocksetAsync(blocks) : await shared.AddBlocksetAsync(ids);
+
+            // Acknowledged means committed: a reader connection sees it at once.
+            Assert.Equal(blocks.Length, (await shared.GetBlocksetAsync(id)).BlockCount);
+            return (id, blocks);
+        })));
+
+        foreach (var (id, blocks) in written)
+        {
+            Assert.Equal(blocks, (await shared.ListBlocksetBlocksAsync(id)).Select(b => new BlockKey(b.Hash, b.Size)));
+        }
+
+        Assert.Equal(written.Sum(w => w.blocks.Length), (await shared.GetCountsAsync()).BlocksetEntries);
+    }
+
+    [Theory]
+    [MemberData(nameof(ProviderMatrix), MemberType = typeof(ConformanceTestBase))]
+    public async Task A_failed_write_fails_only_its_own_call(string provider, BlockLayout layout)
+    {
+        Use(provider, layout);
+        await using var db = Open(o => BusyTimeout(o, 500));
+        await using var shared = db.OpenSharedRepository();
+        await shared.InsertBlockAsync(TestData.Hash(0), 1);
+        var calls = Enumerable.Range(0, 50).Select(i => shared.InsertBlockAsync(TestData.Hash(i % 25 == 0 ? 0 : i), 1).AsTask()).ToArray();
+        var outcomes = await Task.WhenAll(calls.Select(async c =>
+        {
+            try
+            {
+                await c;
+                return 0;
+            }
+            catch (BlockDbException e)
+            {
+                return IsUniqueViolation(e) ? 1 : 2;
+            }
+        }));
+
+        Assert.Equal(2, outcomes.Count(code => code == 1));
+        Assert.Equal(48, outcomes.Count(code => code == 0));
+        Assert.Equal(49, (await shared.GetCountsAsync()).Blocks);
+
+        // A round in which every write failed still ends its transaction: the write lock is free for others.
+        await Assert.ThrowsAsync<BlockDbException>(() => shared.InsertBlockAsync(TestData.Hash(0), 1).AsTask());
+        await using var other = await db.OpenSessionAsync();
+        await other.InsertBlockAsync(TestData.Hash(-7), 1);
+        await other.CommitAsync();
+    }
+
+    [Theory]
+    [MemberData(nameof(ProviderMatrix), MemberType = typeof(ConformanceTestBase))]
+    public async Task Disposing_the_shared_repository_commits_the_queued_writes_and_refuses_new_ones(string provider, BlockLayout layout)
+    {
+        Use(provider, layout);
+        Task<long>[] pending;
+        await using (var db = Open())
+        {
+            var shared = db.OpenSharedRepository();
+            pending = Enumerable.Range(0, 500).Select(i => shared.InsertBlockAsync(TestData.Hash(i), 1).AsTask()).ToArray();
+            await shared.DisposeAsync();
+
+            // Every write queued before dispose was committed and acknowledged; none failed.
+            await Task.WhenAll(pending).WaitAsync(TimeSpan.FromSeconds(30));
+            await Assert.ThrowsAsync<ObjectDisposedException>(() => shared.InsertBlockAsync(TestData.Hash(-1), 1).AsTask());
+            await Assert.ThrowsAsync<ObjectDisposedException>(async () => await shared.FindBlockAsync(TestData.Hash(1), 1));
+        }
+
+        await using var reopened = Open();
+        await using var session = await reopened.OpenSessionAsync();
+        Assert.Equal(500, (await session.GetCountsAsync()).Blocks);
+        Assert.Equal(pending.Select(t => t.Result).Order(), Enumerable.Range(1, 500).Select(i => (long)i));
+    }
+
+    [Theory]
+    [MemberData(nameof(ProviderMatrix), MemberType = typeof(ConformanceTestBase))]
+    public async Task A_cancelled_shared_write_writes_nothing(string provider, BlockLayout layout)
+    {
+        Use(provider, layout);
+        await using var db = Open();
+        await using var shared = db.OpenSharedRepository();
+        using var cts = new CancellationTokenSource();
+        await cts.CancelAsync();
+        await Assert.ThrowsAnyAsync<OperationCanceledException>(() => shared.SelectXorInsertAsync(TestData.Hash(1), 1, cts.Token).AsTask());
+        await Assert.ThrowsAnyAsync<OperationCanceledException>(() => shared.InsertBlockAsync(TestData.Hash(2), 1, cts.Token).AsTask());
+        Assert.Equal(0, (await shared.GetCountsAsync()).Blocks);
+    }
+
+    [Theory]
+    [MemberData(nameof(ProviderMatrix), MemberType = typeof(ConformanceTestBase))]
+    public async Task Shared_repository_bad_input_is_refused_before_queueing(string provider, BlockLayout layout)
+    {
+        Use(provider, layout);
+        await using var db = Open();
+        await using var shared = db.OpenSharedRepository();
+        await Assert.ThrowsAnyAsync<ArgumentException>(() => shared.SelectXorInsertAsync("bad hash", 1).AsTask());
+        await Assert.ThrowsAnyAsync<ArgumentException>(() => shared.InsertBlockAsync(TestData.Hash(1), -1).AsTask());
+        await Assert.ThrowsAsync<ArgumentNullException>(() => shared.AddBlocksetAsync((IReadOnlyList<long>)null!).AsTask());
+        await Assert.ThrowsAsync<BlockNotFoundException>(() => shared.AddBlocksetAsync(new[] { 12345L }).AsTask());
+        Assert.Equal(new BlockDbCounts(0, 0, 0), await shared.GetCountsAsync());
+    }
+
+    [Theory]
+    [MemberData(nameof(ProviderMatrix), MemberType = typeof(ConformanceTestBase))]
+    public async Task The_shared_repository_runs_the_volume_and_collection_calls_and_acknowledges_them_once_committed(string provider, BlockLayout layout)
+    {
+        Use(provider, layout);
+        await using var db = Open();
+        await using var shared = db.OpenSharedRepository();
+        var volume = await shared.RegisterVolumeAsync("v");
+        var blocks = await Task.WhenAll(Enumerable.Range(0, 20).Select(i => shared.SelectXorInsertAsync(TestData.Hash(i), 10, volume).AsTask()));
+        var blockset = await shared.AddBlocksetAsync([.. blocks.Take(5).Select(b => b.Id)]);
+        await shared.DeleteBlocksetAsync(blockset);
+        Assert.Equal(20, (await shared.GetVolumeAsync(volume)).UnreferencedBlocks);
+        Assert.Equal(volume, (await shared.FindVolumeAsync("v"))?.Id);
+        Assert.Equal(volume, (await shared.GetBlockAsync(blocks[0].Id)).VolumeId);
+        Assert.Equal(20, (await shared.DeleteUnreferencedBlocksAsync(volume)).Blocks);
+        await shared.SetVolumeStateAsync(volume, VolumeState.Deleting);
+        await shared.SetVolumeStateAsync(volume, VolumeState.Deleted);
+        Assert.Equal(0, await shared.MoveBlocksAsync([], (await shared.RegisterVolumeAsync("w"))));
+        Assert.Null(await shared.FindBlocksetAsync(TestData.Hash(1), 0));
+        Assert.Equal(new BlockDbCounts(0, 0, 0), await shared.GetCountsAsync());
+    }
+}
