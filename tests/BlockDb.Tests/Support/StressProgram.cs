@@ -1,7 +1,7 @@
 using System.Diagnostics;
 using BlockDb.Stress;
 
-namespace BlockDb.Tests.Providers;
+namespace BlockDb.Tests.Support;
 
 /// <summary>Runs one mode of the stress program (bench/BlockDb.Stress, built beside the tests) as a child process.</summary>
 internal static class StressProgram
