@@ -294,9 +294,12 @@ public sealed class KeyMapGuardTests(ITestOutputHelper output) : KeyMapFileTestB
                         break;
                 }
             }
-            catch (BlockDbException e)
+            catch (BlockDbException e) when (where is "zero" or "negative")
             {
+                // F1: IDs below 1 are refused by the guard, whoever writes; then nothing of the write is in the file.
                 Output.WriteLine($"The file refused the foreign write ({where}): {e.Message}");
+                Assert.Equal(SqliteResultCode.ConstraintTrigger, e.SqliteExtendedErrorCode);
+                Assert.Equal("0", raw.QueryText("""SELECT COUNT(*) FROM "Block" WHERE "ID" < 1"""));
                 return;
             }
 
