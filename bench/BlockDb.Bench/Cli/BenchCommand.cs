@@ -78,6 +78,7 @@ internal static class BenchCommand
         root.Add(Server.ServerCommand.CreateWorker());
         root.Add(Lifecycle.LifecycleCommand.Create());
         root.Add(Blocksets.BlocksetGrowthCommand.Create());
+        root.Add(DuplicatiReplay.DuplicatiReplayCommand.Create());
         return root;
     }
 
