@@ -9,7 +9,9 @@ namespace BlockDb.Conversion;
 /// A table of another application carried by a conversion: its own <c>CREATE</c> text, and the statements that read its
 /// rows from the source and write them, at the same rowid, into the new file. Each value is read with its storage class
 /// (<c>typeof()</c>) and written back in it: integers and REALs as themselves, BLOBs as bytes, text as its bytes cast back
-/// to TEXT (so text that is not valid UTF-8 is kept byte for byte). Generated columns are not written (SQLite computes them).
+/// to TEXT (so text that is not valid UTF-8 is kept byte for byte). Each storage class has a result column and a
+/// parameter of its own, which holds that class or NULL: an ADO.NET provider may fix a column's or a parameter's type
+/// on first use (System.Data.SQLite does). Generated columns are not written (SQLite computes them).
 /// </summary>
 /// <param name="Name">The table's name.</param>
 /// <param name="Sql">Its <c>CREATE TABLE</c> text, from <c>sqlite_schema</c>.</param>
@@ -20,7 +22,7 @@ internal sealed record ForeignTable(string Name, string Sql, IReadOnlyList<strin
 {
     private static readonly string[] RowidNames = ["rowid", "_rowid_", "oid"];
 
-    /// <summary>The rows, in rowid order: the rowid (when the table has one), then per column its storage class (<see cref="ForeignSchema.Null"/> ...) and its value (text as a BLOB of its bytes).</summary>
+    /// <summary>The rows, in rowid order: the rowid (when the table has one), then per column its storage class (<see cref="ForeignSchema.Null"/> ...), its value if an integer, if a REAL, and if text or a BLOB (as a BLOB of its bytes).</summary>
     public SqlStatement Select
     {
         get
@@ -34,7 +36,8 @@ internal sealed record ForeignTable(string Name, string Sql, IReadOnlyList<strin
             text.AppendJoin(", ", Columns.Select(c =>
             {
                 var column = ForeignSchema.Identifier(c);
-                return $"CASE typeof({column}) WHEN 'null' THEN {ForeignSchema.Null} WHEN 'integer' THEN {ForeignSchema.Integer} WHEN 'real' THEN {ForeignSchema.Real} WHEN 'text' THEN {ForeignSchema.Text} ELSE {ForeignSchema.Blob} END, CASE WHEN typeof({column}) = 'text' THEN CAST({column} AS BLOB) ELSE {column} END";
+                return $"CASE typeof({column}) WHEN 'null' THEN {ForeignSchema.Null} WHEN 'integer' THEN {ForeignSchema.Integer} WHEN 'real' THEN {ForeignSchema.Real} WHEN 'text' THEN {ForeignSchema.Text} ELSE {ForeignSchema.Blob} END, "
+                    + $"CASE WHEN typeof({column}) = 'integer' THEN {column} END, CASE WHEN typeof({column}) = 'real' THEN {column} END, CASE WHEN typeof({column}) IN ('text', 'blob') THEN CAST({column} AS BLOB) END";
             }));
             text.Append(" FROM main.").Append(ForeignSchema.Identifier(Name));
             if (Rowid is not null)
@@ -46,7 +49,7 @@ internal sealed record ForeignTable(string Name, string Sql, IReadOnlyList<strin
         }
     }
 
-    /// <summary>Writes one row: <c>@rowid</c> (when the table has one), then per column <c>@tN</c> (1: the value is text, sent as its bytes) and <c>@vN</c>.</summary>
+    /// <summary>Writes one row: <c>@rowid</c> (when the table has one), then per column <c>@kN</c> (its storage class) and the value in the parameter of that class: <c>@iN</c>, <c>@rN</c>, or <c>@bN</c> (text and BLOBs as bytes).</summary>
     public SqlStatement Insert
     {
         get
@@ -63,10 +66,9 @@ internal sealed record ForeignTable(string Name, string Sql, IReadOnlyList<strin
 
             for (var i = 0; i < Columns.Count; i++)
             {
-                parameters.Add($"@t{i}");
-                parameters.Add($"@v{i}");
+                parameters.AddRange([$"@k{i}", $"@i{i}", $"@r{i}", $"@b{i}"]);
                 names.Add(ForeignSchema.Identifier(Columns[i]));
-                values.Add($"CASE WHEN @t{i} THEN CAST(@v{i} AS TEXT) ELSE @v{i} END");
+                values.Add($"CASE @k{i} WHEN {ForeignSchema.Integer} THEN @i{i} WHEN {ForeignSchema.Real} THEN @r{i} WHEN {ForeignSchema.Text} THEN CAST(@b{i} AS TEXT) WHEN {ForeignSchema.Blob} THEN @b{i} END");
             }
 
             return new SqlStatement(

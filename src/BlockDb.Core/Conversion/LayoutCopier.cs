@@ -137,30 +137,29 @@ internal sealed class LayoutCopier(ISqliteConnection source, LayoutState from, I
             insert.BindInt64(parameter++, row.ColumnInt64(column++));
         }
 
-        for (var i = 0; i < table.Columns.Count; i++, parameter += 2, column += 2)
+        for (var i = 0; i < table.Columns.Count; i++, parameter += 4, column += 4)
         {
+            // Only the parameter of the value's class is bound; the others keep an earlier row's value, which the CASE
+            // of the insert does not read.
             var kind = row.ColumnInt64(column);
-            insert.BindInt64(parameter, kind == ForeignSchema.Text ? 1 : 0);
+            insert.BindInt64(parameter, kind);
             switch (kind)
             {
-                case ForeignSchema.Null:
-                    insert.BindNull(parameter + 1);
-                    break;
                 case ForeignSchema.Integer:
                     insert.BindInt64(parameter + 1, row.ColumnInt64(column + 1));
                     break;
                 case ForeignSchema.Real:
-                    insert.BindDouble(parameter + 1, row.ColumnDouble(column + 1));
+                    insert.BindDouble(parameter + 2, row.ColumnDouble(column + 2));
                     break;
-                default:
-                    var length = row.ColumnBlob(column + 1, _buffer);
+                case ForeignSchema.Text or ForeignSchema.Blob:
+                    var length = row.ColumnBlob(column + 3, _buffer);
                     if (length > _buffer.Length)
                     {
                         _buffer = new byte[Math.Max(length, _buffer.Length * 2)];
-                        row.ColumnBlob(column + 1, _buffer);
+                        row.ColumnBlob(column + 3, _buffer);
                     }
 
-                    insert.BindBlob(parameter + 1, _buffer.AsSpan(0, length));
+                    insert.BindBlob(parameter + 3, _buffer.AsSpan(0, length));
                     break;
             }
         }
