@@ -183,6 +183,8 @@ internal static class StackProbe
 
             public void BindInt64(int index, long value) => inner.BindInt64(index, value);
 
+            public void BindDouble(int index, double value) => inner.BindDouble(index, value);
+
             public void BindText(int index, string value) => inner.BindText(index, value);
 
             public void BindBlob(int index, ReadOnlySpan<byte> value) => inner.BindBlob(index, value);
@@ -196,6 +198,8 @@ internal static class StackProbe
             }
 
             public long ColumnInt64(int column) => inner.ColumnInt64(column);
+
+            public double ColumnDouble(int column) => inner.ColumnDouble(column);
 
             public bool ColumnIsNull(int column) => inner.ColumnIsNull(column);
 

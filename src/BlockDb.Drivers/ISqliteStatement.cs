@@ -20,6 +20,11 @@ public interface ISqliteStatement : IDisposable
     /// <param name="value">The value.</param>
     void BindInt64(int index, long value);
 
+    /// <summary>Binds a 64-bit IEEE float (SQLite's REAL) to parameter <paramref name="index"/> (1-based).</summary>
+    /// <param name="index">The 1-based parameter index.</param>
+    /// <param name="value">The value.</param>
+    void BindDouble(int index, double value);
+
     /// <summary>Binds UTF-8 text to parameter <paramref name="index"/> (1-based).</summary>
     /// <param name="index">The 1-based parameter index.</param>
     /// <param name="value">The text; never <see langword="null"/> (use <see cref="BindNull"/>).</param>
@@ -42,6 +47,11 @@ public interface ISqliteStatement : IDisposable
     /// <param name="column">The 0-based column index.</param>
     /// <returns>The value.</returns>
     long ColumnInt64(int column);
+
+    /// <summary>Reads column <paramref name="column"/> (0-based) of the current row as a 64-bit IEEE float (SQLite's REAL).</summary>
+    /// <param name="column">The 0-based column index.</param>
+    /// <returns>The value.</returns>
+    double ColumnDouble(int column);
 
     /// <summary>Whether column <paramref name="column"/> (0-based) of the current row is SQL NULL.</summary>
     /// <param name="column">The 0-based column index.</param>

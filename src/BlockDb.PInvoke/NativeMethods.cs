@@ -73,6 +73,9 @@ internal static unsafe partial class NativeMethods
     internal static partial int sqlite3_bind_int64(nint stmt, int index, long value);
 
     [LibraryImport(Library)]
+    internal static partial int sqlite3_bind_double(nint stmt, int index, double value);
+
+    [LibraryImport(Library)]
     internal static partial int sqlite3_bind_text(nint stmt, int index, byte* text, int byteCount, nint destructor);
 
     [LibraryImport(Library)]
@@ -95,6 +98,9 @@ internal static unsafe partial class NativeMethods
 
     [LibraryImport(Library)]
     internal static partial long sqlite3_column_int64(nint stmt, int column);
+
+    [LibraryImport(Library)]
+    internal static partial double sqlite3_column_double(nint stmt, int column);
 
     [LibraryImport(Library)]
     internal static partial byte* sqlite3_column_text(nint stmt, int column);

@@ -53,6 +53,18 @@ internal sealed unsafe class PInvokeStatement : ISqliteStatement
         GC.KeepAlive(this);
     }
 
+    public void BindDouble(int index, double value)
+    {
+        var stmt = CheckBindable(index, nameof(BindDouble));
+        var rc = NativeMethods.sqlite3_bind_double(stmt, index, value);
+        if (rc != NativeMethods.SQLITE_OK)
+        {
+            throw Failure(rc, nameof(BindDouble));
+        }
+
+        GC.KeepAlive(this);
+    }
+
     public void BindText(int index, string value)
     {
         ArgumentNullException.ThrowIfNull(value);
@@ -160,6 +172,14 @@ internal sealed unsafe class PInvokeStatement : ISqliteStatement
     {
         var stmt = CheckReadable(column, nameof(ColumnInt64));
         var value = NativeMethods.sqlite3_column_int64(stmt, column);
+        GC.KeepAlive(this);
+        return value;
+    }
+
+    public double ColumnDouble(int column)
+    {
+        var stmt = CheckReadable(column, nameof(ColumnDouble));
+        var value = NativeMethods.sqlite3_column_double(stmt, column);
         GC.KeepAlive(this);
         return value;
     }

@@ -7,7 +7,8 @@ namespace BlockDb;
 /// <summary>
 /// Converts a BlockDb file from one block layout to another (a Duplicati-style <see cref="BlockLayout.TextHash"/> file
 /// to <see cref="BlockLayout.KeyMap"/>, say), as a copy into a new file: every volume, block, blockset and entry keeps
-/// its ID, so tables of the backup engine that name them stay valid. SQLite providers only.
+/// its ID, and the backup engine's own tables in the file (with their indexes, views and triggers) are carried into the
+/// new file unchanged, so the rows that name blocks and blocksets stay valid. SQLite providers only.
 /// </summary>
 public static class BlockDbConverter
 {
@@ -15,8 +16,11 @@ public static class BlockDbConverter
     /// Copies the index <paramref name="source"/> opens into the new file <paramref name="target"/> names, with the
     /// layout it sets (<see cref="IndexOptions.Layout"/>, the default when unset), then checks the new file. The source
     /// is read from one snapshot and is not changed (an older source file is upgraded in place when it is opened for
-    /// writing, as any open does; open it with <see cref="BlockDbOptions.ReadOnly"/> to forbid that). When the copy fails
-    /// or is cancelled, the new file is deleted: nothing half-written is left.
+    /// writing, as any open does; open it with <see cref="BlockDbOptions.ReadOnly"/> to forbid that). Every schema object
+    /// BlockDb does not own is carried with its own SQL text: tables with every row at its rowid (and their
+    /// <c>AUTOINCREMENT</c> counters), then their indexes, views and triggers (<see cref="ConversionResult.CarriedObjects"/>);
+    /// <c>ANALYZE</c> statistics are not. When the copy fails or is cancelled, the new file is deleted: nothing
+    /// half-written is left.
     /// </summary>
     /// <param name="source">The options that open the source index (any SQLite provider).</param>
     /// <param name="target">The options of the new file: its path must not exist; its provider and layout are used.</param>
@@ -24,12 +28,12 @@ public static class BlockDbConverter
     /// <param name="progress">Told after each transaction of the new file which table is copied and how far.</param>
     /// <param name="loggerFactory">Where the two databases log; none when <see langword="null"/>.</param>
     /// <param name="cancellationToken">Cancels between rows; the new file is then deleted.</param>
-    /// <returns>The rows copied, the time taken and the new file's check.</returns>
+    /// <returns>The rows copied, the objects carried, the time taken and the new file's check.</returns>
     /// <exception cref="ArgumentNullException">An argument is null.</exception>
     /// <exception cref="BlockDbConfigurationException">A setting is invalid, a provider is not a SQLite provider, or <see cref="ConversionOptions.RowsPerTransaction"/> is out of range.</exception>
-    /// <exception cref="BlockDbConflictException">The target file exists; or the source holds duplicate blocks (without <see cref="ConversionOptions.MergeDuplicates"/>), a block ID the target layout cannot hold, or a hash no layout can store. Nothing was written.</exception>
+    /// <exception cref="BlockDbConflictException">The target file exists; or the source holds duplicate blocks (without <see cref="ConversionOptions.MergeDuplicates"/>), a block ID the target layout cannot hold, or a hash no layout can store; or an object of another application that cannot be carried unchanged (the message names it): a virtual table; an index, view or trigger that names a BlockDb table the target layout defines differently (<c>Block</c> between <see cref="BlockLayout.TextHash"/> and the BLOB layouts); any trigger, for a <see cref="BlockLayout.KeyMap"/> target; an object named as one of the target layout's own; a column added to a BlockDb table; a rowid hidden by columns named <c>rowid</c>, <c>_rowid_</c> and <c>oid</c>; a text encoding other than the target's. Nothing was written.</exception>
     /// <exception cref="OperationCanceledException">Cancelled; the new file was deleted.</exception>
-    /// <exception cref="BlockDbException">The database failed; the new file was deleted.</exception>
+    /// <exception cref="BlockDbException">The database failed (also when SQLite cannot create a carried object, one that needs a collation or function of its application, say); the new file was deleted.</exception>
     public static async Task<ConversionResult> ConvertAsync(
         BlockDbOptions source,
         BlockDbOptions target,
@@ -70,7 +74,7 @@ public static class BlockDbConverter
                 },
                 cancellationToken).ConfigureAwait(false);
             var check = await to.CheckAsync(cancellationToken).ConfigureAwait(false);
-            return new ConversionResult(from.Layout, to.Layout, copied.Volumes, copied.Blocks, copied.Merged, copied.Blocksets, copied.Entries, clock.Elapsed, check);
+            return new ConversionResult(from.Layout, to.Layout, copied.Volumes, copied.Blocks, copied.Merged, copied.Blocksets, copied.Entries, clock.Elapsed, check, copied.Carried, copied.CarriedRows);
         }
         catch
         {

@@ -10,6 +10,11 @@ namespace BlockDb;
 /// <param name="BlocksetEntries">Blockset entries copied (rows).</param>
 /// <param name="Elapsed">The time the copy took, check included.</param>
 /// <param name="Check">The new file's check (<see cref="IBlockDatabase.CheckAsync"/>).</param>
+/// <param name="CarriedObjects">
+/// The schema objects of another application (a backup engine's tables, their indexes, views and triggers) carried into
+/// the new file unchanged, by name in the order they were created: tables first, then indexes, views, triggers.
+/// </param>
+/// <param name="CarriedRows">Rows of the carried tables copied.</param>
 public sealed record ConversionResult(
     BlockLayout SourceLayout,
     BlockLayout TargetLayout,
@@ -19,4 +24,6 @@ public sealed record ConversionResult(
     long Blocksets,
     long BlocksetEntries,
     TimeSpan Elapsed,
-    BlockDbCheckResult Check);
+    BlockDbCheckResult Check,
+    IReadOnlyList<string> CarriedObjects,
+    long CarriedRows);

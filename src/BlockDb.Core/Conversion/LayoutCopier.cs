@@ -9,20 +9,32 @@ namespace BlockDb.Conversion;
 /// <summary>
 /// Copies every row of one BlockDb file into a new, empty one of another layout: volumes, blocks, blocksets and entries,
 /// each at its own ID, in transactions of <see cref="ConversionOptions.RowsPerTransaction"/> rows, from one read
-/// snapshot of the source. Hashes are converted between text and bytes as the layouts store them.
+/// snapshot of the source. Hashes are converted between text and bytes as the layouts store them. Then it carries what
+/// BlockDb does not own (<see cref="ForeignSchema"/>), read through the same source connection: so from the same
+/// snapshot as BlockDb's rows (an engine row naming a blockset names one that was copied), in the same transactions,
+/// cancelled the same way. (Attaching the source to the target connection would copy in one statement per table, but
+/// in a read transaction of its own, which sees what a writer committed since the source's snapshot began.)
 /// </summary>
 internal sealed class LayoutCopier(ISqliteConnection source, LayoutState from, ISqliteConnection target, LayoutState to, ConversionOptions options, IProgress<ConversionProgress>? progress, CancellationToken cancellationToken)
 {
     private long _inTransaction;
 
-    /// <summary>The rows copied per table, and the duplicates merged.</summary>
-    public (long Volumes, long Blocks, long Merged, long Blocksets, long Entries) Copy()
+    private byte[] _buffer = new byte[256];
+
+    /// <summary>The rows copied per table, the duplicates merged, and the objects of another application carried (names, in creation order, and their tables' rows).</summary>
+    /// <exception cref="BlockDbConflictException">Duplicates without merging, a block ID the target cannot hold, or an object that cannot be carried unchanged; nothing was written.</exception>
+    public (long Volumes, long Blocks, long Merged, long Blocksets, long Entries, IReadOnlyList<string> Carried, long CarriedRows) Copy()
     {
         source.Execute(BlockDbSql.BeginRead);
         try
         {
             var totals = Totals();
             var merge = Duplicates();
+            var foreign = ForeignSchema.Read(source, from.Definition, target, to.Definition);
+
+            // The carried tables' rows go in table by table: a foreign key is not checked against a table not copied yet
+            // (the target connection is the conversion's own, and BlockDb's tables have no foreign keys).
+            target.Execute("PRAGMA foreign_keys = OFF");
             target.Execute(BlockDbSql.Begin.Text);
             var volumes = CopyTable("Remotevolume", BlockDbSql.CopyVolumesOut, BlockDbSql.CopyVolumeIn, totals[0], CopyVolume);
             long highest = 0;
@@ -48,6 +60,8 @@ internal sealed class LayoutCopier(ISqliteConnection source, LayoutState from, I
                 insert.ExecuteNonQuery();
                 return true;
             });
+            var (carried, carriedRows) = Carry(foreign);
+
             // The deleted-ID high-water marks come along, so an ID another session or process still holds from the
             // source names nothing in the new file either (blockset IDs are copied as they are; a KeyMap target seals
             // the block mark in its own state too).
@@ -56,7 +70,7 @@ internal sealed class LayoutCopier(ISqliteConnection source, LayoutState from, I
             IdFloorStatements.RaiseOnce(target, BlockDbSql.BlocksetIdFloor, Floor(BlockDbSql.BlocksetIdFloor));
             to.SealIds(target, Math.Max(highest, blockMark));
             target.Execute(BlockDbSql.Commit.Text);
-            return (volumes, blocks, merge.Count, blocksets, entries);
+            return (volumes, blocks, merge.Count, blocksets, entries, carried, carriedRows);
         }
         finally
         {
@@ -67,6 +81,91 @@ internal sealed class LayoutCopier(ISqliteConnection source, LayoutState from, I
 
             source.Execute(BlockDbSql.Rollback.Text);
         }
+    }
+
+    /// <summary>
+    /// Creates each table of another application with its own SQL and copies its rows at their rowids with their
+    /// <c>AUTOINCREMENT</c> counter, then creates the indexes, views and triggers (after every row, so no trigger fires
+    /// on the copy, and after BlockDb's rows, which a trigger on a BlockDb table would otherwise see).
+    /// </summary>
+    private (IReadOnlyList<string> Names, long Rows) Carry(ForeignSchema foreign)
+    {
+        var names = new List<string>();
+        long rows = 0;
+        foreach (var table in foreign.Tables)
+        {
+            target.Execute(table.Sql);
+            names.Add(table.Name);
+            long total;
+            using (var count = source.Prepare(table.Count))
+            {
+                total = count.Step() ? count.ColumnInt64(0) : 0;
+            }
+
+            rows += CopyTable(table.Name, table.Select, table.Insert, total, (row, insert) => CarryRow(table, row, insert));
+            if (table.Sequence is { } sequence)
+            {
+                using var update = target.Prepare(BlockDbSql.CarrySequenceUpdate);
+                update.BindInt64(1, sequence);
+                update.BindText(2, table.Name);
+                if (update.ExecuteNonQuery() == 0)
+                {
+                    using var insert = target.Prepare(BlockDbSql.CarrySequenceInsert);
+                    insert.BindText(1, table.Name);
+                    insert.BindInt64(2, sequence);
+                    insert.ExecuteNonQuery();
+                }
+            }
+        }
+
+        foreach (var (name, sql) in foreign.Others)
+        {
+            target.Execute(sql);
+            names.Add(name);
+        }
+
+        return (names, rows);
+    }
+
+    /// <summary>Writes one row of a carried table (<see cref="ForeignTable.Select"/> into <see cref="ForeignTable.Insert"/>), each value in its storage class.</summary>
+    private bool CarryRow(ForeignTable table, ISqliteStatement row, ISqliteStatement insert)
+    {
+        var column = 0;
+        var parameter = 1;
+        if (table.Rowid is not null)
+        {
+            insert.BindInt64(parameter++, row.ColumnInt64(column++));
+        }
+
+        for (var i = 0; i < table.Columns.Count; i++, parameter += 4, column += 4)
+        {
+            // Only the parameter of the value's class is bound; the others keep an earlier row's value, which the CASE
+            // of the insert does not read.
+            var kind = row.ColumnInt64(column);
+            insert.BindInt64(parameter, kind);
+            switch (kind)
+            {
+                case ForeignSchema.Integer:
+                    insert.BindInt64(parameter + 1, row.ColumnInt64(column + 1));
+                    break;
+                case ForeignSchema.Real:
+                    insert.BindDouble(parameter + 2, row.ColumnDouble(column + 2));
+                    break;
+                case ForeignSchema.Text or ForeignSchema.Blob:
+                    var length = row.ColumnBlob(column + 3, _buffer);
+                    if (length > _buffer.Length)
+                    {
+                        _buffer = new byte[Math.Max(length, _buffer.Length * 2)];
+                        row.ColumnBlob(column + 3, _buffer);
+                    }
+
+                    insert.BindBlob(parameter + 3, _buffer.AsSpan(0, length));
+                    break;
+            }
+        }
+
+        insert.ExecuteNonQuery();
+        return true;
     }
 
     /// <summary>The source's floor of <paramref name="floor"/>'s table, 0 when it has none.</summary>

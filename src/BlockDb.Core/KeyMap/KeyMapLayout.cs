@@ -30,6 +30,8 @@ internal sealed class KeyMapLayout : LayoutDefinition
 
     public override long MaxBlockId => MaxId;
 
+    public override string? ForeignTriggersRefused => KeyMapTriggers.Reason;
+
     public override IEnumerable<string> CreateSchema() => [BlockDbSql.BlockTable("BLOB"), .. BlockDbSql.BlocksetTables, .. BlockDbSql.VolumeTables, .. BlockDbSql.KeyMapGuards];
 
     public override SchemaChange Inspect(ISqliteConnection connection, string path, long version)

@@ -8,6 +8,9 @@ namespace BlockDb.KeyMap;
 /// <param name="Foreign">The names of the triggers that are not guards (none allowed in a KeyMap file).</param>
 internal sealed record KeyMapTriggers(bool GuardsExact, IReadOnlyList<string> Foreign)
 {
+    /// <summary>Why a KeyMap file holds no trigger BlockDb did not create.</summary>
+    public const string Reason = "a trigger can write blocks inside BlockDb's own transaction that its key map never sees (and store them twice)";
+
     /// <summary>Whether the file's triggers are exactly the guards.</summary>
     public bool Intact => GuardsExact && Foreign.Count == 0;
 
@@ -45,6 +48,6 @@ internal sealed record KeyMapTriggers(bool GuardsExact, IReadOnlyList<string> Fo
 
     /// <summary>Why the map cannot trust a file whose triggers are not intact.</summary>
     public string Problem(string? path) => Foreign.Count > 0
-        ? $"{(path is null ? "The file" : Quoted.Path(path))} holds triggers BlockDb did not create ({string.Join(", ", Foreign.Select(Quoted.Value))}); the KeyMap layout allows none, because a trigger can write blocks inside BlockDb's own transaction that its key map never sees (and store them twice). Drop them (DROP TRIGGER), or keep them in a file of the BlobHash or TextHash layout, whose unique index needs no such guarantee."
+        ? $"{(path is null ? "The file" : Quoted.Path(path))} holds triggers BlockDb did not create ({string.Join(", ", Foreign.Select(Quoted.Value))}); the KeyMap layout allows none, because {Reason}. Drop them (DROP TRIGGER), or keep them in a file of the BlobHash or TextHash layout, whose unique index needs no such guarantee."
         : "The KeyMap guards of this file were changed by SQL outside BlockDb while it was open; BlockDb can no longer rely on the key map. Reopen the database for writing to restore them.";
 }

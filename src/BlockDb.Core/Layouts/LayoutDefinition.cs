@@ -39,6 +39,12 @@ internal abstract class LayoutDefinition
     /// <summary>The select-xor-insert strategies this layout can run (<see cref="BlockDbOptions.SelectXorInsert"/>; any other is refused).</summary>
     public virtual IReadOnlyList<SelectXorInsertStrategy> Strategies { get; } = Enum.GetValues<SelectXorInsertStrategy>();
 
+    /// <summary>
+    /// Why the layout allows no trigger that BlockDb did not create (a sentence part for a refusal's message), or
+    /// <see langword="null"/> when it allows them.
+    /// </summary>
+    public virtual string? ForeignTriggersRefused => null;
+
     /// <summary>The DDL of a new file, in order (the settings row and the version pragmas are written by the schema code).</summary>
     public abstract IEnumerable<string> CreateSchema();
 

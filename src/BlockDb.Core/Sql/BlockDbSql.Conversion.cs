@@ -37,4 +37,28 @@ internal static partial class BlockDbSql
     public static readonly SqlStatement CopyTotals = new(
         nameof(CopyTotals),
         """SELECT (SELECT COUNT(*) FROM "Remotevolume"), (SELECT COUNT(*) FROM "Block"), (SELECT COUNT(*) FROM "Blockset"), (SELECT COUNT(*) FROM "BlocksetEntry")""");
+
+    /// <summary>Every schema object of the source in creation order (<c>rowid</c> of <c>sqlite_schema</c>), to carry what BlockDb does not own.</summary>
+    public static readonly SqlStatement CarrySchemaRows = new(
+        nameof(CarrySchemaRows), """SELECT "type", "name", "tbl_name", "sql" FROM main.sqlite_schema ORDER BY "rowid" """);
+
+    /// <summary>The columns of a table with their <c>hidden</c> flag (0 ordinary, 2 and 3 generated), in order.</summary>
+    public static readonly SqlStatement CarryColumns = new(
+        nameof(CarryColumns), """SELECT "name", "hidden" FROM pragma_table_xinfo(@Table, 'main') ORDER BY "cid" """, "@Table");
+
+    /// <summary>Whether a table is <c>WITHOUT ROWID</c> (<c>1</c>) or a rowid table (<c>0</c>).</summary>
+    public static readonly SqlStatement CarryWithoutRowid = new(
+        nameof(CarryWithoutRowid), """SELECT "wr" FROM pragma_table_list WHERE "schema" = 'main' AND "name" = @Table""", "@Table");
+
+    /// <summary>The <c>AUTOINCREMENT</c> counters of the source.</summary>
+    public static readonly SqlStatement CarrySequencesOut = new(
+        nameof(CarrySequencesOut), """SELECT "name", "seq" FROM main.sqlite_sequence""");
+
+    /// <summary>Sets a carried table's <c>AUTOINCREMENT</c> counter to the source's, when its rows created one.</summary>
+    public static readonly SqlStatement CarrySequenceUpdate = new(
+        nameof(CarrySequenceUpdate), """UPDATE main.sqlite_sequence SET "seq" = @Seq WHERE "name" = @Table""", "@Seq", "@Table");
+
+    /// <summary>Writes a carried table's <c>AUTOINCREMENT</c> counter (an empty table's counter has no row until written).</summary>
+    public static readonly SqlStatement CarrySequenceInsert = new(
+        nameof(CarrySequenceInsert), """INSERT INTO main.sqlite_sequence ("name", "seq") VALUES (@Table, @Seq)""", "@Table", "@Seq");
 }

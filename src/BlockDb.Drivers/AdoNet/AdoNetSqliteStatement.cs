@@ -28,6 +28,8 @@ internal sealed class AdoNetSqliteStatement : ISqliteStatement
 
     public void BindInt64(int index, long value) => Parameter(index).Value = value;
 
+    public void BindDouble(int index, double value) => Parameter(index).Value = value;
+
     public void BindText(int index, string value) => Parameter(index).Value = value;
 
     public void BindNull(int index) => Parameter(index).Value = DBNull.Value;
@@ -64,6 +66,8 @@ internal sealed class AdoNetSqliteStatement : ISqliteStatement
     }
 
     public long ColumnInt64(int column) => Reader.GetInt64(column);
+
+    public double ColumnDouble(int column) => Reader.GetDouble(column);
 
     public int ColumnBlob(int column, Span<byte> destination)
     {
