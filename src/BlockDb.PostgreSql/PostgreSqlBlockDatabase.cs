@@ -1,6 +1,8 @@
 using System.Collections.Concurrent;
 using System.Diagnostics;
 using System.Diagnostics.Metrics;
+using BlockDb.Diagnostics;
+using BlockDb.Import;
 using BlockDb.PostgreSql.Maintenance;
 using BlockDb.PostgreSql.Schema;
 using BlockDb.PostgreSql.Sessions;
@@ -33,13 +35,13 @@ internal sealed class PostgreSqlBlockDatabase : IBlockDatabase, IBlockDbObservab
         EngineVersion = engineVersion;
         _tags = Tags(context);
         _rows = new RowCountCache(CountRowsAsync, _tags);
-        BlockDbInstruments.Register(this);
+        Instruments.Register(this);
     }
 
     public string ProviderName => _context.ProviderName;
 
     /// <summary>The database's measurement and span tags: system, provider, server.</summary>
-    private static TagList Tags(PgContext context) => BlockDbInstruments.DatabaseTags("postgresql", context.ProviderName, context.Server);
+    private static TagList Tags(PgContext context) => Instruments.DatabaseTags("postgresql", context.ProviderName, context.Server);
 
     public string Engine => "PostgreSQL";
 
@@ -63,7 +65,7 @@ internal sealed class PostgreSqlBlockDatabase : IBlockDatabase, IBlockDbObservab
     /// <summary>Checks or creates the schema on one connection and returns the open database; disposes an owned data source when that fails.</summary>
     public static async Task<PostgreSqlBlockDatabase> OpenAsync(PgContext context, bool ownsDataSource, CancellationToken cancellationToken)
     {
-        using var activity = BlockDbInstruments.StartActivity("blockdb.open", Tags(context));
+        using var activity = Instruments.StartActivity("blockdb.open", Tags(context));
         try
         {
             var connection = await context.DataSource.OpenConnectionAsync(cancellationToken).ConfigureAwait(false);
@@ -236,7 +238,7 @@ internal sealed class PostgreSqlBlockDatabase : IBlockDatabase, IBlockDbObservab
 
     private async ValueTask DisposeCoreAsync()
     {
-        BlockDbInstruments.Unregister(this);
+        Instruments.Unregister(this);
         await _rows.DisposeAsync().ConfigureAwait(false);
         await _closing.CancelAsync().ConfigureAwait(false);
         foreach (var connection in _enumerations.Keys)
@@ -265,7 +267,7 @@ internal sealed class PostgreSqlBlockDatabase : IBlockDatabase, IBlockDbObservab
     private async ValueTask<T> RunMaintenanceAsync<T>(string activityName, Func<CancellationToken, Task<T>> work, CancellationToken cancellationToken)
     {
         ThrowIfDisposed();
-        using var activity = BlockDbInstruments.StartActivity(activityName, _tags);
+        using var activity = Instruments.StartActivity(activityName, _tags);
         try
         {
             return await work(cancellationToken).ConfigureAwait(false);

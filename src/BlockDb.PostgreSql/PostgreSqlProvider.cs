@@ -1,3 +1,4 @@
+using BlockDb.Opening;
 using Npgsql;
 
 namespace BlockDb.PostgreSql;

@@ -1,6 +1,7 @@
 using System.Buffers;
 using System.Diagnostics;
 using System.Globalization;
+using BlockDb.Diagnostics;
 using BlockDb.Drivers;
 using BlockDb.Sql;
 
@@ -41,7 +42,7 @@ internal sealed class BlockKeyMap
     private readonly Lock _load = new();
     private readonly long _limitBytes;
     private readonly KeyTable _table = new();
-    private readonly KeyMapSnapshot? _snapshot;
+    private readonly KeyMapFile? _snapshot;
     private long _coveredThrough;
     private MapVersion _version = MapVersion.Unloaded;
     private Failure? _failure;
@@ -53,7 +54,7 @@ internal sealed class BlockKeyMap
     private (Guid Token, long CoveredThrough, MapVersion Version, long Count)? _loadedFrom;
 
     /// <summary>A map whose keys use <paramref name="hasher"/>'s seed (the file's recorded seed when it has one), loading from <paramref name="snapshot"/> when it passes its checks (null: never).</summary>
-    public BlockKeyMap(int memoryLimitMegabytes, KeyHasher hasher, KeyMapSnapshot? snapshot = null)
+    public BlockKeyMap(int memoryLimitMegabytes, KeyHasher hasher, KeyMapFile? snapshot = null)
     {
         _limitBytes = (long)memoryLimitMegabytes << 20;
         LimitMegabytes = memoryLimitMegabytes;
@@ -144,7 +145,7 @@ internal sealed class BlockKeyMap
     /// <exception cref="BlockDbConfigurationException">The rows need more memory than the limit (the map is then failed).</exception>
     /// <exception cref="BlockDbFormatException">A row the layout cannot hold, or changed guards (the map is then failed).</exception>
     /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was cancelled while the first load read the snapshot (the map is unchanged; the next load tries the snapshot again).</exception>
-    public CatchUpResult CatchUp(KeyMapStatements statements, CancellationToken cancellationToken)
+    public CatchUpResult CatchUp(KeyMapQueries statements, CancellationToken cancellationToken)
     {
         lock (_load)
         {
@@ -157,7 +158,7 @@ internal sealed class BlockKeyMap
             }
 
             var started = Stopwatch.GetTimestamp();
-            using var activity = version == MapVersion.Unloaded ? BlockDbInstruments.ActivitySource.StartActivity("blockdb.keymap.load") : null;
+            using var activity = version == MapVersion.Unloaded ? Instruments.ActivitySource.StartActivity("blockdb.keymap.load") : null;
             var fromSnapshot = version == MapVersion.Unloaded && TryLoadSnapshot(statements, activity, out after, out version, cancellationToken);
             var pass = version == MapVersion.Unloaded
                 ? KeyMapPass.ReadAll(this, statements)
@@ -188,7 +189,7 @@ internal sealed class BlockKeyMap
     /// The first load only (under <c>_load</c>, the table empty): adopts the snapshot when it passes every check, as a map
     /// at the snapshot's (W, V); the caller then catches up above W as after any load.
     /// </summary>
-    private bool TryLoadSnapshot(KeyMapStatements statements, Activity? activity, out long after, out MapVersion version, CancellationToken cancellationToken)
+    private bool TryLoadSnapshot(KeyMapQueries statements, Activity? activity, out long after, out MapVersion version, CancellationToken cancellationToken)
     {
         (after, version) = (0, MapVersion.Unloaded);
         if (_snapshot is null || _snapshotTried || Count != 0)
@@ -198,7 +199,7 @@ internal sealed class BlockKeyMap
 
         // Tried once (a refused or failed snapshot is not read again), unless the caller cancelled the read.
         _snapshotTried = true;
-        SnapshotLoad? loaded;
+        KeyMapFileLoad? loaded;
         try
         {
             loaded = _snapshot.TryLoad(statements.Connection, Hasher, _limitBytes, out var refusal, cancellationToken);
@@ -237,7 +238,7 @@ internal sealed class BlockKeyMap
             return;
         }
 
-        SnapshotCapture capture;
+        KeyMapFileCapture capture;
         lock (_load)
         {
             lock (_gate)
@@ -248,7 +249,7 @@ internal sealed class BlockKeyMap
                 }
 
                 var unchanged = _loadedFrom is { } from && from.CoveredThrough == _coveredThrough && from.Version == _version && from.Count == _table.Count ? from.Token : (Guid?)null;
-                capture = new SnapshotCapture(_table.Slots, _table.Count, _coveredThrough, _version, unchanged, _wrote);
+                capture = new KeyMapFileCapture(_table.Slots, _table.Count, _coveredThrough, _version, unchanged, _wrote);
             }
         }
 
@@ -256,9 +257,9 @@ internal sealed class BlockKeyMap
     }
 
     /// <summary>A whole-table read (a reload after the file's version moved), traced as <c>blockdb.keymap.load</c>.</summary>
-    private KeyMapPass ReadAll(KeyMapStatements statements)
+    private KeyMapPass ReadAll(KeyMapQueries statements)
     {
-        using var activity = BlockDbInstruments.ActivitySource.StartActivity("blockdb.keymap.load");
+        using var activity = Instruments.ActivitySource.StartActivity("blockdb.keymap.load");
         activity?.SetTag("blockdb.keymap.source", "scan");
         return KeyMapPass.ReadAll(this, statements);
     }

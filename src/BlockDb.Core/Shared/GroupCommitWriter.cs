@@ -1,6 +1,8 @@
 using System.Diagnostics;
 using System.Threading.Channels;
+using BlockDb.Diagnostics;
 using BlockDb.Drivers;
+using BlockDb.Sessions;
 
 namespace BlockDb.Shared;
 
@@ -116,9 +118,9 @@ internal sealed class GroupCommitWriter
                 if (batch.Count > 0)
                 {
                     Interlocked.Increment(ref _batches);
-                    if (BlockDbInstruments.GroupCommitBatchSize.Enabled)
+                    if (Instruments.GroupCommitBatchSize.Enabled)
                     {
-                        BlockDbInstruments.GroupCommitBatchSize.Record(batch.Count, _tags);
+                        Instruments.GroupCommitBatchSize.Record(batch.Count, _tags);
                     }
                 }
 

@@ -63,10 +63,10 @@ internal static partial class BlockDbSql
         nameof(DeleteUnreferencedInVolume), $"""DELETE FROM "Block" AS B WHERE B."VolumeID" = @VolumeID AND {Unreferenced}""", "@VolumeID");
 
     /// <summary>The collected high-water mark of block IDs: garbage collection and repair raise it, the indexed layouts' block inserts take it + 1 while it is above every ID.</summary>
-    public static readonly IdFloor BlockIdFloor = new(IdFloorTable.Block);
+    public static readonly IdFloorSql BlockIdFloor = new(IdFloorTable.Block);
 
     /// <summary>The deleted high-water mark of blockset IDs: <c>DeleteBlocksetAsync</c> raises it, <see cref="InsertBlockset"/> takes it + 1 while it is above every ID (every layout).</summary>
-    public static readonly IdFloor BlocksetIdFloor = new(IdFloorTable.Blockset);
+    public static readonly IdFloorSql BlocksetIdFloor = new(IdFloorTable.Blockset);
 
     /// <summary>Blocks in ID order, optionally of one volume (<c>@VolumeID</c> not NULL) and optionally only unreferenced ones (<c>@Unreferenced</c> = 1).</summary>
     public static readonly SqlStatement EnumerateBlocks = new(
@@ -110,10 +110,10 @@ internal static partial class BlockDbSql
     /// the floor is above every ID an insert takes floor + 1. The statements are built from <see cref="IdFloorTable"/>
     /// names only, never from caller strings. PostgreSQL needs none: its IDs are identity columns, whose sequences never go back.
     /// </summary>
-    public sealed class IdFloor
+    public sealed class IdFloorSql
     {
         /// <summary>The statements of <paramref name="table"/>'s floor.</summary>
-        public IdFloor(IdFloorTable table)
+        public IdFloorSql(IdFloorTable table)
         {
             var name = table.ToString();
             Setting = SettingName(table);

@@ -16,7 +16,7 @@ internal static partial class BlockDbSql
     /// <summary>
     /// Insert a block (in a volume, or none) and return its ID; fails with <c>SQLITE_CONSTRAINT</c> when it exists. The
     /// indexed layouts' inserts take the ID as their 4th parameter: NULL lets SQLite choose (the highest ID + 1), an ID
-    /// above <see cref="BlockIdFloor"/> (<see cref="IdFloor.AboveMax"/>) keeps a collected ID from being handed out again.
+    /// above <see cref="BlockIdFloor"/> (<see cref="IdFloorSql.AboveMax"/>) keeps a collected ID from being handed out again.
     /// </summary>
     public static readonly SqlStatement InsertBlock = new(
         nameof(InsertBlock), """INSERT INTO "Block" ("Hash", "Size", "VolumeID", "ID") VALUES (@Hash, @Size, @VolumeID, @ID) RETURNING "ID" """, "@Hash", "@Size", "@VolumeID", "@ID");
@@ -47,7 +47,7 @@ internal static partial class BlockDbSql
     /// </summary>
     public static readonly SqlStatement InsertBlockset = new(
         nameof(InsertBlockset),
-        $"""INSERT INTO "Blockset" ("ID", "Length", "FullHash") VALUES ({IdFloor.NextId(IdFloorTable.Blockset)}, @Length, @FullHash) RETURNING "ID" """,
+        $"""INSERT INTO "Blockset" ("ID", "Length", "FullHash") VALUES ({IdFloorSql.NextId(IdFloorTable.Blockset)}, @Length, @FullHash) RETURNING "ID" """,
         "@Length", "@FullHash");
 
     /// <summary>Insert one blockset entry.</summary>

@@ -1,5 +1,7 @@
+using BlockDb.Import;
 using BlockDb.PostgreSql.Schema;
 using BlockDb.PostgreSql.Sessions;
+using BlockDb.Volumes;
 using Npgsql;
 using NpgsqlTypes;
 
@@ -334,7 +336,7 @@ internal sealed class PgBulkImport : IImportTarget
             if (await reader.ReadAsync(CancellationToken.None).ConfigureAwait(false))
             {
                 refusedVolume = reader.GetInt64(0);
-                refusedState = reader.IsDBNull(1) ? null : VolumeStateRules.Parse(reader.GetString(1), refusedVolume.Value);
+                refusedState = reader.IsDBNull(1) ? null : VolumeRules.Parse(reader.GetString(1), refusedVolume.Value);
             }
         }
 

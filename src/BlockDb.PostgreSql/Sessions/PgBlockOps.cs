@@ -1,4 +1,5 @@
 using BlockDb.PostgreSql.Schema;
+using BlockDb.Volumes;
 using Npgsql;
 using NpgsqlTypes;
 
@@ -305,7 +306,7 @@ internal sealed record ManyOutcome(long?[] Ids, HashSet<long>? Created, string? 
         {
             if (Ids[i] is not { } id)
             {
-                var state = VolumeText is null || volumeId is null ? (VolumeState?)null : VolumeStateRules.Parse(VolumeText, volumeId.Value);
+                var state = VolumeText is null || volumeId is null ? (VolumeState?)null : VolumeRules.Parse(VolumeText, volumeId.Value);
                 throw (volumeId is { } volume ? PgLifecycleOps.Unrecordable(volume, state) : null)
                     ?? new BlockDbException($"Block {i} (hash {Convert.ToBase64String(hashes[i])}, size {sizes[i]}) was neither inserted nor found; was it deleted meanwhile?");
             }

@@ -1,4 +1,6 @@
 
+using BlockDb.Sessions;
+
 namespace BlockDb.PostgreSql.Sessions;
 
 /// <summary>

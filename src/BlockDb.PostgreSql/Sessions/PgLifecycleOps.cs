@@ -1,4 +1,5 @@
 using BlockDb.PostgreSql.Schema;
+using BlockDb.Volumes;
 using Npgsql;
 using NpgsqlTypes;
 
@@ -49,7 +50,7 @@ internal static class PgLifecycleOps
         await using var readerScope = reader.ConfigureAwait(false);
         await reader.ReadAsync(cancellationToken).ConfigureAwait(false);
         long? created = reader.IsDBNull(0) ? null : reader.GetInt64(0);
-        VolumeState? state = reader.IsDBNull(1) ? null : VolumeStateRules.Parse(reader.GetString(1), volumeId);
+        VolumeState? state = reader.IsDBNull(1) ? null : VolumeRules.Parse(reader.GetString(1), volumeId);
         if (created is not null || !thenFind)
         {
             return (created, created is not null, state);
@@ -63,7 +64,7 @@ internal static class PgLifecycleOps
     public static BlockDbException? Unrecordable(long volumeId, VolumeState? state) => state switch
     {
         null => new VolumeNotFoundException(volumeId),
-        { } going when VolumeStateRules.IsGoing(going) => new BlockDbConflictException($"Volume {volumeId} is {going}; blocks can be recorded into, or moved to, a volume only before it is being deleted. Register a new volume for them."),
+        { } going when VolumeRules.IsGoing(going) => new BlockDbConflictException($"Volume {volumeId} is {going}; blocks can be recorded into, or moved to, a volume only before it is being deleted. Register a new volume for them."),
         _ => null,
     };
 
@@ -115,7 +116,7 @@ internal static class PgLifecycleOps
         return new VolumeInfo(
             id,
             reader.GetString(1),
-            VolumeStateRules.Parse(reader.GetString(2), id),
+            VolumeRules.Parse(reader.GetString(2), id),
             reader.IsDBNull(3) ? null : reader.GetInt64(3),
             reader.GetInt64(4),
             reader.GetInt64(5),
@@ -140,14 +141,14 @@ internal static class PgLifecycleOps
             return new CollectResult(byVolume.Sum(v => v.Blocks), byVolume.Sum(v => v.Bytes), byVolume);
         }, cancellationToken);
 
-    /// <summary>Changes a volume's state under the exclusive lock, refusing what <see cref="VolumeStateRules"/> and the volume's blocks do not allow.</summary>
+    /// <summary>Changes a volume's state under the exclusive lock, refusing what <see cref="VolumeRules"/> and the volume's blocks do not allow.</summary>
     public static Task<bool> SetVolumeStateAsync(NpgsqlConnection connection, NpgsqlTransaction? transaction, long volumeId, VolumeState state, long? size, CancellationToken cancellationToken) =>
         InTransactionAsync(connection, transaction, async (tx, ct) =>
         {
             var from = await ExclusiveAsync(connection, tx, volumeId, forUpdate: true, ct).ConfigureAwait(false);
-            if (!VolumeStateRules.CanChange(from, state))
+            if (!VolumeRules.CanChange(from, state))
             {
-                throw new BlockDbConflictException(VolumeStateRules.Refused(volumeId, from, state));
+                throw new BlockDbConflictException(VolumeRules.Refused(volumeId, from, state));
             }
 
             if (state != from && state is VolumeState.Deleting or VolumeState.Deleted)
@@ -205,7 +206,7 @@ internal static class PgLifecycleOps
 
         using var read = Command(forUpdate ? PgLifecycleSql.VolumeStateForUpdate : PgLifecycleSql.VolumeState, connection, transaction, Id(id));
         return await read.ExecuteScalarAsync(cancellationToken).ConfigureAwait(false) is string text
-            ? VolumeStateRules.Parse(text, id)
+            ? VolumeRules.Parse(text, id)
             : throw new VolumeNotFoundException(id);
     }
 

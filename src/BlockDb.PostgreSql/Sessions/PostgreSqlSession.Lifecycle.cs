@@ -1,4 +1,6 @@
 
+using BlockDb.Volumes;
+
 namespace BlockDb.PostgreSql.Sessions;
 
 /// <summary>The session's lifecycle calls: volumes, blockset deletion, garbage collection, reads by ID.</summary>
@@ -37,7 +39,7 @@ internal sealed partial class PostgreSqlSession
 
     public ValueTask<VolumeInfo?> FindVolumeAsync(string name, CancellationToken cancellationToken = default)
     {
-        VolumeStateRules.ValidateName(name);
+        VolumeRules.ValidateName(name);
         return CallAsync(ct => RunAsync(nameof(FindVolumeAsync), (c, t, token) => PgLifecycleOps.GetVolumeAsync(c, t, null, name, token), write: false, retryable: true, ct), cancellationToken);
     }
 
@@ -53,8 +55,8 @@ internal sealed partial class PostgreSqlSession
 
     public ValueTask<long> RegisterVolumeAsync(string name, VolumeState state = VolumeState.Temporary, CancellationToken cancellationToken = default)
     {
-        VolumeStateRules.ValidateName(name);
-        VolumeStateRules.ValidateNewState(state);
+        VolumeRules.ValidateName(name);
+        VolumeRules.ValidateNewState(state);
         return CallAsync(
             async ct => await WriteAsync(nameof(RegisterVolumeAsync), (c, t, token) => PgLifecycleOps.RegisterVolumeAsync(c, t, name, state, token), static id => id is not null, ct).ConfigureAwait(false)
                 ?? throw new BlockDbConflictException($"A volume named {Quoted.Value(name)} exists already; volume names are unique."),
@@ -63,8 +65,8 @@ internal sealed partial class PostgreSqlSession
 
     public ValueTask SetVolumeStateAsync(long volumeId, VolumeState state, long? size = null, CancellationToken cancellationToken = default)
     {
-        VolumeStateRules.ValidateState(state);
-        VolumeStateRules.ValidateSize(size);
+        VolumeRules.ValidateState(state);
+        VolumeRules.ValidateSize(size);
         return new(CallAsync(ct => WriteAsync(nameof(SetVolumeStateAsync), (c, t, token) => PgLifecycleOps.SetVolumeStateAsync(c, t, volumeId, state, size, token), static _ => true, ct), cancellationToken).AsTask());
     }
 

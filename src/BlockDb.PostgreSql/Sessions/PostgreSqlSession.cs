@@ -1,4 +1,3 @@
-using BlockDb.PostgreSql.Schema;
 using Npgsql;
 
 namespace BlockDb.PostgreSql.Sessions;

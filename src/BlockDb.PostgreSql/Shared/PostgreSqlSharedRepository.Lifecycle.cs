@@ -1,4 +1,5 @@
 using BlockDb.PostgreSql.Sessions;
+using BlockDb.Volumes;
 
 namespace BlockDb.PostgreSql.Shared;
 
@@ -32,7 +33,7 @@ internal sealed partial class PostgreSqlSharedRepository
 
     public ValueTask<VolumeInfo?> FindVolumeAsync(string name, CancellationToken cancellationToken = default)
     {
-        VolumeStateRules.ValidateName(name);
+        VolumeRules.ValidateName(name);
         return RunAsync(nameof(FindVolumeAsync), (c, ct) => PgLifecycleOps.GetVolumeAsync(c, null, null, name, ct), PgAccess.Read, cancellationToken);
     }
 
@@ -57,8 +58,8 @@ internal sealed partial class PostgreSqlSharedRepository
 
     public async ValueTask<long> RegisterVolumeAsync(string name, VolumeState state = VolumeState.Temporary, CancellationToken cancellationToken = default)
     {
-        VolumeStateRules.ValidateName(name);
-        VolumeStateRules.ValidateNewState(state);
+        VolumeRules.ValidateName(name);
+        VolumeRules.ValidateNewState(state);
         _context.RequireWritable(nameof(RegisterVolumeAsync));
         var id = await RunAsync(nameof(RegisterVolumeAsync), (c, ct) => PgLifecycleOps.RegisterVolumeAsync(c, null, name, state, ct), PgAccess.Write, cancellationToken).ConfigureAwait(false);
         return Acknowledge(id ?? throw new BlockDbConflictException($"A volume named {Quoted.Value(name)} exists already; volume names are unique."));
@@ -66,8 +67,8 @@ internal sealed partial class PostgreSqlSharedRepository
 
     public async ValueTask SetVolumeStateAsync(long volumeId, VolumeState state, long? size = null, CancellationToken cancellationToken = default)
     {
-        VolumeStateRules.ValidateState(state);
-        VolumeStateRules.ValidateSize(size);
+        VolumeRules.ValidateState(state);
+        VolumeRules.ValidateSize(size);
         _context.RequireWritable(nameof(SetVolumeStateAsync));
         await RunAsync(nameof(SetVolumeStateAsync), (c, ct) => PgLifecycleOps.SetVolumeStateAsync(c, null, volumeId, state, size, ct), PgAccess.Write, cancellationToken).ConfigureAwait(false);
         Acknowledge(volumeId);

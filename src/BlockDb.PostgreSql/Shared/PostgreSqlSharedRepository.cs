@@ -1,3 +1,4 @@
+using BlockDb.Diagnostics;
 using BlockDb.PostgreSql.Sessions;
 using Npgsql;
 
@@ -198,7 +199,7 @@ internal sealed partial class PostgreSqlSharedRepository : ISharedBlockRepositor
     {
         cancellationToken.ThrowIfCancellationRequested();
         Interlocked.Increment(ref _inFlight);
-        var started = BlockDbInstruments.StartCall(ref _calls);
+        var started = Instruments.StartCall(ref _calls);
         Exception? failure = null;
         try
         {
@@ -228,7 +229,7 @@ internal sealed partial class PostgreSqlSharedRepository : ISharedBlockRepositor
         }
         finally
         {
-            BlockDbInstruments.EndCall("postgresql", _context.ProviderName, operation, started, failure);
+            Instruments.EndCall("postgresql", _context.ProviderName, operation, started, failure);
             Release();
         }
     }
