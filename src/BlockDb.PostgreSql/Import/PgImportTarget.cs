@@ -1,11 +1,12 @@
 using BlockDb.Import;
+using BlockDb.PostgreSql.Collection;
 using BlockDb.PostgreSql.Schema;
-using BlockDb.PostgreSql.Sessions;
+using BlockDb.PostgreSql.Volumes;
 using BlockDb.Volumes;
 using Npgsql;
 using NpgsqlTypes;
 
-namespace BlockDb.PostgreSql.Maintenance;
+namespace BlockDb.PostgreSql.Import;
 
 /// <summary>
 /// The PostgreSQL provider's bulk import target (<see cref="IBlockDatabase.ImportBlocksAsync"/>,
@@ -26,7 +27,7 @@ namespace BlockDb.PostgreSql.Maintenance;
 /// <c>ON CONFLICT DO NOTHING</c>: two imports of overlapping blocks at once wait for each other in one order, each block
 /// is stored once, and both see its one ID.
 /// </remarks>
-internal sealed class PgBulkImport : IImportTarget
+internal sealed class PgImportTarget : IImportTarget
 {
     private const int CancellationStride = 256;
 
@@ -108,7 +109,7 @@ internal sealed class PgBulkImport : IImportTarget
     private long _items;
     private bool _disposed;
 
-    private PgBulkImport(NpgsqlConnection connection, string operation)
+    private PgImportTarget(NpgsqlConnection connection, string operation)
     {
         _connection = connection;
         _operation = operation;
@@ -123,11 +124,11 @@ internal sealed class PgBulkImport : IImportTarget
 
     /// <summary>Opens the import's own connection from the pool.</summary>
     /// <exception cref="BlockDbException">The server failed; its SQLSTATE is kept.</exception>
-    public static async ValueTask<PgBulkImport> OpenAsync(PgContext context, string operation, CancellationToken cancellationToken)
+    public static async ValueTask<PgImportTarget> OpenAsync(PgContext context, string operation, CancellationToken cancellationToken)
     {
         try
         {
-            return new PgBulkImport(await context.DataSource.OpenConnectionAsync(cancellationToken).ConfigureAwait(false), operation);
+            return new PgImportTarget(await context.DataSource.OpenConnectionAsync(cancellationToken).ConfigureAwait(false), operation);
         }
         catch (Exception e) when (PgErrors.IsDatabaseFailure(e))
         {
@@ -326,10 +327,10 @@ internal sealed class PgBulkImport : IImportTarget
 
     private static async Task<long> MergeBlocksAsync(NpgsqlConnection connection, NpgsqlTransaction transaction)
     {
-        using var batch = PgLifecycleOps.Locked(connection, transaction, PgLifecycleSql.LockShared, new NpgsqlBatchCommand(MergeBlocks), new NpgsqlBatchCommand(RefusedBlock), new NpgsqlBatchCommand(DropBlockStaging));
+        using var batch = PgLifecycleLock.Locked(connection, transaction, PgSql.LockShared, new NpgsqlBatchCommand(MergeBlocks), new NpgsqlBatchCommand(RefusedBlock), new NpgsqlBatchCommand(DropBlockStaging));
         long? refusedVolume = null;
         VolumeState? refusedState = null;
-        var reader = await PgLifecycleOps.ReadAfterLockAsync(batch, CancellationToken.None).ConfigureAwait(false);
+        var reader = await PgLifecycleLock.ReadAfterLockAsync(batch, CancellationToken.None).ConfigureAwait(false);
         await using (reader.ConfigureAwait(false))
         {
             // The merge returns no rows (Npgsql skips its result): the reader is on the refused-block query.
@@ -341,14 +342,14 @@ internal sealed class PgBulkImport : IImportTarget
         }
 
         return refusedVolume is { } volume
-            ? throw PgLifecycleOps.Unrecordable(volume, refusedState) ?? new BlockDbException($"Volume {volume} refused a block of the import; nothing of the import transaction was written.")
+            ? throw PgVolumes.Unrecordable(volume, refusedState) ?? new BlockDbException($"Volume {volume} refused a block of the import; nothing of the import transaction was written.")
             : batch.BatchCommands[1].RecordsAffected;
     }
 
     private static async Task<long> MergeBlocksetsAsync(NpgsqlConnection connection, NpgsqlTransaction transaction)
     {
-        using var batch = PgLifecycleOps.Locked(connection, transaction, PgLifecycleSql.LockShared, new NpgsqlBatchCommand(MergeBlocksets), new NpgsqlBatchCommand(DropBlocksetStaging));
-        var reader = await PgLifecycleOps.ReadAfterLockAsync(batch, CancellationToken.None).ConfigureAwait(false);
+        using var batch = PgLifecycleLock.Locked(connection, transaction, PgSql.LockShared, new NpgsqlBatchCommand(MergeBlocksets), new NpgsqlBatchCommand(DropBlocksetStaging));
+        var reader = await PgLifecycleLock.ReadAfterLockAsync(batch, CancellationToken.None).ConfigureAwait(false);
         await using var readerScope = reader.ConfigureAwait(false);
         await reader.ReadAsync(CancellationToken.None).ConfigureAwait(false);
         if (reader.IsDBNull(1))
@@ -400,7 +401,7 @@ internal sealed class PgBulkImport : IImportTarget
         if (_disposed)
         {
             _gate.Release();
-            throw new ObjectDisposedException(nameof(PgBulkImport), "The import was disposed; this call did not run.");
+            throw new ObjectDisposedException(nameof(PgImportTarget), "The import was disposed; this call did not run.");
         }
     }
 

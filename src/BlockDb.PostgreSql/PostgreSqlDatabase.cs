@@ -3,10 +3,13 @@ using System.Diagnostics;
 using System.Diagnostics.Metrics;
 using BlockDb.Diagnostics;
 using BlockDb.Import;
-using BlockDb.PostgreSql.Maintenance;
+using BlockDb.PostgreSql.Blocks;
+using BlockDb.PostgreSql.Diagnostics;
+using BlockDb.PostgreSql.Import;
 using BlockDb.PostgreSql.Schema;
 using BlockDb.PostgreSql.Sessions;
 using BlockDb.PostgreSql.Shared;
+using BlockDb.PostgreSql.Volumes;
 using Npgsql;
 
 namespace BlockDb.PostgreSql;
@@ -17,7 +20,7 @@ namespace BlockDb.PostgreSql;
 /// for every session's and shared repository's call in flight, ends them, and disposes the data source when this
 /// database built it (a data source the application registered stays the application's). See <see cref="IBlockDatabase"/>.
 /// </summary>
-internal sealed class PostgreSqlBlockDatabase : IBlockDatabase, IBlockDbObservable
+internal sealed class PostgreSqlDatabase : IBlockDatabase, IBlockDbObservable
 {
     private readonly PgContext _context;
     private readonly bool _ownsDataSource;
@@ -28,7 +31,7 @@ internal sealed class PostgreSqlBlockDatabase : IBlockDatabase, IBlockDbObservab
     private readonly TagList _tags;
     private readonly DisposeOnce _disposal = new();
 
-    private PostgreSqlBlockDatabase(PgContext context, bool ownsDataSource, string engineVersion)
+    private PostgreSqlDatabase(PgContext context, bool ownsDataSource, string engineVersion)
     {
         _context = context;
         _ownsDataSource = ownsDataSource;
@@ -63,7 +66,7 @@ internal sealed class PostgreSqlBlockDatabase : IBlockDatabase, IBlockDbObservab
     internal PgContext Context => _context;
 
     /// <summary>Checks or creates the schema on one connection and returns the open database; disposes an owned data source when that fails.</summary>
-    public static async Task<PostgreSqlBlockDatabase> OpenAsync(PgContext context, bool ownsDataSource, CancellationToken cancellationToken)
+    public static async Task<PostgreSqlDatabase> OpenAsync(PgContext context, bool ownsDataSource, CancellationToken cancellationToken)
     {
         using var activity = Instruments.StartActivity("blockdb.open", Tags(context));
         try
@@ -71,7 +74,7 @@ internal sealed class PostgreSqlBlockDatabase : IBlockDatabase, IBlockDbObservab
             var connection = await context.DataSource.OpenConnectionAsync(cancellationToken).ConfigureAwait(false);
             await using var connectionScope = connection.ConfigureAwait(false);
             await PgSchema.EnsureAsync(connection, context.Options.ReadOnly, context.Server, cancellationToken).ConfigureAwait(false);
-            return new PostgreSqlBlockDatabase(context, ownsDataSource, connection.PostgreSqlVersion.ToString());
+            return new PostgreSqlDatabase(context, ownsDataSource, connection.PostgreSqlVersion.ToString());
         }
         catch (Exception e)
         {
@@ -126,13 +129,13 @@ internal sealed class PostgreSqlBlockDatabase : IBlockDatabase, IBlockDbObservab
         }
     }
 
-    /// <summary>A bulk import's own connection and transactions (<see cref="PgBulkImport"/>): binary COPY per import transaction, rolled back when not committed.</summary>
-    private async ValueTask<PgBulkImport> OpenImportTargetAsync(string operation, ImportOptions? options, CancellationToken cancellationToken)
+    /// <summary>A bulk import's own connection and transactions (<see cref="PgImportTarget"/>): binary COPY per import transaction, rolled back when not committed.</summary>
+    private async ValueTask<PgImportTarget> OpenImportTargetAsync(string operation, ImportOptions? options, CancellationToken cancellationToken)
     {
         ThrowIfDisposed();
         options?.Validate();
         _context.RequireWritable(operation);
-        var target = await PgBulkImport.OpenAsync(_context, operation, cancellationToken).ConfigureAwait(false);
+        var target = await PgImportTarget.OpenAsync(_context, operation, cancellationToken).ConfigureAwait(false);
         _open[target] = 0;
         if (_disposal.Begun)
         {
@@ -143,7 +146,7 @@ internal sealed class PostgreSqlBlockDatabase : IBlockDatabase, IBlockDbObservab
         return target;
     }
 
-    private ValueTask CloseImportAsync(PgBulkImport target)
+    private ValueTask CloseImportAsync(PgImportTarget target)
     {
         _open.TryRemove(target, out _);
         return target.DisposeAsync();
@@ -158,7 +161,7 @@ internal sealed class PostgreSqlBlockDatabase : IBlockDatabase, IBlockDbObservab
             _context,
             _enumerations,
             _closing.Token,
-            PgLifecycleSql.EnumerateBlocks,
+            PgSql.EnumerateBlocks,
             c =>
             {
                 c.Parameters.Add(new NpgsqlParameter { NpgsqlDbType = NpgsqlTypes.NpgsqlDbType.Bigint, Value = (object?)volume ?? DBNull.Value });
@@ -175,7 +178,7 @@ internal sealed class PostgreSqlBlockDatabase : IBlockDatabase, IBlockDbObservab
             _context,
             _enumerations,
             _closing.Token,
-            PgLifecycleSql.EnumerateBlocksets,
+            PgSql.EnumerateBlocksets,
             null,
             static r => new BlocksetInfo(r.GetInt64(0), r.GetInt64(1), r.IsDBNull(2) ? null : Convert.ToBase64String(r.GetFieldValue<byte[]>(2)), checked((int)r.GetInt64(3))),
             cancellationToken);
@@ -184,7 +187,7 @@ internal sealed class PostgreSqlBlockDatabase : IBlockDatabase, IBlockDbObservab
     public IAsyncEnumerable<VolumeInfo> EnumerateVolumesAsync(CancellationToken cancellationToken = default)
     {
         ThrowIfDisposed();
-        return PgEnumeration.StreamAsync(_context, _enumerations, _closing.Token, PgLifecycleSql.EnumerateVolumes, null, PgLifecycleOps.ReadVolume, cancellationToken);
+        return PgEnumeration.StreamAsync(_context, _enumerations, _closing.Token, PgSql.EnumerateVolumes, null, PgVolumes.ReadVolume, cancellationToken);
     }
 
     public ISharedBlockRepository OpenSharedRepository()
@@ -227,7 +230,7 @@ internal sealed class PostgreSqlBlockDatabase : IBlockDatabase, IBlockDbObservab
         var connection = await _context.DataSource.OpenConnectionAsync(cancellationToken).ConfigureAwait(false);
         await using (connection.ConfigureAwait(false))
         {
-            return await PgBlockOps.CountsAsync(connection, null, cancellationToken).ConfigureAwait(false);
+            return await PgBlocks.CountsAsync(connection, null, cancellationToken).ConfigureAwait(false);
         }
     }
 

@@ -3,7 +3,7 @@ using System.Data;
 using System.Runtime.CompilerServices;
 using Npgsql;
 
-namespace BlockDb.PostgreSql.Maintenance;
+namespace BlockDb.PostgreSql;
 
 /// <summary>
 /// The enumerations of a server's index: one query streamed from one REPEATABLE READ, READ ONLY transaction (one

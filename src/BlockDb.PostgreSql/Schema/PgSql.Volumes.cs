@@ -1,25 +1,8 @@
 namespace BlockDb.PostgreSql.Schema;
 
-/// <summary>
-/// The lifecycle's statements on the server: volumes, blockset deletion, garbage collection, the lifecycle lock and the
-/// enumerations. Values travel only as parameters.
-/// </summary>
-/// <remarks>
-/// The lifecycle lock is a transaction-level advisory lock (<see href="https://www.postgresql.org/docs/current/explicit-locking.html#ADVISORY-LOCKS"/>)
-/// keyed by the schema: writes that make blocks referenced or record them into a volume take it shared; garbage
-/// collection, volume state changes and block moves take it exclusive. It is taken by a statement of its own before the
-/// statement it protects, so that statement's snapshot (READ COMMITTED takes one per statement) sees everything the
-/// other side committed: a collection never deletes a block a blockset being added names, and a volume goes
-/// <c>Deleting</c> only when no blockset references its blocks.
-/// </remarks>
-internal static class PgLifecycleSql
+// The volumes' statements: registration, state, moves, the volume listing. Values travel only as parameters.
+internal static partial class PgSql
 {
-    /// <summary>The lifecycle lock, shared.</summary>
-    public const string LockShared = "SELECT pg_advisory_xact_lock_shared(1112297284, hashtext(current_schema()))";
-
-    /// <summary>The lifecycle lock, exclusive.</summary>
-    public const string LockExclusive = "SELECT pg_advisory_xact_lock(1112297284, hashtext(current_schema()))";
-
     /// <summary>
     /// Inserts a block recorded in volume <c>$3</c> unless it exists or the volume cannot receive blocks; returns the new
     /// ID (NULL when nothing was inserted) and the volume's state (NULL when there is no such volume).
@@ -29,26 +12,6 @@ internal static class PgLifecycleSql
         i AS (INSERT INTO "Block" ("Hash", "Size", "VolumeID") SELECT $1, $2, $3
               WHERE EXISTS (SELECT 1 FROM v WHERE "State" NOT IN ('Deleting', 'Deleted')) ON CONFLICT DO NOTHING RETURNING "ID")
         SELECT (SELECT "ID" FROM i), (SELECT "State" FROM v)
-        """;
-
-    /// <summary>A block's hash, size and volume.</summary>
-    public const string GetBlock = """SELECT "Hash", "Size", "VolumeID" FROM "Block" WHERE "ID" = $1""";
-
-    /// <summary>The lowest blockset ID with a full hash and a length.</summary>
-    public const string FindBlockset = """SELECT "ID" FROM "Blockset" WHERE "FullHash" = $1 AND "Length" = $2 ORDER BY "ID" LIMIT 1""";
-
-    /// <summary>Deletes a blockset and its entries in one statement; returns its ID, or no row when there is none.</summary>
-    public const string DeleteBlockset = """
-        WITH s AS (DELETE FROM "Blockset" WHERE "ID" = $1 RETURNING "ID"),
-        e AS (DELETE FROM "BlocksetEntry" WHERE "BlocksetID" IN (SELECT "ID" FROM s))
-        SELECT "ID" FROM s
-        """;
-
-    /// <summary>Deletes the unreferenced blocks (all, or volume <c>$1</c>'s) and returns what went, per volume.</summary>
-    public const string Collect = """
-        WITH c AS (DELETE FROM "Block" b WHERE ($1::bigint IS NULL OR b."VolumeID" = $1)
-                   AND NOT EXISTS (SELECT 1 FROM "BlocksetEntry" e WHERE e."BlockID" = b."ID") RETURNING b."VolumeID", b."Size")
-        SELECT "VolumeID", count(*), coalesce(sum("Size"), 0)::bigint FROM c GROUP BY "VolumeID" ORDER BY "VolumeID" NULLS FIRST
         """;
 
     /// <summary>Registers a volume; no row when the name is taken.</summary>
@@ -94,16 +57,4 @@ internal static class PgLifecycleSql
 
     /// <summary>Every volume, in ID order.</summary>
     public const string EnumerateVolumes = $"""SELECT {VolumeColumns} FROM "Remotevolume" v ORDER BY v."ID" """;
-
-    /// <summary>Blocks in ID order, optionally of volume <c>$1</c> and optionally only unreferenced ones (<c>$2</c>).</summary>
-    public const string EnumerateBlocks = """
-        SELECT b."ID", b."Hash", b."Size", b."VolumeID" FROM "Block" b
-        WHERE ($1::bigint IS NULL OR b."VolumeID" = $1) AND (NOT $2::boolean OR NOT EXISTS (SELECT 1 FROM "BlocksetEntry" e WHERE e."BlockID" = b."ID"))
-        ORDER BY b."ID"
-        """;
-
-    /// <summary>Every blockset with its length, full hash and entry count, in ID order.</summary>
-    public const string EnumerateBlocksets = """
-        SELECT s."ID", s."Length", s."FullHash", (SELECT count(*) FROM "BlocksetEntry" e WHERE e."BlocksetID" = s."ID") FROM "Blockset" s ORDER BY s."ID"
-        """;
 }

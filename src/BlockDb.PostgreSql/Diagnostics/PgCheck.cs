@@ -1,7 +1,8 @@
 using System.Data;
+using BlockDb.PostgreSql.Blocks;
 using Npgsql;
 
-namespace BlockDb.PostgreSql.Maintenance;
+namespace BlockDb.PostgreSql.Diagnostics;
 
 /// <summary>
 /// <see cref="IBlockDatabase.CheckAsync"/> and <see cref="IBlockDatabase.RepairAsync"/> on the server. The check reads
@@ -102,7 +103,7 @@ internal static class PgCheck
 
     private static async Task<BlockDbCheckResult> CheckAsync(NpgsqlConnection connection, NpgsqlTransaction transaction, CancellationToken cancellationToken)
     {
-        var counts = await Sessions.PgBlockOps.CountsAsync(connection, transaction, cancellationToken).ConfigureAwait(false);
+        var counts = await PgBlocks.CountsAsync(connection, transaction, cancellationToken).ConfigureAwait(false);
         var (duplicateRows, duplicateIds, duplicateGroups) = await FindingAsync(Duplicates, connection, transaction, cancellationToken).ConfigureAwait(false);
         var (dangling, danglingIds, _) = await FindingAsync(Dangling, connection, transaction, cancellationToken).ConfigureAwait(false);
         var (lengths, lengthIds, _) = await FindingAsync(Lengths, connection, transaction, cancellationToken).ConfigureAwait(false);
