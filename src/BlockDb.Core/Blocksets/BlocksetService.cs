@@ -12,7 +12,7 @@ namespace BlockDb.Blocksets;
 /// <see cref="IBlockStore"/>, and a blockset is written with its entries inside a savepoint (all of it or nothing).
 /// Used only inside the session's gate.
 /// </summary>
-internal sealed class BlocksetService
+internal sealed partial class BlocksetService
 {
     private readonly ISqliteConnection _connection;
     private readonly WriteBatch _batch;
@@ -109,48 +109,6 @@ internal sealed class BlocksetService
             return true;
         });
 
-    /// <summary>A blockset's blocks in order.</summary>
-    /// <exception cref="BlocksetNotFoundException">No blockset has that ID.</exception>
-    public IReadOnlyList<BlocksetBlock> List(long blocksetId)
-    {
-        var blocks = new List<BlocksetBlock>();
-        _list.BindInt64(1, blocksetId);
-        try
-        {
-            while (_list.Step())
-            {
-                blocks.Add(new BlocksetBlock((int)_list.ColumnInt64(0), _list.ColumnInt64(1), _store.ReadHash(_list, 2), _list.ColumnInt64(3)));
-            }
-        }
-        finally
-        {
-            _list.Reset();
-        }
-
-        if (blocks.Count == 0)
-        {
-            // No entries: an empty file's blockset, or no such blockset (Get throws the typed error).
-            Get(blocksetId);
-        }
-
-        return blocks;
-    }
-
-    /// <summary>The lowest blockset ID with this full hash and length, or null.</summary>
-    public long? Find(string fullHash, long length)
-    {
-        _find.BindText(1, fullHash);
-        _find.BindInt64(2, length);
-        try
-        {
-            return _find.Step() ? _find.ColumnInt64(0) : null;
-        }
-        finally
-        {
-            _find.Reset();
-        }
-    }
-
     /// <summary>Deletes a blockset and its entries (all or nothing) and counts one write.</summary>
     /// <exception cref="BlocksetNotFoundException">No blockset has that ID; nothing was written.</exception>
     public void Delete(long blocksetId) => _batch.Write((this, blocksetId), static s =>
@@ -168,40 +126,6 @@ internal sealed class BlocksetService
         self._batch.EndWrite(wrote: true);
         return true;
     });
-
-    /// <summary>A block by ID.</summary>
-    /// <exception cref="BlockNotFoundException">No block has that ID.</exception>
-    public BlockInfo GetBlock(long blockId)
-    {
-        _getBlock.BindInt64(1, blockId);
-        try
-        {
-            return _getBlock.Step()
-                ? new BlockInfo(blockId, _store.ReadHash(_getBlock, 0), _getBlock.ColumnInt64(1), _getBlock.ColumnIsNull(2) ? null : _getBlock.ColumnInt64(2))
-                : throw new BlockNotFoundException(blockId);
-        }
-        finally
-        {
-            _getBlock.Reset();
-        }
-    }
-
-    /// <summary>A blockset's length, full hash and entry count.</summary>
-    /// <exception cref="BlocksetNotFoundException">No blockset has that ID.</exception>
-    public BlocksetInfo Get(long blocksetId)
-    {
-        _getBlockset.BindInt64(1, blocksetId);
-        try
-        {
-            return _getBlockset.Step()
-                ? new BlocksetInfo(blocksetId, _getBlockset.ColumnInt64(0), _getBlockset.ColumnText(1), (int)_getBlockset.ColumnInt64(2))
-                : throw new BlocksetNotFoundException(blocksetId);
-        }
-        finally
-        {
-            _getBlockset.Reset();
-        }
-    }
 
     /// <summary>Resolves each block to its ID and size inside the write transaction, then writes the blockset.</summary>
     private long Add<TBlocks>(TBlocks blocks, int count, string? fullHash, CancellationToken cancellationToken, Func<BlocksetService, TBlocks, int, (long Id, long Size)> resolve) =>
@@ -359,49 +283,6 @@ internal sealed class BlocksetService
         finally
         {
             _blockSize.Reset();
-        }
-    }
-
-    /// <summary>A one-call file's arguments, carried by value through the batch (<see cref="SelectXorInsertAdd"/>).</summary>
-    private readonly record struct OneCallFile(
-        BlocksetService Self, ReadOnlyMemory<BinaryBlockKey> Blocks, Memory<SelectXorInsertResult> Results, long? VolumeId, string? FullHash, CancellationToken CancellationToken)
-    {
-        /// <summary>Select-xor-inserts the blocks with the batch's commits held, then writes the blockset from them; the caller counts the write.</summary>
-        public long Run()
-        {
-            var count = Blocks.Length;
-            var ids = ArrayPool<long>.Shared.Rent(count);
-            try
-            {
-                var length = Self._batch.Held((this, ids), static h => h.Item1.SelectXorInsertBlocks(h.ids));
-                return Self.WriteBlockset(ids, count, length, FullHash, CancellationToken);
-            }
-            finally
-            {
-                ArrayPool<long>.Shared.Return(ids);
-            }
-        }
-
-        /// <summary>Each block's select-xor-insert in this transaction, its ID into <paramref name="ids"/> and its result at the same index; the blockset's length.</summary>
-        private long SelectXorInsertBlocks(long[] ids)
-        {
-            var keys = Blocks.Span;
-            var found = Results.Span;
-            long length = 0;
-            long? fit = null;
-            for (var i = 0; i < keys.Length; i++)
-            {
-                BlockBatchRules.CheckCancellation(i, CancellationToken);
-                var result = Self._store.SelectXorInsertInWrite(HashInput.FromBytes(keys[i].Hash), keys[i].Size, VolumeId, out var volume);
-                found[i] = result;
-                ids[i] = result.Id;
-                Self.RequireReferable(result.Id, i, volume, ref fit);
-
-                // The block matched (hash, size) in this transaction: its size is the key's.
-                length = AddLength(length, keys[i].Size, i);
-            }
-
-            return length;
         }
     }
 }

@@ -133,4 +133,15 @@ internal static partial class BlockDbSql
 
     /// <summary>Undoes the writes since <see cref="Savepoint"/>, keeping earlier writes of the transaction.</summary>
     public static readonly SqlStatement RollbackToSavepoint = new(nameof(RollbackToSavepoint), """ROLLBACK TO "BlockDbOp" """);
+
+    /// <summary>Blocks in ID order, optionally of one volume (<c>@VolumeID</c> not NULL) and optionally only unreferenced ones (<c>@Unreferenced</c> = 1).</summary>
+    public static readonly SqlStatement EnumerateBlocks = new(
+        nameof(EnumerateBlocks),
+        $"""SELECT B."ID", B."Hash", B."Size", B."VolumeID" FROM "Block" B WHERE (@VolumeID IS NULL OR B."VolumeID" = @VolumeID) AND (@Unreferenced = 0 OR {Unreferenced}) ORDER BY B."ID" """,
+        "@VolumeID", "@Unreferenced");
+
+    /// <summary>Every blockset with its length, full hash and entry count, in ID order.</summary>
+    public static readonly SqlStatement EnumerateBlocksets = new(
+        nameof(EnumerateBlocksets),
+        """SELECT S."ID", S."Length", S."FullHash", (SELECT COUNT(*) FROM "BlocksetEntry" E WHERE E."BlocksetID" = S."ID") FROM "Blockset" S ORDER BY S."ID" """);
 }

@@ -2,47 +2,9 @@ using BlockDb.Drivers;
 
 namespace BlockDb.Sql;
 
-/// <summary>The lifecycle: remote volumes, garbage collection, and the enumerations.</summary>
+/// <summary>Garbage collection and the ID floors that keep collected IDs from being handed out again.</summary>
 internal static partial class BlockDbSql
 {
-    /// <summary>Registers a volume and returns its ID.</summary>
-    public static readonly SqlStatement InsertVolume = new(
-        nameof(InsertVolume), """INSERT INTO "Remotevolume" ("Name", "State", "Size") VALUES (@Name, @State, NULL) RETURNING "ID" """, "@Name", "@State");
-
-    /// <summary>A volume's ID by name; no row when none has it.</summary>
-    public static readonly SqlStatement VolumeIdByName = new(
-        nameof(VolumeIdByName), """SELECT "ID" FROM "Remotevolume" WHERE "Name" = @Name""", "@Name");
-
-    /// <summary>A volume's state (a <see cref="VolumeState"/> name); no row when the ID is unknown.</summary>
-    public static readonly SqlStatement GetVolumeState = new(
-        nameof(GetVolumeState), """SELECT "State" FROM "Remotevolume" WHERE "ID" = @ID""", "@ID");
-
-    /// <summary>Sets a volume's state, and its size when one is given.</summary>
-    public static readonly SqlStatement SetVolumeState = new(
-        nameof(SetVolumeState), """UPDATE "Remotevolume" SET "State" = @State, "Size" = COALESCE(@Size, "Size") WHERE "ID" = @ID""", "@State", "@Size", "@ID");
-
-    /// <summary>Whether a volume holds a block some blockset references (1 or 0).</summary>
-    public static readonly SqlStatement VolumeHasReferencedBlocks = new(
-        nameof(VolumeHasReferencedBlocks),
-        """SELECT EXISTS (SELECT 1 FROM "Block" B WHERE B."VolumeID" = @ID AND EXISTS (SELECT 1 FROM "BlocksetEntry" E WHERE E."BlockID" = B."ID"))""",
-        "@ID");
-
-    /// <summary>Whether a volume holds any block (1 or 0).</summary>
-    public static readonly SqlStatement VolumeHasBlocks = new(
-        nameof(VolumeHasBlocks), """SELECT EXISTS (SELECT 1 FROM "Block" WHERE "VolumeID" = @ID)""", "@ID");
-
-    /// <summary>Records a block in another volume; <c>changes()</c> is 0 when the block ID is unknown.</summary>
-    public static readonly SqlStatement MoveBlock = new(
-        nameof(MoveBlock), """UPDATE "Block" SET "VolumeID" = @To WHERE "ID" = @ID""", "@To", "@ID");
-
-    /// <summary>A volume with its blocks and bytes, referenced or not; no row when the ID is unknown.</summary>
-    public static readonly SqlStatement GetVolume = new(
-        nameof(GetVolume), $"""SELECT {VolumeColumns} FROM "Remotevolume" V WHERE V."ID" = @ID""", "@ID");
-
-    /// <summary>Every volume as <see cref="GetVolume"/> gives it, in ID order.</summary>
-    public static readonly SqlStatement EnumerateVolumes = new(
-        nameof(EnumerateVolumes), $"""SELECT {VolumeColumns} FROM "Remotevolume" V ORDER BY V."ID" """);
-
     /// <summary>The unreferenced blocks and their bytes per volume (NULL: blocks recorded without one), in volume order.</summary>
     public static readonly SqlStatement UnreferencedByVolume = new(
         nameof(UnreferencedByVolume),
@@ -62,34 +24,14 @@ internal static partial class BlockDbSql
     public static readonly SqlStatement DeleteUnreferencedInVolume = new(
         nameof(DeleteUnreferencedInVolume), $"""DELETE FROM "Block" AS B WHERE B."VolumeID" = @VolumeID AND {Unreferenced}""", "@VolumeID");
 
+    /// <summary>A block <c>B</c> that no blockset entry names.</summary>
+    private const string Unreferenced = """NOT EXISTS (SELECT 1 FROM "BlocksetEntry" E WHERE E."BlockID" = B."ID")""";
+
     /// <summary>The collected high-water mark of block IDs: garbage collection and repair raise it, the indexed layouts' block inserts take it + 1 while it is above every ID.</summary>
     public static readonly IdFloorSql BlockIdFloor = new(IdFloorTable.Block);
 
     /// <summary>The deleted high-water mark of blockset IDs: <c>DeleteBlocksetAsync</c> raises it, <see cref="InsertBlockset"/> takes it + 1 while it is above every ID (every layout).</summary>
     public static readonly IdFloorSql BlocksetIdFloor = new(IdFloorTable.Blockset);
-
-    /// <summary>Blocks in ID order, optionally of one volume (<c>@VolumeID</c> not NULL) and optionally only unreferenced ones (<c>@Unreferenced</c> = 1).</summary>
-    public static readonly SqlStatement EnumerateBlocks = new(
-        nameof(EnumerateBlocks),
-        $"""SELECT B."ID", B."Hash", B."Size", B."VolumeID" FROM "Block" B WHERE (@VolumeID IS NULL OR B."VolumeID" = @VolumeID) AND (@Unreferenced = 0 OR {Unreferenced}) ORDER BY B."ID" """,
-        "@VolumeID", "@Unreferenced");
-
-    /// <summary>Every blockset with its length, full hash and entry count, in ID order.</summary>
-    public static readonly SqlStatement EnumerateBlocksets = new(
-        nameof(EnumerateBlocksets),
-        """SELECT S."ID", S."Length", S."FullHash", (SELECT COUNT(*) FROM "BlocksetEntry" E WHERE E."BlocksetID" = S."ID") FROM "Blockset" S ORDER BY S."ID" """);
-
-    /// <summary>The check: blocks recorded in a volume that does not exist or is deleted.</summary>
-    public static readonly SqlStatement CheckVolumeProblems = new(
-        nameof(CheckVolumeProblems),
-        """SELECT B."ID" FROM "Block" B WHERE B."VolumeID" IS NOT NULL AND NOT EXISTS (SELECT 1 FROM "Remotevolume" V WHERE V."ID" = B."VolumeID" AND V."State" <> 'Deleted') ORDER BY B."ID" """);
-
-    /// <summary>A block <c>B</c> that no blockset entry names.</summary>
-    private const string Unreferenced = """NOT EXISTS (SELECT 1 FROM "BlocksetEntry" E WHERE E."BlockID" = B."ID")""";
-
-    /// <summary>A volume <c>V</c>: ID, name, state, size, blocks, their bytes, unreferenced blocks, their bytes.</summary>
-    private const string VolumeColumns =
-        $"""V."ID", V."Name", V."State", V."Size", (SELECT COUNT(*) FROM "Block" B WHERE B."VolumeID" = V."ID"), (SELECT COALESCE(SUM(B."Size"), 0) FROM "Block" B WHERE B."VolumeID" = V."ID"), (SELECT COUNT(*) FROM "Block" B WHERE B."VolumeID" = V."ID" AND {Unreferenced}), (SELECT COALESCE(SUM(B."Size"), 0) FROM "Block" B WHERE B."VolumeID" = V."ID" AND {Unreferenced})""";
 
     /// <summary>The tables whose deleted IDs a SQLite file must never hand out again (their names, as in the schema).</summary>
     public enum IdFloorTable
