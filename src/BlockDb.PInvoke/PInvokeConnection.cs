@@ -1,4 +1,3 @@
-using System.Text;
 using BlockDb.Drivers;
 
 namespace BlockDb.PInvoke;

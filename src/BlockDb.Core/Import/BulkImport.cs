@@ -1,6 +1,5 @@
 using System.Diagnostics;
 using BlockDb.Diagnostics;
-using BlockDb.Sqlite;
 
 namespace BlockDb.Import;
 

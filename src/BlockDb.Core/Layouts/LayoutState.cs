@@ -1,7 +1,6 @@
 using BlockDb.Drivers;
 using BlockDb.Sessions;
 using BlockDb.Volumes;
-using Microsoft.Extensions.Logging;
 
 namespace BlockDb.Layouts;
 

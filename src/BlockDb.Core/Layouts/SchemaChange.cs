@@ -1,6 +1,3 @@
-using BlockDb.Drivers;
-using Microsoft.Extensions.Logging;
-
 namespace BlockDb.Layouts;
 
 /// <summary>What a file needs before it can be used.</summary>

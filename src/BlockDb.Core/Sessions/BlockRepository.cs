@@ -1,5 +1,4 @@
 using System.Buffers;
-using System.Diagnostics;
 using System.Runtime.CompilerServices;
 using BlockDb.Blocksets;
 using BlockDb.Collection;

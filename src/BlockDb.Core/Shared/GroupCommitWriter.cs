@@ -1,7 +1,6 @@
 using System.Diagnostics;
 using System.Threading.Channels;
 using BlockDb.Diagnostics;
-using BlockDb.Drivers;
 using BlockDb.Sessions;
 
 namespace BlockDb.Shared;

@@ -1,5 +1,3 @@
-using BlockDb.Drivers;
-
 namespace BlockDb.Sqlite;
 
 /// <summary>An open enumeration the database disposes with itself.</summary>

@@ -1,5 +1,3 @@
-using System.Globalization;
-
 namespace BlockDb.Drivers;
 
 public static partial class SqliteCloseGuard

@@ -2,7 +2,6 @@ using BlockDb.PostgreSql.Blocksets;
 using BlockDb.PostgreSql.Schema;
 using BlockDb.Volumes;
 using Npgsql;
-using NpgsqlTypes;
 using static BlockDb.PostgreSql.Collection.PgLifecycleLock;
 using static BlockDb.PostgreSql.PgCommands;
 

@@ -2,7 +2,6 @@ using BlockDb.PostgreSql.Collection;
 using BlockDb.PostgreSql.Schema;
 using Npgsql;
 using NpgsqlTypes;
-using static BlockDb.PostgreSql.Collection.PgLifecycleLock;
 using static BlockDb.PostgreSql.PgCommands;
 
 namespace BlockDb.PostgreSql.Blocksets;

@@ -1,7 +1,6 @@
 using BlockDb.PostgreSql.Schema;
 using BlockDb.Volumes;
 using Npgsql;
-using NpgsqlTypes;
 using static BlockDb.PostgreSql.PgCommands;
 
 namespace BlockDb.PostgreSql.Collection;

@@ -1,5 +1,3 @@
-using Npgsql;
-
 namespace BlockDb.PostgreSql.Sessions;
 
 /// <summary>What a shared-repository call does on the server: how <see cref="PgRetry"/> treats its cancellation token and a lost connection.</summary>

@@ -1,4 +1,3 @@
-using System.Buffers.Binary;
 using System.Globalization;
 using System.IO.Hashing;
 using System.Runtime.InteropServices;

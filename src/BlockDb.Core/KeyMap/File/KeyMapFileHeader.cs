@@ -1,8 +1,5 @@
 using System.Buffers.Binary;
 using System.Globalization;
-using System.IO.Hashing;
-using System.Runtime.InteropServices;
-using BlockDb.Drivers;
 
 namespace BlockDb.KeyMap;
 

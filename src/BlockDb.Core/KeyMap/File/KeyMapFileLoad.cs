@@ -1,8 +1,3 @@
-using System.Diagnostics;
-using System.Globalization;
-using BlockDb.Drivers;
-using Microsoft.Extensions.Logging;
-
 namespace BlockDb.KeyMap;
 
 /// <summary>A snapshot that passed every check: its slots, (W, V) and token, for <see cref="BlockKeyMap"/> to adopt.</summary>

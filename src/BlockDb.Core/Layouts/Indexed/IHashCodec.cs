@@ -1,4 +1,3 @@
-using System.Globalization;
 using BlockDb.Drivers;
 
 namespace BlockDb.Layouts.Indexed;
