@@ -13,7 +13,7 @@
  *                   transaction that holds no write closed at once (Sessions/WriteBatch.cs);
  *                 - a read batch: reads outside the write batch share one BEGIN DEFERRED transaction, ended after
  *                   --reads reads, once --read-ms old, when any session of this process committed, and before a
- *                   write begins (Sessions/ReadBatch.cs; --reads 0 = BlockDb's default: --default-reads in WAL
+ *                   write begins (Sqlite/ReadTransaction.cs; --reads 0 = BlockDb's default: --default-reads in WAL
  *                   mode, else 1; 1 = off);
  *                 - text/blob: the unique (Hash, Size) index, select-xor-insert per strategy, the hash bound as
  *                   TEXT, or decoded from base64 per op and bound as a BLOB (Stores/IndexedBlockStore.cs);
@@ -23,7 +23,7 @@
  *                   before COMMIT, the session's own inserts merged into the shared map after it
  *                   (KeyMap/KeyMapBlockStore.cs, KeyTable.cs, BlockKeyMap.cs);
  *                 - add-blockset: the block sizes read inside the write transaction, the blockset and its entries
- *                   inside a savepoint (Sessions/BlocksetStatements.cs).
+ *                   inside a savepoint (Blocksets/BlocksetService.cs).
  *   --mode plain  the PLAIN LIMIT: the same statements on the same file, with no transaction bookkeeping: the
  *                 whole warm-up, then the whole timed region, each in ONE transaction (BEGIN DEFERRED for the
  *                 read-only workloads, BEGIN IMMEDIATE otherwise) committed at its end, no read batches, no
@@ -506,7 +506,7 @@ typedef struct {
     int batch_open;
     int64_t pending;
     int64_t commit_every;
-    /* ReadBatch */
+    /* ReadTransaction */
     int64_t reads_limit, read_ms;
     int read_open;
     int64_t reads, read_started;
@@ -540,7 +540,7 @@ static int exec_nonquery(engine *e, int which)
 
 static inline int in_transaction(engine *e) { return !sq.get_autocommit(e->db); }
 
-/* ReadBatch.End */
+/* ReadTransaction.End */
 static void read_end(engine *e)
 {
     if (!e->read_open)
@@ -550,7 +550,7 @@ static void read_end(engine *e)
         exec_nonquery(e, S_COMMIT);
 }
 
-/* ReadBatch.Enter: join the open read transaction, or end it (full, old, or a commit since) and begin a new one. */
+/* ReadTransaction.Enter: join the open read transaction, or end it (full, old, or a commit since) and begin a new one. */
 static void read_enter(engine *e)
 {
     if (e->reads_limit <= 1)

@@ -1,4 +1,3 @@
-using System.Text;
 using BlockDb.Drivers;
 
 namespace BlockDb.PInvoke;
@@ -7,7 +6,7 @@ namespace BlockDb.PInvoke;
 /// One <c>sqlite3*</c>, owned by a <see cref="SqliteConnectionHandle"/> so it is closed even when the caller
 /// forgets to dispose. Hot-path calls use the raw handle cached in <see cref="Db"/>.
 /// </summary>
-internal sealed unsafe class PInvokeConnection : ISqliteConnection
+internal sealed unsafe partial class PInvokeConnection : ISqliteConnection
 {
     private readonly SqliteConnectionHandle _handle;
     private readonly List<PInvokeStatement> _statements = [];
@@ -33,51 +32,6 @@ internal sealed unsafe class PInvokeConnection : ISqliteConnection
             GC.KeepAlive(this);
             return inTransaction;
         }
-    }
-
-    internal static PInvokeConnection Open(SqliteOpenOptions options)
-    {
-        var path = options.Path;
-        ArgumentNullException.ThrowIfNull(path, nameof(options));
-        var flags = options.Mode switch
-        {
-            SqliteOpenMode.ReadWriteCreate => NativeMethods.SQLITE_OPEN_READWRITE | NativeMethods.SQLITE_OPEN_CREATE,
-            SqliteOpenMode.ReadWrite => NativeMethods.SQLITE_OPEN_READWRITE,
-            SqliteOpenMode.ReadOnly => NativeMethods.SQLITE_OPEN_READONLY,
-            _ => throw new ArgumentOutOfRangeException(nameof(options), options.Mode, "Unknown SQLite open mode."),
-        };
-        flags |= NativeMethods.SQLITE_OPEN_EXRESCODE;
-
-        var fileName = NativeText.ToUtf8Z(path);
-        nint db = 0;
-        int rc;
-        fixed (byte* pFileName = fileName)
-        {
-            rc = NativeMethods.sqlite3_open_v2(pFileName, &db, flags, null);
-        }
-
-        if (rc != NativeMethods.SQLITE_OK)
-        {
-            // open_v2 returns a handle even on failure (unless out of memory); read its error, then close it.
-            var error = SqliteErrors.FromConnection(db, rc, $"Cannot open SQLite database {Quoted.Path(path)} ({options.Mode})");
-            if (db != 0)
-            {
-                _ = NativeMethods.sqlite3_close_v2(db);
-            }
-
-            throw error;
-        }
-
-        var handle = new SqliteConnectionHandle(db);
-        rc = NativeMethods.sqlite3_extended_result_codes(db, 1);
-        if (rc != NativeMethods.SQLITE_OK)
-        {
-            var error = SqliteErrors.FromConnection(db, rc, $"Cannot enable extended result codes on {Quoted.Path(path)}");
-            handle.Dispose();
-            throw error;
-        }
-
-        return new PInvokeConnection(handle, path);
     }
 
     public ISqliteStatement Prepare(SqlStatement statement)

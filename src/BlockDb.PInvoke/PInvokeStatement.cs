@@ -1,6 +1,3 @@
-using System.Diagnostics.CodeAnalysis;
-using System.Runtime.CompilerServices;
-using System.Runtime.InteropServices;
 using System.Text;
 using BlockDb.Drivers;
 
@@ -11,7 +8,7 @@ namespace BlockDb.PInvoke;
 /// forgets to dispose). Hot-path calls take the raw handle cached in a field and allocate nothing: text is
 /// encoded into a native buffer per parameter and bound with <c>SQLITE_STATIC</c>.
 /// </summary>
-internal sealed unsafe class PInvokeStatement : ISqliteStatement
+internal sealed unsafe partial class PInvokeStatement : ISqliteStatement
 {
     private readonly PInvokeConnection _connection;
     private readonly SqliteStatementHandle _handle;
@@ -255,78 +252,4 @@ internal sealed unsafe class PInvokeStatement : ISqliteStatement
         _hasRow = false;
         _handle.Dispose();
     }
-
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private nint CheckBindable(int index, string call)
-    {
-        var stmt = Live(call);
-
-        if ((uint)(index - 1) >= (uint)_buffers.Length)
-        {
-            throw ParameterOutOfRange(index, call);
-        }
-
-        if (_busy)
-        {
-            throw BindWhileBusy(call);
-        }
-
-        return stmt;
-    }
-
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private nint CheckReadable(int column, string call)
-    {
-        var stmt = Live(call);
-
-        if (!_hasRow || (uint)column >= (uint)_columnCount)
-        {
-            throw NotReadable(column, call);
-        }
-
-        return stmt;
-    }
-
-    [MethodImpl(MethodImplOptions.NoInlining)]
-    private BlockDbException Failure(int rc, string call) =>
-        SqliteErrors.FromConnection(_db, rc, $"{call} of statement '{Statement.Name}' failed");
-
-    /// <summary>Builds the step error, then resets the statement so it can run again.</summary>
-    [MethodImpl(MethodImplOptions.NoInlining)]
-    private BlockDbException StepFailure(int rc, string call)
-    {
-        var error = Failure(rc, call);
-        _ = NativeMethods.sqlite3_reset(_stmt);
-        _busy = false;
-        _hasRow = false;
-        GC.KeepAlive(this);
-        return error;
-    }
-
-    [MethodImpl(MethodImplOptions.NoInlining)]
-    private BlockDbException ParameterOutOfRange(int index, string call) => StatementErrors.ParameterOutOfRange(Statement.Name, index, _buffers.Length, call);
-
-    [MethodImpl(MethodImplOptions.NoInlining)]
-    private BlockDbException BindWhileBusy(string call) => StatementErrors.BindWhileBusy(Statement.Name, call);
-
-    [MethodImpl(MethodImplOptions.NoInlining)]
-    private BlockDbException NotReadable(int column, string call) => StatementErrors.NotReadable(Statement.Name, _hasRow, column, _columnCount, call);
-
-    /// <summary>The statement handle, or <see cref="ObjectDisposedException"/> naming <paramref name="call"/>.</summary>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private nint Live(string call)
-    {
-        var stmt = _stmt;
-        if (stmt == 0)
-        {
-            ThrowDisposed(call);
-        }
-
-        return stmt;
-    }
-
-    [DoesNotReturn]
-    [MethodImpl(MethodImplOptions.NoInlining)]
-    private void ThrowDisposed(string call) => throw new ObjectDisposedException(
-        nameof(PInvokeStatement), $"Statement '{Statement.Name}' is disposed (or its connection is); {call} cannot run on it.");
 }

@@ -27,7 +27,7 @@ public static class PostgreSqlBlockDatabaseExtensions
     {
         ArgumentNullException.ThrowIfNull(database);
         ArgumentNullException.ThrowIfNull(blocks);
-        if (database is not PostgreSqlBlockDatabase)
+        if (database is not PostgreSqlDatabase)
         {
             throw new ArgumentException($"This ImportBlocksAsync overload needs a database of the PostgreSql provider; this one is '{database.ProviderName}'. Use IBlockDatabase.ImportBlocksAsync(IAsyncEnumerable<ImportBlock>, ...) instead: it runs on every provider.", nameof(database));
         }

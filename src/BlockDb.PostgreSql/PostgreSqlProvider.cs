@@ -1,3 +1,4 @@
+using BlockDb.Opening;
 using Npgsql;
 
 namespace BlockDb.PostgreSql;
@@ -50,7 +51,7 @@ internal sealed class PostgreSqlProvider : IEngineProvider
         var (dataSource, owned) = DataSourceFor(context);
         var server = Describe(dataSource);
         var pg = new PgContext(dataSource, server, context.Options);
-        return PostgreSqlBlockDatabase.OpenAsync(pg, owned, CancellationToken.None).GetAwaiter().GetResult();
+        return PostgreSqlDatabase.OpenAsync(pg, owned, CancellationToken.None).GetAwaiter().GetResult();
     }
 
     private static (NpgsqlDataSource DataSource, bool Owned) DataSourceFor(BlockDbProviderContext context)

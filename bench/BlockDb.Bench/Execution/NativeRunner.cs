@@ -1,5 +1,6 @@
 using System.Globalization;
 using BlockDb.Bench.Model;
+using BlockDb.Sessions;
 
 namespace BlockDb.Bench.Execution;
 

@@ -1,5 +1,7 @@
 using System.Diagnostics;
 using BlockDb.Conversion;
+using BlockDb.Diagnostics;
+using BlockDb.Sqlite;
 using Microsoft.Extensions.Logging;
 
 namespace BlockDb;
@@ -56,12 +58,12 @@ public static class BlockDbConverter
             throw new BlockDbConflictException($"{Quoted.Path(targetPath)} exists; a conversion writes a new file and never into an existing one. Choose another path or delete it first.");
         }
 
-        using var activity = BlockDbInstruments.ActivitySource.StartActivity("blockdb.convert");
+        using var activity = Instruments.ActivitySource.StartActivity("blockdb.convert");
         activity?.SetTag("blockdb.layout", target.Index.Layout.ToString());
         var clock = Stopwatch.StartNew();
         var from = Sqlite(new BlockDatabaseBuilder(source).UseLoggerFactory(loggerFactory).Build(), "source");
         await using var closeSource = from.ConfigureAwait(false);
-        SqliteBlockDatabase? to = null;
+        SqliteDatabase? to = null;
         try
         {
             to = Sqlite(new BlockDatabaseBuilder(target).UseLoggerFactory(loggerFactory).Build(), "target");
@@ -88,8 +90,8 @@ public static class BlockDbConverter
                 }
 
                 // Only a snapshot: a file of another kind at its name (another database named after it) is not the target's.
-                var snapshot = KeyMap.KeyMapSnapshotFile.PathOf(targetPath);
-                if (KeyMap.KeyMapSnapshotFile.NotReplaceable(snapshot) is null)
+                var snapshot = KeyMap.KeyMapFileFormat.PathOf(targetPath);
+                if (KeyMap.KeyMapFileFormat.NotReplaceable(snapshot) is null)
                 {
                     File.Delete(snapshot);
                 }
@@ -106,9 +108,9 @@ public static class BlockDbConverter
         }
     }
 
-    private static SqliteBlockDatabase Sqlite(IBlockDatabase database, string which)
+    private static SqliteDatabase Sqlite(IBlockDatabase database, string which)
     {
-        if (database is SqliteBlockDatabase sqlite)
+        if (database is SqliteDatabase sqlite)
         {
             return sqlite;
         }

@@ -1,8 +1,7 @@
+using BlockDb.Blocksets;
 using BlockDb.Drivers;
 using BlockDb.Layouts;
-using BlockDb.Sessions;
 using BlockDb.Sql;
-using BlockDb.Stores;
 
 namespace BlockDb.Conversion;
 
@@ -66,8 +65,8 @@ internal sealed class LayoutCopier(ISqliteConnection source, LayoutState from, I
             // source names nothing in the new file either (blockset IDs are copied as they are; a KeyMap target seals
             // the block mark in its own state too).
             var blockMark = Floor(BlockDbSql.BlockIdFloor);
-            IdFloorStatements.RaiseOnce(target, BlockDbSql.BlockIdFloor, blockMark);
-            IdFloorStatements.RaiseOnce(target, BlockDbSql.BlocksetIdFloor, Floor(BlockDbSql.BlocksetIdFloor));
+            IdFloor.RaiseOnce(target, BlockDbSql.BlockIdFloor, blockMark);
+            IdFloor.RaiseOnce(target, BlockDbSql.BlocksetIdFloor, Floor(BlockDbSql.BlocksetIdFloor));
             to.SealIds(target, Math.Max(highest, blockMark));
             target.Execute(BlockDbSql.Commit.Text);
             return (volumes, blocks, merge.Count, blocksets, entries, carried, carriedRows);
@@ -169,7 +168,7 @@ internal sealed class LayoutCopier(ISqliteConnection source, LayoutState from, I
     }
 
     /// <summary>The source's floor of <paramref name="floor"/>'s table, 0 when it has none.</summary>
-    private long Floor(BlockDbSql.IdFloor floor)
+    private long Floor(BlockDbSql.IdFloorSql floor)
     {
         using var read = source.Prepare(BlockDbSql.ReadSetting);
         read.BindText(1, floor.Setting);

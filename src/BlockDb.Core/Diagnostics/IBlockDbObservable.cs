@@ -1,6 +1,6 @@
 using System.Diagnostics.Metrics;
 
-namespace BlockDb;
+namespace BlockDb.Diagnostics;
 
 /// <summary>An open database whose state the observable instruments read; implemented by each provider's database.</summary>
 internal interface IBlockDbObservable

@@ -1,7 +1,7 @@
 using System.Diagnostics;
 using System.Diagnostics.Metrics;
 
-namespace BlockDb;
+namespace BlockDb.Diagnostics;
 
 /// <summary>
 /// The rows per table that <c>blockdb.rows</c> reports for one open database: counted off the collecting thread, at
@@ -28,7 +28,7 @@ internal sealed class RowCountCache : IAsyncDisposable
 
     /// <summary>Counts with <paramref name="count"/> when observed; tags each measurement with <paramref name="tags"/> and the table.</summary>
     /// <param name="count">Counts the rows; may throw (the last counts then stay).</param>
-    /// <param name="tags">The database's tags (<see cref="BlockDbInstruments.DatabaseTags"/>).</param>
+    /// <param name="tags">The database's tags (<see cref="Instruments.DatabaseTags"/>).</param>
     public RowCountCache(Func<CancellationToken, Task<BlockDbCounts>> count, TagList tags)
     {
         _count = count;

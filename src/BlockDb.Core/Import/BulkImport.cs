@@ -1,6 +1,7 @@
 using System.Diagnostics;
+using BlockDb.Diagnostics;
 
-namespace BlockDb;
+namespace BlockDb.Import;
 
 /// <summary>
 /// The provider-independent part of <see cref="IBlockDatabase.ImportBlocksAsync"/> and
@@ -24,7 +25,7 @@ internal static class BulkImport
         ArgumentNullException.ThrowIfNull(blocks);
         ArgumentNullException.ThrowIfNull(options);
         options.Validate();
-        using var activity = BlockDbInstruments.ActivitySource.StartActivity("blockdb.import");
+        using var activity = Instruments.ActivitySource.StartActivity("blockdb.import");
         activity?.SetTag("blockdb.item", "block");
         var clock = Stopwatch.StartNew();
         var group = new BinaryBlockKey[Math.Min(GroupSize, options.ItemsPerTransaction)];
@@ -77,7 +78,7 @@ internal static class BulkImport
         ArgumentNullException.ThrowIfNull(blocksets);
         ArgumentNullException.ThrowIfNull(options);
         options.Validate();
-        using var activity = BlockDbInstruments.ActivitySource.StartActivity("blockdb.import");
+        using var activity = Instruments.ActivitySource.StartActivity("blockdb.import");
         activity?.SetTag("blockdb.item", "blockset");
         var clock = Stopwatch.StartNew();
         var state = new Counts("blockset");
@@ -132,10 +133,10 @@ internal static class BulkImport
         var (created, existing) = (state.Created - state.Reported.Created, state.Existing - state.Reported.Existing);
         await target.CommitAsync(cancellationToken).ConfigureAwait(false);
         state.Reported = (state.Created, state.Existing);
-        if (BlockDbInstruments.ImportItems.Enabled)
+        if (Instruments.ImportItems.Enabled)
         {
-            BlockDbInstruments.ImportItems.Add(created, new("blockdb.item", state.Kind), new("blockdb.result", "created"));
-            BlockDbInstruments.ImportItems.Add(existing, new("blockdb.item", state.Kind), new("blockdb.result", "existing"));
+            Instruments.ImportItems.Add(created, new("blockdb.item", state.Kind), new("blockdb.result", "created"));
+            Instruments.ImportItems.Add(existing, new("blockdb.item", state.Kind), new("blockdb.result", "existing"));
         }
 
         options.Progress?.Report(report);

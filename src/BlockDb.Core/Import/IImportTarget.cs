@@ -1,4 +1,4 @@
-namespace BlockDb;
+namespace BlockDb.Import;
 
 /// <summary>
 /// Where a bulk import writes: one provider's connection with a transaction it keeps open until

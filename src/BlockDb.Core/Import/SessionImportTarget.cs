@@ -1,3 +1,5 @@
+using BlockDb.Sessions;
+
 namespace BlockDb.Import;
 
 /// <summary>

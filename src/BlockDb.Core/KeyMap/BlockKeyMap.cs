@@ -1,6 +1,5 @@
-using System.Buffers;
 using System.Diagnostics;
-using System.Globalization;
+using BlockDb.Diagnostics;
 using BlockDb.Drivers;
 using BlockDb.Sql;
 
@@ -35,13 +34,13 @@ namespace BlockDb.KeyMap;
 /// Rows whose hash is not 1 to 66 bytes are skipped: no lookup can ask for them (hash texts decode to at most 66
 /// bytes), and the guards refuse new ones; <see cref="IBlockDatabase.CheckAsync"/> reports them.
 /// </remarks>
-internal sealed class BlockKeyMap
+internal sealed partial class BlockKeyMap
 {
     private readonly Lock _gate = new();
     private readonly Lock _load = new();
     private readonly long _limitBytes;
     private readonly KeyTable _table = new();
-    private readonly KeyMapSnapshot? _snapshot;
+    private readonly KeyMapFile? _snapshot;
     private long _coveredThrough;
     private MapVersion _version = MapVersion.Unloaded;
     private Failure? _failure;
@@ -53,7 +52,7 @@ internal sealed class BlockKeyMap
     private (Guid Token, long CoveredThrough, MapVersion Version, long Count)? _loadedFrom;
 
     /// <summary>A map whose keys use <paramref name="hasher"/>'s seed (the file's recorded seed when it has one), loading from <paramref name="snapshot"/> when it passes its checks (null: never).</summary>
-    public BlockKeyMap(int memoryLimitMegabytes, KeyHasher hasher, KeyMapSnapshot? snapshot = null)
+    public BlockKeyMap(int memoryLimitMegabytes, KeyHasher hasher, KeyMapFile? snapshot = null)
     {
         _limitBytes = (long)memoryLimitMegabytes << 20;
         LimitMegabytes = memoryLimitMegabytes;
@@ -144,7 +143,7 @@ internal sealed class BlockKeyMap
     /// <exception cref="BlockDbConfigurationException">The rows need more memory than the limit (the map is then failed).</exception>
     /// <exception cref="BlockDbFormatException">A row the layout cannot hold, or changed guards (the map is then failed).</exception>
     /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was cancelled while the first load read the snapshot (the map is unchanged; the next load tries the snapshot again).</exception>
-    public CatchUpResult CatchUp(KeyMapStatements statements, CancellationToken cancellationToken)
+    public CatchUpResult CatchUp(KeyMapQueries statements, CancellationToken cancellationToken)
     {
         lock (_load)
         {
@@ -157,7 +156,7 @@ internal sealed class BlockKeyMap
             }
 
             var started = Stopwatch.GetTimestamp();
-            using var activity = version == MapVersion.Unloaded ? BlockDbInstruments.ActivitySource.StartActivity("blockdb.keymap.load") : null;
+            using var activity = version == MapVersion.Unloaded ? Instruments.ActivitySource.StartActivity("blockdb.keymap.load") : null;
             var fromSnapshot = version == MapVersion.Unloaded && TryLoadSnapshot(statements, activity, out after, out version, cancellationToken);
             var pass = version == MapVersion.Unloaded
                 ? KeyMapPass.ReadAll(this, statements)
@@ -184,97 +183,12 @@ internal sealed class BlockKeyMap
         }
     }
 
-    /// <summary>
-    /// The first load only (under <c>_load</c>, the table empty): adopts the snapshot when it passes every check, as a map
-    /// at the snapshot's (W, V); the caller then catches up above W as after any load.
-    /// </summary>
-    private bool TryLoadSnapshot(KeyMapStatements statements, Activity? activity, out long after, out MapVersion version, CancellationToken cancellationToken)
-    {
-        (after, version) = (0, MapVersion.Unloaded);
-        if (_snapshot is null || _snapshotTried || Count != 0)
-        {
-            return false;
-        }
-
-        // Tried once (a refused or failed snapshot is not read again), unless the caller cancelled the read.
-        _snapshotTried = true;
-        SnapshotLoad? loaded;
-        try
-        {
-            loaded = _snapshot.TryLoad(statements.Connection, Hasher, _limitBytes, out var refusal, cancellationToken);
-            activity?.SetTag("blockdb.keymap.snapshot.refused", refusal);
-        }
-        catch (OperationCanceledException)
-        {
-            _snapshotTried = false;
-            throw;
-        }
-
-        if (loaded is not { } load)
-        {
-            return false;
-        }
-
-        lock (_gate)
-        {
-            _table.Adopt(load.Slots, load.Count);
-            (_coveredThrough, _version) = (load.CoveredThrough, load.Version);
-            _loadedFrom = (load.Token, load.CoveredThrough, load.Version, load.Count);
-        }
-
-        (after, version) = (load.CoveredThrough, load.Version);
-        return true;
-    }
-
-    /// <summary>
-    /// Writes the snapshot of this map, when it is loaded and not failed, to be used by the next open (called once the
-    /// database that owns the map has disposed every session, so the table no longer changes). Never throws.
-    /// </summary>
-    public void WriteSnapshot(Func<int, ISqliteConnection> open)
-    {
-        if (_snapshot is null)
-        {
-            return;
-        }
-
-        SnapshotCapture capture;
-        lock (_load)
-        {
-            lock (_gate)
-            {
-                if (_failure is not null || _version == MapVersion.Unloaded || _table.Count == 0 && _coveredThrough == 0)
-                {
-                    return;
-                }
-
-                var unchanged = _loadedFrom is { } from && from.CoveredThrough == _coveredThrough && from.Version == _version && from.Count == _table.Count ? from.Token : (Guid?)null;
-                capture = new SnapshotCapture(_table.Slots, _table.Count, _coveredThrough, _version, unchanged, _wrote);
-            }
-        }
-
-        _snapshot.Write(capture, Hasher, open);
-    }
-
     /// <summary>A whole-table read (a reload after the file's version moved), traced as <c>blockdb.keymap.load</c>.</summary>
-    private KeyMapPass ReadAll(KeyMapStatements statements)
+    private KeyMapPass ReadAll(KeyMapQueries statements)
     {
-        using var activity = BlockDbInstruments.ActivitySource.StartActivity("blockdb.keymap.load");
+        using var activity = Instruments.ActivitySource.StartActivity("blockdb.keymap.load");
         activity?.SetTag("blockdb.keymap.source", "scan");
         return KeyMapPass.ReadAll(this, statements);
-    }
-
-    /// <summary>Makes room for <paramref name="more"/> entries before a session writes them.</summary>
-    /// <exception cref="BlockDbConfigurationException">They would take the map above its memory limit; nothing was written.</exception>
-    public void Reserve(long more)
-    {
-        lock (_gate)
-        {
-            ThrowIfFailed();
-            if (!TryReserveLocked(more))
-            {
-                throw LimitError(_table.Count + more);
-            }
-        }
     }
 
     /// <summary>
@@ -354,75 +268,5 @@ internal sealed class BlockKeyMap
                 _table.Add(chunk[i]);
             }
         }
-    }
-
-    /// <summary>Grows the table when needed, counting the old and the new array together against the limit.</summary>
-    private bool TryReserveLocked(long more, double headroom = KeyTable.GrowthHeadroom)
-    {
-        if (more <= 0 || _table.HasRoomFor(more))
-        {
-            return true;
-        }
-
-        var needed = _table.Count + more;
-        foreach (var capacity in (ReadOnlySpan<long>)[KeyTable.PreferredCapacity(needed, headroom), KeyTable.MinimumCapacity(needed)])
-        {
-            if (capacity <= Array.MaxLength && _table.Bytes + (capacity * KeyTable.SlotBytes) <= _limitBytes)
-            {
-                _table.Resize(capacity);
-                return true;
-            }
-        }
-
-        return false;
-    }
-
-    private BlockDbConfigurationException LimitError(long blocks) => new(
-        "BlockDb:Index:KeyMapMemoryLimitMegabytes",
-        string.Create(CultureInfo.InvariantCulture,
-            $"The KeyMap layout's key map needs more than BlockDb:Index:KeyMapMemoryLimitMegabytes = {LimitMegabytes} MB for {blocks:N0} blocks (it holds {_table.Bytes / 1048576.0:F1} MB now, and growing counts the old and the new table together); raise the limit (about 10-20 MB per million blocks) or use the BlobHash layout. Nothing was written."));
-
-    /// <summary>Makes room for a whole-table read of <paramref name="rows"/> rows, as far as the limit allows (each chunk is checked again as it is added).</summary>
-    public void Presize(long rows)
-    {
-        lock (_gate)
-        {
-            TryReserveLocked(rows - _table.Count, KeyTable.LoadHeadroom);
-        }
-    }
-
-    /// <summary>Leaves the map failed (the first failure stays) and returns the error every later call will raise.</summary>
-    public Exception Fail(bool memoryLimit, string message)
-    {
-        var failure = new Failure(memoryLimit, message);
-        bool first;
-        lock (_gate)
-        {
-            first = _failure is null;
-            _failure ??= failure;
-        }
-
-        if (first)
-        {
-            Reporter?.Failed(message);
-        }
-
-        return failure.Create();
-    }
-
-    private void ThrowIfFailed()
-    {
-        if (Volatile.Read(ref _failure) is { } failure)
-        {
-            throw failure.Create();
-        }
-    }
-
-    /// <summary>Why the map cannot be used: raised anew (same type and message) at every call until <see cref="Reset"/>.</summary>
-    private sealed record Failure(bool MemoryLimit, string Message)
-    {
-        public BlockDbException Create() => MemoryLimit
-            ? new BlockDbConfigurationException("BlockDb:Index:KeyMapMemoryLimitMegabytes", Message)
-            : new BlockDbFormatException(Message);
     }
 }

@@ -1,8 +1,10 @@
 using System.Globalization;
 using BlockDb.Drivers;
-using BlockDb.Sql;
+using BlockDb.Layouts;
+using BlockDb.Layouts.Indexed;
 using BlockDb.Sessions;
-using BlockDb.Stores;
+using BlockDb.Sql;
+using BlockDb.Volumes;
 
 namespace BlockDb.KeyMap;
 
@@ -27,7 +29,7 @@ internal sealed class KeyMapBlockStore : IBlockStore
     private readonly VolumeGuard _volumes;
     private readonly ISqliteStatement _getById;
     private readonly ISqliteStatement _getByIdWithVolume;
-    private readonly KeyMapStatements _catchUp;
+    private readonly KeyMapQueries _catchUp;
     private readonly ISqliteStatement _insert;
     private readonly ISqliteStatement _raiseMaxBlockId;
     private readonly KeyTable _inserts = new();
@@ -45,7 +47,7 @@ internal sealed class KeyMapBlockStore : IBlockStore
         _volumes = volumes;
         _getById = connection.Prepare(BlockDbSql.GetBlockById);
         _getByIdWithVolume = connection.Prepare(BlockDbSql.GetBlockByIdWithVolume);
-        _catchUp = new KeyMapStatements(connection);
+        _catchUp = new KeyMapQueries(connection);
         _insert = connection.Prepare(BlockDbSql.InsertBlockWithId);
         _raiseMaxBlockId = connection.Prepare(BlockDbSql.RaiseMaxBlockId);
         batch.Attach(this);

@@ -1,7 +1,6 @@
 using BlockDb.Drivers;
-using BlockDb.Maintenance;
 using BlockDb.Sql;
-using BlockDb.Stores;
+using BlockDb.Sqlite;
 
 namespace BlockDb.KeyMap;
 
@@ -14,7 +13,7 @@ internal static class KeyMapCheck
         try
         {
             // A snapshot older than the map's (a flagged write committed since the check began) says nothing about it.
-            if (map.CatchUp(new KeyMapStatements(connection), cancellationToken).Version != map.Version)
+            if (map.CatchUp(new KeyMapQueries(connection), cancellationToken).Version != map.Version)
             {
                 return BlockDbFinding.None;
             }
@@ -44,7 +43,7 @@ internal static class KeyMapCheck
                 if (lookable && !(id is >= 1 and <= KeyMapLayout.MaxId && map.Holds(map.Hasher.KeyOf(hash[..length], all.ColumnInt64(2)), id)))
                 {
                     missing++;
-                    IndexChecker.Keep(first, id);
+                    SqliteCheck.Keep(first, id);
                 }
             }
         }

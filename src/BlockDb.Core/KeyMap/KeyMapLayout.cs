@@ -3,7 +3,7 @@ using BlockDb.Drivers;
 using BlockDb.Layouts;
 using BlockDb.Sessions;
 using BlockDb.Sql;
-using BlockDb.Stores;
+using BlockDb.Volumes;
 using Microsoft.Extensions.Logging;
 
 namespace BlockDb.KeyMap;
@@ -78,8 +78,8 @@ internal sealed class KeyMapLayout : LayoutDefinition
     /// </summary>
     public override LayoutState Open(BlockDbOptions options, ISqliteConnection connection, string path, ILogger logger)
     {
-        var snapshot = options.Index.KeyMapSnapshot == KeyMapSnapshotMode.Off ? null : new KeyMapSnapshot(path, logger);
-        return new State(new BlockKeyMap(options.Index.KeyMapMemoryLimitMegabytes, KeyMapSnapshot.ReadHasher(connection), snapshot));
+        var snapshot = options.Index.KeyMapSnapshot == KeyMapSnapshotMode.Off ? null : new KeyMapFile(path, logger);
+        return new State(new BlockKeyMap(options.Index.KeyMapMemoryLimitMegabytes, KeyMapFile.ReadHasher(connection), snapshot));
     }
 
     /// <summary>Every guard trigger with its exact text, no other trigger, and the state row.</summary>

@@ -1,7 +1,6 @@
 using System.Buffers;
 using System.Globalization;
 using BlockDb.Drivers;
-using BlockDb.Stores;
 
 namespace BlockDb.KeyMap;
 
@@ -33,7 +32,7 @@ internal readonly record struct KeyMapPass(bool Full, long MaxBlockId, MapVersio
     }
 
     /// <summary>The whole table, in one snapshot; fails the map when the guards changed.</summary>
-    public static KeyMapPass ReadAll(BlockKeyMap map, KeyMapStatements statements)
+    public static KeyMapPass ReadAll(BlockKeyMap map, KeyMapQueries statements)
     {
         var catchUp = statements.CatchUp;
 

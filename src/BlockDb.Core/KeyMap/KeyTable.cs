@@ -1,6 +1,5 @@
 using BlockDb.Drivers;
 
-using BlockDb.Stores;
 
 namespace BlockDb.KeyMap;
 

@@ -1,4 +1,5 @@
 using System.Diagnostics;
+using BlockDb.Diagnostics;
 using Microsoft.Extensions.Logging;
 
 namespace BlockDb.KeyMap;
@@ -9,17 +10,17 @@ namespace BlockDb.KeyMap;
 /// </summary>
 internal sealed class MapLoadReporter(string path, string provider, ILogger logger)
 {
-    private readonly TagList _tags = BlockDbInstruments.DatabaseTags("sqlite", provider, path);
+    private readonly TagList _tags = Instruments.DatabaseTags("sqlite", provider, path);
 
     /// <summary>A load finished: by reading the whole <c>Block</c> table, or from the snapshot file (<paramref name="fromSnapshot"/>) and a catch-up above it.</summary>
     public void Loaded(long entries, long bytes, TimeSpan elapsed, bool fromSnapshot)
     {
         var source = fromSnapshot ? "snapshot" : "scan";
-        if (BlockDbInstruments.KeyMapLoadDuration.Enabled)
+        if (Instruments.KeyMapLoadDuration.Enabled)
         {
             var tags = _tags;
             tags.Add("blockdb.keymap.source", source);
-            BlockDbInstruments.KeyMapLoadDuration.Record(elapsed.TotalSeconds, tags);
+            Instruments.KeyMapLoadDuration.Record(elapsed.TotalSeconds, tags);
         }
 
         Log.KeyMapLoaded(logger, path, source, entries, bytes, (long)elapsed.TotalMilliseconds);

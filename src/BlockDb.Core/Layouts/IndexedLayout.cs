@@ -1,7 +1,8 @@
 using BlockDb.Drivers;
+using BlockDb.Layouts.Indexed;
 using BlockDb.Sessions;
 using BlockDb.Sql;
-using BlockDb.Stores;
+using BlockDb.Volumes;
 using Microsoft.Extensions.Logging;
 
 namespace BlockDb.Layouts;

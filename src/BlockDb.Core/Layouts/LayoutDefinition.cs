@@ -1,7 +1,6 @@
 using BlockDb.Drivers;
-using BlockDb.Sessions;
+using BlockDb.Layouts.Indexed;
 using BlockDb.Sql;
-using BlockDb.Stores;
 using Microsoft.Extensions.Logging;
 
 namespace BlockDb.Layouts;
@@ -104,67 +103,4 @@ internal abstract class LayoutDefinition
     /// <param name="path">The database file's full path.</param>
     /// <param name="logger">Where the state logs.</param>
     public abstract LayoutState Open(BlockDbOptions options, ISqliteConnection connection, string path, ILogger logger);
-}
-
-/// <summary>What a file needs before it can be used.</summary>
-internal enum SchemaChange
-{
-    /// <summary>Nothing: use it as it is.</summary>
-    None,
-
-    /// <summary>An empty file: create the schema.</summary>
-    Create,
-
-    /// <summary>An older schema version of the layout: upgrade it in place.</summary>
-    Upgrade,
-
-    /// <summary>Guards removed or changed by SQL outside BlockDb: re-create them.</summary>
-    RestoreGuards,
-}
-
-/// <summary>A layout's state in one open database, shared by its sessions.</summary>
-internal abstract class LayoutState
-{
-    /// <summary>The layout.</summary>
-    public abstract LayoutDefinition Definition { get; }
-
-    /// <summary>The key map's blocks and bytes, or (0, 0) for a layout without one.</summary>
-    public virtual (long Blocks, long Bytes) MapUsage => (0, 0);
-
-    /// <summary>Whether the layout keeps an in-memory key map (whose <see cref="MapUsage"/> the metrics report).</summary>
-    public virtual bool HasMap => false;
-
-    /// <summary>Where the layout's in-memory state reports its loads and failures (called once, when the database opens).</summary>
-    public virtual void Report(KeyMap.MapLoadReporter reporter)
-    {
-    }
-
-    /// <summary>A session's block store on <paramref name="connection"/>, writing through <paramref name="batch"/> and checking volumes with <paramref name="volumes"/>.</summary>
-    public abstract IBlockStore CreateStore(ISqliteConnection connection, WriteBatch batch, VolumeGuard volumes, SelectXorInsertStrategy strategy);
-
-    /// <summary>The check's layout-specific part: blocks an in-memory structure misses, and whether the file's guards are intact.</summary>
-    public virtual (BlockDbFinding MapMissing, bool GuardsIntact) CheckLayout(ISqliteConnection connection, CancellationToken cancellationToken) =>
-        (BlockDbFinding.None, true);
-
-    /// <summary>The lowest ID a repair may give a renumbered block, beyond every row in range.</summary>
-    public virtual long RenumberFloor(ISqliteConnection connection) => 0;
-
-    /// <summary>Inside a repair's transaction: no later insert may take an ID up to <paramref name="maxId"/> (it may have been handed out before the repair deleted or moved its row).</summary>
-    public virtual void SealIds(ISqliteConnection connection, long maxId)
-    {
-    }
-
-    /// <summary>After a repair committed: forget what the file no longer matches.</summary>
-    public virtual void AfterRepair()
-    {
-    }
-
-    /// <summary>
-    /// When the database is disposed, after every session (nothing changes the state any more): persist what the next
-    /// open can use (the KeyMap layout's snapshot). Never throws. Not called for a read-only database.
-    /// </summary>
-    /// <param name="open">Opens a connection to the file with the pragmas applied, whose provider gives up on a lock after the given milliseconds (its own retries included).</param>
-    public virtual void Close(Func<int, ISqliteConnection> open)
-    {
-    }
 }

@@ -1,4 +1,5 @@
-using BlockDb.Stores;
+
+using BlockDb.Layouts.Indexed;
 
 namespace BlockDb.Layouts;
 

@@ -1,4 +1,4 @@
-namespace BlockDb;
+namespace BlockDb.Sessions;
 
 /// <summary>
 /// The checks of the calls that take many blocks at once

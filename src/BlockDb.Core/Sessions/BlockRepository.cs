@@ -1,16 +1,18 @@
 using System.Buffers;
-using System.Diagnostics;
 using System.Runtime.CompilerServices;
+using BlockDb.Blocksets;
+using BlockDb.Collection;
+using BlockDb.Diagnostics;
 using BlockDb.Drivers;
-using BlockDb.Sessions;
+using BlockDb.Layouts;
 using BlockDb.Sql;
-using BlockDb.Stores;
+using BlockDb.Volumes;
 
-namespace BlockDb;
+namespace BlockDb.Sessions;
 
 /// <summary>
 /// The repository session: every operation of <see cref="IBlockRepository"/> on one connection. The layout's
-/// <see cref="IBlockStore"/> finds and writes blocks; <see cref="BlocksetStatements"/> reads and writes blocksets, the
+/// <see cref="IBlockStore"/> finds and writes blocks; <see cref="BlocksetService"/> reads and writes blocksets, the
 /// same for every layout; the <see cref="WriteBatch"/> owns the transaction; the <see cref="SessionGate"/> lets one call in at a time and makes
 /// disposal wait for it. Statements are prepared once when the session opens.
 /// </summary>
@@ -31,14 +33,14 @@ internal sealed class BlockRepository : IBlockRepository
     private readonly WriteBatch _batch;
     private readonly BatchAgeTimer? _ageTimer;
     private readonly IBlockStore _store;
-    private readonly BlocksetStatements _blocksets;
+    private readonly BlocksetService _blocksets;
     private readonly VolumeGuard _volumeGuard;
     private readonly ISqliteStatement _counts;
     private readonly string _provider;
     private readonly Microsoft.Extensions.Logging.ILogger _logger;
     private int _calls;
-    private VolumeStatements? _volumes;
-    private CollectStatements? _collect;
+    private VolumeService? _volumes;
+    private CollectionService? _collect;
 
     public BlockRepository(ISqliteConnection connection, SessionSettings settings, Action<BlockRepository> onDisposed)
     {
@@ -56,7 +58,7 @@ internal sealed class BlockRepository : IBlockRepository
         _batch = new WriteBatch(connection, settings, reads);
         _volumeGuard = new VolumeGuard(connection, _batch);
         _store = settings.Layout.CreateStore(connection, _batch, _volumeGuard, settings.Strategy);
-        _blocksets = new BlocksetStatements(connection, _batch, _store, _volumeGuard, settings.WholeCalls);
+        _blocksets = new BlocksetService(connection, _batch, _store, _volumeGuard, settings.WholeCalls);
         _counts = connection.Prepare(BlockDbSql.Counts);
         var commitAge = _readOnly ? null : settings.Batching.CommitAfterMilliseconds;
         if (commitAge is not null || _batch.Reads.Enabled)
@@ -166,7 +168,7 @@ internal sealed class BlockRepository : IBlockRepository
     public ValueTask<VolumeInfo?> FindVolumeAsync(string name, CancellationToken cancellationToken = default) =>
         Read(name, static (r, n) =>
         {
-            VolumeStateRules.ValidateName(n);
+            VolumeRules.ValidateName(n);
             return r.Volumes.Find(n);
         }, cancellationToken);
 
@@ -178,7 +180,7 @@ internal sealed class BlockRepository : IBlockRepository
         }, cancellationToken).Untyped();
 
     public ValueTask<CollectResult> DeleteUnreferencedBlocksAsync(long? volumeId = null, CancellationToken cancellationToken = default) =>
-        Call(volumeId, static (r, v) => r.Collected((r.Writable(nameof(DeleteUnreferencedBlocksAsync))._collect ??= new CollectStatements(r._connection, r._batch, r._volumeGuard)).Collect(v)), cancellationToken);
+        Call(volumeId, static (r, v) => r.Collected((r.Writable(nameof(DeleteUnreferencedBlocksAsync))._collect ??= new CollectionService(r._connection, r._batch, r._volumeGuard)).Collect(v)), cancellationToken);
 
     private CollectResult Collected(CollectResult result)
     {
@@ -193,16 +195,16 @@ internal sealed class BlockRepository : IBlockRepository
     public ValueTask<long> RegisterVolumeAsync(string name, VolumeState state = VolumeState.Temporary, CancellationToken cancellationToken = default) =>
         Call((name, state), static (r, s) =>
         {
-            VolumeStateRules.ValidateName(s.name);
-            VolumeStateRules.ValidateNewState(s.state);
+            VolumeRules.ValidateName(s.name);
+            VolumeRules.ValidateNewState(s.state);
             return r.Writable(nameof(RegisterVolumeAsync)).Volumes.Register(s.name, s.state);
         }, cancellationToken);
 
     public ValueTask SetVolumeStateAsync(long volumeId, VolumeState state, long? size = null, CancellationToken cancellationToken = default) =>
         Call((volumeId, state, size), static (r, s) =>
         {
-            VolumeStateRules.ValidateState(s.state);
-            VolumeStateRules.ValidateSize(s.size);
+            VolumeRules.ValidateState(s.state);
+            VolumeRules.ValidateSize(s.size);
 
             r.Writable(nameof(SetVolumeStateAsync)).Volumes.SetState(s.volumeId, s.state, s.size);
             return true;
@@ -309,7 +311,7 @@ internal sealed class BlockRepository : IBlockRepository
     /// </summary>
     private ValueTask<TResult> Call<TState, TResult>(TState state, Func<BlockRepository, TState, TResult> operation, CancellationToken cancellationToken, [CallerMemberName] string name = "")
     {
-        var started = BlockDbInstruments.StartCall(ref _calls);
+        var started = Instruments.StartCall(ref _calls);
         Exception? failure = null;
         ValueTask<TResult> result;
         try
@@ -347,9 +349,9 @@ internal sealed class BlockRepository : IBlockRepository
             }
         }
 
-        if (started != 0 || BlockDbInstruments.Operations.Enabled)
+        if (started != 0 || Instruments.Operations.Enabled)
         {
-            BlockDbInstruments.EndCall("sqlite", _provider, name, started, failure);
+            Instruments.EndCall("sqlite", _provider, name, started, failure);
         }
 
         return result;
@@ -477,7 +479,7 @@ internal sealed class BlockRepository : IBlockRepository
     private static HashInput Bytes(in BlockHash hash) => HashInput.FromBytes(hash);
 
     /// <summary>The volume calls, prepared on first use.</summary>
-    private VolumeStatements Volumes => _volumes ??= new VolumeStatements(_connection, _batch, _volumeGuard);
+    private VolumeService Volumes => _volumes ??= new VolumeService(_connection, _batch, _volumeGuard);
 
     /// <summary>This session, once a write is known to be allowed.</summary>
     /// <exception cref="BlockDbReadOnlyException">The database is read-only.</exception>

@@ -1,4 +1,5 @@
 using BlockDb.Layouts;
+using BlockDb.Sqlite;
 using Microsoft.Extensions.Logging;
 
 namespace BlockDb.Sessions;

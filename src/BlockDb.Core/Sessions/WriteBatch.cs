@@ -1,6 +1,8 @@
 using System.Diagnostics;
+using BlockDb.Diagnostics;
 using BlockDb.Drivers;
 using BlockDb.Sql;
+using BlockDb.Sqlite;
 
 namespace BlockDb.Sessions;
 
@@ -14,7 +16,7 @@ namespace BlockDb.Sessions;
 /// <c>sqlite3_get_autocommit</c> after every failed write); a transaction holding no write of its own is never
 /// left open after a call (the write lock is not held idle); the participant sees every end of a transaction
 /// (<see cref="IBatchParticipant.AfterCommit"/> or <see cref="IBatchParticipant.AfterRollback"/>) exactly once; the
-/// session's <see cref="ReadBatch"/> is ended before the write transaction begins and at every commit or rollback
+/// session's <see cref="ReadTransaction"/> is ended before the write transaction begins and at every commit or rollback
 /// call, so the two are never open together; every successful <c>COMMIT</c> ticks the database's
 /// <see cref="CommitClock"/> before the call returns.
 /// </remarks>
@@ -47,7 +49,7 @@ internal sealed class WriteBatch
         _clock = settings.Clock;
         _settings = settings;
         _tags = new TagList { { "db.system.name", "sqlite" }, { "blockdb.provider", settings.Provider } };
-        Reads = new ReadBatch(connection, readsPerTransaction, _options.ReadTransactionMilliseconds, _clock);
+        Reads = new ReadTransaction(connection, readsPerTransaction, _options.ReadTransactionMilliseconds, _clock);
         _begin = connection.Prepare(BlockDbSql.Begin);
         _commit = connection.Prepare(BlockDbSql.Commit);
         _rollback = connection.Prepare(BlockDbSql.Rollback);
@@ -58,7 +60,7 @@ internal sealed class WriteBatch
     }
 
     /// <summary>The session's read batch (reads outside a write transaction).</summary>
-    public ReadBatch Reads { get; }
+    public ReadTransaction Reads { get; }
 
     /// <summary>Whether this session's write transaction is open (it then holds the write lock).</summary>
     public bool IsOpen { get; private set; }
@@ -245,7 +247,7 @@ internal sealed class WriteBatch
         }
 
         var pending = Pending;
-        using var activity = BlockDbInstruments.ActivitySource.StartActivity("blockdb.commit");
+        using var activity = Instruments.ActivitySource.StartActivity("blockdb.commit");
         activity?.SetTag("blockdb.commit.writes", pending);
         var started = Stopwatch.GetTimestamp();
         var committing = false;
@@ -467,19 +469,19 @@ internal sealed class WriteBatch
 
     private void Committed(int writes, TimeSpan elapsed)
     {
-        if (BlockDbInstruments.Commits.Enabled)
+        if (Instruments.Commits.Enabled)
         {
-            BlockDbInstruments.Commits.Add(1, _tags);
+            Instruments.Commits.Add(1, _tags);
         }
 
-        if (BlockDbInstruments.CommitDuration.Enabled)
+        if (Instruments.CommitDuration.Enabled)
         {
-            BlockDbInstruments.CommitDuration.Record(elapsed.TotalSeconds, _tags);
+            Instruments.CommitDuration.Record(elapsed.TotalSeconds, _tags);
         }
 
-        if (BlockDbInstruments.CommitWrites.Enabled)
+        if (Instruments.CommitWrites.Enabled)
         {
-            BlockDbInstruments.CommitWrites.Record(writes, _tags);
+            Instruments.CommitWrites.Record(writes, _tags);
         }
 
         if (elapsed.TotalMilliseconds > SlowCommitMilliseconds)
@@ -490,11 +492,11 @@ internal sealed class WriteBatch
 
     private void Rolled(string reason, int writes, Exception? error)
     {
-        if (BlockDbInstruments.Rollbacks.Enabled)
+        if (Instruments.Rollbacks.Enabled)
         {
             var tags = _tags;
             tags.Add("blockdb.reason", reason);
-            BlockDbInstruments.Rollbacks.Add(1, tags);
+            Instruments.Rollbacks.Add(1, tags);
         }
 
         if (error is not null)

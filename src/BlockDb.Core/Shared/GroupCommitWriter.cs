@@ -1,6 +1,7 @@
 using System.Diagnostics;
 using System.Threading.Channels;
-using BlockDb.Drivers;
+using BlockDb.Diagnostics;
+using BlockDb.Sessions;
 
 namespace BlockDb.Shared;
 
@@ -116,9 +117,9 @@ internal sealed class GroupCommitWriter
                 if (batch.Count > 0)
                 {
                     Interlocked.Increment(ref _batches);
-                    if (BlockDbInstruments.GroupCommitBatchSize.Enabled)
+                    if (Instruments.GroupCommitBatchSize.Enabled)
                     {
-                        BlockDbInstruments.GroupCommitBatchSize.Record(batch.Count, _tags);
+                        Instruments.GroupCommitBatchSize.Record(batch.Count, _tags);
                     }
                 }
 

@@ -1,4 +1,5 @@
 using System.Collections.Concurrent;
+using BlockDb.Sessions;
 
 namespace BlockDb.Shared;
 

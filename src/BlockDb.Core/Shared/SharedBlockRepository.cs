@@ -1,7 +1,7 @@
-using BlockDb.Drivers;
-using BlockDb.Shared;
+using BlockDb.Sessions;
+using BlockDb.Sqlite;
 
-namespace BlockDb;
+namespace BlockDb.Shared;
 
 /// <summary>
 /// The thread-safe repository: a <see cref="GroupCommitWriter"/> for the writes and a <see cref="ReaderPool"/> for the
@@ -16,13 +16,13 @@ internal sealed class SharedBlockRepository : ISharedBlockRepository
 {
     private static readonly BatchingOptions WriterBatching = new() { CommitEvery = 0, CommitAfterMilliseconds = null, OnDispose = DisposeBehavior.Rollback };
 
-    private readonly SqliteBlockDatabase _database;
+    private readonly SqliteDatabase _database;
     private readonly Action<SharedBlockRepository> _onDisposed;
     private readonly GroupCommitWriter _writer;
     private readonly ReaderPool _readers;
     private readonly DisposeOnce _disposal = new();
 
-    public SharedBlockRepository(SqliteBlockDatabase database, GroupCommitOptions options, Action<SharedBlockRepository> onDisposed)
+    public SharedBlockRepository(SqliteDatabase database, GroupCommitOptions options, Action<SharedBlockRepository> onDisposed)
     {
         _database = database;
         _onDisposed = onDisposed;

@@ -61,4 +61,9 @@ internal static partial class BlockDbSql
 
     /// <summary>The KeyMap high-water mark.</summary>
     public const string ReadMaxBlockId = """SELECT "MaxBlockId" FROM "BlockDbState" """;
+
+    /// <summary>The check: blocks recorded in a volume that does not exist or is deleted.</summary>
+    public static readonly SqlStatement CheckVolumeProblems = new(
+        nameof(CheckVolumeProblems),
+        """SELECT B."ID" FROM "Block" B WHERE B."VolumeID" IS NOT NULL AND NOT EXISTS (SELECT 1 FROM "Remotevolume" V WHERE V."ID" = B."VolumeID" AND V."State" <> 'Deleted') ORDER BY B."ID" """);
 }

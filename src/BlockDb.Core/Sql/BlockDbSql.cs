@@ -16,7 +16,7 @@ internal static partial class BlockDbSql
     /// <summary>
     /// Insert a block (in a volume, or none) and return its ID; fails with <c>SQLITE_CONSTRAINT</c> when it exists. The
     /// indexed layouts' inserts take the ID as their 4th parameter: NULL lets SQLite choose (the highest ID + 1), an ID
-    /// above <see cref="BlockIdFloor"/> (<see cref="IdFloor.AboveMax"/>) keeps a collected ID from being handed out again.
+    /// above <see cref="BlockIdFloor"/> (<see cref="IdFloorSql.AboveMax"/>) keeps a collected ID from being handed out again.
     /// </summary>
     public static readonly SqlStatement InsertBlock = new(
         nameof(InsertBlock), """INSERT INTO "Block" ("Hash", "Size", "VolumeID", "ID") VALUES (@Hash, @Size, @VolumeID, @ID) RETURNING "ID" """, "@Hash", "@Size", "@VolumeID", "@ID");
@@ -47,7 +47,7 @@ internal static partial class BlockDbSql
     /// </summary>
     public static readonly SqlStatement InsertBlockset = new(
         nameof(InsertBlockset),
-        $"""INSERT INTO "Blockset" ("ID", "Length", "FullHash") VALUES ({IdFloor.NextId(IdFloorTable.Blockset)}, @Length, @FullHash) RETURNING "ID" """,
+        $"""INSERT INTO "Blockset" ("ID", "Length", "FullHash") VALUES ({IdFloorSql.NextId(IdFloorTable.Blockset)}, @Length, @FullHash) RETURNING "ID" """,
         "@Length", "@FullHash");
 
     /// <summary>Insert one blockset entry.</summary>
@@ -133,4 +133,15 @@ internal static partial class BlockDbSql
 
     /// <summary>Undoes the writes since <see cref="Savepoint"/>, keeping earlier writes of the transaction.</summary>
     public static readonly SqlStatement RollbackToSavepoint = new(nameof(RollbackToSavepoint), """ROLLBACK TO "BlockDbOp" """);
+
+    /// <summary>Blocks in ID order, optionally of one volume (<c>@VolumeID</c> not NULL) and optionally only unreferenced ones (<c>@Unreferenced</c> = 1).</summary>
+    public static readonly SqlStatement EnumerateBlocks = new(
+        nameof(EnumerateBlocks),
+        $"""SELECT B."ID", B."Hash", B."Size", B."VolumeID" FROM "Block" B WHERE (@VolumeID IS NULL OR B."VolumeID" = @VolumeID) AND (@Unreferenced = 0 OR {Unreferenced}) ORDER BY B."ID" """,
+        "@VolumeID", "@Unreferenced");
+
+    /// <summary>Every blockset with its length, full hash and entry count, in ID order.</summary>
+    public static readonly SqlStatement EnumerateBlocksets = new(
+        nameof(EnumerateBlocksets),
+        """SELECT S."ID", S."Length", S."FullHash", (SELECT COUNT(*) FROM "BlocksetEntry" E WHERE E."BlocksetID" = S."ID") FROM "Blockset" S ORDER BY S."ID" """);
 }

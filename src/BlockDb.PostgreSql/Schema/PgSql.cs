@@ -5,7 +5,7 @@ namespace BlockDb.PostgreSql.Schema;
 /// no SQL text is built from input. Table and column names are Duplicati's (<c>Block</c>, <c>Blockset</c>,
 /// <c>BlocksetEntry</c>), quoted because PostgreSQL folds unquoted names to lower case.
 /// </summary>
-internal static class PgSql
+internal static partial class PgSql
 {
     /// <summary>The block's ID by hash and size (the unique index <c>BlockHashSize</c>).</summary>
     public const string FindBlock = """SELECT "ID" FROM "Block" WHERE "Hash" = $1 AND "Size" = $2""";
@@ -105,4 +105,29 @@ internal static class PgSql
 
     /// <summary>The server's version (<c>server_version</c>).</summary>
     public const string ServerVersion = "SHOW server_version";
+
+    /// <summary>A block's hash, size and volume.</summary>
+    public const string GetBlock = """SELECT "Hash", "Size", "VolumeID" FROM "Block" WHERE "ID" = $1""";
+
+    /// <summary>The lowest blockset ID with a full hash and a length.</summary>
+    public const string FindBlockset = """SELECT "ID" FROM "Blockset" WHERE "FullHash" = $1 AND "Length" = $2 ORDER BY "ID" LIMIT 1""";
+
+    /// <summary>Deletes a blockset and its entries in one statement; returns its ID, or no row when there is none.</summary>
+    public const string DeleteBlockset = """
+        WITH s AS (DELETE FROM "Blockset" WHERE "ID" = $1 RETURNING "ID"),
+        e AS (DELETE FROM "BlocksetEntry" WHERE "BlocksetID" IN (SELECT "ID" FROM s))
+        SELECT "ID" FROM s
+        """;
+
+    /// <summary>Blocks in ID order, optionally of volume <c>$1</c> and optionally only unreferenced ones (<c>$2</c>).</summary>
+    public const string EnumerateBlocks = """
+        SELECT b."ID", b."Hash", b."Size", b."VolumeID" FROM "Block" b
+        WHERE ($1::bigint IS NULL OR b."VolumeID" = $1) AND (NOT $2::boolean OR NOT EXISTS (SELECT 1 FROM "BlocksetEntry" e WHERE e."BlockID" = b."ID"))
+        ORDER BY b."ID"
+        """;
+
+    /// <summary>Every blockset with its length, full hash and entry count, in ID order.</summary>
+    public const string EnumerateBlocksets = """
+        SELECT s."ID", s."Length", s."FullHash", (SELECT count(*) FROM "BlocksetEntry" e WHERE e."BlocksetID" = s."ID") FROM "Blockset" s ORDER BY s."ID"
+        """;
 }

@@ -1,4 +1,7 @@
 
+using BlockDb.PostgreSql.Blocksets;
+using BlockDb.Sessions;
+
 namespace BlockDb.PostgreSql.Sessions;
 
 /// <summary>
@@ -123,7 +126,7 @@ internal static class PgInput
     }
 
     /// <summary>Why a blockset was not written: a block it names is unknown, or lies in a volume being deleted (<paramref name="describe"/> names the block at a position).</summary>
-    public static BlockDbException Refused(Sessions.BlocksetAdded added, Func<int, string> describe) => added switch
+    public static BlockDbException Refused(BlocksetAdded added, Func<int, string> describe) => added switch
     {
         { Missing: { } position } => new BlockNotFoundException($"Block {position} of the blockset ({describe(position)}) is not in the index; nothing of the blockset was written.", position),
         { InDeletedVolume: { } position } => new BlockDbConflictException($"Block {position} of the blockset ({describe(position)}) is in a volume that is being deleted; record the block again in a live volume (MoveBlocksAsync) before a blockset names it. Nothing of the blockset was written."),

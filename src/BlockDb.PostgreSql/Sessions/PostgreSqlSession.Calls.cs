@@ -1,5 +1,6 @@
 using System.Data;
 using System.Runtime.CompilerServices;
+using BlockDb.Diagnostics;
 using Npgsql;
 
 namespace BlockDb.PostgreSql.Sessions;
@@ -13,7 +14,7 @@ internal sealed partial class PostgreSqlSession
     /// <summary>Every public call: one caller at a time, the token checked first, a failed age commit reported first.</summary>
     private async ValueTask<T> CallAsync<T>(Func<CancellationToken, ValueTask<T>> body, CancellationToken cancellationToken, [CallerMemberName] string name = "")
     {
-        var started = BlockDbInstruments.StartCall(ref _calls);
+        var started = Instruments.StartCall(ref _calls);
         Exception? failure = null;
         try
         {
@@ -35,7 +36,7 @@ internal sealed partial class PostgreSqlSession
         }
         finally
         {
-            BlockDbInstruments.EndCall("postgresql", _context.ProviderName, name, started, failure);
+            Instruments.EndCall("postgresql", _context.ProviderName, name, started, failure);
         }
     }
 

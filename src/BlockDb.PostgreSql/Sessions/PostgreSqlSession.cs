@@ -1,4 +1,6 @@
-using BlockDb.PostgreSql.Schema;
+using BlockDb.PostgreSql.Blocks;
+using BlockDb.PostgreSql.Blocksets;
+using BlockDb.PostgreSql.Volumes;
 using Npgsql;
 
 namespace BlockDb.PostgreSql.Sessions;
@@ -69,17 +71,17 @@ internal sealed partial class PostgreSqlSession : IBlockRepository
     public ValueTask<long?> FindBlockAsync(string hash, long size, CancellationToken cancellationToken = default)
     {
         var key = PgInput.Block(hash, size);
-        return CallAsync(ct => RunAsync(nameof(FindBlockAsync), (c, t, token) => PgBlockOps.FindAsync(c, t, key, size, token), write: false, retryable: true, ct), cancellationToken);
+        return CallAsync(ct => RunAsync(nameof(FindBlockAsync), (c, t, token) => PgBlocks.FindAsync(c, t, key, size, token), write: false, retryable: true, ct), cancellationToken);
     }
 
     public ValueTask<IReadOnlyList<BlocksetBlock>> ListBlocksetBlocksAsync(long blocksetId, CancellationToken cancellationToken = default) =>
-        CallAsync(ct => RunAsync(nameof(ListBlocksetBlocksAsync), (c, t, token) => PgBlockOps.ListAsync(c, t, blocksetId, token), write: false, retryable: true, ct), cancellationToken);
+        CallAsync(ct => RunAsync(nameof(ListBlocksetBlocksAsync), (c, t, token) => PgBlocksets.ListAsync(c, t, blocksetId, token), write: false, retryable: true, ct), cancellationToken);
 
     public ValueTask<BlocksetInfo> GetBlocksetAsync(long blocksetId, CancellationToken cancellationToken = default) =>
-        CallAsync(ct => RunAsync(nameof(GetBlocksetAsync), (c, t, token) => PgBlockOps.GetBlocksetAsync(c, t, blocksetId, token), write: false, retryable: true, ct), cancellationToken);
+        CallAsync(ct => RunAsync(nameof(GetBlocksetAsync), (c, t, token) => PgBlocksets.GetBlocksetAsync(c, t, blocksetId, token), write: false, retryable: true, ct), cancellationToken);
 
     public ValueTask<BlockDbCounts> GetCountsAsync(CancellationToken cancellationToken = default) =>
-        CallAsync(ct => RunAsync(nameof(GetCountsAsync), (c, t, token) => PgBlockOps.CountsAsync(c, t, token), write: false, retryable: true, ct), cancellationToken);
+        CallAsync(ct => RunAsync(nameof(GetCountsAsync), (c, t, token) => PgBlocks.CountsAsync(c, t, token), write: false, retryable: true, ct), cancellationToken);
 
     public ValueTask<long> InsertBlockAsync(string hash, long size, CancellationToken cancellationToken = default)
     {
@@ -87,7 +89,7 @@ internal sealed partial class PostgreSqlSession : IBlockRepository
         return CallAsync(
             async ct =>
             {
-                var id = await WriteAsync(nameof(InsertBlockAsync), (c, t, token) => PgBlockOps.InsertAsync(c, t, key, size, token), static id => id is not null, ct).ConfigureAwait(false);
+                var id = await WriteAsync(nameof(InsertBlockAsync), (c, t, token) => PgBlocks.InsertAsync(c, t, key, size, token), static id => id is not null, ct).ConfigureAwait(false);
                 return id ?? throw PgContext.BlockExists(hash, size);
             },
             cancellationToken);
@@ -99,7 +101,7 @@ internal sealed partial class PostgreSqlSession : IBlockRepository
     public ValueTask<long?> FindBlockAsync(BlockHash hash, long size, CancellationToken cancellationToken = default)
     {
         var key = PgInput.Block(hash, size);
-        return CallAsync(ct => RunAsync(nameof(FindBlockAsync), (c, t, token) => PgBlockOps.FindAsync(c, t, key, size, token), write: false, retryable: true, ct), cancellationToken);
+        return CallAsync(ct => RunAsync(nameof(FindBlockAsync), (c, t, token) => PgBlocks.FindAsync(c, t, key, size, token), write: false, retryable: true, ct), cancellationToken);
     }
 
     public ValueTask<SelectXorInsertResult> SelectXorInsertAsync(BlockHash hash, long size, long? volumeId = null, CancellationToken cancellationToken = default) =>
@@ -121,7 +123,7 @@ internal sealed partial class PostgreSqlSession : IBlockRepository
                 // SelectThenInsert: one read first, as the one-block call does; a call whose blocks are all known writes nothing.
                 if (strategy == SelectXorInsertStrategy.SelectThenInsert)
                 {
-                    var found = await RunAsync(nameof(SelectXorInsertAsync), (c, t, token) => PgBlockOps.FindManyAsync(c, t, hashes, sizes, token), write: false, retryable: true, ct).ConfigureAwait(false);
+                    var found = await RunAsync(nameof(SelectXorInsertAsync), (c, t, token) => PgBlocks.FindManyAsync(c, t, hashes, sizes, token), write: false, retryable: true, ct).ConfigureAwait(false);
                     if (found.AllFound)
                     {
                         return found.Fill(results.Span, volumeId, hashes, sizes);
@@ -130,7 +132,7 @@ internal sealed partial class PostgreSqlSession : IBlockRepository
 
                 var outcome = await WriteAsync(
                     nameof(SelectXorInsertAsync),
-                    (c, t, token) => PgBlockOps.InsertManyAsync(c, t, hashes, sizes, volumeId, blockset: false, fullHash: null, token),
+                    (c, t, token) => PgBlocks.InsertManyAsync(c, t, hashes, sizes, volumeId, blockset: false, fullHash: null, token),
                     static o => o.Writes,
                     ct,
                     retryable: true).ConfigureAwait(false);
@@ -146,10 +148,10 @@ internal sealed partial class PostgreSqlSession : IBlockRepository
         return CallAsync(
             async ct =>
             {
-                // One round trip whatever the strategy: the blocks, their IDs and the blockset (PgBlockOps.InsertManyAsync).
+                // One round trip whatever the strategy: the blocks, their IDs and the blockset (PgBlocks.InsertManyAsync).
                 var outcome = await WriteAsync(
                     nameof(SelectXorInsertBlocksetAsync),
-                    (c, t, token) => PgBlockOps.InsertManyAsync(c, t, hashes, sizes, volumeId, blockset: true, full, token),
+                    (c, t, token) => PgBlocks.InsertManyAsync(c, t, hashes, sizes, volumeId, blockset: true, full, token),
                     static o => o.Writes,
                     ct).ConfigureAwait(false);
                 outcome.Fill(results.Span, volumeId, hashes, sizes);
@@ -171,7 +173,7 @@ internal sealed partial class PostgreSqlSession : IBlockRepository
             {
                 _context.RequireWritable(nameof(SelectXorInsertAsync));
                 if (strategy == SelectXorInsertStrategy.SelectThenInsert
-                    && await RunAsync(nameof(SelectXorInsertAsync), (c, t, token) => PgBlockOps.FindAsync(c, t, key, size, token), write: false, retryable: true, ct).ConfigureAwait(false) is { } found)
+                    && await RunAsync(nameof(SelectXorInsertAsync), (c, t, token) => PgBlocks.FindAsync(c, t, key, size, token), write: false, retryable: true, ct).ConfigureAwait(false) is { } found)
                 {
                     return new SelectXorInsertResult(found, false);
                 }
@@ -181,17 +183,17 @@ internal sealed partial class PostgreSqlSession : IBlockRepository
                     var returning = strategy != SelectXorInsertStrategy.InsertOrIgnoreThenSelect;
                     return await WriteAsync(
                         nameof(SelectXorInsertAsync),
-                        (c, t, token) => PgBlockOps.InsertThenSelectAsync(c, t, returning, key, size, token),
+                        (c, t, token) => PgBlocks.InsertThenSelectAsync(c, t, returning, key, size, token),
                         static r => r.Created,
                         ct,
                         retryable: true).ConfigureAwait(false);
                 }
 
                 // The insert-first strategies and SelectThenInsert after a miss run the same statement with a volume.
-                var (id, created, state) = await WriteAsync(nameof(SelectXorInsertAsync), (c, t, token) => PgLifecycleOps.InsertInVolumeAsync(c, t, key, size, volume, thenFind: true, token), static r => r.Created, ct, retryable: true).ConfigureAwait(false);
+                var (id, created, state) = await WriteAsync(nameof(SelectXorInsertAsync), (c, t, token) => PgBlocks.InsertInVolumeAsync(c, t, key, size, volume, thenFind: true, token), static r => r.Created, ct, retryable: true).ConfigureAwait(false);
                 return id is { } known
                     ? new SelectXorInsertResult(known, created)
-                    : throw PgLifecycleOps.Unrecordable(volume, state) ?? new BlockDbException($"The block (hash {Convert.ToBase64String(key)}, size {size}) was neither inserted nor found; was it deleted meanwhile?");
+                    : throw PgVolumes.Unrecordable(volume, state) ?? new BlockDbException($"The block (hash {Convert.ToBase64String(key)}, size {size}) was neither inserted nor found; was it deleted meanwhile?");
             },
             cancellationToken,
             nameof(SelectXorInsertAsync));
@@ -204,7 +206,7 @@ internal sealed partial class PostgreSqlSession : IBlockRepository
             async ct =>
             {
                 var (hashes, sizes) = PgInput.Keys(blocks, ct);
-                var added = await WriteAsync(nameof(AddBlocksetAsync), (c, t, token) => PgBlockOps.AddBlocksetAsync(c, t, hashes, sizes, full, token), static r => r.Id is not null, ct).ConfigureAwait(false);
+                var added = await WriteAsync(nameof(AddBlocksetAsync), (c, t, token) => PgBlocksets.AddBlocksetAsync(c, t, hashes, sizes, full, token), static r => r.Id is not null, ct).ConfigureAwait(false);
                 return added.Id ?? throw PgInput.Refused(added, i => blocks[i].ToString());
             },
             cancellationToken);
@@ -217,7 +219,7 @@ internal sealed partial class PostgreSqlSession : IBlockRepository
             async ct =>
             {
                 var ids = PgInput.Ids(blockIds, ct);
-                var added = await WriteAsync(nameof(AddBlocksetAsync), (c, t, token) => PgBlockOps.AddBlocksetAsync(c, t, ids, full, token), static r => r.Id is not null, ct).ConfigureAwait(false);
+                var added = await WriteAsync(nameof(AddBlocksetAsync), (c, t, token) => PgBlocksets.AddBlocksetAsync(c, t, ids, full, token), static r => r.Id is not null, ct).ConfigureAwait(false);
                 return added.Id ?? throw PgInput.Refused(added, i => $"ID {ids[i]}");
             },
             cancellationToken);

@@ -1,4 +1,9 @@
+using BlockDb.PostgreSql.Blocks;
+using BlockDb.PostgreSql.Blocksets;
+using BlockDb.PostgreSql.Collection;
 using BlockDb.PostgreSql.Sessions;
+using BlockDb.PostgreSql.Volumes;
+using BlockDb.Volumes;
 
 namespace BlockDb.PostgreSql.Shared;
 
@@ -9,37 +14,37 @@ internal sealed partial class PostgreSqlSharedRepository
     {
         var key = PgInput.Block(hash, size);
         _context.RequireWritable(nameof(InsertBlockAsync));
-        var (id, _, state) = await RunAsync(nameof(InsertBlockAsync), (c, ct) => PgLifecycleOps.InsertInVolumeAsync(c, null, key, size, volumeId, thenFind: false, ct), PgAccess.Write, cancellationToken).ConfigureAwait(false);
-        return Acknowledge(id ?? throw PgLifecycleOps.Unrecordable(volumeId, state) ?? PgContext.BlockExists(hash, size));
+        var (id, _, state) = await RunAsync(nameof(InsertBlockAsync), (c, ct) => PgBlocks.InsertInVolumeAsync(c, null, key, size, volumeId, thenFind: false, ct), PgAccess.Write, cancellationToken).ConfigureAwait(false);
+        return Acknowledge(id ?? throw PgVolumes.Unrecordable(volumeId, state) ?? PgContext.BlockExists(hash, size));
     }
 
     public ValueTask<SelectXorInsertResult> SelectXorInsertAsync(string hash, long size, long volumeId, CancellationToken cancellationToken = default) =>
         SelectXorInsertCoreAsync(PgInput.Block(hash, size), size, volumeId, cancellationToken);
 
     public ValueTask<BlockInfo> GetBlockAsync(long blockId, CancellationToken cancellationToken = default) =>
-        RunAsync(nameof(GetBlockAsync), (c, ct) => PgLifecycleOps.GetBlockAsync(c, null, blockId, ct), PgAccess.Read, cancellationToken);
+        RunAsync(nameof(GetBlockAsync), (c, ct) => PgBlocks.GetBlockAsync(c, null, blockId, ct), PgAccess.Read, cancellationToken);
 
     public ValueTask<long?> FindBlocksetAsync(string fullHash, long length, CancellationToken cancellationToken = default)
     {
         var hash = PgInput.FullHash(fullHash) ?? throw new ArgumentNullException(nameof(fullHash));
         ArgumentOutOfRangeException.ThrowIfNegative(length);
-        return RunAsync(nameof(FindBlocksetAsync), (c, ct) => PgLifecycleOps.FindBlocksetAsync(c, null, hash, length, ct), PgAccess.Read, cancellationToken);
+        return RunAsync(nameof(FindBlocksetAsync), (c, ct) => PgBlocksets.FindBlocksetAsync(c, null, hash, length, ct), PgAccess.Read, cancellationToken);
     }
 
     public async ValueTask<VolumeInfo> GetVolumeAsync(long volumeId, CancellationToken cancellationToken = default) =>
-        await RunAsync(nameof(GetVolumeAsync), (c, ct) => PgLifecycleOps.GetVolumeAsync(c, null, volumeId, null, ct), PgAccess.Read, cancellationToken).ConfigureAwait(false)
+        await RunAsync(nameof(GetVolumeAsync), (c, ct) => PgVolumes.GetVolumeAsync(c, null, volumeId, null, ct), PgAccess.Read, cancellationToken).ConfigureAwait(false)
             ?? throw new VolumeNotFoundException(volumeId);
 
     public ValueTask<VolumeInfo?> FindVolumeAsync(string name, CancellationToken cancellationToken = default)
     {
-        VolumeStateRules.ValidateName(name);
-        return RunAsync(nameof(FindVolumeAsync), (c, ct) => PgLifecycleOps.GetVolumeAsync(c, null, null, name, ct), PgAccess.Read, cancellationToken);
+        VolumeRules.ValidateName(name);
+        return RunAsync(nameof(FindVolumeAsync), (c, ct) => PgVolumes.GetVolumeAsync(c, null, null, name, ct), PgAccess.Read, cancellationToken);
     }
 
     public async ValueTask DeleteBlocksetAsync(long blocksetId, CancellationToken cancellationToken = default)
     {
         _context.RequireWritable(nameof(DeleteBlocksetAsync));
-        if (!await RunAsync(nameof(DeleteBlocksetAsync), (c, ct) => PgLifecycleOps.DeleteBlocksetAsync(c, null, blocksetId, ct), PgAccess.Write, cancellationToken).ConfigureAwait(false))
+        if (!await RunAsync(nameof(DeleteBlocksetAsync), (c, ct) => PgBlocksets.DeleteBlocksetAsync(c, null, blocksetId, ct), PgAccess.Write, cancellationToken).ConfigureAwait(false))
         {
             throw new BlocksetNotFoundException(blocksetId);
         }
@@ -50,26 +55,26 @@ internal sealed partial class PostgreSqlSharedRepository
     public async ValueTask<CollectResult> DeleteUnreferencedBlocksAsync(long? volumeId = null, CancellationToken cancellationToken = default)
     {
         _context.RequireWritable(nameof(DeleteUnreferencedBlocksAsync));
-        var result = await RunAsync(nameof(DeleteUnreferencedBlocksAsync), (c, ct) => PgLifecycleOps.CollectAsync(c, null, volumeId, ct), PgAccess.Write, cancellationToken).ConfigureAwait(false);
+        var result = await RunAsync(nameof(DeleteUnreferencedBlocksAsync), (c, ct) => PgCollection.CollectAsync(c, null, volumeId, ct), PgAccess.Write, cancellationToken).ConfigureAwait(false);
         Acknowledge(result.Blocks);
         return result;
     }
 
     public async ValueTask<long> RegisterVolumeAsync(string name, VolumeState state = VolumeState.Temporary, CancellationToken cancellationToken = default)
     {
-        VolumeStateRules.ValidateName(name);
-        VolumeStateRules.ValidateNewState(state);
+        VolumeRules.ValidateName(name);
+        VolumeRules.ValidateNewState(state);
         _context.RequireWritable(nameof(RegisterVolumeAsync));
-        var id = await RunAsync(nameof(RegisterVolumeAsync), (c, ct) => PgLifecycleOps.RegisterVolumeAsync(c, null, name, state, ct), PgAccess.Write, cancellationToken).ConfigureAwait(false);
+        var id = await RunAsync(nameof(RegisterVolumeAsync), (c, ct) => PgVolumes.RegisterVolumeAsync(c, null, name, state, ct), PgAccess.Write, cancellationToken).ConfigureAwait(false);
         return Acknowledge(id ?? throw new BlockDbConflictException($"A volume named {Quoted.Value(name)} exists already; volume names are unique."));
     }
 
     public async ValueTask SetVolumeStateAsync(long volumeId, VolumeState state, long? size = null, CancellationToken cancellationToken = default)
     {
-        VolumeStateRules.ValidateState(state);
-        VolumeStateRules.ValidateSize(size);
+        VolumeRules.ValidateState(state);
+        VolumeRules.ValidateSize(size);
         _context.RequireWritable(nameof(SetVolumeStateAsync));
-        await RunAsync(nameof(SetVolumeStateAsync), (c, ct) => PgLifecycleOps.SetVolumeStateAsync(c, null, volumeId, state, size, ct), PgAccess.Write, cancellationToken).ConfigureAwait(false);
+        await RunAsync(nameof(SetVolumeStateAsync), (c, ct) => PgVolumes.SetVolumeStateAsync(c, null, volumeId, state, size, ct), PgAccess.Write, cancellationToken).ConfigureAwait(false);
         Acknowledge(volumeId);
     }
 
@@ -77,7 +82,7 @@ internal sealed partial class PostgreSqlSharedRepository
     {
         var ids = PgInput.Ids(blockIds, cancellationToken);
         _context.RequireWritable(nameof(MoveBlocksAsync));
-        var (moved, missing) = await RunAsync(nameof(MoveBlocksAsync), (c, ct) => PgLifecycleOps.MoveBlocksAsync(c, null, ids, toVolumeId, ct), PgAccess.Write, cancellationToken).ConfigureAwait(false);
+        var (moved, missing) = await RunAsync(nameof(MoveBlocksAsync), (c, ct) => PgVolumes.MoveBlocksAsync(c, null, ids, toVolumeId, ct), PgAccess.Write, cancellationToken).ConfigureAwait(false);
         if (missing is { } position)
         {
             throw new BlockNotFoundException($"Block {position} of the list (ID {ids[position]}) is not in the index; nothing was moved.", position);

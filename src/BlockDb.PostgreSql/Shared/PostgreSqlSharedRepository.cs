@@ -1,4 +1,8 @@
+using BlockDb.Diagnostics;
+using BlockDb.PostgreSql.Blocks;
+using BlockDb.PostgreSql.Blocksets;
 using BlockDb.PostgreSql.Sessions;
+using BlockDb.PostgreSql.Volumes;
 using Npgsql;
 
 namespace BlockDb.PostgreSql.Shared;
@@ -41,23 +45,23 @@ internal sealed partial class PostgreSqlSharedRepository : ISharedBlockRepositor
     public ValueTask<long?> FindBlockAsync(string hash, long size, CancellationToken cancellationToken = default)
     {
         var key = PgInput.Block(hash, size);
-        return RunAsync(nameof(FindBlockAsync), (c, ct) => PgBlockOps.FindAsync(c, null, key, size, ct), PgAccess.Read, cancellationToken);
+        return RunAsync(nameof(FindBlockAsync), (c, ct) => PgBlocks.FindAsync(c, null, key, size, ct), PgAccess.Read, cancellationToken);
     }
 
     public ValueTask<IReadOnlyList<BlocksetBlock>> ListBlocksetBlocksAsync(long blocksetId, CancellationToken cancellationToken = default) =>
-        RunAsync(nameof(ListBlocksetBlocksAsync), (c, ct) => PgBlockOps.ListAsync(c, null, blocksetId, ct), PgAccess.Read, cancellationToken);
+        RunAsync(nameof(ListBlocksetBlocksAsync), (c, ct) => PgBlocksets.ListAsync(c, null, blocksetId, ct), PgAccess.Read, cancellationToken);
 
     public ValueTask<BlocksetInfo> GetBlocksetAsync(long blocksetId, CancellationToken cancellationToken = default) =>
-        RunAsync(nameof(GetBlocksetAsync), (c, ct) => PgBlockOps.GetBlocksetAsync(c, null, blocksetId, ct), PgAccess.Read, cancellationToken);
+        RunAsync(nameof(GetBlocksetAsync), (c, ct) => PgBlocksets.GetBlocksetAsync(c, null, blocksetId, ct), PgAccess.Read, cancellationToken);
 
     public ValueTask<BlockDbCounts> GetCountsAsync(CancellationToken cancellationToken = default) =>
-        RunAsync(nameof(GetCountsAsync), (c, ct) => PgBlockOps.CountsAsync(c, null, ct), PgAccess.Read, cancellationToken);
+        RunAsync(nameof(GetCountsAsync), (c, ct) => PgBlocks.CountsAsync(c, null, ct), PgAccess.Read, cancellationToken);
 
     public async ValueTask<long> InsertBlockAsync(string hash, long size, CancellationToken cancellationToken = default)
     {
         var key = PgInput.Block(hash, size);
         _context.RequireWritable(nameof(InsertBlockAsync));
-        var id = await RunAsync(nameof(InsertBlockAsync), (c, ct) => PgBlockOps.InsertAsync(c, null, key, size, ct), PgAccess.Write, cancellationToken).ConfigureAwait(false);
+        var id = await RunAsync(nameof(InsertBlockAsync), (c, ct) => PgBlocks.InsertAsync(c, null, key, size, ct), PgAccess.Write, cancellationToken).ConfigureAwait(false);
         return Acknowledge(id ?? throw PgContext.BlockExists(hash, size));
     }
 
@@ -67,7 +71,7 @@ internal sealed partial class PostgreSqlSharedRepository : ISharedBlockRepositor
     public ValueTask<long?> FindBlockAsync(BlockHash hash, long size, CancellationToken cancellationToken = default)
     {
         var key = PgInput.Block(hash, size);
-        return RunAsync(nameof(FindBlockAsync), (c, ct) => PgBlockOps.FindAsync(c, null, key, size, ct), PgAccess.Read, cancellationToken);
+        return RunAsync(nameof(FindBlockAsync), (c, ct) => PgBlocks.FindAsync(c, null, key, size, ct), PgAccess.Read, cancellationToken);
     }
 
     public ValueTask<SelectXorInsertResult> SelectXorInsertAsync(BlockHash hash, long size, long? volumeId = null, CancellationToken cancellationToken = default) =>
@@ -86,9 +90,9 @@ internal sealed partial class PostgreSqlSharedRepository : ISharedBlockRepositor
         var readFirst = _context.Options.SelectXorInsert == SelectXorInsertStrategy.SelectThenInsert;
         var outcome = await RunAsync(
             nameof(SelectXorInsertAsync),
-            async (c, ct) => readFirst && await PgBlockOps.FindManyAsync(c, null, hashes, sizes, ct).ConfigureAwait(false) is { AllFound: true } found
+            async (c, ct) => readFirst && await PgBlocks.FindManyAsync(c, null, hashes, sizes, ct).ConfigureAwait(false) is { AllFound: true } found
                 ? found
-                : await PgBlockOps.InsertManyAsync(c, null, hashes, sizes, volumeId, blockset: false, fullHash: null, ct).ConfigureAwait(false),
+                : await PgBlocks.InsertManyAsync(c, null, hashes, sizes, volumeId, blockset: false, fullHash: null, ct).ConfigureAwait(false),
             PgAccess.RepeatableWrite,
             cancellationToken).ConfigureAwait(false);
         AcknowledgeWrites(outcome.Writes);
@@ -101,11 +105,11 @@ internal sealed partial class PostgreSqlSharedRepository : ISharedBlockRepositor
         var full = fullHash.IsEmpty ? null : fullHash.Bytes.ToArray();
         _context.RequireWritable(nameof(SelectXorInsertBlocksetAsync));
 
-        // One round trip, one implicit transaction: the blocks, their IDs and the blockset (PgBlockOps.InsertManyAsync).
+        // One round trip, one implicit transaction: the blocks, their IDs and the blockset (PgBlocks.InsertManyAsync).
         // Not run again after a lost connection: the blockset may have committed.
         var outcome = await RunAsync(
             nameof(SelectXorInsertBlocksetAsync),
-            (c, ct) => PgBlockOps.InsertManyAsync(c, null, hashes, sizes, volumeId, blockset: true, full, ct),
+            (c, ct) => PgBlocks.InsertManyAsync(c, null, hashes, sizes, volumeId, blockset: true, full, ct),
             PgAccess.Write,
             cancellationToken).ConfigureAwait(false);
         AcknowledgeWrites(outcome.Writes);
@@ -119,7 +123,7 @@ internal sealed partial class PostgreSqlSharedRepository : ISharedBlockRepositor
         var full = PgInput.FullHash(fullHash);
         var (hashes, sizes) = PgInput.Keys(blocks, cancellationToken);
         _context.RequireWritable(nameof(AddBlocksetAsync));
-        var added = await RunAsync(nameof(AddBlocksetAsync), (c, ct) => PgBlockOps.AddBlocksetAsync(c, null, hashes, sizes, full, ct), PgAccess.Write, cancellationToken).ConfigureAwait(false);
+        var added = await RunAsync(nameof(AddBlocksetAsync), (c, ct) => PgBlocksets.AddBlocksetAsync(c, null, hashes, sizes, full, ct), PgAccess.Write, cancellationToken).ConfigureAwait(false);
         return Acknowledge(added.Id ?? throw PgInput.Refused(added, i => blocks[i].ToString()));
     }
 
@@ -128,7 +132,7 @@ internal sealed partial class PostgreSqlSharedRepository : ISharedBlockRepositor
         var full = PgInput.FullHash(fullHash);
         var ids = PgInput.Ids(blockIds, cancellationToken);
         _context.RequireWritable(nameof(AddBlocksetAsync));
-        var added = await RunAsync(nameof(AddBlocksetAsync), (c, ct) => PgBlockOps.AddBlocksetAsync(c, null, ids, full, ct), PgAccess.Write, cancellationToken).ConfigureAwait(false);
+        var added = await RunAsync(nameof(AddBlocksetAsync), (c, ct) => PgBlocksets.AddBlocksetAsync(c, null, ids, full, ct), PgAccess.Write, cancellationToken).ConfigureAwait(false);
         return Acknowledge(added.Id ?? throw PgInput.Refused(added, i => $"ID {ids[i]}"));
     }
 
@@ -164,15 +168,15 @@ internal sealed partial class PostgreSqlSharedRepository : ISharedBlockRepositor
         if (volumeId is { } volume)
         {
             if (strategy == SelectXorInsertStrategy.SelectThenInsert
-                && await RunAsync(nameof(SelectXorInsertAsync), (c, ct) => PgBlockOps.FindAsync(c, null, key, size, ct), PgAccess.Read, cancellationToken).ConfigureAwait(false) is { } found)
+                && await RunAsync(nameof(SelectXorInsertAsync), (c, ct) => PgBlocks.FindAsync(c, null, key, size, ct), PgAccess.Read, cancellationToken).ConfigureAwait(false) is { } found)
             {
                 return new SelectXorInsertResult(found, false);
             }
 
-            var (id, created, state) = await RunAsync(nameof(SelectXorInsertAsync), (c, ct) => PgLifecycleOps.InsertInVolumeAsync(c, null, key, size, volume, thenFind: true, ct), PgAccess.RepeatableWrite, cancellationToken).ConfigureAwait(false);
+            var (id, created, state) = await RunAsync(nameof(SelectXorInsertAsync), (c, ct) => PgBlocks.InsertInVolumeAsync(c, null, key, size, volume, thenFind: true, ct), PgAccess.RepeatableWrite, cancellationToken).ConfigureAwait(false);
             if (id is not { } known)
             {
-                throw PgLifecycleOps.Unrecordable(volume, state) ?? new BlockDbException($"The block (hash {Convert.ToBase64String(key)}, size {size}) was neither inserted nor found; was it deleted meanwhile?");
+                throw PgVolumes.Unrecordable(volume, state) ?? new BlockDbException($"The block (hash {Convert.ToBase64String(key)}, size {size}) was neither inserted nor found; was it deleted meanwhile?");
             }
 
             AcknowledgeWrites(created ? 1 : 0);
@@ -181,9 +185,9 @@ internal sealed partial class PostgreSqlSharedRepository : ISharedBlockRepositor
 
         var result = await RunAsync(
             nameof(SelectXorInsertAsync),
-            async (c, ct) => strategy == SelectXorInsertStrategy.SelectThenInsert && await PgBlockOps.FindAsync(c, null, key, size, ct).ConfigureAwait(false) is { } found
+            async (c, ct) => strategy == SelectXorInsertStrategy.SelectThenInsert && await PgBlocks.FindAsync(c, null, key, size, ct).ConfigureAwait(false) is { } found
                 ? new SelectXorInsertResult(found, false)
-                : await PgBlockOps.InsertThenSelectAsync(c, null, strategy != SelectXorInsertStrategy.InsertOrIgnoreThenSelect, key, size, ct).ConfigureAwait(false),
+                : await PgBlocks.InsertThenSelectAsync(c, null, strategy != SelectXorInsertStrategy.InsertOrIgnoreThenSelect, key, size, ct).ConfigureAwait(false),
             PgAccess.RepeatableWrite,
             cancellationToken).ConfigureAwait(false);
         AcknowledgeWrites(result.Created ? 1 : 0);
@@ -198,7 +202,7 @@ internal sealed partial class PostgreSqlSharedRepository : ISharedBlockRepositor
     {
         cancellationToken.ThrowIfCancellationRequested();
         Interlocked.Increment(ref _inFlight);
-        var started = BlockDbInstruments.StartCall(ref _calls);
+        var started = Instruments.StartCall(ref _calls);
         Exception? failure = null;
         try
         {
@@ -228,7 +232,7 @@ internal sealed partial class PostgreSqlSharedRepository : ISharedBlockRepositor
         }
         finally
         {
-            BlockDbInstruments.EndCall("postgresql", _context.ProviderName, operation, started, failure);
+            Instruments.EndCall("postgresql", _context.ProviderName, operation, started, failure);
             Release();
         }
     }

@@ -1,4 +1,5 @@
 using BlockDb.Drivers;
+using BlockDb.Opening;
 using BlockDb.PInvoke;
 using BlockDb.SystemData;
 using Microsoft.Extensions.Configuration;

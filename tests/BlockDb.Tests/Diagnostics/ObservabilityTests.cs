@@ -1,6 +1,7 @@
 using System.Collections.Concurrent;
 using System.Diagnostics;
 using System.Diagnostics.Metrics;
+using BlockDb.Diagnostics;
 using Microsoft.Extensions.Logging;
 
 namespace BlockDb.Tests.Diagnostics;
@@ -87,7 +88,7 @@ public sealed class ObservabilityTests : IDisposable
         // 41 + 1 (commit) + 25 + 1 (rollback) = 68 calls on one session: calls 16, 32, 48 and 64 are timed.
         Assert.Equal(68, Count("blockdb.client.operations"));
         var durations = Values("db.client.operation.duration");
-        Assert.Equal(68 / BlockDbInstruments.DurationSampleInterval, durations.Count);
+        Assert.Equal(68 / Instruments.DurationSampleInterval, durations.Count);
         Assert.All(durations, d => Assert.InRange(d, 0, 60));
 
         Assert.Equal([40.0], Values("blockdb.commit.writes"));

@@ -115,7 +115,7 @@ public sealed class DisposeBesideAWriterTests(ITestOutputHelper output) : IDispo
         await AssertEveryBlockFound(path, provider, Blocks);
     }
 
-    /// <summary>A database that wrote blocks waits for the write lock at most <see cref="KeyMapSnapshot.WriteLockWaitMilliseconds"/>, then skips its snapshot (logged), whatever the provider retries on its own.</summary>
+    /// <summary>A database that wrote blocks waits for the write lock at most <see cref="KeyMapFile.WriteLockWaitMilliseconds"/>, then skips its snapshot (logged), whatever the provider retries on its own.</summary>
     [Theory]
     [MemberData(nameof(Providers))]
     public async Task A_database_that_wrote_waits_at_most_the_snapshot_bound_for_another_process_holding_the_write_lock(string provider)
@@ -139,7 +139,7 @@ public sealed class DisposeBesideAWriterTests(ITestOutputHelper output) : IDispo
         clock.Stop();
         output.WriteLine($"{provider}, wrote: dispose {clock.Elapsed.TotalMilliseconds:F0} ms; {Snapshots(log)}");
 
-        Assert.True(clock.Elapsed < Bound, $"the dispose of a database that wrote took {clock.Elapsed} beside another process's write lock (busy_timeout {BusyTimeout} ms, snapshot bound {KeyMapSnapshot.WriteLockWaitMilliseconds} ms); {Snapshots(log)}");
+        Assert.True(clock.Elapsed < Bound, $"the dispose of a database that wrote took {clock.Elapsed} beside another process's write lock (busy_timeout {BusyTimeout} ms, snapshot bound {KeyMapFile.WriteLockWaitMilliseconds} ms); {Snapshots(log)}");
         Assert.Equal(0, log.Count(15, "KeyMapSnapshotWriteFailed"));
         Assert.Contains("holds the write lock", Assert.Single(log.Messages, m => m.Id == 14).Text, StringComparison.Ordinal);
 

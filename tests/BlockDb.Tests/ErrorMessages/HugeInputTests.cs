@@ -1,4 +1,3 @@
-using BlockDb.PostgreSql;
 using Microsoft.Extensions.Configuration;
 using static BlockDb.Tests.ErrorMessages.HugeInput;
 

@@ -1,5 +1,5 @@
 using BlockDb.Drivers;
-using BlockDb.Sessions;
+using BlockDb.Sqlite;
 
 namespace BlockDb.Tests.Files;
 

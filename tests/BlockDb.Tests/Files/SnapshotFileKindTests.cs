@@ -1,3 +1,4 @@
+using BlockDb.Diagnostics;
 using BlockDb.Drivers;
 using BlockDb.KeyMap;
 
@@ -32,7 +33,7 @@ public sealed class SnapshotFileKindTests : IDisposable
             Assert.Equal(id, await session.FindBlockAsync(TestData.Hash(1), 10));
         });
         Assert.Contains(log.Messages, m => m.Id == 12 && m.Text.Contains("FIFO", StringComparison.Ordinal));
-        Assert.Equal(FileKind.Special, FileKey.KindOf(KeyMapSnapshotFile.PathOf(path)));
+        Assert.Equal(FileKind.Special, FileKey.KindOf(KeyMapFileFormat.PathOf(path)));
     }
 
     [Theory]
@@ -65,11 +66,11 @@ public sealed class SnapshotFileKindTests : IDisposable
                 await session.SelectXorInsertAsync(TestData.Hash(2), 10);
             }
 
-            File.Delete(KeyMapSnapshotFile.PathOf(path));
-            FileTools.Fifo(KeyMapSnapshotFile.PathOf(path));
+            File.Delete(KeyMapFileFormat.PathOf(path));
+            FileTools.Fifo(KeyMapFileFormat.PathOf(path));
         });
         Assert.Contains(log.Messages, m => m.Id == 14 && m.Text.Contains("FIFO", StringComparison.Ordinal));
-        Assert.Equal(FileKind.Special, FileKey.KindOf(KeyMapSnapshotFile.PathOf(path)));
+        Assert.Equal(FileKind.Special, FileKey.KindOf(KeyMapFileFormat.PathOf(path)));
     }
 
     [Theory]
@@ -80,7 +81,7 @@ public sealed class SnapshotFileKindTests : IDisposable
         // point at a FIFO or at another database's snapshot), and not replaced by the next dispose.
         var path = _folder.File("linked.db");
         await Fill(path, provider);
-        var snapshot = KeyMapSnapshotFile.PathOf(path);
+        var snapshot = KeyMapFileFormat.PathOf(path);
         File.Move(snapshot, _folder.File("elsewhere"));
         File.CreateSymbolicLink(snapshot, _folder.File("elsewhere"));
         var log = new CapturingLoggerFactory();
@@ -101,8 +102,8 @@ public sealed class SnapshotFileKindTests : IDisposable
         var path = _folder.File("cancel.db");
         await Fill(path, provider);
         using var connection = BlockDbProviders.Get(provider).Open(new SqliteOpenOptions(path, SqliteOpenMode.ReadOnly));
-        var snapshot = new KeyMapSnapshot(path, new CapturingLoggerFactory().CreateLogger("test"));
-        var hasher = KeyMapSnapshot.ReadHasher(connection);
+        var snapshot = new KeyMapFile(path, new CapturingLoggerFactory().CreateLogger("test"));
+        var hasher = KeyMapFile.ReadHasher(connection);
         using var cancelled = new CancellationTokenSource();
         await cancelled.CancelAsync();
         Assert.Throws<OperationCanceledException>(() => snapshot.TryLoad(connection, hasher, 1L << 30, out _, cancelled.Token));
@@ -125,7 +126,7 @@ public sealed class SnapshotFileKindTests : IDisposable
         var thread = Environment.CurrentManagedThreadId;
         using var listener = new System.Diagnostics.ActivityListener
         {
-            ShouldListenTo = source => source.Name == BlockDbInstruments.ActivitySource.Name,
+            ShouldListenTo = source => source.Name == Instruments.ActivitySource.Name,
             Sample = (ref System.Diagnostics.ActivityCreationOptions<System.Diagnostics.ActivityContext> _) => System.Diagnostics.ActivitySamplingResult.AllData,
             ActivityStarted = activity =>
             {
@@ -159,8 +160,8 @@ public sealed class SnapshotFileKindTests : IDisposable
     {
         var path = _folder.File("fifo.db");
         var id = await Fill(path, provider);
-        File.Delete(KeyMapSnapshotFile.PathOf(path));
-        FileTools.Fifo(KeyMapSnapshotFile.PathOf(path));
+        File.Delete(KeyMapFileFormat.PathOf(path));
+        FileTools.Fifo(KeyMapFileFormat.PathOf(path));
         return (path, id);
     }
 
@@ -174,7 +175,7 @@ public sealed class SnapshotFileKindTests : IDisposable
         }
         catch (TimeoutException)
         {
-            _ = Task.Run(() => new FileStream(KeyMapSnapshotFile.PathOf(path), FileMode.Open, FileAccess.Write).Dispose()).Wait(TimeSpan.FromSeconds(5));
+            _ = Task.Run(() => new FileStream(KeyMapFileFormat.PathOf(path), FileMode.Open, FileAccess.Write).Dispose()).Wait(TimeSpan.FromSeconds(5));
             Assert.Fail($"Still blocked after {Timeout.TotalSeconds:N0} s beside a FIFO at the snapshot's name.");
         }
     }

@@ -35,7 +35,7 @@ public sealed class ForgedSnapshotTests : IDisposable
             }
         }
 
-        ForgeEmpty(KeyMapSnapshotFile.PathOf(path));
+        ForgeEmpty(KeyMapFileFormat.PathOf(path));
 
         var log = new CapturingLoggerFactory();
         int created;
@@ -77,9 +77,9 @@ public sealed class ForgedSnapshotTests : IDisposable
     {
         var bytes = File.ReadAllBytes(snapshot);
         var capacity = BinaryPrimitives.ReadInt64LittleEndian(bytes.AsSpan(168));
-        bytes.AsSpan(KeyMapSnapshotHeader.Bytes, (int)capacity * 8).Clear();
+        bytes.AsSpan(KeyMapFileHeader.Bytes, (int)capacity * 8).Clear();
         BinaryPrimitives.WriteInt64LittleEndian(bytes.AsSpan(176), 0);
-        XxHash128.Hash(bytes.AsSpan(0, bytes.Length - KeyMapSnapshotHeader.ChecksumBytes), bytes.AsSpan(bytes.Length - KeyMapSnapshotHeader.ChecksumBytes));
+        XxHash128.Hash(bytes.AsSpan(0, bytes.Length - KeyMapFileHeader.ChecksumBytes), bytes.AsSpan(bytes.Length - KeyMapFileHeader.ChecksumBytes));
         File.WriteAllBytes(snapshot, bytes);
     }
 }

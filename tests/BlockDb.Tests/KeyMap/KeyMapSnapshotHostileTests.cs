@@ -97,7 +97,7 @@ public sealed class KeyMapSnapshotHostileTests : IDisposable
         File.SetUnixFileMode(path, UnixFileMode.UserRead | UnixFileMode.UserWrite); // 0600: only the owner reads the index
         await Write(path, 100, 200);
 
-        var snapshot = KeyMapSnapshotFile.PathOf(path);
+        var snapshot = KeyMapFileFormat.PathOf(path);
         Assert.True(File.Exists(snapshot));
         var extra = File.GetUnixFileMode(snapshot) & ~File.GetUnixFileMode(path);
         Assert.Equal(UnixFileMode.None, extra);
@@ -151,11 +151,11 @@ public sealed class KeyMapSnapshotHostileTests : IDisposable
         var b = _folder.File("b.db");
         await Write(a, 0, Blocks);
         File.Copy(a, b);
-        File.Copy(KeyMapSnapshotFile.PathOf(a), KeyMapSnapshotFile.PathOf(b));
+        File.Copy(KeyMapFileFormat.PathOf(a), KeyMapFileFormat.PathOf(b));
 
         await Write(a, Blocks, Blocks + 300); // a: new token and snapshot
         await Write(b, 50_000, 50_300);       // b: other blocks at the same IDs
-        File.Copy(KeyMapSnapshotFile.PathOf(a), KeyMapSnapshotFile.PathOf(b), overwrite: true);
+        File.Copy(KeyMapFileFormat.PathOf(a), KeyMapFileFormat.PathOf(b), overwrite: true);
 
         var (source, refused) = await FirstLookup(b);
         Assert.Equal("scan", source);
@@ -260,7 +260,7 @@ public sealed class KeyMapSnapshotHostileTests : IDisposable
     public async Task A_file_that_is_not_a_snapshot_at_the_snapshots_name_is_never_replaced()
     {
         var path = _folder.File("x.db");
-        var other = KeyMapSnapshotFile.PathOf(path);
+        var other = KeyMapFileFormat.PathOf(path);
         await Write(other, 0, 100); // a database whose name is x.db's snapshot name
         var before = await File.ReadAllBytesAsync(other);
 

@@ -106,7 +106,7 @@ public sealed class KeyMapSnapshotTests : IDisposable
     {
         var path = _folder.File("used.db");
         Assert.True(Wrote(await Write(path, provider, 0, Blocks)));
-        Assert.True(File.Exists(KeyMapSnapshotFile.PathOf(path)));
+        Assert.True(File.Exists(KeyMapFileFormat.PathOf(path)));
 
         Assert.Equal(("snapshot", null), await FirstLookup(path, provider));
         await AssertEveryBlockFound(path, provider, 100_000);
@@ -136,11 +136,11 @@ public sealed class KeyMapSnapshotTests : IDisposable
     {
         var path = _folder.File("unchanged.db");
         await Write(path, "PInvoke", 0, Blocks);
-        var written = File.GetLastWriteTimeUtc(KeyMapSnapshotFile.PathOf(path));
+        var written = File.GetLastWriteTimeUtc(KeyMapFileFormat.PathOf(path));
 
         var log = await Write(path, "PInvoke", 0, 100); // only known blocks
         Assert.False(Wrote(log));
-        Assert.Equal(written, File.GetLastWriteTimeUtc(KeyMapSnapshotFile.PathOf(path)));
+        Assert.Equal(written, File.GetLastWriteTimeUtc(KeyMapFileFormat.PathOf(path)));
         Assert.Equal(("snapshot", null), await FirstLookup(path, "PInvoke"));
     }
 
@@ -161,7 +161,7 @@ public sealed class KeyMapSnapshotTests : IDisposable
     public async Task A_snapshot_that_does_not_match_the_file_is_refused_and_the_map_read_from_the_table(string change, string reason)
     {
         var path = _folder.File("refused.db");
-        var snapshot = KeyMapSnapshotFile.PathOf(path);
+        var snapshot = KeyMapFileFormat.PathOf(path);
         await Write(path, "PInvoke", 0, Blocks);
         switch (change)
         {
@@ -215,7 +215,7 @@ public sealed class KeyMapSnapshotTests : IDisposable
             case "snapshot of another file":
                 var other = _folder.File("other.db");
                 await Write(other, "PInvoke", 0, Blocks); // the same blocks, another file
-                File.Copy(KeyMapSnapshotFile.PathOf(other), snapshot, overwrite: true);
+                File.Copy(KeyMapFileFormat.PathOf(other), snapshot, overwrite: true);
                 break;
             case "not a snapshot":
                 File.WriteAllBytes(snapshot, new byte[4096]);
@@ -261,12 +261,12 @@ public sealed class KeyMapSnapshotTests : IDisposable
         var path = _folder.File("pair.db");
         await Write(path, "PInvoke", 0, Blocks);
         File.Copy(path, _folder.File("pair-backup.db"));
-        File.Copy(KeyMapSnapshotFile.PathOf(path), _folder.File("pair-backup.snapshot"));
+        File.Copy(KeyMapFileFormat.PathOf(path), _folder.File("pair-backup.snapshot"));
         await Write(path, "PInvoke", Blocks, Blocks + 500);
 
         File.Delete(path + "-wal");
         File.Copy(_folder.File("pair-backup.db"), path, overwrite: true);
-        File.Copy(_folder.File("pair-backup.snapshot"), KeyMapSnapshotFile.PathOf(path), overwrite: true);
+        File.Copy(_folder.File("pair-backup.snapshot"), KeyMapFileFormat.PathOf(path), overwrite: true);
 
         Assert.Equal(("snapshot", null), await FirstLookup(path, "PInvoke"));
         await AssertEveryBlockFound(path, "PInvoke", 100_000);
@@ -301,14 +301,14 @@ public sealed class KeyMapSnapshotTests : IDisposable
     {
         var path = _folder.File("ro.db");
         await Write(path, "PInvoke", 0, Blocks);
-        var bytes = File.ReadAllBytes(KeyMapSnapshotFile.PathOf(path));
+        var bytes = File.ReadAllBytes(KeyMapFileFormat.PathOf(path));
         using (var raw = new RawSql(path))
         {
             raw.InsertBlock(TestData.Hash(500_000), 3, id: 20_000); // so a writer would have something new to write
         }
 
         Assert.Equal(("snapshot", null), await FirstLookup(path, "PInvoke", o => o.ReadOnly = true));
-        Assert.Equal(bytes, File.ReadAllBytes(KeyMapSnapshotFile.PathOf(path)));
+        Assert.Equal(bytes, File.ReadAllBytes(KeyMapFileFormat.PathOf(path)));
     }
 
     [Fact]
@@ -316,10 +316,10 @@ public sealed class KeyMapSnapshotTests : IDisposable
     {
         var path = _folder.File("off.db");
         Assert.False(Wrote(await Write(path, "PInvoke", 0, Blocks, o => o.Index.KeyMapSnapshot = KeyMapSnapshotMode.Off)));
-        Assert.False(File.Exists(KeyMapSnapshotFile.PathOf(path)));
+        Assert.False(File.Exists(KeyMapFileFormat.PathOf(path)));
 
         await Write(path, "PInvoke", 0, 10);
-        Assert.True(File.Exists(KeyMapSnapshotFile.PathOf(path)));
+        Assert.True(File.Exists(KeyMapFileFormat.PathOf(path)));
         Assert.Equal(("scan", null), await FirstLookup(path, "PInvoke", o => o.Index.KeyMapSnapshot = KeyMapSnapshotMode.Off));
     }
 
@@ -327,12 +327,12 @@ public sealed class KeyMapSnapshotTests : IDisposable
     public async Task A_snapshot_that_cannot_be_written_is_logged_and_the_dispose_succeeds()
     {
         var path = _folder.File("blocked.db");
-        Directory.CreateDirectory(KeyMapSnapshotFile.PathOf(path)); // a folder where the file would go: the rename fails
+        Directory.CreateDirectory(KeyMapFileFormat.PathOf(path)); // a folder where the file would go: the rename fails
         var log = await Write(path, "PInvoke", 0, Blocks);
         Assert.Equal(1, log.Count(15, "KeyMapSnapshotWriteFailed"));
         Assert.Empty(Directory.GetFiles(_folder.Path, "*.tmp"));
 
-        Directory.Delete(KeyMapSnapshotFile.PathOf(path));
+        Directory.Delete(KeyMapFileFormat.PathOf(path));
         Assert.Equal(("scan", null), await FirstLookup(path, "PInvoke"));
         await AssertEveryBlockFound(path, "PInvoke", 100_000);
     }
@@ -412,11 +412,11 @@ public sealed class KeyMapSnapshotTests : IDisposable
     public async Task A_temporary_file_abandoned_by_a_killed_writer_is_deleted_by_the_next_write_and_a_fresh_one_is_kept()
     {
         var path = _folder.File("abandoned.db");
-        var old = KeyMapSnapshotFile.PathOf(path) + ".999999.0123456789abcdef0123456789abcdef.tmp";
-        var fresh = KeyMapSnapshotFile.PathOf(path) + ".999998.0123456789abcdef0123456789abcdef.tmp";
+        var old = KeyMapFileFormat.PathOf(path) + ".999999.0123456789abcdef0123456789abcdef.tmp";
+        var fresh = KeyMapFileFormat.PathOf(path) + ".999998.0123456789abcdef0123456789abcdef.tmp";
         File.WriteAllBytes(old, [1, 2, 3]);
         File.WriteAllBytes(fresh, [1, 2, 3]);
-        File.SetLastWriteTimeUtc(old, DateTime.UtcNow - KeyMapSnapshotFile.AbandonedAfter - TimeSpan.FromMinutes(1));
+        File.SetLastWriteTimeUtc(old, DateTime.UtcNow - KeyMapFileFormat.AbandonedAfter - TimeSpan.FromMinutes(1));
 
         Assert.True(Wrote(await Write(path, "PInvoke", 0, 100)));
         Assert.False(File.Exists(old));

@@ -1,3 +1,4 @@
+using BlockDb.Opening;
 using BlockDb.PostgreSql;
 
 namespace BlockDb.Tests.Opening;

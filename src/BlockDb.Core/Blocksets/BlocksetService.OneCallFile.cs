@@ -1,0 +1,51 @@
+using System.Buffers;
+using BlockDb.Layouts;
+using BlockDb.Sessions;
+
+namespace BlockDb.Blocksets;
+
+internal sealed partial class BlocksetService
+{
+    /// <summary>A one-call file's arguments, carried by value through the batch (<see cref="SelectXorInsertAdd"/>).</summary>
+    private readonly record struct OneCallFile(
+        BlocksetService Self, ReadOnlyMemory<BinaryBlockKey> Blocks, Memory<SelectXorInsertResult> Results, long? VolumeId, string? FullHash, CancellationToken CancellationToken)
+    {
+        /// <summary>Select-xor-inserts the blocks with the batch's commits held, then writes the blockset from them; the caller counts the write.</summary>
+        public long Run()
+        {
+            var count = Blocks.Length;
+            var ids = ArrayPool<long>.Shared.Rent(count);
+            try
+            {
+                var length = Self._batch.Held((this, ids), static h => h.Item1.SelectXorInsertBlocks(h.ids));
+                return Self.WriteBlockset(ids, count, length, FullHash, CancellationToken);
+            }
+            finally
+            {
+                ArrayPool<long>.Shared.Return(ids);
+            }
+        }
+
+        /// <summary>Each block's select-xor-insert in this transaction, its ID into <paramref name="ids"/> and its result at the same index; the blockset's length.</summary>
+        private long SelectXorInsertBlocks(long[] ids)
+        {
+            var keys = Blocks.Span;
+            var found = Results.Span;
+            long length = 0;
+            long? fit = null;
+            for (var i = 0; i < keys.Length; i++)
+            {
+                BlockBatchRules.CheckCancellation(i, CancellationToken);
+                var result = Self._store.SelectXorInsertInWrite(HashInput.FromBytes(keys[i].Hash), keys[i].Size, VolumeId, out var volume);
+                found[i] = result;
+                ids[i] = result.Id;
+                Self.RequireReferable(result.Id, i, volume, ref fit);
+
+                // The block matched (hash, size) in this transaction: its size is the key's.
+                length = AddLength(length, keys[i].Size, i);
+            }
+
+            return length;
+        }
+    }
+}

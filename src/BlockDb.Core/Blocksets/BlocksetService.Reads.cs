@@ -1,0 +1,81 @@
+namespace BlockDb.Blocksets;
+
+// The reads: a blockset, its blocks, a block; outside a write transaction they run in the session's read transaction.
+internal sealed partial class BlocksetService
+{
+    /// <summary>A blockset's blocks in order.</summary>
+    /// <exception cref="BlocksetNotFoundException">No blockset has that ID.</exception>
+    public IReadOnlyList<BlocksetBlock> List(long blocksetId)
+    {
+        var blocks = new List<BlocksetBlock>();
+        _list.BindInt64(1, blocksetId);
+        try
+        {
+            while (_list.Step())
+            {
+                blocks.Add(new BlocksetBlock((int)_list.ColumnInt64(0), _list.ColumnInt64(1), _store.ReadHash(_list, 2), _list.ColumnInt64(3)));
+            }
+        }
+        finally
+        {
+            _list.Reset();
+        }
+
+        if (blocks.Count == 0)
+        {
+            // No entries: an empty file's blockset, or no such blockset (Get throws the typed error).
+            Get(blocksetId);
+        }
+
+        return blocks;
+    }
+
+    /// <summary>The lowest blockset ID with this full hash and length, or null.</summary>
+    public long? Find(string fullHash, long length)
+    {
+        _find.BindText(1, fullHash);
+        _find.BindInt64(2, length);
+        try
+        {
+            return _find.Step() ? _find.ColumnInt64(0) : null;
+        }
+        finally
+        {
+            _find.Reset();
+        }
+    }
+
+    /// <summary>A block by ID.</summary>
+    /// <exception cref="BlockNotFoundException">No block has that ID.</exception>
+    public BlockInfo GetBlock(long blockId)
+    {
+        _getBlock.BindInt64(1, blockId);
+        try
+        {
+            return _getBlock.Step()
+                ? new BlockInfo(blockId, _store.ReadHash(_getBlock, 0), _getBlock.ColumnInt64(1), _getBlock.ColumnIsNull(2) ? null : _getBlock.ColumnInt64(2))
+                : throw new BlockNotFoundException(blockId);
+        }
+        finally
+        {
+            _getBlock.Reset();
+        }
+    }
+
+    /// <summary>A blockset's length, full hash and entry count.</summary>
+    /// <exception cref="BlocksetNotFoundException">No blockset has that ID.</exception>
+    public BlocksetInfo Get(long blocksetId)
+    {
+        _getBlockset.BindInt64(1, blocksetId);
+        try
+        {
+            return _getBlockset.Step()
+                ? new BlocksetInfo(blocksetId, _getBlockset.ColumnInt64(0), _getBlockset.ColumnText(1), (int)_getBlockset.ColumnInt64(2))
+                : throw new BlocksetNotFoundException(blocksetId);
+        }
+        finally
+        {
+            _getBlockset.Reset();
+        }
+    }
+}

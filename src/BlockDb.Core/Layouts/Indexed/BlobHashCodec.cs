@@ -1,0 +1,23 @@
+using System.Globalization;
+using BlockDb.Drivers;
+
+namespace BlockDb.Layouts.Indexed;
+
+/// <summary><see cref="BlockLayout.BlobHash"/> and <see cref="BlockLayout.KeyMap"/>: the decoded bytes.</summary>
+internal readonly struct BlobHashCodec : IHashCodec
+{
+    public static void Bind(ISqliteStatement statement, int index, in HashInput hash)
+    {
+        Span<byte> scratch = stackalloc byte[BlockHash.MaxBytes];
+        statement.BindBlob(index, hash.GetBytes(scratch));
+    }
+
+    public static string Read(ISqliteStatement statement, int column)
+    {
+        Span<byte> bytes = stackalloc byte[BlockHash.MaxBytes];
+        var length = statement.ColumnBlob(column, bytes);
+        return length is >= 1 and <= BlockHash.MaxBytes
+            ? Convert.ToBase64String(bytes[..length])
+            : throw new BlockDbFormatException(string.Create(CultureInfo.InvariantCulture, $"A stored block hash is {length} bytes; BlockDb stores 1 to {BlockHash.MaxBytes}."));
+    }
+}

@@ -1,0 +1,16 @@
+using BlockDb.Drivers;
+using BlockDb.Sql;
+
+namespace BlockDb.Layouts.Indexed;
+
+/// <summary>
+/// <see cref="SelectXorInsertStrategy.InsertOrIgnoreThenSelect"/>: <c>INSERT OR IGNORE</c> in the batch,
+/// <c>changes()</c> tells whether it inserted, then a lookup returns the ID either way.
+/// </summary>
+internal readonly struct InsertOrIgnoreThenSelect(ISqliteStatement insertOrIgnore) : ISelectXorInsertStrategy<InsertOrIgnoreThenSelect>
+{
+    public static InsertOrIgnoreThenSelect Prepare(ISqliteConnection connection) => new(connection.Prepare(BlockDbSql.InsertBlockOrIgnore));
+
+    public SelectXorInsertResult SelectXorInsert<TCodec>(IndexedBlockStore<TCodec, InsertOrIgnoreThenSelect> store, in HashInput hash, long size, long? volumeId)
+        where TCodec : struct, IHashCodec => store.InsertThenFind(insertOrIgnore, returnsId: false, hash, size, volumeId);
+}

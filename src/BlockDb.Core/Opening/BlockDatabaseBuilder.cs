@@ -1,0 +1,134 @@
+using BlockDb.Drivers;
+using BlockDb.Opening;
+using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Logging.Abstractions;
+
+namespace BlockDb;
+
+/// <summary>
+/// Builds an open block index, in the way of Npgsql's <c>NpgsqlDataSourceBuilder</c>: set the options and the
+/// providers, then <see cref="Build"/> validates them once, freezes a copy, picks the provider that
+/// <see cref="BlockDbOptions.Provider"/> names and opens the database. Nothing changed on the builder or the options
+/// afterwards changes a database already built. Not thread-safe; the database it builds is.
+/// </summary>
+/// <example>
+/// <code>
+/// await using var db = new BlockDatabaseBuilder(new BlockDbOptions { DataSource = "index.db" })
+///     .UseProvider(PInvokeDriver.Instance)
+///     .Build();
+/// </code>
+/// </example>
+public sealed class BlockDatabaseBuilder
+{
+    private readonly List<ISqliteDriver> _drivers = [];
+    private readonly List<IEngineProvider> _providers = [];
+    private ILoggerFactory _loggerFactory = NullLoggerFactory.Instance;
+    private IServiceProvider? _services;
+
+    /// <summary>Starts from default options.</summary>
+    public BlockDatabaseBuilder()
+        : this(new BlockDbOptions())
+    {
+    }
+
+    /// <summary>Starts from a copy of <paramref name="options"/> (later changes to <paramref name="options"/> are not seen).</summary>
+    /// <param name="options">The options to start from.</param>
+    /// <exception cref="ArgumentNullException"><paramref name="options"/> is null.</exception>
+    public BlockDatabaseBuilder(BlockDbOptions options)
+    {
+        ArgumentNullException.ThrowIfNull(options);
+        Options = options.Clone();
+    }
+
+    /// <summary>The builder's own options, to change before <see cref="Build"/>.</summary>
+    public BlockDbOptions Options { get; }
+
+    /// <summary>Makes a SQLite driver available to <see cref="BlockDbOptions.Provider"/> by its name, without choosing it.</summary>
+    /// <param name="driver">The driver, for example <c>PInvokeDriver.Instance</c>.</param>
+    /// <returns>This builder.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="driver"/> is null.</exception>
+    public BlockDatabaseBuilder AddProvider(ISqliteDriver driver)
+    {
+        ArgumentNullException.ThrowIfNull(driver);
+        _drivers.Add(driver);
+        return this;
+    }
+
+    /// <summary>Adds a SQLite driver and chooses it (sets <see cref="BlockDbOptions.Provider"/> to its name).</summary>
+    /// <param name="driver">The driver.</param>
+    /// <returns>This builder.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="driver"/> is null.</exception>
+    public BlockDatabaseBuilder UseProvider(ISqliteDriver driver)
+    {
+        AddProvider(driver);
+        Options.Provider = driver.Name;
+        return this;
+    }
+
+    /// <summary>Makes an engine provider registered through dependency injection (BlockDb.PostgreSql's) available to <see cref="BlockDbOptions.Provider"/> by its name.</summary>
+    internal BlockDatabaseBuilder AddEngineProvider(IEngineProvider provider)
+    {
+        _providers.Add(provider);
+        return this;
+    }
+
+    /// <summary>Where the database logs (the applied pragmas, upgrades, repairs, warnings); none when <see langword="null"/>.</summary>
+    /// <param name="loggerFactory">The logger factory.</param>
+    /// <returns>This builder.</returns>
+    public BlockDatabaseBuilder UseLoggerFactory(ILoggerFactory? loggerFactory)
+    {
+        _loggerFactory = loggerFactory ?? NullLoggerFactory.Instance;
+        return this;
+    }
+
+    /// <summary>The application's services, for providers that take what they need from them (a registered data source).</summary>
+    /// <param name="services">The service provider, or <see langword="null"/>.</param>
+    /// <returns>This builder.</returns>
+    public BlockDatabaseBuilder UseServices(IServiceProvider? services)
+    {
+        _services = services;
+        return this;
+    }
+
+    /// <summary>Validates a frozen copy of the options and returns the provider they name, without opening anything.</summary>
+    /// <returns>The frozen options (their <see cref="BlockDbOptions.Provider"/> set to the chosen provider's name) and the provider.</returns>
+    /// <exception cref="BlockDbConfigurationException">A setting is invalid, the provider is unknown or not installed, or the provider refuses a setting.</exception>
+    internal (BlockDbOptions Options, IEngineProvider Provider) Resolve()
+    {
+        var frozen = Options.Clone();
+        frozen.Validate();
+        var provider = ProviderCatalog.Find(frozen.Provider, _drivers, _providers);
+        frozen.Provider = provider.Name;
+        provider.Validate(frozen);
+        return (frozen, provider);
+    }
+
+    /// <summary>Validates the options once, freezes a copy and opens the database through the provider they name.</summary>
+    /// <returns>The open database, which the caller disposes.</returns>
+    /// <exception cref="BlockDbConfigurationException">A setting is invalid, the provider is unknown or not installed (the message says which package to add), or the provider or the file's layout refuses a setting.</exception>
+    /// <exception cref="BlockDbFormatException">The file belongs to another application or a newer BlockDb, has another layout than <see cref="IndexOptions.Layout"/> asks for, or (<see cref="BlockDbOptions.ReadOnly"/>) is empty or needs a schema upgrade.</exception>
+    /// <exception cref="BlockDbException">The database could not be opened: for SQLite, <c>SQLITE_CANTOPEN</c> for a missing folder or, read-only, a missing file; <c>SQLITE_NOTADB</c> for a file that is not a database; <c>SQLITE_READONLY</c> for a read-only file; <c>SQLITE_BUSY</c> when creating or upgrading the schema waited longer than <c>busy_timeout</c> for the write lock; or a pragma did not take effect.</exception>
+    public IBlockDatabase Build()
+    {
+        var (options, provider) = Resolve();
+        return provider.Open(new BlockDbProviderContext(options, _loggerFactory, _services));
+    }
+
+    /// <summary>As <see cref="Build"/>; completes synchronously for SQLite, which opens files synchronously.</summary>
+    /// <param name="cancellationToken">Cancels before anything is opened.</param>
+    /// <returns>The open database.</returns>
+    /// <exception cref="BlockDbConfigurationException">See <see cref="Build"/>.</exception>
+    /// <exception cref="BlockDbException">See <see cref="Build"/>.</exception>
+    public ValueTask<IBlockDatabase> BuildAsync(CancellationToken cancellationToken = default)
+    {
+        try
+        {
+            cancellationToken.ThrowIfCancellationRequested();
+            return new(Build());
+        }
+        catch (Exception e)
+        {
+            return ValueTask.FromException<IBlockDatabase>(e);
+        }
+    }
+}

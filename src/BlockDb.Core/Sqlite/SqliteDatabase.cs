@@ -1,0 +1,434 @@
+using System.Collections.Concurrent;
+using System.Diagnostics;
+using System.Diagnostics.Metrics;
+using BlockDb.Diagnostics;
+using BlockDb.Drivers;
+using BlockDb.Import;
+using BlockDb.Layouts;
+using BlockDb.Sessions;
+using BlockDb.Shared;
+using BlockDb.Sql;
+using BlockDb.Volumes;
+using Microsoft.Extensions.Logging;
+
+namespace BlockDb.Sqlite;
+
+/// <summary>
+/// An open block index in one SQLite file, through one <see cref="ISqliteDriver"/>: the schema checked or created, the
+/// pragmas applied and verified, the layout's shared state (the KeyMap layout's key map), and the sessions, shared
+/// repositories and maintenance runs opened from it, all of which its dispose waits for. Thread-safe.
+/// </summary>
+/// <remarks>
+/// Invariants: after <c>_disposal</c> has begun, no session or shared repository is registered that the dispose does not
+/// dispose (each re-checks it after registering and disposes itself when it lost the race); every dispose, concurrent
+/// or later, returns only when the first one's work has ended (<see cref="DisposeOnce"/>).
+/// </remarks>
+internal sealed class SqliteDatabase : IBlockDatabase, IBlockDbObservable
+{
+    private readonly BlockDbOptions _options;
+    private readonly ISqliteDriver _driver;
+    private readonly PragmaSettings _requested;
+    private readonly ILogger _logger;
+    private readonly LayoutState _layout;
+    private readonly ConcurrentDictionary<BlockRepository, byte> _sessions = new();
+    private readonly ConcurrentDictionary<SharedBlockRepository, byte> _shared = new();
+    private readonly ConcurrentDictionary<IReadCursor, byte> _cursors = new();
+    private readonly MaintenanceRunner _maintenance = new();
+    private readonly CommitClock _commits;
+    private readonly RowCountCache _rows;
+    private long _closedCacheHits;
+    private long _closedCacheMisses;
+    private readonly DisposeOnce _disposal = new();
+
+    /// <summary>Opens the file (options frozen and validated by the caller).</summary>
+    public SqliteDatabase(BlockDbOptions options, ISqliteDriver driver, string path, ILogger logger)
+    {
+        _options = options;
+        _driver = driver;
+        DataSource = path;
+        _logger = logger;
+        _requested = options.Pragmas.Resolve();
+        Tags = Instruments.DatabaseTags("sqlite", driver.Name, path);
+        using var activity = Instruments.StartActivity("blockdb.open", Tags);
+        try
+        {
+            using var connection = OpenConnection();
+            EngineVersion = connection.QueryText(BlockDbSql.SqliteVersionQuery) ?? "unknown";
+            var definition = Schema.Open(connection, path, options.Index.Layout, options.ReadOnly, found => found.Validate(options), _logger);
+            _layout = definition.Open(options, connection, path, _logger);
+            AppliedPragmas = Pragmas.ApplyAndVerify(connection, _requested, _logger, path, options.ReadOnly);
+        }
+        catch (BlockDbException e) when (e.SqliteErrorCode == SqliteResultCode.NotADatabase)
+        {
+            throw e.Rephrase($"{Quoted.Path(path)} is not a SQLite database file (SQLITE_NOTADB); BlockDb left it untouched. {e.Message}");
+        }
+
+        _commits = CommitClock.Acquire(path);
+        _layout.Report(new KeyMap.MapLoadReporter(path, driver.Name, logger));
+        _rows = new RowCountCache(CountRowsAsync, Tags);
+        Instruments.Register(this);
+
+        Log.DatabaseOpened(_logger, path, Layout, driver.Name, EngineVersion, AppliedPragmas);
+    }
+
+    /// <summary>This database's measurement tags: system, provider, file.</summary>
+    internal TagList Tags { get; }
+
+    public string ProviderName => _driver.Name;
+
+    public string Engine => "SQLite";
+
+    public string EngineVersion { get; }
+
+    public string? SqliteVersion => EngineVersion;
+
+    public string DataSource { get; }
+
+    public PragmaSettings AppliedPragmas { get; }
+
+    public BlockDbOptions Options => _options.Clone();
+
+    public BlockLayout Layout => _layout.Definition.Layout;
+
+    public (long Blocks, long Bytes) KeyMapUsage => _layout.MapUsage;
+
+    /// <summary>Whether the database was opened read-only.</summary>
+    internal bool ReadOnly => _options.ReadOnly;
+
+    /// <summary>The file's layout and its state in this database.</summary>
+    internal LayoutState LayoutState => _layout;
+
+    public ValueTask<IBlockRepository> OpenSessionAsync(CancellationToken cancellationToken = default)
+    {
+        try
+        {
+            cancellationToken.ThrowIfCancellationRequested();
+            return new(OpenSession(_options.Batching));
+        }
+        catch (Exception e)
+        {
+            return ValueTask.FromException<IBlockRepository>(e);
+        }
+    }
+
+    public IAsyncEnumerable<BlockInfo> EnumerateBlocksAsync(BlockFilter? filter = null, CancellationToken cancellationToken = default)
+    {
+        var volume = filter?.VolumeId;
+        var unreferenced = filter?.UnreferencedOnly ?? false;
+        var codec = _layout.Definition;
+        return new ReadCursor<BlockInfo>(
+            this,
+            BlockDbSql.EnumerateBlocks,
+            s =>
+            {
+                if (volume is { } v)
+                {
+                    s.BindInt64(1, v);
+                }
+                else
+                {
+                    s.BindNull(1);
+                }
+
+                s.BindInt64(2, unreferenced ? 1 : 0);
+            },
+            s => new BlockInfo(s.ColumnInt64(0), codec.ReadHash(s, 1), s.ColumnInt64(2), s.ColumnIsNull(3) ? null : s.ColumnInt64(3)),
+            cancellationToken);
+    }
+
+    public IAsyncEnumerable<BlocksetInfo> EnumerateBlocksetsAsync(CancellationToken cancellationToken = default) =>
+        new ReadCursor<BlocksetInfo>(
+            this,
+            BlockDbSql.EnumerateBlocksets,
+            null,
+            static s => new BlocksetInfo(s.ColumnInt64(0), s.ColumnInt64(1), s.ColumnText(2), (int)s.ColumnInt64(3)),
+            cancellationToken);
+
+    public IAsyncEnumerable<VolumeInfo> EnumerateVolumesAsync(CancellationToken cancellationToken = default) =>
+        new ReadCursor<VolumeInfo>(this, BlockDbSql.EnumerateVolumes, null, VolumeService.ReadVolume, cancellationToken);
+
+    public async ValueTask<ImportResult> ImportBlocksAsync(IAsyncEnumerable<ImportBlock> blocks, ImportOptions? options = null, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(blocks);
+        var target = OpenImportTarget(nameof(ImportBlocksAsync), options);
+        await using (target.ConfigureAwait(false))
+        {
+            return Imported("blocks", await BulkImport.ImportBlocksAsync(target, blocks, options ?? new ImportOptions(), cancellationToken).ConfigureAwait(false));
+        }
+    }
+
+    public async ValueTask<ImportResult> ImportBlocksetsAsync(IAsyncEnumerable<ImportBlockset> blocksets, ImportOptions? options = null, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(blocksets);
+        var target = OpenImportTarget(nameof(ImportBlocksetsAsync), options);
+        await using (target.ConfigureAwait(false))
+        {
+            return Imported("blocksets", await BulkImport.ImportBlocksetsAsync(target, blocksets, options ?? new ImportOptions(), cancellationToken).ConfigureAwait(false));
+        }
+    }
+
+    private ImportResult Imported(string kind, ImportResult result)
+    {
+        Log.ImportFinished(_logger, kind, DataSource, result.Read, result.Created, result.Existing, result.Transactions, (long)result.Elapsed.TotalMilliseconds);
+        return result;
+    }
+
+    /// <summary>A bulk import's own session (registered, so disposing the database waits for its call in flight).</summary>
+    private SessionImportTarget OpenImportTarget(string operation, ImportOptions? options)
+    {
+        options?.Validate();
+        if (_options.ReadOnly)
+        {
+            throw new BlockDbReadOnlyException(operation, DataSource);
+        }
+
+        return new SessionImportTarget(OpenSession(SessionImportTarget.Batching));
+    }
+
+    public ISharedBlockRepository OpenSharedRepository()
+    {
+        ObjectDisposedException.ThrowIf(_disposal.Begun, this);
+        var shared = new SharedBlockRepository(this, _options.GroupCommit, s => _shared.TryRemove(s, out _));
+        _shared.TryAdd(shared, 0);
+        if (_disposal.Begun)
+        {
+            shared.Dispose();
+            throw new ObjectDisposedException(nameof(IBlockDatabase), "The BlockDb database was disposed while the shared repository was opening.");
+        }
+
+        return shared;
+    }
+
+    public ValueTask<BlockDbCheckResult> CheckAsync(CancellationToken cancellationToken = default) =>
+        _maintenance.Run(
+            this,
+            token =>
+            {
+                using var activity = Instruments.StartActivity("blockdb.check", Tags);
+                var started = Stopwatch.GetTimestamp();
+                using var connection = OpenConfiguredConnection();
+                var result = SqliteCheck.Check(connection, _layout, token);
+                activity?.SetTag("blockdb.check.clean", result.IsClean);
+                Log.CheckFinished(_logger, DataSource, result.IsClean, (long)Stopwatch.GetElapsedTime(started).TotalMilliseconds);
+                return result;
+            },
+            cancellationToken);
+
+    public ValueTask<BlockDbRepairResult> RepairAsync(CancellationToken cancellationToken = default)
+    {
+        if (_options.ReadOnly)
+        {
+            return ValueTask.FromException<BlockDbRepairResult>(new BlockDbReadOnlyException(nameof(RepairAsync), DataSource));
+        }
+
+        return _maintenance.Run(
+            this,
+            token =>
+            {
+                using var activity = Instruments.StartActivity("blockdb.repair", Tags);
+
+                // No busy wait: a repair beside another writer is refused at once (providers that retry BUSY on their own wait their minimum).
+                using var connection = OpenConfiguredConnection(busyTimeoutMilliseconds: 0);
+                try
+                {
+                    return SqliteCheck.Repair(connection, _layout, _logger, DataSource, token);
+                }
+                finally
+                {
+                    // Sessions' read snapshots restart, so none reads the file as it was before the repair.
+                    _commits.Tick();
+                }
+            },
+            cancellationToken);
+    }
+
+    /// <summary>
+    /// Opens a session with its own batching (the shared repository's writer commits only when told). A session of a
+    /// shared repository (<paramref name="register"/> false) is owned and disposed by it, so the database's dispose
+    /// never disposes it under the repository's running writer loop. <paramref name="wholeCalls"/>: see
+    /// <see cref="SessionSettings.WholeCalls"/>.
+    /// </summary>
+    internal BlockRepository OpenSession(BatchingOptions batching, bool register = true, bool wholeCalls = false)
+    {
+        ObjectDisposedException.ThrowIf(_disposal.Begun, this);
+        var connection = OpenConnection();
+        BlockRepository session;
+        try
+        {
+            var applied = Pragmas.ApplyAndVerify(connection, _requested, _logger, DataSource, _options.ReadOnly);
+            var settings = new SessionSettings(DataSource, _layout, batching, _options.SelectXorInsert, _options.ReadOnly, applied, _commits, _driver.Name, _logger, wholeCalls);
+            session = new BlockRepository(connection, settings, register ? Closed : static _ => { });
+        }
+        catch
+        {
+            connection.Dispose();
+            throw;
+        }
+
+        if (!register)
+        {
+            return session;
+        }
+
+        _sessions.TryAdd(session, 0);
+        if (_disposal.Begun)
+        {
+            // The database was disposed while this session opened: its dispose may not have seen it.
+            session.Dispose();
+            throw new ObjectDisposedException(nameof(IBlockDatabase), "The BlockDb database was disposed while the session was opening.");
+        }
+
+        return session;
+    }
+
+    /// <summary>A registered session closed: its final page-cache counters join the closed sessions' totals (so the counters never go down).</summary>
+    private void Closed(BlockRepository session)
+    {
+        if (_sessions.TryRemove(session, out _))
+        {
+            var (hits, misses) = session.SampleCacheStats();
+            Interlocked.Add(ref _closedCacheHits, hits);
+            Interlocked.Add(ref _closedCacheMisses, misses);
+        }
+    }
+
+    void IBlockDbObservable.ObserveKeyMap(List<Measurement<long>> measurements, bool bytes)
+    {
+        if (_layout.HasMap)
+        {
+            var (blocks, size) = _layout.MapUsage;
+            measurements.Add(new(bytes ? size : blocks, Tags));
+        }
+    }
+
+    void IBlockDbObservable.ObserveQueue(List<Measurement<long>> measurements) =>
+        measurements.Add(new(_shared.Keys.Sum(s => (long)s.QueueLength), Tags));
+
+    void IBlockDbObservable.ObservePageCache(List<Measurement<long>> measurements, bool hits)
+    {
+        var total = hits ? Volatile.Read(ref _closedCacheHits) : Volatile.Read(ref _closedCacheMisses);
+        foreach (var session in _sessions.Keys)
+        {
+            var (h, m) = session.SampleCacheStats();
+            total += hits ? h : m;
+        }
+
+        measurements.Add(new(total, Tags));
+    }
+
+    void IBlockDbObservable.ObserveRows(List<Measurement<long>> measurements) => _rows.Observe(measurements);
+
+    /// <summary>Counts the three tables on a connection of its own (for <c>blockdb.rows</c>).</summary>
+    private Task<BlockDbCounts> CountRowsAsync(CancellationToken cancellationToken) => Task.Run(
+        () =>
+        {
+            using var connection = OpenWorkConnection();
+            using var counts = connection.Prepare(BlockDbSql.Counts);
+            return counts.Step()
+                ? new BlockDbCounts(counts.ColumnInt64(0), counts.ColumnInt64(1), counts.ColumnInt64(2))
+                : throw new InvalidOperationException("The counts query returned no row.");
+        },
+        cancellationToken);
+
+    /// <summary>A connection with the pragmas applied, for an enumeration.</summary>
+    /// <exception cref="ObjectDisposedException">The database was disposed.</exception>
+    internal ISqliteConnection OpenReadConnection() => OpenWorkConnection();
+
+    /// <summary>A connection with the pragmas applied, for work outside sessions (a conversion).</summary>
+    /// <exception cref="ObjectDisposedException">The database was disposed.</exception>
+    internal ISqliteConnection OpenWorkConnection()
+    {
+        ObjectDisposedException.ThrowIf(_disposal.Begun, this);
+        return OpenConfiguredConnection();
+    }
+
+    /// <summary>Registers an open enumeration, so the database's dispose closes it; closes it at once when the database was disposed meanwhile.</summary>
+    internal void Register(IReadCursor cursor)
+    {
+        _cursors.TryAdd(cursor, 0);
+        if (_disposal.Begun)
+        {
+            cursor.Dispose();
+            throw new ObjectDisposedException(nameof(IBlockDatabase), "The BlockDb database was disposed while the enumeration was opening.");
+        }
+    }
+
+    /// <summary>Forgets a closed enumeration.</summary>
+    internal void Unregister(IReadCursor cursor) => _cursors.TryRemove(cursor, out _);
+
+    /// <summary>
+    /// Cancels and waits for running checks and repairs, disposes the shared repositories (their queued writes commit
+    /// first, their reads in flight finish) and the sessions still open (each waits for a call in flight, then commits
+    /// or rolls back as <see cref="BatchingOptions.OnDispose"/> says); the file is then released.
+    /// </summary>
+    /// <exception cref="AggregateException">Ending a session's batch failed (its connection is closed all the same).</exception>
+    public void Dispose() => DisposeAsync().AsTask().GetAwaiter().GetResult();
+
+    /// <inheritdoc cref="Dispose"/>
+    /// <remarks>A second dispose, concurrent or later, waits for the first one's work and returns without its exception.</remarks>
+    public ValueTask DisposeAsync() => _disposal.RunAsync(DisposeCoreAsync);
+
+    private async ValueTask DisposeCoreAsync()
+    {
+        Instruments.Unregister(this);
+        await _rows.DisposeAsync().ConfigureAwait(false);
+        await _maintenance.CloseAsync().ConfigureAwait(false);
+        List<Exception>? errors = null;
+        foreach (var disposable in _cursors.Keys.Cast<IAsyncDisposable>().Concat(_shared.Keys).Concat(_sessions.Keys))
+        {
+            try
+            {
+                await disposable.DisposeAsync().ConfigureAwait(false);
+            }
+            catch (Exception e)
+            {
+                (errors ??= []).Add(e);
+            }
+        }
+
+        if (!_options.ReadOnly)
+        {
+            // Every session is closed, so the layout's state is still: the KeyMap layout writes its snapshot (never throws).
+            _layout.Close(busyTimeout => OpenConfiguredConnection(busyTimeout));
+        }
+
+        _commits.Release();
+
+        if (errors is not null)
+        {
+            throw new AggregateException("Disposing the open BlockDb sessions failed.", errors);
+        }
+    }
+
+    /// <summary>A connection with the pragmas applied (for the check and the repair).</summary>
+    private ISqliteConnection OpenConfiguredConnection(int? busyTimeoutMilliseconds = null)
+    {
+        var connection = OpenConnection(busyTimeoutMilliseconds);
+        try
+        {
+            Pragmas.ApplyAndVerify(connection, _requested, _logger, DataSource, _options.ReadOnly);
+            return connection;
+        }
+        catch
+        {
+            connection.Dispose();
+            throw;
+        }
+    }
+
+    private ISqliteConnection OpenConnection(int? busyTimeoutMilliseconds = null)
+    {
+        var mode = _options.ReadOnly ? SqliteOpenMode.ReadOnly : SqliteOpenMode.ReadWriteCreate;
+        var connection = _driver.Open(new SqliteOpenOptions(DataSource, mode, busyTimeoutMilliseconds ?? _requested.BusyTimeout ?? 0));
+        try
+        {
+            Pragmas.ApplyBusyTimeout(connection, _requested);
+            return connection;
+        }
+        catch
+        {
+            connection.Dispose();
+            throw;
+        }
+    }
+}

@@ -1,0 +1,79 @@
+using BlockDb.Drivers;
+using BlockDb.Sessions;
+using BlockDb.Sql;
+
+namespace BlockDb.Volumes;
+
+/// <summary>
+/// Checks, inside a session's write transaction, that a volume may receive blocks: it exists and is not
+/// <see cref="VolumeState.Deleting"/> or <see cref="VolumeState.Deleted"/>. A volume found fit stays fit until the
+/// transaction ends or this session changes a volume's state (no other writer can change it while this one holds the
+/// write lock; <see cref="VolumeService.SetState"/> moves <see cref="WriteBatch.Revision"/>), so the check reads the
+/// volume once per (transaction, revision). Its statement is prepared on first use. Used only inside the session's gate.
+/// </summary>
+internal sealed class VolumeGuard(ISqliteConnection connection, WriteBatch batch)
+{
+    private ISqliteStatement? _state;
+    private long _checkedVolume;
+    private (long Transaction, long Revision) _checkedIn = (-1, -1);
+
+    /// <summary>Refuses a volume that cannot receive blocks; <see langword="null"/> (no volume) is always allowed. Call inside the write transaction.</summary>
+    /// <exception cref="VolumeNotFoundException">No volume has that ID.</exception>
+    /// <exception cref="BlockDbConflictException">The volume is being deleted or is deleted.</exception>
+    public void RequireRecordable(long? volumeId)
+    {
+        if (volumeId is not { } id || (id == _checkedVolume && _checkedIn == (batch.Transaction, batch.Revision)))
+        {
+            return;
+        }
+
+        var state = Read(id);
+        if (VolumeRules.IsGoing(state))
+        {
+            throw new BlockDbConflictException($"Volume {id} is {state}; blocks can be recorded into, or moved to, a volume only before it is being deleted. Register a new volume for them.");
+        }
+
+        (_checkedVolume, _checkedIn) = (id, (batch.Transaction, batch.Revision));
+    }
+
+    /// <summary>
+    /// Whether blocks of this volume must not be newly referenced by a blockset: its state is
+    /// <see cref="VolumeState.Deleting"/> or <see cref="VolumeState.Deleted"/>. A volume ID with no row is not going
+    /// (as <see cref="BlockDbSql.GetBlockSizeAndVolumeState"/>'s outer join reads it).
+    /// </summary>
+    public bool IsGoing(long volumeId)
+    {
+        var state = _state ??= connection.Prepare(BlockDbSql.GetVolumeState);
+        state.BindInt64(1, volumeId);
+        try
+        {
+            return state.Step() && IsGoingState(state, 0);
+        }
+        finally
+        {
+            state.Reset();
+        }
+    }
+
+    /// <summary>Whether column <paramref name="column"/> of the current row, a volume's state (or NULL), is <see cref="VolumeState.Deleting"/> or <see cref="VolumeState.Deleted"/>.</summary>
+    public static bool IsGoingState(ISqliteStatement row, int column) =>
+        !row.ColumnIsNull(column) && row.ColumnText(column) is nameof(VolumeState.Deleting) or nameof(VolumeState.Deleted);
+
+    /// <summary>A volume's state.</summary>
+    /// <exception cref="VolumeNotFoundException">No volume has that ID.</exception>
+    public VolumeState Read(long volumeId)
+    {
+        var state = _state ??= connection.Prepare(BlockDbSql.GetVolumeState);
+        state.BindInt64(1, volumeId);
+        try
+        {
+            return state.Step()
+                ? VolumeRules.Parse(state.ColumnText(0), volumeId)
+                : throw new VolumeNotFoundException(volumeId);
+        }
+        finally
+        {
+            state.Reset();
+        }
+    }
+}

@@ -1,0 +1,186 @@
+using BlockDb.Drivers;
+using BlockDb.Sessions;
+using BlockDb.Sql;
+
+namespace BlockDb.Volumes;
+
+/// <summary>A session's volume calls: register, change state, read, find by name, and move blocks between volumes. Used only inside the session's gate.</summary>
+internal sealed class VolumeService
+{
+    private const int CancellationCheckInterval = 256;
+
+    private readonly WriteBatch _batch;
+    private readonly VolumeGuard _guard;
+    private readonly ISqliteStatement _insert;
+    private readonly ISqliteStatement _byName;
+    private readonly ISqliteStatement _setState;
+    private readonly ISqliteStatement _hasReferenced;
+    private readonly ISqliteStatement _hasBlocks;
+    private readonly ISqliteStatement _get;
+    private readonly ISqliteStatement _move;
+
+    public VolumeService(ISqliteConnection connection, WriteBatch batch, VolumeGuard guard)
+    {
+        _batch = batch;
+        _guard = guard;
+        _insert = connection.Prepare(BlockDbSql.InsertVolume);
+        _byName = connection.Prepare(BlockDbSql.VolumeIdByName);
+        _setState = connection.Prepare(BlockDbSql.SetVolumeState);
+        _hasReferenced = connection.Prepare(BlockDbSql.VolumeHasReferencedBlocks);
+        _hasBlocks = connection.Prepare(BlockDbSql.VolumeHasBlocks);
+        _get = connection.Prepare(BlockDbSql.GetVolume);
+        _move = connection.Prepare(BlockDbSql.MoveBlock);
+    }
+
+    /// <summary>Registers a volume (the name checked by the caller).</summary>
+    public long Register(string name, VolumeState state) => _batch.Write((this, name, state), static s =>
+    {
+        var (self, name, state) = s;
+        if (self.IdOf(name) is { } existing)
+        {
+            throw new BlockDbConflictException($"A volume named {Quoted.Value(name)} exists already (ID {existing}); volume names are unique.");
+        }
+
+        self._insert.BindText(1, name);
+        self._insert.BindText(2, state.ToString());
+        long id;
+        try
+        {
+            self._insert.Step();
+            id = self._insert.ColumnInt64(0);
+        }
+        finally
+        {
+            self._insert.Reset();
+        }
+
+        self._batch.EndWrite(wrote: true);
+        return id;
+    });
+
+    /// <summary>Moves a volume to another state (and records its size), when the change is allowed.</summary>
+    public void SetState(long volumeId, VolumeState state, long? size) => _batch.Write((this, volumeId, state, size), static s =>
+    {
+        var (self, id, state, size) = s;
+        var from = self._guard.Read(id);
+        if (!VolumeRules.CanChange(from, state))
+        {
+            throw new BlockDbConflictException(VolumeRules.Refused(id, from, state));
+        }
+
+        if (state == VolumeState.Deleting && from != VolumeState.Deleting && Exists(self._hasReferenced, id))
+        {
+            throw new BlockDbConflictException($"Volume {id} still holds blocks that blocksets reference; it can be deleted only once they are moved to other volumes (MoveBlocksAsync) or their blocksets deleted.");
+        }
+
+        if (state == VolumeState.Deleted && from != VolumeState.Deleted && Exists(self._hasBlocks, id))
+        {
+            throw new BlockDbConflictException($"Volume {id} still holds blocks; collect them (DeleteUnreferencedBlocksAsync with its ID) before it is Deleted.");
+        }
+
+        self._setState.BindText(1, state.ToString());
+        if (size is { } bytes)
+        {
+            self._setState.BindInt64(2, bytes);
+        }
+        else
+        {
+            self._setState.BindNull(2);
+        }
+
+        self._setState.BindInt64(3, id);
+        self._setState.ExecuteNonQuery();
+        self._batch.Revise();
+        self._batch.EndWrite(wrote: true);
+        return true;
+    });
+
+    /// <summary>Moves blocks to a volume: all of them, or none.</summary>
+    public long Move(IReadOnlyList<long> blockIds, long toVolumeId, CancellationToken cancellationToken) =>
+        _batch.Write((this, blockIds, toVolumeId, cancellationToken), static s =>
+        {
+            var (self, ids, to, cancellationToken) = s;
+            self._guard.RequireRecordable(to);
+            var moved = self._batch.InSavepoint((self, ids, to, cancellationToken), static m =>
+            {
+                var (self, ids, to, cancellationToken) = m;
+                self._move.BindInt64(1, to);
+                for (var i = 0; i < ids.Count; i++)
+                {
+                    if (i % CancellationCheckInterval == 0)
+                    {
+                        cancellationToken.ThrowIfCancellationRequested();
+                    }
+
+                    self._move.BindInt64(2, ids[i]);
+                    if (self._move.ExecuteNonQuery() == 0)
+                    {
+                        throw new BlockNotFoundException($"Block {i} of the list (ID {ids[i]}) is not in the index; nothing was moved.", i);
+                    }
+                }
+
+                return (long)ids.Count;
+            });
+            self._batch.EndWrite(wrote: moved > 0);
+            return moved;
+        });
+
+    /// <summary>A volume with what it holds.</summary>
+    /// <exception cref="VolumeNotFoundException">No volume has that ID.</exception>
+    public VolumeInfo Get(long volumeId)
+    {
+        _get.BindInt64(1, volumeId);
+        try
+        {
+            return _get.Step() ? ReadVolume(_get) : throw new VolumeNotFoundException(volumeId);
+        }
+        finally
+        {
+            _get.Reset();
+        }
+    }
+
+    /// <summary>A volume by name, or null.</summary>
+    public VolumeInfo? Find(string name) => IdOf(name) is { } id ? Get(id) : null;
+
+    /// <summary>Reads the current row of <see cref="BlockDbSql.GetVolume"/> or <see cref="BlockDbSql.EnumerateVolumes"/>.</summary>
+    public static VolumeInfo ReadVolume(ISqliteStatement row)
+    {
+        var id = row.ColumnInt64(0);
+        return new VolumeInfo(
+            id,
+            row.ColumnText(1) ?? string.Empty,
+            VolumeRules.Parse(row.ColumnText(2), id),
+            row.ColumnIsNull(3) ? null : row.ColumnInt64(3),
+            row.ColumnInt64(4),
+            row.ColumnInt64(5),
+            row.ColumnInt64(6),
+            row.ColumnInt64(7));
+    }
+
+    private static bool Exists(ISqliteStatement query, long id)
+    {
+        query.BindInt64(1, id);
+        try
+        {
+            return query.Step() && query.ColumnInt64(0) != 0;
+        }
+        finally
+        {
+            query.Reset();
+        }
+    }
+
+    private long? IdOf(string name)
+    {
+        _byName.BindText(1, name);
+        try
+        {
+            return _byName.Step() ? _byName.ColumnInt64(0) : null;
+        }
+        finally
+        {
+            _byName.Reset();
+        }
+    }
+}

@@ -1,0 +1,196 @@
+using BlockDb.PostgreSql.Blocksets;
+using BlockDb.PostgreSql.Schema;
+using BlockDb.Volumes;
+using Npgsql;
+using static BlockDb.PostgreSql.Collection.PgLifecycleLock;
+using static BlockDb.PostgreSql.PgCommands;
+
+namespace BlockDb.PostgreSql.Blocks;
+
+/// <summary>
+/// The block operations as statements on one connection, inside the caller's transaction or in autocommit when it
+/// passes none. Shared by sessions and the shared repository; each operation is one round trip unless its summary
+/// says otherwise. Hot statements are prepared by Npgsql's automatic preparation (<c>Max Auto Prepare</c>).
+/// </summary>
+internal static class PgBlocks
+{
+    public static async Task<long?> FindAsync(NpgsqlConnection connection, NpgsqlTransaction? transaction, byte[] hash, long size, CancellationToken cancellationToken)
+    {
+        using var command = Command(PgSql.FindBlock, connection, transaction, hash, size);
+        return await command.ExecuteScalarAsync(cancellationToken).ConfigureAwait(false) is long id ? id : null;
+    }
+
+    /// <summary>Inserts a block; null when it existed (nothing written, no server error, so an open transaction stays usable).</summary>
+    public static async Task<long?> InsertAsync(NpgsqlConnection connection, NpgsqlTransaction? transaction, byte[] hash, long size, CancellationToken cancellationToken)
+    {
+        using var command = Command(PgSql.InsertBlock, connection, transaction, hash, size);
+        return await command.ExecuteScalarAsync(cancellationToken).ConfigureAwait(false) is long id ? id : null;
+    }
+
+    /// <summary>
+    /// Inserts the block unless it exists, then selects it: both statements in one round trip (an <see cref="NpgsqlBatch"/>).
+    /// In READ COMMITTED each statement takes a new snapshot, so the select sees a row a concurrent writer committed
+    /// while the insert waited for it (<see href="https://www.postgresql.org/docs/current/transaction-iso.html#XACT-READ-COMMITTED"/>).
+    /// <paramref name="returning"/> picks <c>RETURNING "ID"</c> (InsertReturningThenSelect) or the affected-row count
+    /// (InsertOrIgnoreThenSelect) to learn whether this call inserted.
+    /// </summary>
+    public static async Task<SelectXorInsertResult> InsertThenSelectAsync(
+        NpgsqlConnection connection, NpgsqlTransaction? transaction, bool returning, byte[] hash, long size, CancellationToken cancellationToken)
+    {
+        using var batch = new NpgsqlBatch(connection, transaction);
+        batch.BatchCommands.Add(BatchCommand(returning ? PgSql.InsertBlock : PgSql.InsertBlockIgnore, hash, size));
+        batch.BatchCommands.Add(BatchCommand(PgSql.FindBlock, hash, size));
+        var reader = await batch.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
+        await using var readerScope = reader.ConfigureAwait(false);
+        long? inserted = null;
+        if (returning)
+        {
+            // Npgsql skips the results of statements that return no rows: without RETURNING the reader starts on the SELECT.
+            if (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
+            {
+                inserted = reader.GetInt64(0);
+            }
+
+            await reader.NextResultAsync(cancellationToken).ConfigureAwait(false);
+        }
+
+        var found = await reader.ReadAsync(cancellationToken).ConfigureAwait(false)
+            ? reader.GetInt64(0)
+            : throw new BlockDbException("A block inserted or found by INSERT ... ON CONFLICT DO NOTHING was not found by the SELECT that followed it; was it deleted meanwhile?");
+        var created = returning ? inserted is not null : batch.BatchCommands[0].RecordsAffected == 1;
+        return new SelectXorInsertResult(found, created);
+    }
+
+    /// <summary>Looks many blocks up in one round trip: their IDs in order (null: not in the index). Writes nothing.</summary>
+    public static async Task<ManyOutcome> FindManyAsync(NpgsqlConnection connection, NpgsqlTransaction? transaction, byte[][] hashes, long[] sizes, CancellationToken cancellationToken)
+    {
+        using var command = new NpgsqlCommand(PgSql.FindBlocks, connection, transaction);
+        AddKeys(command.Parameters, hashes, sizes);
+        command.Parameters.Add(NullableId(null));
+        var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
+        await using var readerScope = reader.ConfigureAwait(false);
+        var (ids, _) = await ReadIdsAsync(reader, hashes.Length, cancellationToken).ConfigureAwait(false);
+        return new ManyOutcome(ids, null, null, null);
+    }
+
+    /// <summary>
+    /// Select-xor-insert of many blocks, and (when <paramref name="blockset"/>) a blockset made of them, in one round trip
+    /// (an <see cref="NpgsqlBatch"/>, one transaction: the caller's, or an implicit one): the shared lifecycle lock when
+    /// a volume is named or a blockset is written (as the one-block calls take it), <see cref="PgSql.InsertBlocks"/>,
+    /// <see cref="PgSql.FindBlocks"/> in a new snapshot (so it sees a block a concurrent writer committed while the insert
+    /// waited for it), then <see cref="PgSql.AddBlocksetByKeys"/>, which resolves the same keys again and writes the
+    /// blockset only when all are known and none lies in a volume being deleted. No statement fails in normal operation:
+    /// a refusal (a volume that cannot receive blocks, a blockset that cannot be written) comes back as data, and an open
+    /// batch stays usable.
+    /// </summary>
+    public static async Task<ManyOutcome> InsertManyAsync(
+        NpgsqlConnection connection, NpgsqlTransaction? transaction, byte[][] hashes, long[] sizes, long? volumeId, bool blockset, byte[]? fullHash, CancellationToken cancellationToken)
+    {
+        using var batch = new NpgsqlBatch(connection, transaction);
+        var locked = volumeId is not null || blockset;
+        if (locked)
+        {
+            batch.BatchCommands.Add(new NpgsqlBatchCommand(PgSql.LockShared));
+        }
+
+        var insert = new NpgsqlBatchCommand(PgSql.InsertBlocks);
+        AddKeys(insert.Parameters, hashes, sizes);
+        insert.Parameters.Add(NullableId(volumeId));
+        batch.BatchCommands.Add(insert);
+        var find = new NpgsqlBatchCommand(PgSql.FindBlocks);
+        AddKeys(find.Parameters, hashes, sizes);
+        find.Parameters.Add(NullableId(volumeId));
+        batch.BatchCommands.Add(find);
+        if (blockset)
+        {
+            var add = new NpgsqlBatchCommand(PgSql.AddBlocksetByKeys);
+            AddKeys(add.Parameters, hashes, sizes);
+            add.Parameters.Add(FullHash(fullHash));
+            batch.BatchCommands.Add(add);
+        }
+
+        var reader = await batch.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
+        await using var readerScope = reader.ConfigureAwait(false);
+        if (locked)
+        {
+            await reader.NextResultAsync(cancellationToken).ConfigureAwait(false);
+        }
+
+        var created = new HashSet<long>();
+        while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
+        {
+            created.Add(reader.GetInt64(0));
+        }
+
+        await reader.NextResultAsync(cancellationToken).ConfigureAwait(false);
+        var (ids, volumeState) = await ReadIdsAsync(reader, hashes.Length, cancellationToken).ConfigureAwait(false);
+        BlocksetAdded? added = null;
+        if (blockset)
+        {
+            await reader.NextResultAsync(cancellationToken).ConfigureAwait(false);
+            added = await PgBlocksets.ReadBlocksetAddedAsync(reader, cancellationToken).ConfigureAwait(false);
+        }
+
+        return new ManyOutcome(ids, created, volumeState, added);
+    }
+
+    public static async Task<BlockDbCounts> CountsAsync(NpgsqlConnection connection, NpgsqlTransaction? transaction, CancellationToken cancellationToken)
+    {
+        using var command = new NpgsqlCommand(PgSql.Counts, connection, transaction);
+        var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
+        await using var readerScope = reader.ConfigureAwait(false);
+        await reader.ReadAsync(cancellationToken).ConfigureAwait(false);
+        return new BlockDbCounts(reader.GetInt64(0), reader.GetInt64(1), reader.GetInt64(2));
+    }
+
+    /// <summary>The rows of <see cref="PgSql.FindBlocks"/>: one ID (or null) per block in order, and the named volume's state.</summary>
+    public static async Task<(long?[] Ids, string? VolumeState)> ReadIdsAsync(NpgsqlDataReader reader, int count, CancellationToken cancellationToken)
+    {
+        var ids = new long?[count];
+        string? volumeState = null;
+        var i = 0;
+        while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
+        {
+            ids[i++] = reader.IsDBNull(0) ? null : reader.GetInt64(0);
+            volumeState ??= reader.IsDBNull(1) ? null : reader.GetString(1);
+        }
+
+        return i == count ? (ids, volumeState) : throw new BlockDbException($"The server returned {i} rows for {count} blocks; expected one per block.");
+    }
+
+    /// <summary>
+    /// Inserts a block recorded in a volume under the shared lock, then (when <paramref name="thenFind"/>) finds it: the
+    /// new ID or the found one, whether this call created it, and the volume's state (null: no such volume).
+    /// </summary>
+    public static async Task<(long? Id, bool Created, VolumeState? Volume)> InsertInVolumeAsync(
+        NpgsqlConnection connection, NpgsqlTransaction? transaction, byte[] hash, long size, long volumeId, bool thenFind, CancellationToken cancellationToken)
+    {
+        var insert = PgCommands.BatchCommand(PgSql.InsertBlockInVolume, hash, size);
+        insert.Parameters.Add(Id(volumeId));
+        using var batch = thenFind
+            ? Locked(connection, transaction, PgSql.LockShared, insert, PgCommands.BatchCommand(PgSql.FindBlock, hash, size))
+            : Locked(connection, transaction, PgSql.LockShared, insert);
+        var reader = await ReadAfterLockAsync(batch, cancellationToken).ConfigureAwait(false);
+        await using var readerScope = reader.ConfigureAwait(false);
+        await reader.ReadAsync(cancellationToken).ConfigureAwait(false);
+        long? created = reader.IsDBNull(0) ? null : reader.GetInt64(0);
+        VolumeState? state = reader.IsDBNull(1) ? null : VolumeRules.Parse(reader.GetString(1), volumeId);
+        if (created is not null || !thenFind)
+        {
+            return (created, created is not null, state);
+        }
+
+        await reader.NextResultAsync(cancellationToken).ConfigureAwait(false);
+        return (await reader.ReadAsync(cancellationToken).ConfigureAwait(false) ? reader.GetInt64(0) : null, false, state);
+    }
+
+    public static async Task<BlockInfo> GetBlockAsync(NpgsqlConnection connection, NpgsqlTransaction? transaction, long blockId, CancellationToken cancellationToken)
+    {
+        using var command = Command(PgSql.GetBlock, connection, transaction, Id(blockId));
+        var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
+        await using var readerScope = reader.ConfigureAwait(false);
+        return await reader.ReadAsync(cancellationToken).ConfigureAwait(false)
+            ? new BlockInfo(blockId, Convert.ToBase64String(reader.GetFieldValue<byte[]>(0)), reader.GetInt64(1), reader.IsDBNull(2) ? null : reader.GetInt64(2))
+            : throw new BlockNotFoundException(blockId);
+    }
+}

@@ -1,0 +1,108 @@
+using BlockDb.PostgreSql.Collection;
+using BlockDb.PostgreSql.Schema;
+using Npgsql;
+using NpgsqlTypes;
+using static BlockDb.PostgreSql.PgCommands;
+
+namespace BlockDb.PostgreSql.Blocksets;
+
+/// <summary>
+/// The blockset operations as statements on one connection, inside the caller's transaction or in autocommit when it
+/// passes none; adding one takes the shared lifecycle lock (<see cref="PgLifecycleLock"/>).
+/// </summary>
+internal static class PgBlocksets
+{
+    /// <summary>
+    /// Adds a blockset from keys, under the shared lifecycle lock: the ID, or the 0-based position of the first unknown
+    /// block or of the first block of a volume being deleted (nothing written then).
+    /// </summary>
+    public static Task<BlocksetAdded> AddBlocksetAsync(
+        NpgsqlConnection connection, NpgsqlTransaction? transaction, byte[][] hashes, long[] sizes, byte[]? fullHash, CancellationToken cancellationToken)
+    {
+        var command = new NpgsqlBatchCommand(PgSql.AddBlocksetByKeys);
+        command.Parameters.Add(new NpgsqlParameter<byte[][]> { NpgsqlDbType = NpgsqlDbType.Array | NpgsqlDbType.Bytea, TypedValue = hashes });
+        command.Parameters.Add(new NpgsqlParameter<long[]> { NpgsqlDbType = NpgsqlDbType.Array | NpgsqlDbType.Bigint, TypedValue = sizes });
+        command.Parameters.Add(FullHash(fullHash));
+        return AddBlocksetAsync(connection, transaction, command, cancellationToken);
+    }
+
+    /// <summary>Adds a blockset from block IDs, as the overload by keys does.</summary>
+    public static Task<BlocksetAdded> AddBlocksetAsync(
+        NpgsqlConnection connection, NpgsqlTransaction? transaction, long[] ids, byte[]? fullHash, CancellationToken cancellationToken)
+    {
+        var command = new NpgsqlBatchCommand(PgSql.AddBlocksetByIds);
+        command.Parameters.Add(new NpgsqlParameter<long[]> { NpgsqlDbType = NpgsqlDbType.Array | NpgsqlDbType.Bigint, TypedValue = ids });
+        command.Parameters.Add(FullHash(fullHash));
+        return AddBlocksetAsync(connection, transaction, command, cancellationToken);
+    }
+
+    public static async Task<IReadOnlyList<BlocksetBlock>> ListAsync(NpgsqlConnection connection, NpgsqlTransaction? transaction, long blocksetId, CancellationToken cancellationToken)
+    {
+        var blocks = new List<BlocksetBlock>();
+        using (var command = Command(PgSql.ListBlocksetBlocks, connection, transaction, blocksetId))
+        {
+            var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
+            await using var readerScope = reader.ConfigureAwait(false);
+            while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
+            {
+                blocks.Add(new BlocksetBlock(reader.GetInt32(0), reader.GetInt64(1), Convert.ToBase64String(reader.GetFieldValue<byte[]>(2)), reader.GetInt64(3)));
+            }
+        }
+
+        if (blocks.Count == 0)
+        {
+            using var exists = Command(PgSql.BlocksetExists, connection, transaction, blocksetId);
+            if (await exists.ExecuteScalarAsync(cancellationToken).ConfigureAwait(false) is null)
+            {
+                throw new BlocksetNotFoundException(blocksetId);
+            }
+        }
+
+        return blocks;
+    }
+
+    public static async Task<BlocksetInfo> GetBlocksetAsync(NpgsqlConnection connection, NpgsqlTransaction? transaction, long blocksetId, CancellationToken cancellationToken)
+    {
+        using var command = Command(PgSql.GetBlockset, connection, transaction, blocksetId);
+        var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
+        await using var readerScope = reader.ConfigureAwait(false);
+        if (!await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
+        {
+            throw new BlocksetNotFoundException(blocksetId);
+        }
+
+        var fullHash = reader.IsDBNull(1) ? null : Convert.ToBase64String(reader.GetFieldValue<byte[]>(1));
+        return new BlocksetInfo(blocksetId, reader.GetInt64(0), fullHash, checked((int)reader.GetInt64(2)));
+    }
+
+    private static async Task<BlocksetAdded> AddBlocksetAsync(NpgsqlConnection connection, NpgsqlTransaction? transaction, NpgsqlBatchCommand command, CancellationToken cancellationToken)
+    {
+        using var batch = PgLifecycleLock.Locked(connection, transaction, PgSql.LockShared, command);
+        var reader = await PgLifecycleLock.ReadAfterLockAsync(batch, cancellationToken).ConfigureAwait(false);
+        await using var readerScope = reader.ConfigureAwait(false);
+        return await ReadBlocksetAddedAsync(reader, cancellationToken).ConfigureAwait(false);
+    }
+
+    /// <summary>The row of a blockset statement (<see cref="PgSql.AddBlocksetByKeys"/>, <see cref="PgSql.AddBlocksetByIds"/>).</summary>
+    public static async Task<BlocksetAdded> ReadBlocksetAddedAsync(NpgsqlDataReader reader, CancellationToken cancellationToken)
+    {
+        await reader.ReadAsync(cancellationToken).ConfigureAwait(false);
+        return new BlocksetAdded(
+            reader.IsDBNull(0) ? null : reader.GetInt64(0),
+            reader.IsDBNull(1) ? null : checked((int)reader.GetInt64(1) - 1),
+            reader.IsDBNull(2) ? null : checked((int)reader.GetInt64(2) - 1));
+    }
+
+    public static async Task<long?> FindBlocksetAsync(NpgsqlConnection connection, NpgsqlTransaction? transaction, byte[] fullHash, long length, CancellationToken cancellationToken)
+    {
+        using var command = Command(PgSql.FindBlockset, connection, transaction, new NpgsqlParameter<byte[]> { NpgsqlDbType = NpgsqlDbType.Bytea, TypedValue = fullHash }, Id(length));
+        return await command.ExecuteScalarAsync(cancellationToken).ConfigureAwait(false) is long id ? id : null;
+    }
+
+    /// <summary>Deletes a blockset and its entries; false when there is none.</summary>
+    public static async Task<bool> DeleteBlocksetAsync(NpgsqlConnection connection, NpgsqlTransaction? transaction, long blocksetId, CancellationToken cancellationToken)
+    {
+        using var command = Command(PgSql.DeleteBlockset, connection, transaction, Id(blocksetId));
+        return await command.ExecuteScalarAsync(cancellationToken).ConfigureAwait(false) is long;
+    }
+}
