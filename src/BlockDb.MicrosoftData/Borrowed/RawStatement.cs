@@ -43,6 +43,12 @@ internal sealed class RawStatement : ISqliteStatement
         Check(raw.sqlite3_bind_int64(stmt, index, value), nameof(BindInt64));
     }
 
+    public void BindDouble(int index, double value)
+    {
+        var stmt = CheckBindable(index, nameof(BindDouble));
+        Check(raw.sqlite3_bind_double(stmt, index, value), nameof(BindDouble));
+    }
+
     public void BindText(int index, string value)
     {
         ArgumentNullException.ThrowIfNull(value);
@@ -134,6 +140,8 @@ internal sealed class RawStatement : ISqliteStatement
     }
 
     public long ColumnInt64(int column) => raw.sqlite3_column_int64(CheckReadable(column, nameof(ColumnInt64)), column);
+
+    public double ColumnDouble(int column) => raw.sqlite3_column_double(CheckReadable(column, nameof(ColumnDouble)), column);
 
     public bool ColumnIsNull(int column) => raw.sqlite3_column_type(CheckReadable(column, nameof(ColumnIsNull)), column) == SqliteCodes.NullType;
 

@@ -247,6 +247,32 @@ public sealed class BorrowedConnectionTests : IDisposable
     }
 
     [Fact]
+    public void Reals_round_trip_bit_for_bit_including_infinities()
+    {
+        using var caller = Open();
+        using var blocks = MicrosoftDataDriver.Instance.Borrow(caller);
+        blocks.Execute("""CREATE TABLE "Real" ("ID" INTEGER PRIMARY KEY, "Value" REAL)""");
+        using var insert = blocks.Prepare(new SqlStatement("InsertReal", """INSERT INTO "Real" ("ID", "Value") VALUES (@ID, @Value)""", "@ID", "@Value"));
+        using var read = blocks.Prepare(new SqlStatement("ReadReal", """SELECT "Value", typeof("Value") FROM "Real" WHERE "ID" = @ID""", "@ID"));
+        double[] values = [0.1, -2.5e-300, double.MaxValue, double.Epsilon, double.PositiveInfinity, double.NegativeInfinity];
+        for (var i = 0; i < values.Length; i++)
+        {
+            insert.BindInt64(1, i);
+            insert.BindDouble(2, values[i]);
+            Assert.Equal(1, insert.ExecuteNonQuery());
+        }
+
+        for (var i = 0; i < values.Length; i++)
+        {
+            read.BindInt64(1, i);
+            Assert.True(read.Step());
+            Assert.Equal(BitConverter.DoubleToInt64Bits(values[i]), BitConverter.DoubleToInt64Bits(read.ColumnDouble(0)));
+            Assert.Equal("real", read.ColumnText(1));
+            read.Reset();
+        }
+    }
+
+    [Fact]
     public void The_file_name_is_the_callers_file_and_empty_in_memory()
     {
         using var caller = Open();
