@@ -38,6 +38,13 @@ public interface ISqliteConnection : IDisposable
     /// <exception cref="BlockDbException">SQLite failed; the exception keeps its result code.</exception>
     string? QueryText(string sql);
 
+    /// <summary>
+    /// The main database's file as SQLite opened it (what <c>sqlite3_db_filename</c> returns), or empty for an in-memory
+    /// or temporary database. The default reads <c>pragma_database_list</c>.
+    /// </summary>
+    /// <exception cref="BlockDbException">SQLite failed; the exception keeps its result code.</exception>
+    string FileName => QueryText("SELECT \"file\" FROM pragma_database_list WHERE \"name\" = 'main'") ?? string.Empty;
+
     /// <summary><see langword="true"/> while a transaction is open (<c>sqlite3_get_autocommit() == 0</c>).</summary>
     bool InTransaction { get; }
 

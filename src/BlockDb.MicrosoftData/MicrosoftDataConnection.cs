@@ -1,4 +1,5 @@
 using BlockDb.Drivers.AdoNet;
+using BlockDb.MicrosoftData.Borrowed;
 using Microsoft.Data.Sqlite;
 
 namespace BlockDb.MicrosoftData;
@@ -16,27 +17,17 @@ internal sealed class MicrosoftDataConnection(SqliteConnection connection) : Ado
         var rc = SQLitePCL.raw.sqlite3_exec(connection.Handle, sql, out var message);
         if (rc != SQLitePCL.raw.SQLITE_OK)
         {
-            var extended = SQLitePCL.raw.sqlite3_extended_errcode(connection.Handle);
-            throw new BlockDbException($"{sql}: SQLite Error {rc & 0xFF}: '{message}'.", rc & 0xFF, (extended & 0xFF) == (rc & 0xFF) ? extended : rc);
+            throw RawErrors.FromExec(connection.Handle!, rc, $"Execute of '{sql}'", message);
         }
     }
 
-    public override SqliteCacheStats? ReadCacheStats()
-    {
-        long Read(int op)
-        {
-            var rc = SQLitePCL.raw.sqlite3_db_status(connection.Handle, op, out var current, out _, 0);
-            return rc == SQLitePCL.raw.SQLITE_OK ? current : throw new BlockDbException($"sqlite3_db_status({op}) failed.", rc, rc);
-        }
-
-        return new SqliteCacheStats(Read(SqliteCacheCounters.Hit), Read(SqliteCacheCounters.Miss), Read(SqliteCacheCounters.Write), Read(SqliteCacheCounters.Spill));
-    }
+    public override SqliteCacheStats? ReadCacheStats() => RawErrors.ReadCacheStats(connection.Handle!);
 
     /// <summary>
     /// Microsoft.Data.Sqlite 10's <c>GetBytes</c> reads through its BLOB stream (about 3 µs a call, measured here);
     /// <c>GetFieldValue&lt;byte[]&gt;</c> copies the value once (about 0.8 µs, one allocation).
     /// </summary>
-    protected override int ReadBlob(System.Data.Common.DbDataReader reader, int column, Span<byte> destination, ref byte[]? scratch)
+    protected internal override int ReadBlob(System.Data.Common.DbDataReader reader, int column, Span<byte> destination, ref byte[]? scratch)
     {
         var value = reader.GetFieldValue<byte[]>(column);
         value.AsSpan(0, Math.Min(value.Length, destination.Length)).CopyTo(destination);
@@ -50,6 +41,6 @@ internal sealed class MicrosoftDataConnection(SqliteConnection connection) : Ado
     public static MicrosoftDataConnection Open(SqliteConnection connection, string path) =>
         OpenAndWrap(connection, static c => new MicrosoftDataConnection(c), static (e, what) => e is SqliteException s ? ToBlockDbException(s, what) : null, path);
 
-    protected override BlockDbException? Translate(Exception exception, string what) =>
+    protected internal override BlockDbException? Translate(Exception exception, string what) =>
         exception is SqliteException e ? ToBlockDbException(e, what) : null;
 }

@@ -1,4 +1,5 @@
 using BlockDb.Drivers;
+using BlockDb.MicrosoftData.Borrowed;
 using Microsoft.Data.Sqlite;
 using OpenMode = BlockDb.Drivers.SqliteOpenMode;
 
@@ -46,6 +47,43 @@ public sealed class MicrosoftDataDriver : ISqliteDriver
         ArgumentNullException.ThrowIfNull(options);
         SqliteNativeLibrary.Require(ProviderName, typeof(SQLitePCL.raw).Assembly);
         return SqliteCloseGuard.Open(options, OpenUnguarded);
+    }
+
+    /// <summary>
+    /// Lends BlockDb a connection the caller opened and keeps: BlockDb's statements then run through SQLitePCL.raw on
+    /// its <c>sqlite3*</c>, inside whatever transaction the caller has open (Duplicati's always-open one included, also
+    /// after the caller commits and begins a new one), and see the caller's uncommitted rows. Nothing is committed or
+    /// rolled back but by the caller: text that begins or ends a transaction (<c>BEGIN</c>, <c>COMMIT</c>, <c>END</c>,
+    /// <c>ROLLBACK</c> without <c>TO</c>) is refused with <see cref="InvalidOperationException"/>, and <c>SAVEPOINT</c>,
+    /// <c>RELEASE</c> and <c>ROLLBACK TO</c> run only while the caller's transaction is open.
+    /// </summary>
+    /// <param name="connection">An open connection; the caller keeps ownership and closes it.</param>
+    /// <returns>
+    /// A connection whose <see cref="IDisposable.Dispose"/> finalizes only the statements BlockDb prepared on it and never
+    /// closes <paramref name="connection"/>. Its <see cref="ISqliteConnection.InTransaction"/> reads
+    /// <c>sqlite3_get_autocommit</c> (<see langword="false"/> when the caller has no transaction open) and its
+    /// <see cref="ISqliteConnection.FileName"/> <c>sqlite3_db_filename</c>. A SQLite failure throws
+    /// <see cref="BlockDbException"/> with SQLite's primary and extended result codes. Not thread-safe: use it only while
+    /// nothing else runs on <paramref name="connection"/>.
+    /// </returns>
+    /// <remarks>
+    /// Order: dispose BlockDb (and this), then close the connection. If the caller closes first, BlockDb's statements
+    /// are finalized during the close (so SQLite releases the file then) and every later call on the returned connection
+    /// or its statements throws <see cref="ObjectDisposedException"/>. SQLITE_BUSY is not retried beyond the connection's
+    /// own <c>busy_timeout</c> (Microsoft.Data.Sqlite's command-level retry does not apply to these statements).
+    /// See <see href="https://www.sqlite.org/lang_transaction.html"/>.
+    /// </remarks>
+    /// <exception cref="ArgumentNullException"><paramref name="connection"/> is <see langword="null"/>.</exception>
+    /// <exception cref="InvalidOperationException"><paramref name="connection"/> is not open.</exception>
+    public ISqliteConnection Borrow(SqliteConnection connection)
+    {
+        ArgumentNullException.ThrowIfNull(connection);
+        if (connection.State != System.Data.ConnectionState.Open)
+        {
+            throw new InvalidOperationException($"The connection is {connection.State}; open it before lending it to BlockDb (the caller keeps it open until BlockDb is disposed).");
+        }
+
+        return new BorrowedConnection(connection);
     }
 
     private static ISqliteConnection OpenUnguarded(SqliteOpenOptions options)

@@ -1,4 +1,5 @@
 using BlockDb.Drivers;
+using BlockDb.Drivers.Native;
 
 namespace BlockDb.PInvoke;
 
@@ -45,7 +46,7 @@ internal sealed unsafe partial class PInvokeConnection : ISqliteConnection
         var handle = new SqliteStatementHandle(stmt, Math.Max(parameterCount, 0));
         try
         {
-            CheckParameters(stmt, parameterCount, statement, context);
+            PreparedText.CheckParameters(parameterCount, i => SqliteErrors.Utf8(NativeMethods.sqlite3_bind_parameter_name(stmt, i)), statement, context);
             var result = new PInvokeStatement(this, statement, handle, NativeMethods.sqlite3_column_count(stmt));
             _statements.Add(result);
             return result;
@@ -73,12 +74,7 @@ internal sealed unsafe partial class PInvokeConnection : ISqliteConnection
         {
             var message = SqliteErrors.Utf8(errmsg);
             NativeMethods.sqlite3_free(errmsg);
-            var extended = rc > 0xFF ? rc : NativeMethods.sqlite3_extended_errcode(db);
-            if ((extended & 0xFF) != (rc & 0xFF))
-            {
-                extended = rc;
-            }
-
+            var extended = SqliteErrorText.Extended(rc, NativeMethods.sqlite3_extended_errcode(db));
             throw SqliteErrors.Create(rc, extended, $"Execute of '{sql}' on {Quoted.Path(_path)} failed", message);
         }
 
@@ -172,12 +168,13 @@ internal sealed unsafe partial class PInvokeConnection : ISqliteConnection
 
             if (stmt == 0)
             {
-                throw new BlockDbException($"{context}: the SQL text holds no statement.");
+                throw PreparedText.NoStatement(context);
             }
 
             try
             {
-                CheckNoMoreStatements(db, pText, length, tail, context);
+                var rest = tail == null ? [] : new ReadOnlySpan<byte>(tail, (int)(pText + length - tail));
+                PreparedText.CheckNoMoreStatements(rest, (ReadOnlySpan<byte> next, out bool found, out int consumed) => ProbeNext(db, next, out found, out consumed), context);
             }
             catch
             {
@@ -189,57 +186,22 @@ internal sealed unsafe partial class PInvokeConnection : ISqliteConnection
         }
     }
 
-    /// <summary>Throws when the text after the first statement holds another statement (whitespace, comments and semicolons are fine).</summary>
-    private static void CheckNoMoreStatements(nint db, byte* text, int length, byte* tail, string context)
+    /// <summary>Prepares (and finalizes) the first statement of <paramref name="text"/>: <see cref="PreparedText.Probe"/> over this binding.</summary>
+    private static int ProbeNext(nint db, ReadOnlySpan<byte> text, out bool found, out int consumed)
     {
-        var end = text + length;
-        while (tail != null && tail < end)
+        fixed (byte* pText = text)
         {
-            var rest = new ReadOnlySpan<byte>(tail, (int)(end - tail));
-            if (rest.Trim(" \t\r\n\f\v"u8).IsEmpty)
-            {
-                return;
-            }
-
             nint next = 0;
             byte* nextTail = null;
-            var rc = NativeMethods.sqlite3_prepare_v3(db, tail, rest.Length, 0, &next, &nextTail);
-            if (next != 0)
+            var rc = NativeMethods.sqlite3_prepare_v3(db, pText, text.Length, 0, &next, &nextTail);
+            found = next != 0;
+            if (found)
             {
                 _ = NativeMethods.sqlite3_finalize(next);
             }
 
-            if (rc != NativeMethods.SQLITE_OK || next != 0)
-            {
-                throw new BlockDbException($"{context}: the SQL text holds more than one statement; only one is allowed.");
-            }
-
-            if (nextTail <= tail)
-            {
-                return;
-            }
-
-            tail = nextTail;
-        }
-    }
-
-    private static void CheckParameters(nint stmt, int parameterCount, SqlStatement statement, string context)
-    {
-        var expected = statement.Parameters;
-        if (parameterCount != expected.Count)
-        {
-            throw new BlockDbException(
-                $"{context}: SQLite counts {parameterCount} parameter(s) in the SQL text but the statement declares {expected.Count} ({string.Join(", ", expected)}).");
-        }
-
-        for (var i = 1; i <= parameterCount; i++)
-        {
-            var actual = SqliteErrors.Utf8(NativeMethods.sqlite3_bind_parameter_name(stmt, i));
-            if (!string.Equals(actual, expected[i - 1], StringComparison.Ordinal))
-            {
-                throw new BlockDbException(
-                    $"{context}: parameter {i} is '{actual ?? "?"}' in the SQL text but '{expected[i - 1]}' in the statement's parameter list.");
-            }
+            consumed = nextTail == null ? 0 : (int)(nextTail - pText);
+            return rc;
         }
     }
 

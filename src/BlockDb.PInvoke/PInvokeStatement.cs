@@ -1,5 +1,6 @@
 using System.Text;
 using BlockDb.Drivers;
+using BlockDb.Drivers.Native;
 
 namespace BlockDb.PInvoke;
 
@@ -15,14 +16,8 @@ internal sealed unsafe partial class PInvokeStatement : ISqliteStatement
     private readonly nint[] _buffers;
     private readonly int[] _capacities;
     private readonly nint _db;
-    private readonly int _columnCount;
     private nint _stmt;
-
-    /// <summary>Stepped since the last reset: SQLite may still read the bound buffers, so binding is refused.</summary>
-    private bool _busy;
-
-    /// <summary>The last step returned a row, so columns can be read.</summary>
-    private bool _hasRow;
+    private StatementState _state;
 
     internal PInvokeStatement(PInvokeConnection connection, SqlStatement statement, SqliteStatementHandle handle, int columnCount)
     {
@@ -32,7 +27,7 @@ internal sealed unsafe partial class PInvokeStatement : ISqliteStatement
         _buffers = handle.Buffers;
         _capacities = handle.Capacities;
         _db = connection.Db;
-        _columnCount = columnCount;
+        _state = new StatementState(statement.Name, _buffers.Length, columnCount);
         _stmt = handle.DangerousGetHandle();
     }
 
@@ -126,15 +121,13 @@ internal sealed unsafe partial class PInvokeStatement : ISqliteStatement
     {
         var stmt = Live(nameof(Step));
 
-        _busy = true;
+        _state.BeginStep();
         var rc = NativeMethods.sqlite3_step(stmt);
-        if (rc == NativeMethods.SQLITE_ROW)
+        if (_state.EndStep(rc))
         {
-            _hasRow = true;
             return true;
         }
 
-        _hasRow = false;
         if (rc == NativeMethods.SQLITE_DONE)
         {
             return false;
@@ -157,7 +150,7 @@ internal sealed unsafe partial class PInvokeStatement : ISqliteStatement
         if (bytes == null && length > 0)
         {
             // Not NULL and not empty, so SQLite failed to convert the value (out of memory).
-            throw SqliteErrors.FromConnection(_db, 7, $"ColumnBlob of statement '{Statement.Name}'");
+            throw SqliteErrors.FromConnection(_db, SqliteCodes.NoMem, $"ColumnBlob of statement '{Statement.Name}'");
         }
 
         new ReadOnlySpan<byte>(bytes, Math.Min(length, destination.Length)).CopyTo(destination);
@@ -201,8 +194,7 @@ internal sealed unsafe partial class PInvokeStatement : ISqliteStatement
     {
         var stmt = Live(nameof(ExecuteNonQuery));
 
-        _busy = true;
-        _hasRow = false;
+        _state.BeginStep();
         int rc;
         do
         {
@@ -217,7 +209,7 @@ internal sealed unsafe partial class PInvokeStatement : ISqliteStatement
 
         var changes = NativeMethods.sqlite3_changes(_db);
         _ = NativeMethods.sqlite3_reset(stmt);
-        _busy = false;
+        _state.Cleared();
         GC.KeepAlive(this);
         return changes;
     }
@@ -228,8 +220,7 @@ internal sealed unsafe partial class PInvokeStatement : ISqliteStatement
 
         // The result repeats the last step's error, which Step already reported.
         _ = NativeMethods.sqlite3_reset(stmt);
-        _busy = false;
-        _hasRow = false;
+        _state.Cleared();
         GC.KeepAlive(this);
     }
 
@@ -248,8 +239,7 @@ internal sealed unsafe partial class PInvokeStatement : ISqliteStatement
     internal void Release()
     {
         _stmt = 0;
-        _busy = false;
-        _hasRow = false;
+        _state.Cleared();
         _handle.Dispose();
     }
 }

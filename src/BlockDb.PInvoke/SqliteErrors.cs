@@ -1,4 +1,5 @@
 using System.Runtime.InteropServices;
+using BlockDb.Drivers.Native;
 
 namespace BlockDb.PInvoke;
 
@@ -9,37 +10,16 @@ internal static unsafe class SqliteErrors
     internal static BlockDbException FromConnection(nint db, int rc, string context)
     {
         var message = db != 0 ? Utf8(NativeMethods.sqlite3_errmsg(db)) : null;
-        var extended = rc;
-        if (rc <= 0xFF && db != 0)
-        {
-            // A primary code: the connection may know the extended one.
-            var known = NativeMethods.sqlite3_extended_errcode(db);
-            if ((known & 0xFF) == rc)
-            {
-                extended = known;
-            }
-        }
-
+        var extended = db != 0 ? SqliteErrorText.Extended(rc, NativeMethods.sqlite3_extended_errcode(db)) : rc;
         return Create(rc, extended, context, message);
     }
 
     /// <summary>A failure with a known message (for example from <c>sqlite3_exec</c>'s error out-parameter).</summary>
-    internal static BlockDbException Create(int rc, int extended, string context, string? message)
-    {
-        var primary = rc & 0xFF;
-        if (string.IsNullOrEmpty(message))
-        {
-            message = Describe(rc);
-        }
-
-        return new BlockDbException(
-            $"{context}: {message} (SQLite error {primary} '{Describe(primary)}', extended code {extended}).",
-            primary,
-            extended);
-    }
+    internal static BlockDbException Create(int rc, int extended, string context, string? message) =>
+        SqliteErrorText.Create(rc, extended, context, message, Describe);
 
     /// <summary>SQLite's English text for a result code (<c>sqlite3_errstr</c>).</summary>
-    internal static string Describe(int rc) => Utf8(NativeMethods.sqlite3_errstr(rc)) ?? "unknown error";
+    internal static string? Describe(int rc) => Utf8(NativeMethods.sqlite3_errstr(rc));
 
     /// <summary>A NUL-terminated UTF-8 string owned by SQLite, or <see langword="null"/> for a null pointer.</summary>
     internal static string? Utf8(byte* text) => text == null ? null : Marshal.PtrToStringUTF8((nint)text);

@@ -1,0 +1,273 @@
+using System.Buffers;
+using System.Diagnostics.CodeAnalysis;
+using System.Runtime.CompilerServices;
+using System.Text;
+using BlockDb.Drivers;
+using BlockDb.Drivers.Native;
+using SQLitePCL;
+
+namespace BlockDb.MicrosoftData.Borrowed;
+
+/// <summary>
+/// One statement BlockDb prepared on a borrowed Microsoft.Data.Sqlite connection, run through SQLitePCL.raw on the
+/// caller's handle: it runs in whatever transaction the caller has open. Its <c>sqlite3_stmt</c> is a SQLitePCL
+/// <see cref="System.Runtime.InteropServices.SafeHandle"/>, finalized even when nobody disposes it. Text and BLOBs are bound as copies
+/// (<c>SQLITE_TRANSIENT</c>, SQLitePCL's choice) from a stack buffer, so a bind allocates nothing.
+/// </summary>
+internal sealed class RawStatement : ISqliteStatement
+{
+    /// <summary>Text up to this many UTF-8 bytes (worst case) is encoded on the stack; longer text in a pooled array.</summary>
+    private const int StackTextBytes = 512;
+
+    private readonly BorrowedConnection _connection;
+    private readonly sqlite3 _db;
+    private readonly bool _isSavepoint;
+    private sqlite3_stmt? _stmt;
+    private StatementState _state;
+
+    internal RawStatement(BorrowedConnection connection, sqlite3 db, SqlStatement statement, sqlite3_stmt stmt, int parameters, int columns, bool isSavepoint)
+    {
+        _connection = connection;
+        _db = db;
+        Statement = statement;
+        _stmt = stmt;
+        _isSavepoint = isSavepoint;
+        _state = new StatementState(statement.Name, parameters, columns);
+    }
+
+    public SqlStatement Statement { get; }
+
+    public void BindInt64(int index, long value)
+    {
+        var stmt = CheckBindable(index, nameof(BindInt64));
+        Check(raw.sqlite3_bind_int64(stmt, index, value), nameof(BindInt64));
+    }
+
+    public void BindDouble(int index, double value)
+    {
+        var stmt = CheckBindable(index, nameof(BindDouble));
+        Check(raw.sqlite3_bind_double(stmt, index, value), nameof(BindDouble));
+    }
+
+    public void BindText(int index, string value)
+    {
+        ArgumentNullException.ThrowIfNull(value);
+        var stmt = CheckBindable(index, nameof(BindText));
+        var worstCase = Encoding.UTF8.GetMaxByteCount(value.Length);
+        byte[]? rented = null;
+
+        var buffer = worstCase < StackTextBytes ? stackalloc byte[StackTextBytes] : (rented = ArrayPool<byte>.Shared.Rent(worstCase + 1));
+        try
+        {
+            var length = Encoding.UTF8.GetBytes(value, buffer);
+            buffer[length] = 0;
+
+            // SQLitePCL binds an empty span as a null pointer (SQL NULL): empty text goes as a NUL-terminated "".
+            var rc = length == 0 ? raw.sqlite3_bind_text(stmt, index, utf8z.FromSpan(buffer[..1])) : raw.sqlite3_bind_text(stmt, index, buffer[..length]);
+            Check(rc, nameof(BindText));
+        }
+        finally
+        {
+            if (rented is not null)
+            {
+                ArrayPool<byte>.Shared.Return(rented);
+            }
+        }
+    }
+
+    public void BindBlob(int index, ReadOnlySpan<byte> value)
+    {
+        var stmt = CheckBindable(index, nameof(BindBlob));
+
+        // SQLitePCL binds an empty span as a null pointer, which is SQL NULL; an empty BLOB is a zero-length zeroblob.
+        var rc = value.IsEmpty ? raw.sqlite3_bind_zeroblob(stmt, index, 0) : raw.sqlite3_bind_blob(stmt, index, value);
+        Check(rc, nameof(BindBlob));
+    }
+
+    public void BindNull(int index)
+    {
+        var stmt = CheckBindable(index, nameof(BindNull));
+        Check(raw.sqlite3_bind_null(stmt, index), nameof(BindNull));
+    }
+
+    public bool Step()
+    {
+        var stmt = Runnable(nameof(Step));
+        _state.BeginStep();
+        var rc = raw.sqlite3_step(stmt);
+        if (_state.EndStep(rc))
+        {
+            return true;
+        }
+
+        if (rc == SqliteCodes.Done)
+        {
+            return false;
+        }
+
+        throw StepFailure(rc, nameof(Step));
+    }
+
+    public int ExecuteNonQuery()
+    {
+        var stmt = Runnable(nameof(ExecuteNonQuery));
+        _state.BeginStep();
+        int rc;
+        do
+        {
+            rc = raw.sqlite3_step(stmt);
+        }
+        while (rc == SqliteCodes.Row);
+
+        if (rc != SqliteCodes.Done)
+        {
+            throw StepFailure(rc, nameof(ExecuteNonQuery));
+        }
+
+        var changes = raw.sqlite3_changes(_db);
+        _ = raw.sqlite3_reset(stmt);
+        _state.Cleared();
+        return changes;
+    }
+
+    public void Reset()
+    {
+        var stmt = Live(nameof(Reset));
+
+        // The result repeats the last step's error, which Step already reported.
+        _ = raw.sqlite3_reset(stmt);
+        _state.Cleared();
+    }
+
+    public long ColumnInt64(int column) => raw.sqlite3_column_int64(CheckReadable(column, nameof(ColumnInt64)), column);
+
+    public double ColumnDouble(int column) => raw.sqlite3_column_double(CheckReadable(column, nameof(ColumnDouble)), column);
+
+    public bool ColumnIsNull(int column) => raw.sqlite3_column_type(CheckReadable(column, nameof(ColumnIsNull)), column) == SqliteCodes.NullType;
+
+    public string? ColumnText(int column)
+    {
+        var stmt = CheckReadable(column, nameof(ColumnText));
+        if (raw.sqlite3_column_type(stmt, column) == SqliteCodes.NullType)
+        {
+            return null;
+        }
+
+        // Not NULL, so a null pointer means SQLite failed to convert the value (out of memory).
+        return raw.sqlite3_column_text(stmt, column).utf8_to_string() ?? throw OutOfMemory(nameof(ColumnText));
+    }
+
+    public int ColumnBlob(int column, Span<byte> destination)
+    {
+        var stmt = CheckReadable(column, nameof(ColumnBlob));
+        if (raw.sqlite3_column_type(stmt, column) == SqliteCodes.NullType)
+        {
+            return -1;
+        }
+
+        var bytes = raw.sqlite3_column_blob(stmt, column);
+        if (bytes.IsEmpty && raw.sqlite3_column_bytes(stmt, column) > 0)
+        {
+            throw OutOfMemory(nameof(ColumnBlob));
+        }
+
+        bytes[..Math.Min(bytes.Length, destination.Length)].CopyTo(destination);
+        return bytes.Length;
+    }
+
+    public void Dispose()
+    {
+        if (_stmt is null)
+        {
+            return;
+        }
+
+        _connection.Forget(this);
+        Release();
+    }
+
+    /// <summary>Finalizes the statement (the connection calls this on its own dispose, and when the caller closes its connection).</summary>
+    internal void Release()
+    {
+        var stmt = _stmt;
+        _stmt = null;
+        _state.Cleared();
+        stmt?.Dispose();
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private sqlite3_stmt CheckBindable(int index, string call)
+    {
+        var stmt = Live(call);
+        _state.CheckBindable(index, call);
+        return stmt;
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private sqlite3_stmt CheckReadable(int column, string call)
+    {
+        var stmt = Live(call);
+        _state.CheckReadable(column, call);
+        return stmt;
+    }
+
+    /// <summary>The handle for a step; a savepoint statement runs only inside the caller's transaction (X1).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private sqlite3_stmt Runnable(string call)
+    {
+        var stmt = Live(call);
+        if (_isSavepoint)
+        {
+            _connection.RequireTransactionForSavepoint(Statement.Text);
+        }
+
+        return stmt;
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private sqlite3_stmt Live(string call)
+    {
+        var stmt = _stmt;
+        if (stmt is null)
+        {
+            ThrowDisposed(call);
+        }
+
+        return stmt;
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private void Check(int rc, string call)
+    {
+        if (rc != SqliteCodes.Ok)
+        {
+            throw Failure(rc, call);
+        }
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private BlockDbException Failure(int rc, string call) =>
+        RawErrors.FromConnection(_db, rc, $"{call} of statement '{Statement.Name}' failed");
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private BlockDbException OutOfMemory(string call) =>
+        RawErrors.FromConnection(_db, SqliteCodes.NoMem, $"{call} of statement '{Statement.Name}'");
+
+    /// <summary>Builds the step error, then resets the statement so it can run again.</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private BlockDbException StepFailure(int rc, string call)
+    {
+        var error = Failure(rc, call);
+        if (_stmt is { } stmt)
+        {
+            _ = raw.sqlite3_reset(stmt);
+        }
+
+        _state.Cleared();
+        return error;
+    }
+
+    [DoesNotReturn]
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void ThrowDisposed(string call) => throw _state.Disposed(nameof(RawStatement), call);
+}
