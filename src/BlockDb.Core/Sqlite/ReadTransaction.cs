@@ -8,7 +8,7 @@ namespace BlockDb.Sqlite;
 /// <summary>
 /// A session's read batch: reads outside a write batch share one read transaction (<c>BEGIN DEFERRED</c>, a WAL
 /// snapshot taken by its first read), so each lookup does not open and close a read transaction of its own
-/// (<see href="https://www.sqlite.org/wal.html"/>). Owned by the session's <see cref="WriteBatch"/> and used only
+/// (<see href="https://www.sqlite.org/wal.html"/>). Owned by the session's <see cref="SqliteTransaction"/> and used only
 /// inside the session's gate.
 /// </summary>
 /// <remarks>
