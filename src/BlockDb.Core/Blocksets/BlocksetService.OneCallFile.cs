@@ -1,7 +1,6 @@
 using System.Buffers;
 using BlockDb.Engine;
 using BlockDb.Layouts;
-using BlockDb.Sessions;
 
 namespace BlockDb.Blocksets;
 

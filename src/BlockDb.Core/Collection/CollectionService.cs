@@ -1,6 +1,5 @@
 using BlockDb.Blocksets;
 using BlockDb.Drivers;
-using BlockDb.Sessions;
 using BlockDb.Sql;
 using BlockDb.Sqlite;
 using BlockDb.Volumes;

@@ -1,4 +1,3 @@
-using BlockDb.Drivers;
 using BlockDb.Volumes;
 
 namespace BlockDb.Engine;

@@ -2,7 +2,6 @@ using System.Globalization;
 using BlockDb.Drivers;
 using BlockDb.Layouts;
 using BlockDb.Layouts.Indexed;
-using BlockDb.Sessions;
 using BlockDb.Sql;
 using BlockDb.Sqlite;
 using BlockDb.Volumes;

@@ -1,7 +1,6 @@
 using System.Globalization;
 using BlockDb.Drivers;
 using BlockDb.Layouts;
-using BlockDb.Sessions;
 using BlockDb.Sql;
 using BlockDb.Sqlite;
 using BlockDb.Volumes;

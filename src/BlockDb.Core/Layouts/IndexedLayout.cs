@@ -1,6 +1,5 @@
 using BlockDb.Drivers;
 using BlockDb.Layouts.Indexed;
-using BlockDb.Sessions;
 using BlockDb.Sql;
 using BlockDb.Sqlite;
 using BlockDb.Volumes;

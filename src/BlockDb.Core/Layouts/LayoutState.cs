@@ -1,5 +1,4 @@
 using BlockDb.Drivers;
-using BlockDb.Sessions;
 using BlockDb.Sqlite;
 using BlockDb.Volumes;
 

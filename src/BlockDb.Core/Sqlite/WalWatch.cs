@@ -1,5 +1,4 @@
 using BlockDb.Drivers;
-using BlockDb.Sessions;
 
 namespace BlockDb.Sqlite;
 

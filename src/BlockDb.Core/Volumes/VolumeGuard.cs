@@ -1,5 +1,4 @@
 using BlockDb.Drivers;
-using BlockDb.Sessions;
 using BlockDb.Sql;
 using BlockDb.Sqlite;
 

@@ -1,7 +1,6 @@
 
 using BlockDb.Engine;
 using BlockDb.PostgreSql.Blocksets;
-using BlockDb.Sessions;
 
 namespace BlockDb.PostgreSql.Sessions;
 

@@ -4,7 +4,6 @@ using BlockDb.PostgreSql.Blocks;
 using BlockDb.PostgreSql.Blocksets;
 using BlockDb.PostgreSql.Collection;
 using BlockDb.PostgreSql.Volumes;
-using BlockDb.Volumes;
 
 namespace BlockDb.PostgreSql.Sessions;
 
