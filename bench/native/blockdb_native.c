@@ -10,7 +10,7 @@
  *                 the statements, the transaction shape and the data structures of src/BlockDb.Core, minus
  *                 .NET (no argument validation, no call gate, no ValueTask, no timer thread):
  *                 - a write batch: BEGIN IMMEDIATE, COMMIT every --batch writes (0 = at the end only), a
- *                   transaction that holds no write closed at once (Sessions/WriteBatch.cs);
+ *                   transaction that holds no write closed at once (Engine/CommitPolicy.cs, Sqlite/SqliteTransaction.cs);
  *                 - a read batch: reads outside the write batch share one BEGIN DEFERRED transaction, ended after
  *                   --reads reads, once --read-ms old, when any session of this process committed, and before a
  *                   write begins (Sqlite/ReadTransaction.cs; --reads 0 = BlockDb's default: --default-reads in WAL
@@ -502,7 +502,7 @@ static struct {
 typedef struct {
     sqlite3 *db;
     sqlite3_stmt *st[S_COUNT];
-    /* WriteBatch */
+    /* SqliteTransaction / CommitPolicy */
     int batch_open;
     int64_t pending;
     int64_t commit_every;
@@ -571,7 +571,7 @@ static void read_enter(engine *e)
     e->read_started = now_ns();
 }
 
-/* WriteBatch.EnterRead: reads inside the write transaction see its writes; outside they join the read batch. */
+/* SqliteTransaction.EnterRead: reads inside the write transaction see its writes; outside they join the read batch. */
 static inline void enter_read(engine *e)
 {
     if (!e->batch_open)

@@ -87,9 +87,9 @@ public interface IBlockWriter
     /// <summary>
     /// Select-xor-insert for many blocks in one call (a file's blocks): the same as one
     /// <see cref="SelectXorInsertAsync(BlockHash, long, long?, CancellationToken)"/> per block in order, without a call,
-    /// a task and a transaction check per block. Each insert counts as one write of the batch, so a commit batch may
-    /// commit between blocks as it would between calls. On the shared repository the call is whole instead: all of its
-    /// blocks or, when it fails or is cancelled, none (<see cref="ISharedBlockRepository"/>).
+    /// a task and a transaction check per block. Each insert counts as one write of the batch; a batch commits only
+    /// between calls, so the call's blocks go in one transaction, which may commit at its end. On the shared repository
+    /// the call is also whole: all of its blocks or, when it fails or is cancelled, none (<see cref="ISharedBlockRepository"/>).
     /// </summary>
     /// <param name="blocks">The blocks, in order; duplicates are allowed (the later ones find the first).</param>
     /// <param name="results">Receives one result per block, at the same index; at least as long as <paramref name="blocks"/>.</param>

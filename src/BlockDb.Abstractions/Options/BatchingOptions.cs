@@ -11,8 +11,9 @@ public sealed class BatchingOptions
     public const int MaxCommitEvery = 10_000_000;
 
     /// <summary>
-    /// Commit after this many write operations (insert, a select-xor-insert that inserted, add blockset).
-    /// 1: every write commits on its own. 0: commit only on <c>CommitAsync</c> (or dispose). Default 1000.
+    /// Commit after this many write operations (insert, a select-xor-insert that inserted, add blockset), checked at
+    /// the end of each write call: a call that writes many (a span of blocks) commits once, at its end.
+    /// 1: every write call commits on its own. 0: commit only on <c>CommitAsync</c> (or dispose). Default 1000.
     /// </summary>
     public int CommitEvery { get; set; } = 1000;
 

@@ -1,6 +1,6 @@
 using System.Buffers;
+using BlockDb.Engine;
 using BlockDb.Layouts;
-using BlockDb.Sessions;
 
 namespace BlockDb.Blocksets;
 
@@ -10,14 +10,14 @@ internal sealed partial class BlocksetService
     private readonly record struct OneCallFile(
         BlocksetService Self, ReadOnlyMemory<BinaryBlockKey> Blocks, Memory<SelectXorInsertResult> Results, long? VolumeId, string? FullHash, CancellationToken CancellationToken)
     {
-        /// <summary>Select-xor-inserts the blocks with the batch's commits held, then writes the blockset from them; the caller counts the write.</summary>
+        /// <summary>Select-xor-inserts the blocks, then writes the blockset from them, in one transaction (commits come only between calls); the caller counts the write.</summary>
         public long Run()
         {
             var count = Blocks.Length;
             var ids = ArrayPool<long>.Shared.Rent(count);
             try
             {
-                var length = Self._batch.Held((this, ids), static h => h.Item1.SelectXorInsertBlocks(h.ids));
+                var length = SelectXorInsertBlocks(ids);
                 return Self.WriteBlockset(ids, count, length, FullHash, CancellationToken);
             }
             finally
@@ -35,7 +35,7 @@ internal sealed partial class BlocksetService
             long? fit = null;
             for (var i = 0; i < keys.Length; i++)
             {
-                BlockBatchRules.CheckCancellation(i, CancellationToken);
+                Require.NotCancelled(i, CancellationToken);
                 var result = Self._store.SelectXorInsertInWrite(HashInput.FromBytes(keys[i].Hash), keys[i].Size, VolumeId, out var volume);
                 found[i] = result;
                 ids[i] = result.Id;

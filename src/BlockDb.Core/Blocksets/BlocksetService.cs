@@ -1,8 +1,10 @@
 using System.Buffers;
 using BlockDb.Drivers;
+using BlockDb.Engine;
 using BlockDb.Layouts;
 using BlockDb.Sessions;
 using BlockDb.Sql;
+using BlockDb.Sqlite;
 using BlockDb.Volumes;
 
 namespace BlockDb.Blocksets;
@@ -15,7 +17,7 @@ namespace BlockDb.Blocksets;
 internal sealed partial class BlocksetService
 {
     private readonly ISqliteConnection _connection;
-    private readonly WriteBatch _batch;
+    private readonly SqliteTransaction _batch;
     private readonly IBlockStore _store;
     private readonly VolumeGuard _volumes;
     private readonly ISqliteStatement _blockSize;
@@ -36,7 +38,7 @@ internal sealed partial class BlocksetService
     /// <param name="store">The layout's block store.</param>
     /// <param name="volumes">The session's volume checks.</param>
     /// <param name="wholeCalls">Whether a one-call file's blocks go in the same savepoint as its blockset (<see cref="SessionSettings.WholeCalls"/>).</param>
-    public BlocksetService(ISqliteConnection connection, WriteBatch batch, IBlockStore store, VolumeGuard volumes, bool wholeCalls)
+    public BlocksetService(ISqliteConnection connection, SqliteTransaction batch, IBlockStore store, VolumeGuard volumes, bool wholeCalls)
     {
         _wholeCalls = wholeCalls;
         _connection = connection;
@@ -80,8 +82,8 @@ internal sealed partial class BlocksetService
     public long SelectXorInsertAdd(ReadOnlyMemory<BinaryBlockKey> blocks, Memory<SelectXorInsertResult> results, long? volumeId, string? fullHash, CancellationToken cancellationToken) =>
         _batch.Write(new OneCallFile(this, blocks, results, volumeId, fullHash, cancellationToken), static file =>
         {
-            var blocksetId = file.Self._wholeCalls ? file.Self._batch.Whole(file, static f => f.Run()) : file.Run();
-            file.Self._batch.EndWrite(wrote: true);
+            var blocksetId = file.Self._wholeCalls ? file.Self._batch.InSavepoint(file, static f => f.Run()) : file.Run();
+            file.Self._batch.Wrote();
             return blocksetId;
         });
 
@@ -95,7 +97,6 @@ internal sealed partial class BlocksetService
             var (self, blocks, fullHash, length, cancellationToken) = s;
             if (fullHash is not null && self.Find(fullHash, length) is not null)
             {
-                self._batch.EndWrite(wrote: false);
                 return false;
             }
 
@@ -123,7 +124,7 @@ internal sealed partial class BlocksetService
             d.self._floor.Raise(d.id); // the highest blockset's ID is never handed out again (BlockDbSql.IdFloorSql)
             return true;
         });
-        self._batch.EndWrite(wrote: true);
+        self._batch.Wrote();
         return true;
     });
 
@@ -138,13 +139,13 @@ internal sealed partial class BlocksetService
                 long length = 0;
                 for (var i = 0; i < count; i++)
                 {
-                    BlockBatchRules.CheckCancellation(i, cancellationToken);
+                    Require.NotCancelled(i, cancellationToken);
                     (ids[i], var size) = resolve(self, blocks, i);
                     length = AddLength(length, size, i);
                 }
 
                 var blocksetId = self.WriteBlockset(ids, count, length, fullHash, cancellationToken);
-                self._batch.EndWrite(wrote: true);
+                self._batch.Wrote();
                 return blocksetId;
             }
             finally
@@ -240,7 +241,7 @@ internal sealed partial class BlocksetService
                     entries.BindInt64(2, i);
                     for (var j = 0; j < BlockDbSql.EntriesPerInsert; j++)
                     {
-                        BlockBatchRules.CheckCancellation(i + j + 1, cancellationToken);
+                        Require.NotCancelled(i + j + 1, cancellationToken);
                         entries.BindInt64(3 + j, ids[i + j]);
                     }
 
@@ -252,7 +253,7 @@ internal sealed partial class BlocksetService
             entry.BindInt64(1, blocksetId);
             for (; i < count; i++)
             {
-                BlockBatchRules.CheckCancellation(i + 1, cancellationToken);
+                Require.NotCancelled(i + 1, cancellationToken);
                 entry.BindInt64(2, i);
                 entry.BindInt64(3, ids[i]);
                 entry.ExecuteNonQuery();

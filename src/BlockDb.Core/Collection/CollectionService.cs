@@ -1,7 +1,7 @@
 using BlockDb.Blocksets;
 using BlockDb.Drivers;
-using BlockDb.Sessions;
 using BlockDb.Sql;
+using BlockDb.Sqlite;
 using BlockDb.Volumes;
 
 namespace BlockDb.Collection;
@@ -14,7 +14,7 @@ namespace BlockDb.Collection;
 /// block: a select-xor-insert result another session still holds is then refused, never silently re-pointed. Used only
 /// inside the session's gate.
 /// </summary>
-internal sealed class CollectionService(ISqliteConnection connection, WriteBatch batch, VolumeGuard volumes)
+internal sealed class CollectionService(ISqliteConnection connection, SqliteTransaction batch, VolumeGuard volumes)
 {
     private readonly ISqliteStatement _countAll = connection.Prepare(BlockDbSql.UnreferencedByVolume);
     private readonly ISqliteStatement _countVolume = connection.Prepare(BlockDbSql.UnreferencedInVolume);
@@ -33,11 +33,14 @@ internal sealed class CollectionService(ISqliteConnection connection, WriteBatch
         }
 
         var result = self.Batch.InSavepoint((self, volumeId), static c => c.self.CountAndDelete(c.volumeId));
-        self.Batch.EndWrite(wrote: result.Blocks > 0);
+        if (result.Blocks > 0)
+        {
+            self.Batch.Wrote();
+        }
         return result;
     });
 
-    private WriteBatch Batch => batch;
+    private SqliteTransaction Batch => batch;
 
     private VolumeGuard Volumes => volumes;
 

@@ -2,8 +2,8 @@ using System.Globalization;
 using BlockDb.Drivers;
 using BlockDb.Layouts;
 using BlockDb.Layouts.Indexed;
-using BlockDb.Sessions;
 using BlockDb.Sql;
+using BlockDb.Sqlite;
 using BlockDb.Volumes;
 
 namespace BlockDb.KeyMap;
@@ -25,7 +25,7 @@ namespace BlockDb.KeyMap;
 internal sealed class KeyMapBlockStore : IBlockStore
 {
     private readonly BlockKeyMap _map;
-    private readonly WriteBatch _batch;
+    private readonly SqliteTransaction _batch;
     private readonly VolumeGuard _volumes;
     private readonly ISqliteStatement _getById;
     private readonly ISqliteStatement _getByIdWithVolume;
@@ -39,7 +39,7 @@ internal sealed class KeyMapBlockStore : IBlockStore
     private MapVersion _version;
     private long _maxInserted;
 
-    public KeyMapBlockStore(ISqliteConnection connection, BlockKeyMap map, WriteBatch batch, VolumeGuard volumes)
+    public KeyMapBlockStore(ISqliteConnection connection, BlockKeyMap map, SqliteTransaction batch, VolumeGuard volumes)
     {
         _map = map;
         _hasher = map.Hasher;
@@ -77,12 +77,11 @@ internal sealed class KeyMapBlockStore : IBlockStore
         {
             if (w.Store.Find(w.Hash.Bytes, w.Size, w.Key, catchUp: true) is { } id)
             {
-                w.Store._batch.EndWrite(wrote: false);
                 return new SelectXorInsertResult(id, false);
             }
 
             var created = w.Store.InsertNew(w.Hash.Bytes, w.Size, w.Key, w.VolumeId);
-            w.Store._batch.EndWrite(wrote: true);
+            w.Store._batch.Wrote();
             return new SelectXorInsertResult(created, true);
         });
     }
@@ -100,7 +99,7 @@ internal sealed class KeyMapBlockStore : IBlockStore
         }
 
         var created = InsertNew(bytes.Bytes, size, key, volumeId);
-        _batch.EndWrite(wrote: true);
+        _batch.Wrote();
         volume = BlockVolume.Checked;
         return new SelectXorInsertResult(created, true);
     }
@@ -119,7 +118,7 @@ internal sealed class KeyMapBlockStore : IBlockStore
             }
 
             var created = w.Store.InsertNew(w.Hash.Bytes, w.Size, w.Key, w.VolumeId);
-            w.Store._batch.EndWrite(wrote: true);
+            w.Store._batch.Wrote();
             return created;
         });
     }
@@ -253,7 +252,7 @@ internal sealed class KeyMapBlockStore : IBlockStore
         (_caughtUp, _nextId, _maxInserted) = (false, 0, 0);
     }
 
-    /// <summary>One write's state, carried by value through <see cref="WriteBatch.Write{TState, TResult}"/>.</summary>
+    /// <summary>One write's state, carried by value through <see cref="SqliteTransaction.Write{TState, TResult}"/>.</summary>
     private readonly struct Write(KeyMapBlockStore store, BlockHash hash, long size, long? volumeId)
     {
         public readonly KeyMapBlockStore Store = store;

@@ -1,8 +1,8 @@
 using System.Globalization;
 using BlockDb.Drivers;
 using BlockDb.Layouts;
-using BlockDb.Sessions;
 using BlockDb.Sql;
+using BlockDb.Sqlite;
 using BlockDb.Volumes;
 using Microsoft.Extensions.Logging;
 
@@ -100,7 +100,7 @@ internal sealed class KeyMapLayout : LayoutDefinition
 
         public override void Report(MapLoadReporter reporter) => map.Reporter = reporter;
 
-        public override IBlockStore CreateStore(ISqliteConnection connection, WriteBatch batch, VolumeGuard volumes, SelectXorInsertStrategy strategy) =>
+        public override IBlockStore CreateStore(ISqliteConnection connection, SqliteTransaction batch, VolumeGuard volumes, SelectXorInsertStrategy strategy) =>
             new KeyMapBlockStore(connection, map, batch, volumes);
 
         public override (BlockDbFinding MapMissing, bool GuardsIntact) CheckLayout(ISqliteConnection connection, CancellationToken cancellationToken) =>

@@ -1,12 +1,13 @@
 using BlockDb.Drivers;
 using BlockDb.Sessions;
+using BlockDb.Sqlite;
 using BlockDb.Volumes;
 
 namespace BlockDb.Layouts;
 
 /// <summary>
 /// How one block layout finds and writes blocks, for one session. Writes run through the session's
-/// <see cref="WriteBatch"/>, which the store joins as its participant.
+/// <see cref="SqliteTransaction"/>, which the store joins as its participant.
 /// </summary>
 internal interface IBlockStore : IBatchParticipant
 {

@@ -1,7 +1,7 @@
 using BlockDb.Drivers;
 using BlockDb.Layouts.Indexed;
-using BlockDb.Sessions;
 using BlockDb.Sql;
+using BlockDb.Sqlite;
 using BlockDb.Volumes;
 using Microsoft.Extensions.Logging;
 
@@ -29,7 +29,7 @@ internal abstract class IndexedLayout<TCodec> : LayoutDefinition
     {
         public override LayoutDefinition Definition => definition;
 
-        public override IBlockStore CreateStore(ISqliteConnection connection, WriteBatch batch, VolumeGuard volumes, SelectXorInsertStrategy strategy) => strategy switch
+        public override IBlockStore CreateStore(ISqliteConnection connection, SqliteTransaction batch, VolumeGuard volumes, SelectXorInsertStrategy strategy) => strategy switch
         {
             SelectXorInsertStrategy.InsertOrIgnoreThenSelect => new IndexedBlockStore<TCodec, InsertOrIgnoreThenSelect>(connection, batch, volumes),
             SelectXorInsertStrategy.InsertReturningThenSelect => new IndexedBlockStore<TCodec, InsertReturningThenSelect>(connection, batch, volumes),

@@ -1,5 +1,5 @@
 using BlockDb.Drivers;
-using BlockDb.Sessions;
+using BlockDb.Sqlite;
 using BlockDb.Volumes;
 
 namespace BlockDb.Layouts;
@@ -22,7 +22,7 @@ internal abstract class LayoutState
     }
 
     /// <summary>A session's block store on <paramref name="connection"/>, writing through <paramref name="batch"/> and checking volumes with <paramref name="volumes"/>.</summary>
-    public abstract IBlockStore CreateStore(ISqliteConnection connection, WriteBatch batch, VolumeGuard volumes, SelectXorInsertStrategy strategy);
+    public abstract IBlockStore CreateStore(ISqliteConnection connection, SqliteTransaction batch, VolumeGuard volumes, SelectXorInsertStrategy strategy);
 
     /// <summary>The check's layout-specific part: blocks an in-memory structure misses, and whether the file's guards are intact.</summary>
     public virtual (BlockDbFinding MapMissing, bool GuardsIntact) CheckLayout(ISqliteConnection connection, CancellationToken cancellationToken) =>

@@ -1,3 +1,4 @@
+using BlockDb.Engine;
 using BlockDb.Sessions;
 using BlockDb.Sqlite;
 
@@ -152,13 +153,13 @@ internal sealed class SharedBlockRepository : ISharedBlockRepository
 
     public ValueTask<int> SelectXorInsertAsync(ReadOnlyMemory<BinaryBlockKey> blocks, Memory<SelectXorInsertResult> results, long? volumeId = null, CancellationToken cancellationToken = default)
     {
-        BlockBatchRules.Validate(blocks.Span, results.Length);
+        Require.Blocks(blocks.Span, results.Length);
         return Enqueue(static (w, s, ct) => w.SelectXorInsertAsync(s.blocks, s.results, s.volumeId, ct), (blocks, results, volumeId), cancellationToken);
     }
 
     public ValueTask<long> SelectXorInsertBlocksetAsync(ReadOnlyMemory<BinaryBlockKey> blocks, Memory<SelectXorInsertResult> results, BlockHash fullHash = default, long? volumeId = null, CancellationToken cancellationToken = default)
     {
-        BlockBatchRules.Validate(blocks.Span, results.Length);
+        Require.Blocks(blocks.Span, results.Length);
         return Enqueue(static (w, s, ct) => w.SelectXorInsertBlocksetAsync(s.blocks, s.results, s.fullHash, s.volumeId, ct), (blocks, results, fullHash, volumeId), cancellationToken);
     }
 

@@ -1,5 +1,5 @@
 using BlockDb.Drivers;
-using BlockDb.Sessions;
+using BlockDb.Engine;
 using BlockDb.Sql;
 
 namespace BlockDb.Sqlite;
@@ -26,7 +26,7 @@ internal sealed class ReadCursor<T>(SqliteDatabase database, SqlStatement query,
         private readonly Func<ISqliteStatement, T> _read;
         private readonly CancellationToken _first;
         private readonly CancellationToken _second;
-        private readonly SessionGate _gate = new();
+        private readonly CallGate _gate = new();
         private readonly ISqliteConnection _connection;
         private readonly ISqliteStatement _statement;
 

@@ -1,6 +1,5 @@
 using System.Diagnostics;
 using BlockDb.Drivers;
-using BlockDb.Sessions;
 using BlockDb.Sql;
 
 namespace BlockDb.Sqlite;
@@ -8,16 +7,17 @@ namespace BlockDb.Sqlite;
 /// <summary>
 /// A session's read batch: reads outside a write batch share one read transaction (<c>BEGIN DEFERRED</c>, a WAL
 /// snapshot taken by its first read), so each lookup does not open and close a read transaction of its own
-/// (<see href="https://www.sqlite.org/wal.html"/>). Owned by the session's <see cref="WriteBatch"/> and used only
+/// (<see href="https://www.sqlite.org/wal.html"/>). Owned by the session's <see cref="SqliteTransaction"/> and used only
 /// inside the session's gate.
 /// </summary>
 /// <remarks>
 /// Invariants: <see cref="IsOpen"/> is true only while this session holds a transaction with no write in it; it is
-/// never open at the same time as the write batch (the write batch ends it before <c>BEGIN IMMEDIATE</c>, so a write
+/// never open at the same time as the write transaction [R1] (which ends it before <c>BEGIN IMMEDIATE</c>, so a write
 /// always starts from a fresh snapshot and never fails to upgrade); it is ended after
 /// <see cref="BatchingOptions.ReadsPerTransaction"/> reads, once <see cref="BatchingOptions.ReadTransactionMilliseconds"/>
-/// old (by the session's timer when it is idle), when another session of the database committed
-/// (<see cref="CommitClock"/>), at a commit or rollback call, after a failed read, and at dispose.
+/// old (by the idle timer when the session is idle), at a commit or rollback call, after a failed read, and at dispose
+/// [R2], and when another session of the database committed (<see cref="CommitClock"/>), so a read never misses a commit
+/// acknowledged before it began [R3].
 /// </remarks>
 internal sealed class ReadTransaction
 {

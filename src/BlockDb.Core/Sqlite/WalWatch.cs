@@ -1,5 +1,4 @@
 using BlockDb.Drivers;
-using BlockDb.Sessions;
 
 namespace BlockDb.Sqlite;
 
@@ -8,7 +7,7 @@ namespace BlockDb.Sqlite;
 /// SQLite keeps writing to the WAL it opened after that file was deleted or replaced, and nothing tells the writer; the
 /// commits then live only in a file no one else can find, and are lost when the last connection closes
 /// (<see href="https://www.sqlite.org/howtocorrupt.html#_deleting_a_hot_journal"/>; docs/RELIABILITY.md, "WAL deleted
-/// under a writer"). Owned by one session's <see cref="WriteBatch"/>, used inside its gate.
+/// under a writer"). Owned by one session's <see cref="SqliteTransaction"/>, used inside its gate.
 /// </summary>
 /// <remarks>
 /// The connection opens its WAL at its first read and keeps it while it is open (no other connection can delete it

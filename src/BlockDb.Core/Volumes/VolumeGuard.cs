@@ -1,6 +1,6 @@
 using BlockDb.Drivers;
-using BlockDb.Sessions;
 using BlockDb.Sql;
+using BlockDb.Sqlite;
 
 namespace BlockDb.Volumes;
 
@@ -8,10 +8,10 @@ namespace BlockDb.Volumes;
 /// Checks, inside a session's write transaction, that a volume may receive blocks: it exists and is not
 /// <see cref="VolumeState.Deleting"/> or <see cref="VolumeState.Deleted"/>. A volume found fit stays fit until the
 /// transaction ends or this session changes a volume's state (no other writer can change it while this one holds the
-/// write lock; <see cref="VolumeService.SetState"/> moves <see cref="WriteBatch.Revision"/>), so the check reads the
+/// write lock; <see cref="VolumeService.SetState"/> moves <see cref="SqliteTransaction.Revision"/>), so the check reads the
 /// volume once per (transaction, revision). Its statement is prepared on first use. Used only inside the session's gate.
 /// </summary>
-internal sealed class VolumeGuard(ISqliteConnection connection, WriteBatch batch)
+internal sealed class VolumeGuard(ISqliteConnection connection, SqliteTransaction batch)
 {
     private ISqliteStatement? _state;
     private long _checkedVolume;

@@ -6,28 +6,8 @@ internal static class VolumeRules
     /// <summary>The longest volume name accepted, in characters.</summary>
     public const int MaxNameLength = 1024;
 
-    /// <summary>
-    /// Checks a volume name, for every call that takes one (register and find) on every provider: 1 to
-    /// <see cref="MaxNameLength"/> characters of valid UTF-16, with no control character and no whitespace at either
-    /// end, as a file name on a backend is (Duplicati's are <c>duplicati-b….dblock.zip</c>). The name is stored and
-    /// compared exactly as given (ordinal, not normalized). An unpaired surrogate would reach the database as U+FFFD
-    /// (SQLite) or fail inside the driver (Npgsql), so two different names would be one volume.
-    /// </summary>
-    /// <param name="name">The name.</param>
-    /// <exception cref="ArgumentNullException">The name is null.</exception>
-    /// <exception cref="ArgumentException">The name is empty, longer than <see cref="MaxNameLength"/> characters, only whitespace, starts or ends with whitespace, or holds a control character or an unpaired surrogate.</exception>
-    public static void ValidateName(string? name)
-    {
-        ArgumentNullException.ThrowIfNull(name);
-        if (NameProblem(name) is { } problem)
-        {
-            throw new ArgumentException(
-                $"The volume name {Quoted.Value(name)} ({name.Length} characters) {problem}; a volume name is 1 to {MaxNameLength:N0} characters of valid UTF-16 with no control character and no whitespace at either end, such as duplicati-b1234.dblock.zip.",
-                nameof(name));
-        }
-    }
-
-    private static string? NameProblem(string name)
+    /// <summary>What is wrong with a volume name (<see cref="Engine.Require.VolumeName"/>), or null.</summary>
+    public static string? NameProblem(string name)
     {
         if (name.Length == 0)
         {
@@ -67,48 +47,6 @@ internal static class VolumeRules
         }
 
         return null;
-    }
-
-    /// <summary>Checks a state given by a caller.</summary>
-    /// <param name="state">The state.</param>
-    /// <exception cref="ArgumentOutOfRangeException">Not a defined state.</exception>
-    public static void ValidateState(VolumeState state)
-    {
-        if (!Enum.IsDefined(state))
-        {
-            throw new ArgumentOutOfRangeException(nameof(state), state, $"Not a volume state; allowed: {string.Join(", ", Enum.GetNames<VolumeState>())}.");
-        }
-    }
-
-    /// <summary>
-    /// Checks the state a volume is registered in: one before <see cref="VolumeState.Deleting"/> (Temporary, Uploading,
-    /// Uploaded or Verified; a recreate registers the volumes it finds as Uploaded). A volume that is being deleted, or
-    /// is deleted, can receive no block, so registering one in those states records nothing a backup can use; an
-    /// existing volume gets there through <see cref="CanChange"/>.
-    /// </summary>
-    /// <param name="state">The state asked for.</param>
-    /// <exception cref="ArgumentOutOfRangeException">Not a defined state, or <see cref="VolumeState.Deleting"/> or <see cref="VolumeState.Deleted"/>.</exception>
-    public static void ValidateNewState(VolumeState state)
-    {
-        ValidateState(state);
-        if (IsGoing(state))
-        {
-            throw new ArgumentOutOfRangeException(
-                nameof(state),
-                state,
-                $"A volume cannot be registered as {state}; a new volume starts in one of {string.Join(", ", Enum.GetValues<VolumeState>().Where(s => !IsGoing(s)))}, and reaches {VolumeState.Deleting} and {VolumeState.Deleted} through SetVolumeStateAsync.");
-        }
-    }
-
-    /// <summary>Checks a volume size given by a caller.</summary>
-    /// <param name="size">The size in bytes, or null.</param>
-    /// <exception cref="ArgumentOutOfRangeException">Negative.</exception>
-    public static void ValidateSize(long? size)
-    {
-        if (size is < 0)
-        {
-            throw new ArgumentOutOfRangeException(nameof(size), size, "A volume's size is a number of bytes, 0 or more.");
-        }
     }
 
     /// <summary>The states that receive no new block, and whose blocks no new blockset may name.</summary>

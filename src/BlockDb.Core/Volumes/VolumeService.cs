@@ -1,6 +1,6 @@
 using BlockDb.Drivers;
-using BlockDb.Sessions;
 using BlockDb.Sql;
+using BlockDb.Sqlite;
 
 namespace BlockDb.Volumes;
 
@@ -9,7 +9,7 @@ internal sealed class VolumeService
 {
     private const int CancellationCheckInterval = 256;
 
-    private readonly WriteBatch _batch;
+    private readonly SqliteTransaction _batch;
     private readonly VolumeGuard _guard;
     private readonly ISqliteStatement _insert;
     private readonly ISqliteStatement _byName;
@@ -19,7 +19,7 @@ internal sealed class VolumeService
     private readonly ISqliteStatement _get;
     private readonly ISqliteStatement _move;
 
-    public VolumeService(ISqliteConnection connection, WriteBatch batch, VolumeGuard guard)
+    public VolumeService(ISqliteConnection connection, SqliteTransaction batch, VolumeGuard guard)
     {
         _batch = batch;
         _guard = guard;
@@ -54,7 +54,7 @@ internal sealed class VolumeService
             self._insert.Reset();
         }
 
-        self._batch.EndWrite(wrote: true);
+        self._batch.Wrote();
         return id;
     });
 
@@ -91,7 +91,7 @@ internal sealed class VolumeService
         self._setState.BindInt64(3, id);
         self._setState.ExecuteNonQuery();
         self._batch.Revise();
-        self._batch.EndWrite(wrote: true);
+        self._batch.Wrote();
         return true;
     });
 
@@ -121,7 +121,10 @@ internal sealed class VolumeService
 
                 return (long)ids.Count;
             });
-            self._batch.EndWrite(wrote: moved > 0);
+            if (moved > 0)
+            {
+                self._batch.Wrote();
+            }
             return moved;
         });
 

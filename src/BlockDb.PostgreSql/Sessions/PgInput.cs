@@ -1,6 +1,6 @@
 
+using BlockDb.Engine;
 using BlockDb.PostgreSql.Blocksets;
-using BlockDb.Sessions;
 
 namespace BlockDb.PostgreSql.Sessions;
 
@@ -33,7 +33,7 @@ internal static class PgInput
     }
 
     /// <summary>
-    /// Many blocks as two arrays (hash bytes, sizes) in order, after <see cref="BlockBatchRules.Validate"/> (every block
+    /// Many blocks as two arrays (hash bytes, sizes) in order, after <see cref="Require.Blocks"/> (every block
     /// and the results buffer checked before anything is written), with the sum of their sizes: the length of a blockset
     /// made of them.
     /// </summary>
@@ -41,7 +41,7 @@ internal static class PgInput
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="forBlockset"/> and the sizes add up to more than <see cref="long.MaxValue"/> bytes.</exception>
     public static (byte[][] Hashes, long[] Sizes, long Length) Keys(ReadOnlySpan<BinaryBlockKey> blocks, int resultsLength, bool forBlockset)
     {
-        BlockBatchRules.Validate(blocks, resultsLength);
+        Require.Blocks(blocks, resultsLength);
         var hashes = new byte[blocks.Length][];
         var sizes = new long[blocks.Length];
         long length = 0;
@@ -92,7 +92,7 @@ internal static class PgInput
             var key = blocks[i];
             if (!BlockHash.IsValid(key.Hash) || key.Size < 1)
             {
-                throw new ArgumentException($"Block {i} of the blockset is invalid: hash {Quoted.Value(key.Hash)} ({key.Hash?.Length ?? 0:N0} characters), size {key.Size}; give a base64 hash with '=' padding and a size of 1 byte or more.", nameof(blocks));
+                throw Errors.BlocksetBlockInvalid(i, key.Hash, key.Size);
             }
 
             hashes[i] = Convert.FromBase64String(key.Hash);

@@ -1,9 +1,9 @@
 
+using BlockDb.Engine;
 using BlockDb.PostgreSql.Blocks;
 using BlockDb.PostgreSql.Blocksets;
 using BlockDb.PostgreSql.Collection;
 using BlockDb.PostgreSql.Volumes;
-using BlockDb.Volumes;
 
 namespace BlockDb.PostgreSql.Sessions;
 
@@ -43,7 +43,7 @@ internal sealed partial class PostgreSqlSession
 
     public ValueTask<VolumeInfo?> FindVolumeAsync(string name, CancellationToken cancellationToken = default)
     {
-        VolumeRules.ValidateName(name);
+        Require.VolumeName(name);
         return CallAsync(ct => RunAsync(nameof(FindVolumeAsync), (c, t, token) => PgVolumes.GetVolumeAsync(c, t, null, name, token), write: false, retryable: true, ct), cancellationToken);
     }
 
@@ -59,8 +59,8 @@ internal sealed partial class PostgreSqlSession
 
     public ValueTask<long> RegisterVolumeAsync(string name, VolumeState state = VolumeState.Temporary, CancellationToken cancellationToken = default)
     {
-        VolumeRules.ValidateName(name);
-        VolumeRules.ValidateNewState(state);
+        Require.VolumeName(name);
+        Require.NewVolumeState(state);
         return CallAsync(
             async ct => await WriteAsync(nameof(RegisterVolumeAsync), (c, t, token) => PgVolumes.RegisterVolumeAsync(c, t, name, state, token), static id => id is not null, ct).ConfigureAwait(false)
                 ?? throw new BlockDbConflictException($"A volume named {Quoted.Value(name)} exists already; volume names are unique."),
@@ -69,8 +69,8 @@ internal sealed partial class PostgreSqlSession
 
     public ValueTask SetVolumeStateAsync(long volumeId, VolumeState state, long? size = null, CancellationToken cancellationToken = default)
     {
-        VolumeRules.ValidateState(state);
-        VolumeRules.ValidateSize(size);
+        Require.VolumeState(state);
+        Require.VolumeSize(size);
         return new(CallAsync(ct => WriteAsync(nameof(SetVolumeStateAsync), (c, t, token) => PgVolumes.SetVolumeStateAsync(c, t, volumeId, state, size, token), static _ => true, ct), cancellationToken).AsTask());
     }
 

@@ -1,9 +1,9 @@
+using BlockDb.Engine;
 using BlockDb.PostgreSql.Blocks;
 using BlockDb.PostgreSql.Blocksets;
 using BlockDb.PostgreSql.Collection;
 using BlockDb.PostgreSql.Sessions;
 using BlockDb.PostgreSql.Volumes;
-using BlockDb.Volumes;
 
 namespace BlockDb.PostgreSql.Shared;
 
@@ -37,7 +37,7 @@ internal sealed partial class PostgreSqlSharedRepository
 
     public ValueTask<VolumeInfo?> FindVolumeAsync(string name, CancellationToken cancellationToken = default)
     {
-        VolumeRules.ValidateName(name);
+        Require.VolumeName(name);
         return RunAsync(nameof(FindVolumeAsync), (c, ct) => PgVolumes.GetVolumeAsync(c, null, null, name, ct), PgAccess.Read, cancellationToken);
     }
 
@@ -62,8 +62,8 @@ internal sealed partial class PostgreSqlSharedRepository
 
     public async ValueTask<long> RegisterVolumeAsync(string name, VolumeState state = VolumeState.Temporary, CancellationToken cancellationToken = default)
     {
-        VolumeRules.ValidateName(name);
-        VolumeRules.ValidateNewState(state);
+        Require.VolumeName(name);
+        Require.NewVolumeState(state);
         _context.RequireWritable(nameof(RegisterVolumeAsync));
         var id = await RunAsync(nameof(RegisterVolumeAsync), (c, ct) => PgVolumes.RegisterVolumeAsync(c, null, name, state, ct), PgAccess.Write, cancellationToken).ConfigureAwait(false);
         return Acknowledge(id ?? throw new BlockDbConflictException($"A volume named {Quoted.Value(name)} exists already; volume names are unique."));
@@ -71,8 +71,8 @@ internal sealed partial class PostgreSqlSharedRepository
 
     public async ValueTask SetVolumeStateAsync(long volumeId, VolumeState state, long? size = null, CancellationToken cancellationToken = default)
     {
-        VolumeRules.ValidateState(state);
-        VolumeRules.ValidateSize(size);
+        Require.VolumeState(state);
+        Require.VolumeSize(size);
         _context.RequireWritable(nameof(SetVolumeStateAsync));
         await RunAsync(nameof(SetVolumeStateAsync), (c, ct) => PgVolumes.SetVolumeStateAsync(c, null, volumeId, state, size, ct), PgAccess.Write, cancellationToken).ConfigureAwait(false);
         Acknowledge(volumeId);

@@ -80,8 +80,8 @@ public sealed class BatchEndingTests(ITestOutputHelper output) : KeyMapFileTestB
 
     /// <summary>
     /// Claim: a session throws InvalidOperationException only for a second *concurrent* call; the age timer commits
-    /// "from the session's gate" as an implementation detail. Mechanism: BatchAgeTimer.Fire takes the gate with
-    /// TryEnter (state Busy) for the whole COMMIT, and SessionGate.Enter treats any Busy state as a caller's concurrent
+    /// "from the session's gate" as an implementation detail. Mechanism (before the fix): the age timer took the gate
+    /// with TryEnter (state Busy) for the whole COMMIT, and the gate's Enter treated any Busy state as a caller's concurrent
     /// call: a caller that awaits every call still gets "This BlockDb session is already running a call" whenever its
     /// next call meets the timer's commit. Here the commit is made slow (DELETE journal, a reader holding SHARED, so
     /// COMMIT waits up to busy_timeout), which makes the collision certain; with synchronous=FULL it happens at random

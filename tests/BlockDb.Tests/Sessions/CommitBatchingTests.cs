@@ -4,8 +4,9 @@ namespace BlockDb.Tests.Sessions;
 
 /// <summary>
 /// A session's write batch, for every provider and layout, PostgreSQL included: committed at exactly the nth write and
-/// invisible to others before, at once with CommitEvery 1, only when asked with CommitEvery 0, by age with no further
-/// write; a rollback discards the open batch only, and a failed write in an empty batch keeps no write lock.
+/// invisible to others before, a span call as one transaction committed at its end, at once with CommitEvery 1, only
+/// when asked with CommitEvery 0, by age with no further write; a rollback discards the open batch only, and a failed
+/// write in an empty batch keeps no write lock.
 /// </summary>
 public sealed class CommitBatchingTests : ConformanceTestBase
 {
@@ -32,6 +33,24 @@ public sealed class CommitBatchingTests : ConformanceTestBase
         await writer.InsertBlockAsync(TestData.Hash(3), 1);
         Assert.Equal(1, writer.PendingWrites);
         Assert.Equal(2, (await reader.GetCountsAsync()).Blocks);
+    }
+
+    [Theory]
+    [MemberData(nameof(ProviderMatrix), MemberType = typeof(ConformanceTestBase))]
+    public async Task A_span_select_xor_insert_is_one_transaction_committed_at_its_end_whatever_commit_every(string provider, BlockLayout layout)
+    {
+        Use(provider, layout);
+        await using var db = Open(o => o.Batching.CommitEvery = 3);
+        await using var writer = await db.OpenSessionAsync();
+        await using var reader = await db.OpenSessionAsync();
+        BinaryBlockKey[] blocks = [.. Enumerable.Range(1, 5).Select(i => TestData.Binary(i, 100))];
+        var results = new SelectXorInsertResult[blocks.Length];
+
+        // Commits come only between calls: the five writes are one transaction, committed after the call (5 >= 3),
+        // not three of them in the middle of the call and two left pending.
+        Assert.Equal(5, await writer.SelectXorInsertAsync(blocks, results));
+        Assert.Equal(0, writer.PendingWrites);
+        Assert.Equal(5, (await reader.GetCountsAsync()).Blocks);
     }
 
     [Theory]

@@ -1,6 +1,7 @@
 using BlockDb.Drivers;
 using BlockDb.Sessions;
 using BlockDb.Sql;
+using BlockDb.Sqlite;
 using BlockDb.Volumes;
 
 namespace BlockDb.Layouts.Indexed;
@@ -27,7 +28,7 @@ internal sealed class IndexedBlockStore<TCodec, TStrategy> : IBlockStore
     private (long Transaction, long Revision) _floorReadAt = (-1, -1);
     private long? _floorAboveMax;
 
-    public IndexedBlockStore(ISqliteConnection connection, WriteBatch batch, VolumeGuard volumes)
+    public IndexedBlockStore(ISqliteConnection connection, SqliteTransaction batch, VolumeGuard volumes)
     {
         Batch = batch;
         _volumes = volumes;
@@ -39,7 +40,7 @@ internal sealed class IndexedBlockStore<TCodec, TStrategy> : IBlockStore
     }
 
     /// <summary>The session's write batch.</summary>
-    public WriteBatch Batch { get; }
+    public SqliteTransaction Batch { get; }
 
     public long? Find(in HashInput hash, long size)
     {
@@ -70,7 +71,7 @@ internal sealed class IndexedBlockStore<TCodec, TStrategy> : IBlockStore
     public long Insert(in HashInput hash, long size, long? volumeId) => Batch.Write((this, hash, size, volumeId), static s =>
     {
         var id = s.Item1.InsertRow(s.hash, s.size, s.volumeId);
-        s.Item1.Batch.EndWrite(wrote: true);
+        s.Item1.Batch.Wrote();
         return id;
     });
 
@@ -184,7 +185,11 @@ internal sealed class IndexedBlockStore<TCodec, TStrategy> : IBlockStore
             var result = created is { } id
                 ? new SelectXorInsertResult(id, true)
                 : new SelectXorInsertResult(store.Find(hash, size) ?? throw new BlockDbException($"Block ({hash}, {size} bytes) conflicted on insert but is not found: the file's unique index and its table disagree; run CheckAsync."), false);
-            store.Batch.EndWrite(result.Created);
+            if (result.Created)
+            {
+                store.Batch.Wrote();
+            }
+
             return result;
         });
 

@@ -35,11 +35,10 @@ internal readonly struct SelectThenInsert : ISelectXorInsertStrategy<SelectThenI
                 throw;
             }
 
-            store.Batch.EndWrite(wrote: false);
             return new SelectXorInsertResult(existing, false);
         }
 
-        store.Batch.EndWrite(wrote: true);
+        store.Batch.Wrote();
         return new SelectXorInsertResult(id, true);
     }
 }

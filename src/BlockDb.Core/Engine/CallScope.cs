@@ -1,0 +1,77 @@
+namespace BlockDb.Engine;
+
+/// <summary>
+/// One public call's bookkeeping, as a scope (<c>using var call = new CallScope(site, name);</c>) instead of a lambda
+/// around the operation: the metrics' start and end, the gate entered and left [G1], the token checked, a failed age
+/// commit thrown first [B4], and on failure the lost-batch check (in the exception filter, before anything unwinds [B2])
+/// and the engine's clean-up after it [B1]. A struct: a synchronous call allocates nothing.
+/// </summary>
+/// <example>
+/// <code>
+/// using var call = new CallScope(_site, nameof(FindBlockAsync));
+/// try { call.Enter(this, cancellationToken); return new(Find(...)); }
+/// catch (Exception e) when (call.Failing(e)) { return call.Failed&lt;long?&gt;(); }
+/// </code>
+/// </example>
+internal struct CallScope : IDisposable
+{
+    private readonly CallSite _site;
+    private readonly string _operation;
+    private readonly long _started;
+    private Exception? _failure;
+    private bool _entered;
+
+    public CallScope(CallSite site, string operation)
+    {
+        _site = site;
+        _operation = operation;
+        _started = site.Start();
+    }
+
+    /// <summary>Enters the gate for <paramref name="session"/> and starts the call.</summary>
+    /// <exception cref="ObjectDisposedException">The session is disposed.</exception>
+    /// <exception cref="InvalidOperationException">Another call is running.</exception>
+    /// <exception cref="OperationCanceledException">The token was cancelled.</exception>
+    public void Enter(object session, CancellationToken cancellationToken)
+    {
+        _site.Gate.Enter(session, cancellationToken);
+        _entered = true;
+        _site.Policy.CallStarted(cancellationToken);
+    }
+
+    /// <summary>The exception filter of a failed call: records the failure, the lost batch's report in its place when the engine rolled the batch back [B2]. Runs no statement; always true.</summary>
+    public bool Failing(Exception e)
+    {
+        _failure = _entered ? _site.Policy.Failing(e) : e;
+        return true;
+    }
+
+    /// <summary>The failed call's task, after the engine's clean-up [B1] (the failure stays in the task, as an async method's would).</summary>
+    public ValueTask<T> Failed<T>() => ValueTask.FromException<T>(Fail());
+
+    /// <inheritdoc cref="Failed{T}"/>
+    public ValueTask Failed() => ValueTask.FromException(Fail());
+
+    private Exception Fail()
+    {
+        if (_entered)
+        {
+            _site.Policy.AfterFailedCall();
+        }
+
+        _site.Failed(_operation, _failure!);
+        return _failure!;
+    }
+
+    /// <summary>Leaves the gate (when entered) and ends the call's metrics.</summary>
+    public void Dispose()
+    {
+        if (_entered)
+        {
+            _site.Policy.CallEnded();
+            _site.Gate.Exit();
+        }
+
+        _site.End(_operation, _started, _failure);
+    }
+}

@@ -1,0 +1,122 @@
+using BlockDb.Sqlite;
+
+namespace BlockDb.Engine;
+
+/// <summary>
+/// When a session commits, decisions only (the mechanics are the transaction's): after a write call, at
+/// <see cref="BatchingOptions.CommitEvery"/> pending writes, at <see cref="BatchingOptions.CommitAfterMilliseconds"/>, or
+/// at once when the transaction holds no write [B1]; never inside a call, so a span call is one transaction. It also
+/// keeps a failed age commit for the next call or dispose [B4], and turns a failure after which the engine ended the
+/// transaction on its own into the report of the lost batch [B2]. Owned by one session, used inside its gate.
+/// </summary>
+internal sealed class CommitPolicy(BatchingOptions options, SqliteTransaction transaction)
+{
+    private Exception? _deferred;
+
+    /// <summary>Writes in the open transaction, not yet committed.</summary>
+    public int Pending => transaction.Pending;
+
+    /// <summary>At the start of a call, inside the gate: keeps the call's token for long work, and throws a failed age commit, once [B4].</summary>
+    public void CallStarted(CancellationToken cancellationToken)
+    {
+        transaction.CallCancellation = cancellationToken;
+        if (_deferred is { } failure)
+        {
+            _deferred = null;
+            throw failure;
+        }
+    }
+
+    /// <summary>At the end of a call, inside the gate.</summary>
+    public void CallEnded() => transaction.CallCancellation = default;
+
+    /// <summary>After a write call returned: commits when the transaction holds no write [B1], is full, or is old.</summary>
+    /// <exception cref="BlockDbBatchRolledBackException">The commit failed [B3].</exception>
+    public void AfterWrite()
+    {
+        if (!transaction.IsOpen)
+        {
+            return;
+        }
+
+        var pending = transaction.Pending;
+        if (pending == 0
+            || (options.CommitEvery > 0 && pending >= options.CommitEvery)
+            || (options.CommitAfterMilliseconds is { } ms && transaction.AgeMilliseconds >= ms))
+        {
+            transaction.Commit();
+        }
+    }
+
+    /// <summary>
+    /// In the failed call's exception filter, before anything unwinds: when the engine rolled the transaction back on its
+    /// own, closes its books and returns the lost batch's report to throw instead [B2]. Runs no statement.
+    /// </summary>
+    public Exception Failing(Exception e) =>
+        transaction.EndedBySqlite ? Errors.BatchLost(e, transaction.EndLost(e)) : e;
+
+    /// <summary>
+    /// After a failed call has unwound: a transaction that holds no write is ended, so the write lock is not kept idle
+    /// [B1]; the read transaction is abandoned, so the next read starts afresh [R2]. Throws nothing.
+    /// </summary>
+    public void AfterFailedCall()
+    {
+        if (transaction.IsOpen && transaction.Pending == 0)
+        {
+            try
+            {
+                transaction.Commit();
+            }
+            catch (BlockDbException)
+            {
+                // The call's own failure is what the caller must see; the transaction is ended either way.
+            }
+        }
+
+        transaction.Reads.Abandon();
+    }
+
+    /// <summary>For the idle timer, outside any call: commits an old transaction [B4 keeps its failure]; returns the milliseconds until the open one is old, or null when none is open or there is no age limit.</summary>
+    public long? CommitIfOld()
+    {
+        if (!transaction.IsOpen || options.CommitAfterMilliseconds is not { } ms)
+        {
+            return null;
+        }
+
+        var left = ms - transaction.AgeMilliseconds;
+        if (left > 0)
+        {
+            return left;
+        }
+
+        transaction.Commit();
+        return null;
+    }
+
+    /// <summary>Keeps a failure of background work (an age commit) to be thrown by the next call or by dispose [B4].</summary>
+    public void Defer(Exception failure) => _deferred ??= failure;
+
+    /// <summary>Throws the kept background failure, once [B4].</summary>
+    public void ThrowDeferred()
+    {
+        if (_deferred is { } failure)
+        {
+            _deferred = null;
+            throw failure;
+        }
+    }
+
+    /// <summary>At dispose: ends the open transaction as <see cref="BatchingOptions.OnDispose"/> says.</summary>
+    public void EndAtDispose()
+    {
+        if (options.OnDispose == DisposeBehavior.Commit)
+        {
+            transaction.Commit();
+        }
+        else
+        {
+            transaction.Rollback();
+        }
+    }
+}

@@ -1,0 +1,80 @@
+using BlockDb.Volumes;
+
+namespace BlockDb.Engine;
+
+/// <summary>
+/// The messages of the errors the session, its gate, its commit batch and the input checks throw, in one place
+/// (issue 23: the other messages move here step by step). Each builds the exception; the call site throws it.
+/// </summary>
+internal static class Errors
+{
+    public static InvalidOperationException ConcurrentCall() =>
+        new("This BlockDb session is already running a call. Sessions are not thread-safe: await each call before the next, or open one session per task.");
+
+    public static InvalidOperationException DisposeInsideOwnCall() =>
+        new("A BlockDb session cannot be disposed from inside one of its own calls (the dispose would wait for the call that makes it); dispose it after the call returns.");
+
+    public static InvalidOperationException NotInWriteTransaction() =>
+        new("This write must run inside the session's open write transaction.");
+
+    /// <summary>The engine rolled the open batch back on its own after <paramref name="e"/> [B2].</summary>
+    public static BlockDbBatchRolledBackException BatchLost(Exception e, int writes)
+    {
+        // Whatever the failure's type, the caller must learn that the batch is gone (its earlier writes with it).
+        var cause = e as BlockDbException ?? new BlockDbException($"{e.GetType().Name}: {e.Message}", e);
+        return new($"{cause.Message} SQLite rolled back the open batch: its {writes} uncommitted writes were discarded (committed data is intact).", writes, cause);
+    }
+
+    /// <summary>The open batch's transaction was found ended when the next write began [B2].</summary>
+    public static BlockDbBatchRolledBackException BatchEndedEarlier(int writes) =>
+        new($"The open batch's transaction was rolled back by SQLite after an earlier failure; its {writes} uncommitted writes were discarded (committed data is intact). Nothing was written by this call.",
+            writes,
+            new BlockDbException("The transaction is no longer active.", SqliteResultCode.Error, SqliteResultCode.Error));
+
+    /// <summary>A failed <c>COMMIT</c>: rolled back, or with an unknown outcome [B3].</summary>
+    public static BlockDbBatchRolledBackException CommitFailed(BlockDbException e, int writes, bool unknown, BlockDbException? rollbackFailure) =>
+        new(unknown
+                ? $"{e.Message} The COMMIT failed after SQLite may have made the batch durable: whether its {writes} writes are in the file is unknown. Repeat them (select-xor-insert returns the ID of a block that did commit); data committed before is intact."
+                : $"{e.Message} The commit failed and its batch of {writes} writes was rolled back{(rollbackFailure is null ? string.Empty : $" (the ROLLBACK also failed: {rollbackFailure.Message}; the next write ends the transaction first)")} (committed data is intact).",
+            writes,
+            e,
+            unknown);
+
+    /// <summary>A rollback to a savepoint failed, so the whole batch was rolled back.</summary>
+    public static BlockDbBatchRolledBackException SavepointUndoFailed(BlockDbException undo, Exception write, int writes) =>
+        new($"{undo.Message} A write failed ({write.Message}) and rolling back to its savepoint failed too, so the open batch was rolled back: its {writes} uncommitted writes were discarded (committed data is intact).",
+            writes,
+            undo);
+
+    /// <summary>The WAL under the connection was deleted or replaced: what a <c>COMMIT</c> would write is lost.</summary>
+    public static BlockDbException WalLost(string walPath) =>
+        new($"The WAL file '{walPath}' was deleted or replaced while this session's connection had it open: SQLite would write this commit into a file that is no longer the database's, and it would be lost when the last connection closes (https://www.sqlite.org/howtocorrupt.html).",
+            SqliteResultCode.ReadOnly,
+            SqliteResultCode.ReadOnlyDbMoved);
+
+    public static BlockDbBatchRolledBackException BatchRolledBackForLostWal(BlockDbException cause, int writes) =>
+        new($"{cause.Message} The batch of {writes} writes was rolled back, not committed. Commits acknowledged since the last checkpoint were in that WAL and may be lost too; close every connection to the file in every process, check it (CheckAsync), and write again what is missing.",
+            writes,
+            cause);
+
+    public static ArgumentException ResultsTooShort(int results, int blocks) =>
+        new($"The results buffer holds {results} results and there are {blocks} blocks; give a buffer at least as long as the blocks.", "results");
+
+    public static ArgumentException SpanBlockInvalid(int index, int hashBytes, long size) =>
+        new($"Block {index} is invalid: {hashBytes} hash bytes, size {size}; give a hash of 1 to {BlockHash.MaxBytes} bytes and a size of 1 byte or more. Nothing was written.", "blocks");
+
+    public static ArgumentException BlocksetBlockInvalid(int index, string? hash, long size) =>
+        new($"Block {index} of the blockset is invalid: hash {Quoted.Value(hash)} ({hash?.Length ?? 0:N0} characters), size {size}; give a base64 hash with '=' padding and a size of 1 byte or more.", "blocks");
+
+    public static ArgumentException VolumeNameInvalid(string name, string problem) =>
+        new($"The volume name {Quoted.Value(name)} ({name.Length} characters) {problem}; a volume name is 1 to {VolumeRules.MaxNameLength:N0} characters of valid UTF-16 with no control character and no whitespace at either end, such as duplicati-b1234.dblock.zip.", "name");
+
+    public static ArgumentOutOfRangeException VolumeStateUndefined(VolumeState state) =>
+        new("state", state, $"Not a volume state; allowed: {string.Join(", ", Enum.GetNames<VolumeState>())}.");
+
+    public static ArgumentOutOfRangeException VolumeStateNotNew(VolumeState state) =>
+        new("state", state, $"A volume cannot be registered as {state}; a new volume starts in one of {string.Join(", ", Enum.GetValues<VolumeState>().Where(s => !VolumeRules.IsGoing(s)))}, and reaches {VolumeState.Deleting} and {VolumeState.Deleted} through SetVolumeStateAsync.");
+
+    public static ArgumentOutOfRangeException VolumeSizeNegative(long size) =>
+        new("size", size, "A volume's size is a number of bytes, 0 or more.");
+}

@@ -1,0 +1,134 @@
+using BlockDb.Layouts;
+using BlockDb.Volumes;
+
+namespace BlockDb.Engine;
+
+/// <summary>
+/// The checks of a call's input, the same for every engine, made before anything is written: each throws the
+/// <see cref="ArgumentException"/> family with a message from <see cref="Errors"/> saying what was wrong and what is
+/// allowed.
+/// </summary>
+internal static class Require
+{
+    /// <summary>How many blocks of a span call run between two looks at the cancellation token.</summary>
+    public const int CancellationCheckInterval = 256;
+
+    /// <summary>A block given by hash and size: a valid hash (text or bytes) and a size of 1 byte or more.</summary>
+    /// <exception cref="ArgumentException">The hash or the size is invalid.</exception>
+    public static void Block(in HashInput hash, long size)
+    {
+        hash.Validate(nameof(hash));
+        BlockHash.ValidateSize(size, nameof(size));
+    }
+
+    /// <summary>A span call's blocks and results buffer.</summary>
+    /// <exception cref="ArgumentException">The buffer is too short, or a block's hash is empty or its size below 1.</exception>
+    public static void Blocks(ReadOnlySpan<BinaryBlockKey> blocks, int resultsLength)
+    {
+        if (resultsLength < blocks.Length)
+        {
+            throw Errors.ResultsTooShort(resultsLength, blocks.Length);
+        }
+
+        for (var i = 0; i < blocks.Length; i++)
+        {
+            if (blocks[i].Hash.IsEmpty || blocks[i].Size < 1)
+            {
+                throw Errors.SpanBlockInvalid(i, blocks[i].Hash.Length, blocks[i].Size);
+            }
+        }
+    }
+
+    /// <summary>A blockset given by its blocks' hash and size, and its optional full hash.</summary>
+    /// <exception cref="ArgumentException">The list is null, a block or the full hash is invalid.</exception>
+    public static void Blockset(IReadOnlyList<BlockKey> blocks, string? fullHash)
+    {
+        var count = Blockset<BlockKey>(blocks, fullHash);
+        for (var i = 0; i < count; i++)
+        {
+            var block = blocks[i];
+            if (block.Hash is null || !BlockHash.IsValid(block.Hash) || block.Size < 1)
+            {
+                throw Errors.BlocksetBlockInvalid(i, block.Hash, block.Size);
+            }
+        }
+    }
+
+    /// <summary>A blockset's list (of blocks or of block IDs) and its optional full hash; returns the list's count.</summary>
+    /// <exception cref="ArgumentException">The list is null or the full hash is invalid.</exception>
+    public static int Blockset<T>(IReadOnlyList<T> blocks, string? fullHash)
+    {
+        ArgumentNullException.ThrowIfNull(blocks);
+        if (fullHash is not null)
+        {
+            BlockHash.Validate(fullHash, nameof(fullHash));
+        }
+
+        return blocks.Count;
+    }
+
+    /// <summary>A blockset's full hash and byte length, to look it up.</summary>
+    /// <exception cref="ArgumentException">The hash is invalid or the length negative.</exception>
+    public static void FullHash(string fullHash, long length)
+    {
+        BlockHash.Validate(fullHash, nameof(fullHash));
+        ArgumentOutOfRangeException.ThrowIfNegative(length, nameof(length));
+    }
+
+    /// <summary>
+    /// A volume name, for every call that takes one (register and find) on every engine: 1 to
+    /// <see cref="VolumeRules.MaxNameLength"/> characters of valid UTF-16, with no control character and no whitespace at
+    /// either end, as a file name on a backend is. The name is stored and compared exactly as given (ordinal).
+    /// </summary>
+    /// <exception cref="ArgumentNullException">The name is null.</exception>
+    /// <exception cref="ArgumentException">The name breaks one of those rules.</exception>
+    public static void VolumeName(string? name)
+    {
+        ArgumentNullException.ThrowIfNull(name);
+        if (VolumeRules.NameProblem(name) is { } problem)
+        {
+            throw Errors.VolumeNameInvalid(name, problem);
+        }
+    }
+
+    /// <summary>A state given by a caller.</summary>
+    /// <exception cref="ArgumentOutOfRangeException">Not a defined state.</exception>
+    public static void VolumeState(VolumeState state)
+    {
+        if (!Enum.IsDefined(state))
+        {
+            throw Errors.VolumeStateUndefined(state);
+        }
+    }
+
+    /// <summary>The state a volume is registered in: one before <see cref="BlockDb.VolumeState.Deleting"/> (a volume that is going can receive no block).</summary>
+    /// <exception cref="ArgumentOutOfRangeException">Not a defined state, or Deleting or Deleted.</exception>
+    public static void NewVolumeState(VolumeState state)
+    {
+        VolumeState(state);
+        if (VolumeRules.IsGoing(state))
+        {
+            throw Errors.VolumeStateNotNew(state);
+        }
+    }
+
+    /// <summary>A volume size given by a caller, in bytes.</summary>
+    /// <exception cref="ArgumentOutOfRangeException">Negative.</exception>
+    public static void VolumeSize(long? size)
+    {
+        if (size is < 0)
+        {
+            throw Errors.VolumeSizeNegative(size.Value);
+        }
+    }
+
+    /// <summary>Throws when cancelled, every <see cref="CancellationCheckInterval"/> blocks of a span call from the first.</summary>
+    /// <exception cref="OperationCanceledException">The token was cancelled.</exception>
+    public static void NotCancelled(int index, CancellationToken cancellationToken)
+    {
+        if (index % CancellationCheckInterval == 0)
+        {
+            cancellationToken.ThrowIfCancellationRequested();
+        }
+    }
+}
