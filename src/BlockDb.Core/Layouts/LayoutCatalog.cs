@@ -1,4 +1,5 @@
 using BlockDb.KeyMap;
+using BlockDb.Layouts.Duplicati;
 
 namespace BlockDb.Layouts;
 
@@ -14,7 +15,11 @@ internal static class LayoutCatalog
         TextHashLayout.Instance,
         BlobHashLayout.Instance,
         KeyMapLayout.Instance,
+        DuplicatiLayout.Instance,
     ];
+
+    /// <summary>The layouts BlockDb creates files of (not <see cref="BlockLayout.Duplicati"/>, whose files Duplicati creates), in <see cref="BlockLayout"/> order.</summary>
+    public static IReadOnlyList<BlockLayout> Created { get; } = [.. All.Where(l => l.CreateRefused is null).Select(l => l.Layout)];
 
     /// <summary>The layout a new file gets when none is configured.</summary>
     public static LayoutDefinition Default => Of(IndexOptions.DefaultLayout);
