@@ -39,7 +39,8 @@ public enum BlockLayout
     /// nothing of its own in it: no table, no header field, no persistent pragma. The block size and hash algorithms are
     /// Duplicati's (<c>Configuration</c>). BlockDb never creates such a file (Duplicati does), never converts one and
     /// never repairs one (Duplicati's own <c>repair</c> does); in this build its sessions are refused
-    /// (<see cref="NotSupportedException"/>); the database's enumerations and <see cref="IBlockDatabase.CheckAsync"/> work.
+    /// (<see cref="NotSupportedException"/>); the database's enumerations work, and <see cref="IBlockDatabase.CheckAsync"/>
+    /// applies Duplicati's consistency rules besides BlockDb's own (<see cref="BlockDbCheckResult.LayoutRules"/>).
     /// </summary>
     Duplicati = 3,
 }

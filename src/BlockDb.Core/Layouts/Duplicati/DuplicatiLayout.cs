@@ -86,6 +86,10 @@ internal sealed class DuplicatiLayout : LayoutDefinition
         /// <summary>What BlockDb read of the file when it opened it.</summary>
         public DuplicatiFile File => file;
 
+        /// <summary>Duplicati's consistency rules (<see cref="DuplicatiRules"/>).</summary>
+        public override IReadOnlyList<BlockDbRuleFinding> CheckRules(ISqliteConnection connection, CancellationToken cancellationToken) =>
+            DuplicatiRules.Check(connection, file, cancellationToken);
+
         public override IBlockStore CreateStore(ISqliteConnection connection, WriteBatch batch, VolumeGuard volumes, SelectXorInsertStrategy strategy) =>
             throw new NotSupportedException(definition.SessionsRefused);
     }
