@@ -30,5 +30,6 @@ internal static class LayoutCatalog
         All.FirstOrDefault(l => l.Layout == layout) ?? throw new ArgumentOutOfRangeException(nameof(layout), layout, "Unknown block layout.");
 
     /// <summary>The layout a file of schema version 2 or later records by name (the exact name only: a number, another case or an unknown name is not guessed).</summary>
-    public static LayoutDefinition? ByRecordedName(string name) => All.FirstOrDefault(l => l.Layout.ToString() == name);
+    /// <remarks>Only layouts BlockDb creates are recorded: a BlockDb file naming <see cref="BlockLayout.Duplicati"/> is not one.</remarks>
+    public static LayoutDefinition? ByRecordedName(string name) => All.FirstOrDefault(l => l.CreateRefused is null && l.Layout.ToString() == name);
 }

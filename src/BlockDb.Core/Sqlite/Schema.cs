@@ -8,7 +8,8 @@ using Microsoft.Extensions.Logging;
 namespace BlockDb.Sqlite;
 
 /// <summary>
-/// Checks that a file is a BlockDb index this build can use and returns its layout; creates the schema in a new
+/// Checks that a file is a BlockDb index this build can use, or a file of a layout BlockDb works on in place (a Duplicati
+/// database, <see cref="LayoutDefinition.Recognizes"/>), and returns its layout; creates the schema in a new
 /// file and lets the layout upgrade or repair what it needs (<see cref="LayoutDefinition.Inspect"/>). The check runs in
 /// a read transaction, so opening an existing file never waits for a writer; only creating or changing the schema
 /// takes the write lock (and then checks again under it, so two processes cannot both create or upgrade).
@@ -153,7 +154,7 @@ internal static class Schema
         }
 
         return LayoutCatalog.ByRecordedName(name) ?? throw new BlockDbFormatException(
-            $"{Quoted.Path(path)} uses the block layout {Quoted.Value(name)}, which this build does not know (it knows {string.Join(", ", LayoutCatalog.All.Select(l => l.Layout))}); open it with the newer BlockDb that wrote it.");
+            $"{Quoted.Path(path)} uses the block layout {Quoted.Value(name)}, which this build does not know (it knows {string.Join(", ", LayoutCatalog.Created)}); open it with the newer BlockDb that wrote it.");
     }
 
     private static string VersionPragma(int version) => string.Create(CultureInfo.InvariantCulture, $"PRAGMA user_version = {version}");

@@ -101,6 +101,24 @@ public sealed class DuplicatiBadInputTests : IDisposable
 
     [Theory]
     [MemberData(nameof(Providers))]
+    public async Task A_BlockDb_file_that_records_the_Duplicati_layout_is_refused_as_damaged(string provider)
+    {
+        var path = _folder.File("claims.db");
+        await using (var db = BlockDatabase.Open(new BlockDbOptions { Provider = provider, DataSource = path, Index = { Layout = BlockLayout.TextHash } }))
+        {
+        }
+
+        using (var raw = new RawSql(path))
+        {
+            raw.Execute($"""UPDATE "BlockDbSettings" SET "Value" = 'Duplicati' WHERE "Name" = '{BlockDbSql.LayoutSetting}'""");
+        }
+
+        var e = Assert.Throws<BlockDbFormatException>(() => Open(provider, path).Dispose());
+        Assert.Contains("uses the block layout 'Duplicati', which this build does not know (it knows TextHash, BlobHash, KeyMap)", e.Message, StringComparison.Ordinal);
+    }
+
+    [Theory]
+    [MemberData(nameof(Providers))]
     public void BlockDb_does_not_create_a_Duplicati_file_neither_at_a_new_path_nor_in_an_empty_file(string provider)
     {
         var missing = _folder.File("new.sqlite");
