@@ -1,4 +1,5 @@
 using BenchmarkDotNet.Attributes;
+using BlockDb.Layouts;
 
 namespace BlockDb.Bench.Micro;
 
@@ -51,7 +52,7 @@ public abstract class RepositoryBenchmarks
     {
         var named = Environment.GetEnvironmentVariable("BLOCKDB_MICRO_LAYOUTS");
         return string.IsNullOrWhiteSpace(named)
-            ? Enum.GetValues<BlockLayout>()
+            ? LayoutCatalog.Created
             : [.. named.Split(',', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries)
                 .Select(n => Enum.TryParse<BlockLayout>(n, ignoreCase: true, out var layout) ? layout : throw new ArgumentException($"BLOCKDB_MICRO_LAYOUTS names '{n}', which is not a layout; give some of {string.Join(", ", Enum.GetNames<BlockLayout>())}."))];
     }

@@ -63,11 +63,19 @@ public sealed record BlockDbCheckResult
     /// </summary>
     public required bool GuardsPresent { get; init; }
 
+    /// <summary>
+    /// The rules of the file's layout found broken, beside the findings above: for a <see cref="BlockLayout.Duplicati"/>
+    /// file, Duplicati's consistency rules and the invariants Duplicati relies on (each run on its own, with Duplicati's
+    /// message where Duplicati has one); empty for the other layouts and when every rule holds.
+    /// </summary>
+    public IReadOnlyList<BlockDbRuleFinding> LayoutRules { get; init; } = [];
+
     /// <summary>What <c>PRAGMA integrity_check</c> returned: <c>ok</c>, or its first messages (<see href="https://www.sqlite.org/pragma.html#pragma_integrity_check"/>).</summary>
     public required string IntegrityCheck { get; init; }
 
-    /// <summary><see langword="true"/> when nothing above was found and <c>integrity_check</c> said <c>ok</c>.</summary>
+    /// <summary><see langword="true"/> when nothing above was found (<see cref="LayoutRules"/> empty) and <c>integrity_check</c> said <c>ok</c>.</summary>
     public bool IsClean =>
         DuplicateGroups == 0 && !Duplicates.Found && !DanglingEntries.Found && !LengthMismatches.Found && !EntryOrder.Found
-        && !IdsOutOfRange.Found && !UnusableBlocks.Found && !VolumeProblems.Found && !MapMissing.Found && GuardsPresent && IntegrityCheck == "ok";
+        && !IdsOutOfRange.Found && !UnusableBlocks.Found && !VolumeProblems.Found && !MapMissing.Found && GuardsPresent
+        && LayoutRules.Count == 0 && IntegrityCheck == "ok";
 }

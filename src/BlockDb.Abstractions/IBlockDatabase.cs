@@ -70,6 +70,7 @@ public interface IBlockDatabase : IAsyncDisposable, IDisposable
     /// <returns>What changed, and the check afterwards.</returns>
     /// <exception cref="ObjectDisposedException">The database was disposed.</exception>
     /// <exception cref="BlockDbReadOnlyException">The database was opened with <see cref="BlockDbOptions.ReadOnly"/>.</exception>
+    /// <exception cref="NotSupportedException">The file has the <see cref="BlockLayout.Duplicati"/> layout: use Duplicati's own repair.</exception>
     /// <exception cref="BlockDbException">Another writer holds the write lock (<c>SQLITE_BUSY</c>), or SQLite failed; nothing was changed.</exception>
     ValueTask<BlockDbRepairResult> RepairAsync(CancellationToken cancellationToken = default);
 
@@ -120,6 +121,7 @@ public interface IBlockDatabase : IAsyncDisposable, IDisposable
     /// <exception cref="VolumeNotFoundException">A new block names a volume that does not exist (the transaction in progress is rolled back).</exception>
     /// <exception cref="BlockDbConflictException">A new block names a volume being deleted (the transaction in progress is rolled back).</exception>
     /// <exception cref="BlockDbReadOnlyException">The database is read-only.</exception>
+    /// <exception cref="NotSupportedException">The file has the <see cref="BlockLayout.Duplicati"/> layout (sessions arrive with a later step; nothing imported).</exception>
     /// <exception cref="OperationCanceledException">Cancelled (the transaction in progress is rolled back).</exception>
     /// <exception cref="ObjectDisposedException">The database was disposed.</exception>
     /// <exception cref="BlockDbException">The database failed (the transaction in progress is rolled back).</exception>
@@ -141,6 +143,7 @@ public interface IBlockDatabase : IAsyncDisposable, IDisposable
     /// <exception cref="BlockNotFoundException">A blockset names a block that is not in the index (the transaction in progress is rolled back).</exception>
     /// <exception cref="BlockDbConflictException">A blockset names a block in a volume being deleted (the transaction in progress is rolled back).</exception>
     /// <exception cref="BlockDbReadOnlyException">The database is read-only.</exception>
+    /// <exception cref="NotSupportedException">The file has the <see cref="BlockLayout.Duplicati"/> layout (sessions arrive with a later step; nothing imported).</exception>
     /// <exception cref="OperationCanceledException">Cancelled (the transaction in progress is rolled back).</exception>
     /// <exception cref="ObjectDisposedException">The database was disposed.</exception>
     /// <exception cref="BlockDbException">The database failed (the transaction in progress is rolled back).</exception>
@@ -150,6 +153,7 @@ public interface IBlockDatabase : IAsyncDisposable, IDisposable
     /// <param name="cancellationToken">Cancels before the connection opens.</param>
     /// <returns>A session that the caller disposes; not thread-safe.</returns>
     /// <exception cref="ObjectDisposedException">The database was disposed.</exception>
+    /// <exception cref="NotSupportedException">The file has the <see cref="BlockLayout.Duplicati"/> layout (sessions arrive with a later step).</exception>
     /// <exception cref="BlockDbException">SQLite failed to open or configure the connection.</exception>
     ValueTask<IBlockRepository> OpenSessionAsync(CancellationToken cancellationToken = default);
 
@@ -160,6 +164,7 @@ public interface IBlockDatabase : IAsyncDisposable, IDisposable
     /// </summary>
     /// <returns>The shared repository; dispose it to finish queued writes and close its connections.</returns>
     /// <exception cref="ObjectDisposedException">The database was disposed.</exception>
+    /// <exception cref="NotSupportedException">The file has the <see cref="BlockLayout.Duplicati"/> layout (sessions arrive with a later step).</exception>
     /// <exception cref="BlockDbException">SQLite failed to open the writer connection.</exception>
     ISharedBlockRepository OpenSharedRepository();
 }

@@ -3,6 +3,7 @@ using System.Diagnostics;
 using System.Globalization;
 using System.Runtime.InteropServices;
 using BlockDb.Bench.Cli;
+using BlockDb.Layouts;
 
 namespace BlockDb.Bench.Blocksets;
 
@@ -43,7 +44,7 @@ internal static class BlocksetGrowthCommand
                 return 2;
             }
 
-            var chosenLayouts = ListParser.Values(result, layouts)?.Select(l => ListParser.Enum<BlockLayout>(l, "layout")).Distinct().ToList() ?? [.. Enum.GetValues<BlockLayout>()];
+            var chosenLayouts = ListParser.Values(result, layouts)?.Select(l => ListParser.Enum<BlockLayout>(l, "layout")).Distinct().ToList() ?? [.. LayoutCatalog.Created];
             var chosenSeries = ListParser.Values(result, series)?.Select(s => s.ToLowerInvariant()).ToList() ?? ["existing", "repeated"];
             var factor = result.GetValue(scale) ?? 1;
             var how = result.GetValue(call) ?? "ids";

@@ -1,3 +1,5 @@
+using BlockDb.Layouts;
+
 namespace BlockDb.Bench.Model;
 
 /// <summary>Everything a sweep needs, resolved from the command line and a preset.</summary>
@@ -46,7 +48,7 @@ public sealed class SweepSettings
     public int ThreadBatch { get; set; } = 1000;
 
     /// <summary>Block layouts of the scale and limit studies (the other studies run on <see cref="BlockLayout.TextHash"/>, Duplicati's layout).</summary>
-    public IReadOnlyList<BlockLayout> Layouts { get; set; } = Enum.GetValues<BlockLayout>();
+    public IReadOnlyList<BlockLayout> Layouts { get; set; } = LayoutCatalog.Created;
 
     /// <summary>Sizes of the scale study (default: <see cref="Sizes"/>).</summary>
     public IReadOnlyList<long> ScaleSizes { get; set; } = [];

@@ -31,4 +31,16 @@ public enum BlockLayout
     /// tools reading the file find blocks by hash only with a table scan.
     /// </summary>
     KeyMap = 2,
+
+    /// <summary>
+    /// A Duplicati local database (schema version 19: its <c>Version</c> table, its 19 tables and the <c>File</c> view;
+    /// see <see href="https://github.com/duplicati/duplicati/blob/master/Duplicati/Library/Main/Database/Local/Database%20schema/Schema.sql"/>),
+    /// worked on in place. BlockDb recognises such a file when it opens it (this value need not be configured) and stores
+    /// nothing of its own in it: no table, no header field, no persistent pragma. The block size and hash algorithms are
+    /// Duplicati's (<c>Configuration</c>). BlockDb never creates such a file (Duplicati does), never converts one and
+    /// never repairs one (Duplicati's own <c>repair</c> does); in this build its sessions are refused
+    /// (<see cref="NotSupportedException"/>); the database's enumerations work, and <see cref="IBlockDatabase.CheckAsync"/>
+    /// applies Duplicati's consistency rules besides BlockDb's own (<see cref="BlockDbCheckResult.LayoutRules"/>).
+    /// </summary>
+    Duplicati = 3,
 }

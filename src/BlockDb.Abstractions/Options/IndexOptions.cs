@@ -16,7 +16,9 @@ public sealed class IndexOptions
     /// The layout of a new file. <see langword="null"/> (default): a new file gets
     /// <see cref="BlockLayout.KeyMap"/> and an existing file is opened with the layout recorded in it. A value:
     /// a new file gets that layout, and opening an existing file of another layout fails with
-    /// <see cref="BlockDbFormatException"/> (nothing is converted).
+    /// <see cref="BlockDbFormatException"/> (nothing is converted). <see cref="BlockLayout.Duplicati"/> is never given to
+    /// a new file: with it a path that does not exist, or an empty file, fails with <see cref="BlockDbFormatException"/>
+    /// and nothing is created (an existing Duplicati database is recognised with this setting unset too).
     /// </summary>
     public BlockLayout? Layout { get; set; }
 

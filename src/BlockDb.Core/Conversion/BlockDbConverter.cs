@@ -1,6 +1,7 @@
 using System.Diagnostics;
 using BlockDb.Conversion;
 using BlockDb.Diagnostics;
+using BlockDb.Layouts;
 using BlockDb.Sqlite;
 using Microsoft.Extensions.Logging;
 
@@ -33,7 +34,7 @@ public static class BlockDbConverter
     /// <returns>The rows copied, the objects carried, the time taken and the new file's check.</returns>
     /// <exception cref="ArgumentNullException">An argument is null.</exception>
     /// <exception cref="BlockDbConfigurationException">A setting is invalid, a provider is not a SQLite provider, or <see cref="ConversionOptions.RowsPerTransaction"/> is out of range.</exception>
-    /// <exception cref="BlockDbConflictException">The target file exists; or the source holds duplicate blocks (without <see cref="ConversionOptions.MergeDuplicates"/>), a block ID the target layout cannot hold, or a hash no layout can store; or an object of another application that cannot be carried unchanged (the message names it): a virtual table; an index, view or trigger that names a BlockDb table the target layout defines differently (<c>Block</c> between <see cref="BlockLayout.TextHash"/> and the BLOB layouts); any trigger, for a <see cref="BlockLayout.KeyMap"/> target; an object named as one of the target layout's own; a column added to a BlockDb table; a rowid hidden by columns named <c>rowid</c>, <c>_rowid_</c> and <c>oid</c>; a text encoding other than the target's. Nothing was written.</exception>
+    /// <exception cref="BlockDbConflictException">The target file exists; or the source holds duplicate blocks (without <see cref="ConversionOptions.MergeDuplicates"/>), a block ID the target layout cannot hold, or a hash no layout can store; or an object of another application that cannot be carried unchanged (the message names it): a virtual table; an index, view or trigger that names a BlockDb table the target layout defines differently (<c>Block</c> between <see cref="BlockLayout.TextHash"/> and the BLOB layouts); any trigger, for a <see cref="BlockLayout.KeyMap"/> target; an object named as one of the target layout's own; a column added to a BlockDb table; a rowid hidden by columns named <c>rowid</c>, <c>_rowid_</c> and <c>oid</c>; a text encoding other than the target's; or the source or the target has the <see cref="BlockLayout.Duplicati"/> layout (a Duplicati database is worked on in place, never converted). Nothing was written.</exception>
     /// <exception cref="OperationCanceledException">Cancelled; the new file was deleted.</exception>
     /// <exception cref="BlockDbException">The database failed (also when SQLite cannot create a carried object, one that needs a collation or function of its application, say); the new file was deleted.</exception>
     public static async Task<ConversionResult> ConvertAsync(
@@ -58,11 +59,21 @@ public static class BlockDbConverter
             throw new BlockDbConflictException($"{Quoted.Path(targetPath)} exists; a conversion writes a new file and never into an existing one. Choose another path or delete it first.");
         }
 
+        if (target.Index.Layout is { } targetLayout && LayoutCatalog.Of(targetLayout).ConversionRefused is { } intoRefused)
+        {
+            throw new BlockDbConflictException($"A conversion into the {targetLayout} layout is refused: {intoRefused}. Nothing was written.");
+        }
+
         using var activity = Instruments.ActivitySource.StartActivity("blockdb.convert");
         activity?.SetTag("blockdb.layout", target.Index.Layout.ToString());
         var clock = Stopwatch.StartNew();
         var from = Sqlite(new BlockDatabaseBuilder(source).UseLoggerFactory(loggerFactory).Build(), "source");
         await using var closeSource = from.ConfigureAwait(false);
+        if (from.LayoutState.Definition.ConversionRefused is { } fromRefused)
+        {
+            throw new BlockDbConflictException($"{Quoted.Path(from.DataSource)} has the {from.Layout} layout, which a conversion refuses: {fromRefused}. Nothing was written.");
+        }
+
         SqliteDatabase? to = null;
         try
         {

@@ -96,7 +96,7 @@ internal sealed partial class ForeignSchema
 
             if (to.ForeignTriggersRefused is { } reason && type == "trigger")
             {
-                throw Refused(what, $"the {to.Layout} layout allows no trigger BlockDb did not create: {reason}", $"Drop it before converting, or convert to a layout that allows triggers ({string.Join(", ", LayoutCatalog.All.Where(l => l.ForeignTriggersRefused is null).Select(l => l.Layout))})", to);
+                throw Refused(what, $"the {to.Layout} layout allows no trigger BlockDb did not create: {reason}", $"Drop it before converting, or convert to a layout that allows triggers ({string.Join(", ", LayoutCatalog.All.Where(l => l.ForeignTriggersRefused is null && l.ConversionRefused is null).Select(l => l.Layout))})", to);
             }
 
             var named = type == "index" ? [table] : Names(sql);

@@ -23,6 +23,9 @@ internal static partial class Log
     [LoggerMessage(EventId = 5, EventName = "GuardsRestored", Level = LogLevel.Warning, Message = "'{Path}' had lost some of its {Layout} guards (removed or changed by SQL outside BlockDb); they were re-created and every open key map will reload.")]
     public static partial void GuardsRestored(ILogger logger, string path, BlockLayout layout);
 
+    [LoggerMessage(EventId = 6, EventName = "DuplicatiIndexMissing", Level = LogLevel.Warning, Message = "The Duplicati database '{Path}' lacks its index {Index} (some 2025 canary builds did not create it); the lookups it serves scan the table instead. A Duplicati repair or recreate makes a fresh file with every index.")]
+    public static partial void DuplicatiIndexMissing(ILogger logger, string path, string index);
+
     [LoggerMessage(EventId = 10, EventName = "KeyMapLoaded", Level = LogLevel.Information, Message = "Loaded the key map of '{Path}' from {Source}: {Entries} entries, {Bytes} bytes, in {ElapsedMilliseconds} ms.")]
     public static partial void KeyMapLoaded(ILogger logger, string path, string source, long entries, long bytes, long elapsedMilliseconds);
 

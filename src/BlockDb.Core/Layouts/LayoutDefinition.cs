@@ -44,6 +44,29 @@ internal abstract class LayoutDefinition
     /// </summary>
     public virtual string? ForeignTriggersRefused => null;
 
+    /// <summary>
+    /// Why BlockDb never creates a file of this layout (a sentence for a refusal's message), or <see langword="null"/>
+    /// when it does. Such a layout is made by another application and recognised by <see cref="Recognizes"/>.
+    /// </summary>
+    public virtual string? CreateRefused => null;
+
+    /// <summary>Why sessions (and what opens them: the shared repository, bulk imports) are refused on this layout, or <see langword="null"/>.</summary>
+    public virtual string? SessionsRefused => null;
+
+    /// <summary>Why <see cref="IBlockDatabase.RepairAsync"/> is refused on this layout, or <see langword="null"/>.</summary>
+    public virtual string? RepairRefused => null;
+
+    /// <summary>Why a conversion from or to this layout is refused, or <see langword="null"/>.</summary>
+    public virtual string? ConversionRefused => null;
+
+    /// <summary>
+    /// Whether a SQLite file with no BlockDb header (<c>application_id</c> and <c>user_version</c> 0) and some schema
+    /// objects is a file of this layout, made by another application (read inside the opening read transaction; writes
+    /// nothing). Only layouts that BlockDb does not create (<see cref="CreateRefused"/>) recognise files.
+    /// </summary>
+    /// <exception cref="BlockDbFormatException">The file is of this layout but not one BlockDb can work on (the message says why).</exception>
+    public virtual bool Recognizes(ISqliteConnection connection, string path) => false;
+
     /// <summary>The DDL of a new file, in order (the settings row and the version pragmas are written by the schema code).</summary>
     public abstract IEnumerable<string> CreateSchema();
 

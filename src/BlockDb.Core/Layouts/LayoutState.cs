@@ -28,6 +28,9 @@ internal abstract class LayoutState
     public virtual (BlockDbFinding MapMissing, bool GuardsIntact) CheckLayout(ISqliteConnection connection, CancellationToken cancellationToken) =>
         (BlockDbFinding.None, true);
 
+    /// <summary>The layout's own rules, run in the check's snapshot (<see cref="BlockDbCheckResult.LayoutRules"/>): none for BlockDb's own layouts.</summary>
+    public virtual IReadOnlyList<BlockDbRuleFinding> CheckRules(ISqliteConnection connection, CancellationToken cancellationToken) => [];
+
     /// <summary>The lowest ID a repair may give a renumbered block, beyond every row in range.</summary>
     public virtual long RenumberFloor(ISqliteConnection connection) => 0;
 

@@ -62,6 +62,12 @@ internal sealed class SqliteProvider(ISqliteDriver driver) : IEngineProvider
             throw new BlockDbException($"Cannot open {Quoted.Path(path)}: it is a folder, not a database file.", SqliteResultCode.CantOpen, SqliteResultCode.CantOpen);
         }
 
+        // A layout BlockDb never creates is refused before SQLite would create an empty file at the path.
+        if (context.Options.Index.Layout is { } layout && LayoutCatalog.Of(layout).CreateRefused is { } refused && !File.Exists(path))
+        {
+            throw new BlockDbFormatException($"{Quoted.Path(path)} does not exist and BlockDb:Index:Layout is {layout}: {refused}. Nothing was written.");
+        }
+
         return new SqliteDatabase(context.Options, driver, path, context.LoggerFactory.CreateLogger<SqliteDatabase>());
     }
 }

@@ -8,7 +8,8 @@ using Microsoft.Extensions.Logging;
 namespace BlockDb.Sqlite;
 
 /// <summary>
-/// Checks that a file is a BlockDb index this build can use and returns its layout; creates the schema in a new
+/// Checks that a file is a BlockDb index this build can use, or a file of a layout BlockDb works on in place (a Duplicati
+/// database, <see cref="LayoutDefinition.Recognizes"/>), and returns its layout; creates the schema in a new
 /// file and lets the layout upgrade or repair what it needs (<see cref="LayoutDefinition.Inspect"/>). The check runs in
 /// a read transaction, so opening an existing file never waits for a writer; only creating or changing the schema
 /// takes the write lock (and then checks again under it, so two processes cannot both create or upgrade).
@@ -77,24 +78,35 @@ internal static class Schema
         var version = ReadInt(connection, "PRAGMA user_version");
         if (applicationId == 0 && version == 0 && objects == 0)
         {
-            return (requested is { } wantedNew ? LayoutCatalog.Of(wantedNew) : LayoutCatalog.Default, SchemaChange.Create);
+            var created = requested is { } wantedNew ? LayoutCatalog.Of(wantedNew) : LayoutCatalog.Default;
+            return created.CreateRefused is { } refused
+                ? throw new BlockDbFormatException($"{Quoted.Path(path)} is empty and BlockDb:Index:Layout is {created.Layout}: {refused}. Nothing was written.")
+                : (created, SchemaChange.Create);
+        }
+
+        // A file another application made in a layout BlockDb works on in place (a Duplicati database): recognised by its
+        // own rule and shape, never by a header BlockDb would have to write.
+        if (applicationId == 0 && version == 0 && LayoutCatalog.All.FirstOrDefault(l => l.Recognizes(connection, path)) is { } recognised)
+        {
+            return (Requested(recognised, requested, path), SchemaChange.None);
         }
 
         if (applicationId != BlockDbSql.ApplicationId)
         {
             throw new BlockDbFormatException(
-                $"{Quoted.Path(path)} is a SQLite database of another application (application_id {applicationId}, user_version {version}, {objects} schema objects); BlockDb opens only files it created (application_id {BlockDbSql.ApplicationId}) or empty files.");
+                $"{Quoted.Path(path)} is a SQLite database of another application (application_id {applicationId}, user_version {version}, {objects} schema objects); BlockDb opens only files it created (application_id {BlockDbSql.ApplicationId}), empty files and Duplicati local databases (schema {Layouts.Duplicati.DuplicatiFile.SupportedVersion}).");
         }
 
-        var layout = ReadLayout(connection, path, version);
-        if (requested is { } wanted && wanted != layout.Layout)
-        {
-            throw new BlockDbFormatException(
-                $"{Quoted.Path(path)} has the {layout.Layout} block layout, but BlockDb:Index:Layout asks for {wanted}; a file keeps the layout it was created with. Leave Index:Layout unset to open any layout, or set it to {layout.Layout}.");
-        }
-
+        var layout = Requested(ReadLayout(connection, path, version), requested, path);
         return (layout, layout.Inspect(connection, path, version));
     }
+
+    /// <summary>The file's layout, when <paramref name="requested"/> (<c>Index:Layout</c>) is unset or the same.</summary>
+    private static LayoutDefinition Requested(LayoutDefinition layout, BlockLayout? requested, string path) =>
+        requested is { } wanted && wanted != layout.Layout
+            ? throw new BlockDbFormatException(
+                $"{Quoted.Path(path)} has the {layout.Layout} block layout, but BlockDb:Index:Layout asks for {wanted}; a file keeps the layout it was created with. Leave Index:Layout unset to open any layout, or set it to {layout.Layout}.")
+            : layout;
 
     private static void Create(ISqliteConnection connection, LayoutDefinition layout)
     {
@@ -142,7 +154,7 @@ internal static class Schema
         }
 
         return LayoutCatalog.ByRecordedName(name) ?? throw new BlockDbFormatException(
-            $"{Quoted.Path(path)} uses the block layout {Quoted.Value(name)}, which this build does not know (it knows {string.Join(", ", LayoutCatalog.All.Select(l => l.Layout))}); open it with the newer BlockDb that wrote it.");
+            $"{Quoted.Path(path)} uses the block layout {Quoted.Value(name)}, which this build does not know (it knows {string.Join(", ", LayoutCatalog.Created)}); open it with the newer BlockDb that wrote it.");
     }
 
     private static string VersionPragma(int version) => string.Create(CultureInfo.InvariantCulture, $"PRAGMA user_version = {version}");

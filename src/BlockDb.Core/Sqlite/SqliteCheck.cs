@@ -84,6 +84,7 @@ internal static class SqliteCheck
         cancellationToken.ThrowIfCancellationRequested();
         var volumes = ListIds(connection, BlockDbSql.CheckVolumeProblems, distinct: false);
         var (mapMissing, guards) = layout.CheckLayout(connection, cancellationToken);
+        var rules = layout.CheckRules(connection, cancellationToken);
         return new BlockDbCheckResult
         {
             Layout = layout.Definition.Layout,
@@ -98,6 +99,7 @@ internal static class SqliteCheck
             VolumeProblems = volumes,
             MapMissing = mapMissing,
             GuardsPresent = guards,
+            LayoutRules = rules,
             IntegrityCheck = connection.QueryText("PRAGMA integrity_check") ?? "(no answer)",
         };
     }

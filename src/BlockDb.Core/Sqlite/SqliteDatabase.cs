@@ -188,6 +188,7 @@ internal sealed class SqliteDatabase : IBlockDatabase, IBlockDbObservable
     public ISharedBlockRepository OpenSharedRepository()
     {
         ObjectDisposedException.ThrowIf(_disposal.Begun, this);
+        RefuseSessions();
         var shared = new SharedBlockRepository(this, _options.GroupCommit, s => _shared.TryRemove(s, out _));
         _shared.TryAdd(shared, 0);
         if (_disposal.Begun)
@@ -216,6 +217,11 @@ internal sealed class SqliteDatabase : IBlockDatabase, IBlockDbObservable
 
     public ValueTask<BlockDbRepairResult> RepairAsync(CancellationToken cancellationToken = default)
     {
+        if (_layout.Definition.RepairRefused is { } refused)
+        {
+            return ValueTask.FromException<BlockDbRepairResult>(new NotSupportedException($"RepairAsync on {Quoted.Path(DataSource)} ({Layout} layout): {refused}. Nothing was changed."));
+        }
+
         if (_options.ReadOnly)
         {
             return ValueTask.FromException<BlockDbRepairResult>(new BlockDbReadOnlyException(nameof(RepairAsync), DataSource));
@@ -251,6 +257,7 @@ internal sealed class SqliteDatabase : IBlockDatabase, IBlockDbObservable
     internal BlockRepository OpenSession(BatchingOptions batching, bool register = true, bool wholeCalls = false)
     {
         ObjectDisposedException.ThrowIf(_disposal.Begun, this);
+        RefuseSessions();
         var connection = OpenConnection();
         BlockRepository session;
         try
@@ -279,6 +286,16 @@ internal sealed class SqliteDatabase : IBlockDatabase, IBlockDbObservable
         }
 
         return session;
+    }
+
+    /// <summary>Refuses a session before any connection opens, on a layout that has none yet (<see cref="LayoutDefinition.SessionsRefused"/>).</summary>
+    /// <exception cref="NotSupportedException">The layout refuses sessions.</exception>
+    private void RefuseSessions()
+    {
+        if (_layout.Definition.SessionsRefused is { } refused)
+        {
+            throw new NotSupportedException($"{Quoted.Path(DataSource)} has the {Layout} layout: {refused}.");
+        }
     }
 
     /// <summary>A registered session closed: its final page-cache counters join the closed sessions' totals (so the counters never go down).</summary>

@@ -24,7 +24,7 @@ public abstract class ConformanceTestBase : IDisposable
         var data = new TheoryData<string, BlockLayout>();
         foreach (var provider in BlockDbProviders.Names)
         {
-            foreach (var layout in Enum.GetValues<BlockLayout>())
+            foreach (var layout in LayoutCatalog.Created)
             {
                 data.Add(provider, layout);
             }

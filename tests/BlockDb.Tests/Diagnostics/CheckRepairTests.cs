@@ -16,7 +16,7 @@ public sealed class CheckRepairTests : IDisposable
     [MemberData(nameof(Providers))]
     public async Task A_file_written_only_by_blockdb_checks_clean_in_every_layout(string provider)
     {
-        foreach (var layout in Enum.GetValues<BlockLayout>())
+        foreach (var layout in LayoutCatalog.Created)
         {
             await using var db = await Filled(provider, layout.ToString(), layout);
             var check = await db.CheckAsync();

@@ -13,10 +13,10 @@ public sealed class DuplicatiConsistencyTests(DuplicatiTemplate template) : ICla
     private readonly TempFolder _folder = new();
 
     // A data blockset of several blocklists, one of exactly one block, a folder's metadata blockset.
-    private const string ManyLists = """(SELECT "BlocksetID" FROM "BlocklistHash" GROUP BY "BlocksetID" HAVING COUNT(*) >= 3 ORDER BY "BlocksetID" LIMIT 1)""";
-    private const string OneBlock = """(SELECT "E"."BlocksetID" FROM "BlocksetEntry" "E" JOIN "FileLookup" "L" ON "L"."BlocksetID" = "E"."BlocksetID" GROUP BY "E"."BlocksetID" HAVING COUNT(*) = 1 ORDER BY "E"."BlocksetID" LIMIT 1)""";
-    private const string FolderMetadata = """(SELECT "M"."BlocksetID" FROM "FileLookup" "L" JOIN "Metadataset" "M" ON "M"."ID" = "L"."MetadataID" WHERE "L"."BlocksetID" = -100 ORDER BY "L"."ID" LIMIT 1)""";
-    private const string SomeBlocksVolume = """(SELECT "ID" FROM "Remotevolume" WHERE "Type" = 'Blocks' ORDER BY "ID" LIMIT 1)""";
+    internal const string ManyLists = """(SELECT "BlocksetID" FROM "BlocklistHash" GROUP BY "BlocksetID" HAVING COUNT(*) >= 3 ORDER BY "BlocksetID" LIMIT 1)""";
+    internal const string OneBlock = """(SELECT "E"."BlocksetID" FROM "BlocksetEntry" "E" JOIN "FileLookup" "L" ON "L"."BlocksetID" = "E"."BlocksetID" GROUP BY "E"."BlocksetID" HAVING COUNT(*) = 1 ORDER BY "E"."BlocksetID" LIMIT 1)""";
+    internal const string FolderMetadata = """(SELECT "M"."BlocksetID" FROM "FileLookup" "L" JOIN "Metadataset" "M" ON "M"."ID" = "L"."MetadataID" WHERE "L"."BlocksetID" = -100 ORDER BY "L"."ID" LIMIT 1)""";
+    internal const string SomeBlocksVolume = """(SELECT "ID" FROM "Remotevolume" WHERE "Type" = 'Blocks' ORDER BY "ID" LIMIT 1)""";
 
     public void Dispose() => _folder.Dispose();
 
