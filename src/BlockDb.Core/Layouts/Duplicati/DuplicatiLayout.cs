@@ -90,7 +90,7 @@ internal sealed class DuplicatiLayout : LayoutDefinition
         public override IReadOnlyList<BlockDbRuleFinding> CheckRules(ISqliteConnection connection, CancellationToken cancellationToken) =>
             DuplicatiRules.Check(connection, file, cancellationToken);
 
-        public override IBlockStore CreateStore(ISqliteConnection connection, WriteBatch batch, VolumeGuard volumes, SelectXorInsertStrategy strategy) =>
+        public override IBlockStore CreateStore(ISqliteConnection connection, SqliteTransaction batch, VolumeGuard volumes, SelectXorInsertStrategy strategy) =>
             throw new NotSupportedException(definition.SessionsRefused);
     }
 }
