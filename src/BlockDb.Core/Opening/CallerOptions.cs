@@ -72,7 +72,7 @@ internal static class CallerOptions
         {
             throw new BlockDbConfigurationException(
                 $"{BlockDbOptions.SectionName}:Index:Layout",
-                "The KeyMap layout cannot run inside the caller's transaction: its key map takes in new blocks only after a COMMIT it sees (M3), and the caller commits. Use a TextHash or BlobHash file, or open the KeyMap file with BlockDb on its own connection.");
+                "The KeyMap layout (BlockDb:Index:Layout, or the file's own) cannot run inside the caller's transaction: its key map takes in new blocks only after a COMMIT it sees (M3), and the caller commits. Use a TextHash or BlobHash file, or open the KeyMap file with BlockDb on its own connection.");
         }
     }
 

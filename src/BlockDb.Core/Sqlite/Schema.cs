@@ -76,12 +76,16 @@ internal static class Schema
     public static LayoutDefinition OpenInCallerTransaction(ISqliteConnection connection, string path, BlockLayout? requested, Action<LayoutDefinition> accept)
     {
         var (layout, change) = Inspect(connection, path, requested);
+        if (change == SchemaChange.Create)
+        {
+            throw new BlockDbFormatException(
+                $"{Quoted.Path(path)} is empty, and BlockDb does not create an index inside the caller's transaction; create it once with BlockDb on its own connection (without UseCallerConnection), then lend the caller's connection. Nothing was written.");
+        }
+
         accept(layout);
         return change switch
         {
             SchemaChange.None => layout,
-            SchemaChange.Create => throw new BlockDbFormatException(
-                $"{Quoted.Path(path)} is empty, and BlockDb does not create an index inside the caller's transaction; create it once with BlockDb on its own connection (without UseCallerConnection), then lend the caller's connection. Nothing was written."),
             _ => throw new BlockDbFormatException(
                 $"{Quoted.Path(path)} is a {layout.Layout} index that needs a one-time schema change to version {layout.SchemaVersion} ({change}), which BlockDb does not make inside the caller's transaction; open it once with BlockDb on its own connection first. Nothing was written."),
         };
