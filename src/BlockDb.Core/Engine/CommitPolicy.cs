@@ -25,7 +25,7 @@ internal sealed class CommitPolicy(BatchingOptions options, SqliteTransaction tr
     public void CallStarted(CancellationToken cancellationToken)
     {
         transaction.CallCancellation = cancellationToken;
-        if (transaction.External && !transaction.IsOpen)
+        if (transaction.External)
         {
             RequireCallerTransaction();
         }

@@ -388,6 +388,11 @@ internal sealed partial class SqliteTransaction
         {
             return Errors.StepUndoFailed(undo, failure);
         }
+        catch (ObjectDisposedException)
+        {
+            // The caller closed its connection: its transaction, and the step in it, went with it.
+            return failure;
+        }
         finally
         {
             End(committed: false);
