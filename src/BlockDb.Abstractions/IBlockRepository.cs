@@ -17,7 +17,7 @@ public interface IBlockRepository : IBlockReader, IBlockWriter, IAsyncDisposable
     /// <summary>The pragma values read back from this session's connection.</summary>
     PragmaSettings AppliedPragmas { get; }
 
-    /// <summary>Write operations in the open batch, not yet committed.</summary>
+    /// <summary>Write operations in the open batch, not yet committed. Always 0 on a caller's connection (<c>BlockDatabaseBuilder.UseCallerConnection</c>): BlockDb keeps no batch there and cannot see the caller's commits.</summary>
     int PendingWrites { get; }
 
     /// <summary>
@@ -33,10 +33,12 @@ public interface IBlockRepository : IBlockReader, IBlockWriter, IAsyncDisposable
     /// <param name="cancellationToken">Cancels before the commit.</param>
     /// <returns>A task that completes when the commit has.</returns>
     /// <exception cref="BlockDbBatchRolledBackException">The commit failed, or an earlier failure (an age commit, SQLite rolling the transaction back) lost the batch; <see cref="BlockDbBatchRolledBackException.LostWrites"/> says how many writes are not in the file. Everything committed before is intact.</exception>
+    /// <exception cref="InvalidOperationException">The session runs on a caller's connection (<c>BlockDatabaseBuilder.UseCallerConnection</c>): the transaction is the caller's, and the caller commits it.</exception>
     ValueTask CommitAsync(CancellationToken cancellationToken = default);
 
     /// <summary>Rolls the open batch back, if any: its writes are discarded.</summary>
     /// <param name="cancellationToken">Cancels before the rollback.</param>
     /// <returns>A task that completes when the rollback has.</returns>
+    /// <exception cref="InvalidOperationException">The session runs on a caller's connection (<c>BlockDatabaseBuilder.UseCallerConnection</c>): the transaction is the caller's, and the caller rolls it back.</exception>
     ValueTask RollbackAsync(CancellationToken cancellationToken = default);
 }

@@ -56,7 +56,7 @@ internal struct CallScope : IDisposable
     {
         if (_entered)
         {
-            _site.Policy.AfterFailedCall();
+            _failure = _site.Policy.AfterFailedCall(_failure!);
         }
 
         _site.Failed(_operation, _failure!);

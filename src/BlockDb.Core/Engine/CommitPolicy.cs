@@ -9,6 +9,11 @@ namespace BlockDb.Engine;
 /// keeps a failed age commit for the next call or dispose [B4], and turns a failure after which the engine ended the
 /// transaction on its own into the report of the lost batch [B2]. Owned by one session, used inside its gate.
 /// </summary>
+/// <remarks>
+/// On a caller's connection (<see cref="SqliteTransaction.External"/>) it never commits: there is no batch and no age
+/// timer; each call needs the caller's transaction open at entry [X2]; a write call's step is released after it
+/// succeeds and undone after it fails, before the call returns [X1]; dispose ends nothing. The caller commits.
+/// </remarks>
 internal sealed class CommitPolicy(BatchingOptions options, SqliteTransaction transaction)
 {
     private Exception? _deferred;
@@ -20,6 +25,11 @@ internal sealed class CommitPolicy(BatchingOptions options, SqliteTransaction tr
     public void CallStarted(CancellationToken cancellationToken)
     {
         transaction.CallCancellation = cancellationToken;
+        if (transaction.External)
+        {
+            RequireCallerTransaction();
+        }
+
         if (_deferred is { } failure)
         {
             _deferred = null;
@@ -27,13 +37,35 @@ internal sealed class CommitPolicy(BatchingOptions options, SqliteTransaction tr
         }
     }
 
-    /// <summary>At the end of a call, inside the gate.</summary>
-    public void CallEnded() => transaction.CallCancellation = default;
+    /// <summary>At the end of a call, inside the gate; on a caller's connection a step still open (a write call that returned without <see cref="AfterWrite"/>) is undone, so no savepoint outlives a call [X1].</summary>
+    public void CallEnded()
+    {
+        transaction.CallCancellation = default;
+        if (transaction.External && transaction.IsOpen)
+        {
+            _ = transaction.UndoStep(new InvalidOperationException("A BlockDb call ended with its step open."));
+        }
+    }
+
+    /// <exception cref="InvalidOperationException">The caller's transaction is not open [X2].</exception>
+    private void RequireCallerTransaction()
+    {
+        if (!transaction.InCallerTransaction)
+        {
+            throw Errors.NoCallerTransaction();
+        }
+    }
 
     /// <summary>After a write call returned: commits when the transaction holds no write [B1], is full, or is old.</summary>
     /// <exception cref="BlockDbBatchRolledBackException">The commit failed [B3].</exception>
     public void AfterWrite()
     {
+        if (transaction.External)
+        {
+            transaction.ReleaseStep();
+            return;
+        }
+
         if (!transaction.IsOpen)
         {
             return;
@@ -53,14 +85,23 @@ internal sealed class CommitPolicy(BatchingOptions options, SqliteTransaction tr
     /// own, closes its books and returns the lost batch's report to throw instead [B2]. Runs no statement.
     /// </summary>
     public Exception Failing(Exception e) =>
-        transaction.EndedBySqlite ? Errors.BatchLost(e, transaction.EndLost(e)) : e;
+        !transaction.EndedBySqlite ? e
+        : transaction.External ? Errors.CallerTransactionLost(e, transaction.EndLost(e))
+        : Errors.BatchLost(e, transaction.EndLost(e));
 
     /// <summary>
     /// After a failed call has unwound: a transaction that holds no write is ended, so the write lock is not kept idle
-    /// [B1]; the read transaction is abandoned, so the next read starts afresh [R2]. Throws nothing.
+    /// [B1]; the read transaction is abandoned, so the next read starts afresh [R2]. On a caller's connection, the call's
+    /// step is undone instead [X1]. Throws nothing; returns the failure to report (<paramref name="failure"/>, or the
+    /// undo's failure when the call's writes could not be taken out of the caller's transaction).
     /// </summary>
-    public void AfterFailedCall()
+    public Exception AfterFailedCall(Exception failure)
     {
+        if (transaction.External)
+        {
+            return transaction.UndoStep(failure);
+        }
+
         if (transaction.IsOpen && transaction.Pending == 0)
         {
             try
@@ -74,12 +115,13 @@ internal sealed class CommitPolicy(BatchingOptions options, SqliteTransaction tr
         }
 
         transaction.Reads.Abandon();
+        return failure;
     }
 
     /// <summary>For the idle timer, outside any call: commits an old transaction [B4 keeps its failure]; returns the milliseconds until the open one is old, or null when none is open or there is no age limit.</summary>
     public long? CommitIfOld()
     {
-        if (!transaction.IsOpen || options.CommitAfterMilliseconds is not { } ms)
+        if (transaction.External || !transaction.IsOpen || options.CommitAfterMilliseconds is not { } ms)
         {
             return null;
         }
@@ -107,9 +149,15 @@ internal sealed class CommitPolicy(BatchingOptions options, SqliteTransaction tr
         }
     }
 
-    /// <summary>At dispose: ends the open transaction as <see cref="BatchingOptions.OnDispose"/> says.</summary>
+    /// <summary>At dispose: ends the open transaction as <see cref="BatchingOptions.OnDispose"/> says; on a caller's connection, nothing.</summary>
     public void EndAtDispose()
     {
+        if (transaction.External)
+        {
+            // Nothing is BlockDb's to end: every step ended with its call, and the transaction is the caller's.
+            return;
+        }
+
         if (options.OnDispose == DisposeBehavior.Commit)
         {
             transaction.Commit();

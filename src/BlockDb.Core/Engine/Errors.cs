@@ -57,6 +57,28 @@ internal static class Errors
             writes,
             cause);
 
+    /// <summary>A call on a caller's connection found no transaction open [X2].</summary>
+    public static InvalidOperationException NoCallerTransaction() =>
+        new("BlockDb works inside the caller's transaction and never begins one (X2): no transaction is open on the caller's connection. Begin it first (SqliteConnection.BeginTransaction) and call again; nothing was written.");
+
+    /// <summary>A commit or rollback asked of a session on a caller's connection.</summary>
+    public static InvalidOperationException TransactionIsCallers(string operation) =>
+        new($"{operation} is refused: the transaction is the caller's. BlockDb never commits or rolls back on a caller's connection (X1); commit or roll back the caller's own transaction, which holds BlockDb's rows with its own.");
+
+    /// <summary>SQLite ended the caller's transaction during a call [X2].</summary>
+    public static BlockDbBatchRolledBackException CallerTransactionLost(Exception e, int writes)
+    {
+        var cause = e as BlockDbException ?? new BlockDbException($"{e.GetType().Name}: {e.Message}", e);
+        return new($"{cause.Message} SQLite rolled back the caller's transaction (X2): everything since the caller's last commit is gone, its rows and BlockDb's; every ID BlockDb returned since then is void. Begin a new transaction and repeat the work.", writes, cause);
+    }
+
+    /// <summary>Undoing a failed call's writes inside the caller's transaction failed: they may still be in it.</summary>
+    public static BlockDbException StepUndoFailed(BlockDbException undo, Exception write) =>
+        new($"{undo.Message} A write failed ({write.Message}) and BlockDb could not undo its writes of this call (ROLLBACK TO its savepoint failed), so some of them may be in the caller's transaction. BlockDb never rolls back the caller's transaction (X1): roll it back.",
+            undo.SqliteErrorCode ?? SqliteResultCode.Error,
+            undo.SqliteExtendedErrorCode ?? SqliteResultCode.Error,
+            undo);
+
     public static ArgumentException ResultsTooShort(int results, int blocks) =>
         new($"The results buffer holds {results} results and there are {blocks} blocks; give a buffer at least as long as the blocks.", "results");
 

@@ -24,6 +24,7 @@ public sealed class BlockDatabaseBuilder
     private readonly List<IEngineProvider> _providers = [];
     private ILoggerFactory _loggerFactory = NullLoggerFactory.Instance;
     private IServiceProvider? _services;
+    private ILentSqliteConnection? _caller;
 
     /// <summary>Starts from default options.</summary>
     public BlockDatabaseBuilder()
@@ -62,6 +63,38 @@ public sealed class BlockDatabaseBuilder
     {
         AddProvider(driver);
         Options.Provider = driver.Name;
+        return this;
+    }
+
+    /// <summary>
+    /// Runs the database on a connection and transaction the caller owns (External mode), such as Duplicati's one
+    /// Microsoft.Data.Sqlite connection with its always-open transaction: BlockDb's rows commit and roll back with the
+    /// caller's, BlockDb never begins, commits or rolls back (X1), needs the caller's transaction open at every call
+    /// (X2), and opens no connection of its own to the file (X3). Each call's writes go in a savepoint released before
+    /// the call returns. The caller disposes BlockDb before closing its connection.
+    /// </summary>
+    /// <param name="connection">The caller's open connection, lent by <c>MicrosoftDataDriver.Instance.Borrow(sqliteConnection)</c>; the built database ends the loan when disposed (the connection stays open).</param>
+    /// <returns>This builder.</returns>
+    /// <remarks>
+    /// <see cref="Build"/> then refuses, with <see cref="BlockDbConfigurationException"/> naming the key: a
+    /// <see cref="BlockDbOptions.Provider"/> other than the connection's, a <see cref="BlockDbOptions.DataSource"/> that is
+    /// another file (unset is the connection's file), a connection that is closed or on an in-memory database, any
+    /// <see cref="BlockDbOptions.Pragmas"/>, <see cref="BlockDbOptions.Batching"/> or <see cref="BlockDbOptions.GroupCommit"/>
+    /// setting changed from its default, and the KeyMap layout (set, or the file's). It throws
+    /// <see cref="InvalidOperationException"/> when no transaction is open, and <see cref="BlockDbFormatException"/> for
+    /// an empty file or one that needs a schema change (BlockDb makes neither inside the caller's transaction). One
+    /// session at a time; <c>CommitAsync</c>/<c>RollbackAsync</c> of the session, <see cref="IBlockDatabase.OpenSharedRepository"/>,
+    /// the imports and <see cref="IBlockDatabase.RepairAsync"/> are refused. <see cref="IBlockRepository.PendingWrites"/> is 0.
+    /// See docs/ARCHITECTURE.md, "A caller's transaction".
+    /// </remarks>
+    /// <exception cref="ArgumentNullException"><paramref name="connection"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="connection"/> was not lent by a BlockDb driver (<c>Borrow</c>).</exception>
+    public BlockDatabaseBuilder UseCallerConnection(ISqliteConnection connection)
+    {
+        ArgumentNullException.ThrowIfNull(connection);
+        _caller = connection as ILentSqliteConnection ?? throw new ArgumentException(
+            "UseCallerConnection takes a caller's connection lent to BlockDb: MicrosoftDataDriver.Instance.Borrow(sqliteConnection). A connection BlockDb opened is its own, not the caller's.",
+            nameof(connection));
         return this;
     }
 
@@ -107,11 +140,28 @@ public sealed class BlockDatabaseBuilder
     /// <returns>The open database, which the caller disposes.</returns>
     /// <exception cref="BlockDbConfigurationException">A setting is invalid, the provider is unknown or not installed (the message says which package to add), or the provider or the file's layout refuses a setting.</exception>
     /// <exception cref="BlockDbFormatException">The file belongs to another application or a newer BlockDb, has another layout than <see cref="IndexOptions.Layout"/> asks for, or (<see cref="BlockDbOptions.ReadOnly"/>) is empty or needs a schema upgrade.</exception>
+    /// <exception cref="InvalidOperationException">On a caller's connection (<see cref="UseCallerConnection"/>): no transaction is open on it.</exception>
     /// <exception cref="BlockDbException">The database could not be opened: for SQLite, <c>SQLITE_CANTOPEN</c> for a missing folder or, read-only, a missing file; <c>SQLITE_NOTADB</c> for a file that is not a database; <c>SQLITE_READONLY</c> for a read-only file; <c>SQLITE_BUSY</c> when creating or upgrading the schema waited longer than <c>busy_timeout</c> for the write lock; or a pragma did not take effect.</exception>
     public IBlockDatabase Build()
     {
+        if (_caller is not null)
+        {
+            return BuildOnCallerConnection(_caller);
+        }
+
         var (options, provider) = Resolve();
         return provider.Open(new BlockDbProviderContext(options, _loggerFactory, _services));
+    }
+
+    /// <summary>Validates a frozen copy of the options against the caller's connection and opens the database on it (External mode).</summary>
+    private IBlockDatabase BuildOnCallerConnection(ILentSqliteConnection connection)
+    {
+        var options = Options.Clone();
+        options.Validate();
+        var path = CallerOptions.Validate(options, connection);
+        options.Provider = connection.Driver.Name;
+        options.DataSource = path;
+        return new Sqlite.SqliteDatabase(options, connection.Driver, path, _loggerFactory.CreateLogger<Sqlite.SqliteDatabase>(), new Sqlite.CallerConnection(connection));
     }
 
     /// <summary>As <see cref="Build"/>; completes synchronously for SQLite, which opens files synchronously.</summary>

@@ -20,6 +20,11 @@ namespace BlockDb.Sessions;
 /// them in the batch (the shared repository's writer). Otherwise they keep the writes before the failure, as separate
 /// calls would (<see cref="IBlockWriter"/>).
 /// </param>
+/// <param name="External">
+/// Whether the connection and its transaction are the caller's (<see cref="BlockDatabaseBuilder.UseCallerConnection"/>):
+/// the session then never begins, commits or rolls back [X1], needs the caller's transaction open at every call [X2], and
+/// wraps each call's writes in a savepoint of its own, released before the call returns.
+/// </param>
 internal sealed record SessionSettings(
     string Path,
     LayoutState Layout,
@@ -30,4 +35,5 @@ internal sealed record SessionSettings(
     CommitClock Clock,
     string Provider,
     ILogger Logger,
-    bool WholeCalls = false);
+    bool WholeCalls = false,
+    bool External = false);

@@ -128,6 +128,15 @@ internal static partial class BlockDbSql
     /// <summary>Marks the start of one blockset's writes inside the open transaction.</summary>
     public static readonly SqlStatement Savepoint = new(nameof(Savepoint), """SAVEPOINT "BlockDbOp" """);
 
+    /// <summary>A call's step inside a caller's transaction (External mode): all of the call's writes or none, released before the call returns.</summary>
+    public static readonly SqlStatement StepSavepoint = new(nameof(StepSavepoint), """SAVEPOINT "BlockDbStep" """);
+
+    /// <summary>Keeps the step's writes in the caller's transaction (a nested release commits nothing).</summary>
+    public static readonly SqlStatement ReleaseStep = new(nameof(ReleaseStep), """RELEASE "BlockDbStep" """);
+
+    /// <summary>Undoes the step's writes, keeping everything of the caller's transaction before it.</summary>
+    public static readonly SqlStatement RollbackToStep = new(nameof(RollbackToStep), """ROLLBACK TO "BlockDbStep" """);
+
     /// <summary>Keeps the writes since <see cref="Savepoint"/> (they commit with the transaction).</summary>
     public static readonly SqlStatement ReleaseSavepoint = new(nameof(ReleaseSavepoint), """RELEASE "BlockDbOp" """);
 

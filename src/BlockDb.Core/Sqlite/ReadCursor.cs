@@ -35,10 +35,16 @@ internal sealed class ReadCursor<T>(SqliteDatabase database, SqlStatement query,
             first.ThrowIfCancellationRequested();
             second.ThrowIfCancellationRequested();
             (_database, _read, _first, _second) = (database, read, first, second);
+            database.RequireCallerTransaction();
             _connection = database.OpenReadConnection();
             try
             {
-                _connection.Execute(BlockDbSql.BeginRead);
+                if (!database.External)
+                {
+                    // On a caller's connection the query reads in the caller's transaction [X1].
+                    _connection.Execute(BlockDbSql.BeginRead);
+                }
+
                 _statement = _connection.Prepare(query);
                 bind?.Invoke(_statement);
             }

@@ -69,6 +69,29 @@ internal static class Schema
         return layout;
     }
 
+    /// <summary>
+    /// Opens the schema of <paramref name="path"/> on a caller's connection, inside the caller's open transaction [X1]:
+    /// the same check, but nothing is ever written. A file that needs its schema created or changed is refused.
+    /// </summary>
+    /// <exception cref="BlockDbFormatException">The file is not a BlockDb index this build can use as it is.</exception>
+    public static LayoutDefinition OpenInCallerTransaction(ISqliteConnection connection, string path, BlockLayout? requested, Action<LayoutDefinition> accept)
+    {
+        var (layout, change) = Inspect(connection, path, requested);
+        if (change == SchemaChange.Create)
+        {
+            throw new BlockDbFormatException(
+                $"{Quoted.Path(path)} is empty, and BlockDb does not create an index inside the caller's transaction; create it once with BlockDb on its own connection (without UseCallerConnection), then lend the caller's connection. Nothing was written.");
+        }
+
+        accept(layout);
+        return change switch
+        {
+            SchemaChange.None => layout,
+            _ => throw new BlockDbFormatException(
+                $"{Quoted.Path(path)} is a {layout.Layout} index that needs a one-time schema change to version {layout.SchemaVersion} ({change}), which BlockDb does not make inside the caller's transaction; open it once with BlockDb on its own connection first. Nothing was written."),
+        };
+    }
+
     /// <summary>What the file is and what it needs; throws for files BlockDb must not touch.</summary>
     private static (LayoutDefinition Layout, SchemaChange Change) Inspect(ISqliteConnection connection, string path, BlockLayout? requested)
     {

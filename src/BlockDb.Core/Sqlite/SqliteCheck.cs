@@ -11,11 +11,11 @@ namespace BlockDb.Sqlite;
 /// <summary><see cref="IBlockDatabase.CheckAsync"/> and <see cref="IBlockDatabase.RepairAsync"/>, on a connection of their own.</summary>
 internal static class SqliteCheck
 {
-    /// <summary>Runs every check in one read transaction (one snapshot), beside running writers.</summary>
-    public static BlockDbCheckResult Check(ISqliteConnection connection, LayoutState layout, CancellationToken cancellationToken)
+    /// <summary>Runs every check in one read transaction (one snapshot), beside running writers; on a caller's connection, inside the caller's transaction (it sees the caller's uncommitted rows) [X1].</summary>
+    public static BlockDbCheckResult Check(ISqliteConnection connection, LayoutState layout, CancellationToken cancellationToken, bool inCallerTransaction = false)
     {
         cancellationToken.ThrowIfCancellationRequested();
-        return Transactions.Run(connection, BlockDbSql.BeginRead, () => CheckInSnapshot(connection, layout, cancellationToken));
+        return inCallerTransaction ? CheckInSnapshot(connection, layout, cancellationToken) : Transactions.Run(connection, BlockDbSql.BeginRead, () => CheckInSnapshot(connection, layout, cancellationToken));
     }
 
     /// <summary>

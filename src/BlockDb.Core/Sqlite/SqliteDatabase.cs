@@ -5,6 +5,7 @@ using BlockDb.Diagnostics;
 using BlockDb.Drivers;
 using BlockDb.Import;
 using BlockDb.Layouts;
+using BlockDb.Opening;
 using BlockDb.Sessions;
 using BlockDb.Shared;
 using BlockDb.Sql;
@@ -19,6 +20,9 @@ namespace BlockDb.Sqlite;
 /// repositories and maintenance runs opened from it, all of which its dispose waits for. Thread-safe.
 /// </summary>
 /// <remarks>
+/// In External mode (<see cref="BlockDatabaseBuilder.UseCallerConnection"/>) the caller's connection is the only one:
+/// the schema check, the one session, the check and the listings all run on it, inside the caller's transaction, and
+/// BlockDb opens no connection to the file and closes none [X3]; no pragma is applied.
 /// Invariants: after <c>_disposal</c> has begun, no session or shared repository is registered that the dispose does not
 /// dispose (each re-checks it after registering and disposes itself when it lost the race); every dispose, concurrent
 /// or later, returns only when the first one's work has ended (<see cref="DisposeOnce"/>).
@@ -39,11 +43,13 @@ internal sealed class SqliteDatabase : IBlockDatabase, IBlockDbObservable
     private long _closedCacheHits;
     private long _closedCacheMisses;
     private readonly DisposeOnce _disposal = new();
+    private readonly CallerConnection? _caller;
 
-    /// <summary>Opens the file (options frozen and validated by the caller).</summary>
-    public SqliteDatabase(BlockDbOptions options, ISqliteDriver driver, string path, ILogger logger)
+    /// <summary>Opens the file (options frozen and validated by the caller); with <paramref name="caller"/>, inside the caller's transaction on its connection.</summary>
+    public SqliteDatabase(BlockDbOptions options, ISqliteDriver driver, string path, ILogger logger, CallerConnection? caller = null)
     {
         _options = options;
+        _caller = caller;
         _driver = driver;
         DataSource = path;
         _logger = logger;
@@ -54,9 +60,23 @@ internal sealed class SqliteDatabase : IBlockDatabase, IBlockDbObservable
         {
             using var connection = OpenConnection();
             EngineVersion = connection.QueryText(BlockDbSql.SqliteVersionQuery) ?? "unknown";
-            var definition = Schema.Open(connection, path, options.Index.Layout, options.ReadOnly, found => found.Validate(options), _logger);
+            LayoutDefinition definition;
+            if (caller is null)
+            {
+                definition = Schema.Open(connection, path, options.Index.Layout, options.ReadOnly, found => found.Validate(options), _logger);
+            }
+            else
+            {
+                caller.RequireTransaction();
+                definition = Schema.OpenInCallerTransaction(connection, path, options.Index.Layout, found =>
+                {
+                    found.Validate(options);
+                    CallerOptions.RequireLayout(found.Layout);
+                });
+            }
+
             _layout = definition.Open(options, connection, path, _logger);
-            AppliedPragmas = Pragmas.ApplyAndVerify(connection, _requested, _logger, path, options.ReadOnly);
+            AppliedPragmas = caller is null ? Pragmas.ApplyAndVerify(connection, _requested, _logger, path, options.ReadOnly) : Pragmas.Read(connection);
         }
         catch (BlockDbException e) when (e.SqliteErrorCode == SqliteResultCode.NotADatabase)
         {
@@ -91,6 +111,12 @@ internal sealed class SqliteDatabase : IBlockDatabase, IBlockDbObservable
     public BlockLayout Layout => _layout.Definition.Layout;
 
     public (long Blocks, long Bytes) KeyMapUsage => _layout.MapUsage;
+
+    /// <summary>Whether the connection and its transaction are the caller's (External mode).</summary>
+    internal bool External => _caller is not null;
+
+    /// <summary>External mode: throws unless the caller's transaction is open [X2].</summary>
+    internal void RequireCallerTransaction() => _caller?.RequireTransaction();
 
     /// <summary>Whether the database was opened read-only.</summary>
     internal bool ReadOnly => _options.ReadOnly;
@@ -176,6 +202,7 @@ internal sealed class SqliteDatabase : IBlockDatabase, IBlockDbObservable
     /// <summary>A bulk import's own session (registered, so disposing the database waits for its call in flight).</summary>
     private SessionImportTarget OpenImportTarget(string operation, ImportOptions? options)
     {
+        RefuseOnCallerConnection(operation, "it commits in batches of its own");
         options?.Validate();
         if (_options.ReadOnly)
         {
@@ -189,6 +216,7 @@ internal sealed class SqliteDatabase : IBlockDatabase, IBlockDbObservable
     {
         ObjectDisposedException.ThrowIf(_disposal.Begun, this);
         RefuseSessions();
+        RefuseOnCallerConnection(nameof(OpenSharedRepository), "its writer commits group commits of its own");
         var shared = new SharedBlockRepository(this, _options.GroupCommit, s => _shared.TryRemove(s, out _));
         _shared.TryAdd(shared, 0);
         if (_disposal.Begun)
@@ -207,8 +235,9 @@ internal sealed class SqliteDatabase : IBlockDatabase, IBlockDbObservable
             {
                 using var activity = Instruments.StartActivity("blockdb.check", Tags);
                 var started = Stopwatch.GetTimestamp();
+                RequireCallerTransaction();
                 using var connection = OpenConfiguredConnection();
-                var result = SqliteCheck.Check(connection, _layout, token);
+                var result = SqliteCheck.Check(connection, _layout, token, inCallerTransaction: External);
                 activity?.SetTag("blockdb.check.clean", result.IsClean);
                 Log.CheckFinished(_logger, DataSource, result.IsClean, (long)Stopwatch.GetElapsedTime(started).TotalMilliseconds);
                 return result;
@@ -217,6 +246,11 @@ internal sealed class SqliteDatabase : IBlockDatabase, IBlockDbObservable
 
     public ValueTask<BlockDbRepairResult> RepairAsync(CancellationToken cancellationToken = default)
     {
+        if (_caller is not null)
+        {
+            return ValueTask.FromException<BlockDbRepairResult>(CallerConnectionRefuses(nameof(RepairAsync), "it commits a write transaction of its own"));
+        }
+
         if (_layout.Definition.RepairRefused is { } refused)
         {
             return ValueTask.FromException<BlockDbRepairResult>(new NotSupportedException($"RepairAsync on {Quoted.Path(DataSource)} ({Layout} layout): {refused}. Nothing was changed."));
@@ -258,17 +292,21 @@ internal sealed class SqliteDatabase : IBlockDatabase, IBlockDbObservable
     {
         ObjectDisposedException.ThrowIf(_disposal.Begun, this);
         RefuseSessions();
-        var connection = OpenConnection();
+        _caller?.TakeSession();
+        ISqliteConnection? connection = null;
         BlockRepository session;
         try
         {
-            var applied = Pragmas.ApplyAndVerify(connection, _requested, _logger, DataSource, _options.ReadOnly);
-            var settings = new SessionSettings(DataSource, _layout, batching, _options.SelectXorInsert, _options.ReadOnly, applied, _commits, _driver.Name, _logger, wholeCalls);
+            RequireCallerTransaction();
+            connection = OpenConnection();
+            var applied = _caller is null ? Pragmas.ApplyAndVerify(connection, _requested, _logger, DataSource, _options.ReadOnly) : AppliedPragmas;
+            var settings = new SessionSettings(DataSource, _layout, batching, _options.SelectXorInsert, _options.ReadOnly, applied, _commits, _driver.Name, _logger, wholeCalls, External);
             session = new BlockRepository(connection, settings, register ? Closed : static _ => { });
         }
         catch
         {
-            connection.Dispose();
+            connection?.Dispose();
+            _caller?.ReturnSession();
             throw;
         }
 
@@ -303,6 +341,7 @@ internal sealed class SqliteDatabase : IBlockDatabase, IBlockDbObservable
     {
         if (_sessions.TryRemove(session, out _))
         {
+            _caller?.ReturnSession();
             var (hits, misses) = session.SampleCacheStats();
             Interlocked.Add(ref _closedCacheHits, hits);
             Interlocked.Add(ref _closedCacheMisses, misses);
@@ -336,7 +375,9 @@ internal sealed class SqliteDatabase : IBlockDatabase, IBlockDbObservable
     void IBlockDbObservable.ObserveRows(List<Measurement<long>> measurements) => _rows.Observe(measurements);
 
     /// <summary>Counts the three tables on a connection of its own (for <c>blockdb.rows</c>).</summary>
-    private Task<BlockDbCounts> CountRowsAsync(CancellationToken cancellationToken) => Task.Run(
+    private Task<BlockDbCounts> CountRowsAsync(CancellationToken cancellationToken) => _caller is not null
+        ? Task.FromException<BlockDbCounts>(CallerConnectionRefuses("blockdb.rows", "a count off the caller's thread would share its connection"))
+        : Task.Run(
         () =>
         {
             using var connection = OpenWorkConnection();
@@ -403,7 +444,12 @@ internal sealed class SqliteDatabase : IBlockDatabase, IBlockDbObservable
             }
         }
 
-        if (!_options.ReadOnly)
+        if (_caller is not null)
+        {
+            // BlockDb's statements finalized; the caller's connection stays open and the caller's [X3].
+            _caller.Dispose();
+        }
+        else if (!_options.ReadOnly)
         {
             // Every session is closed, so the layout's state is still: the KeyMap layout writes its snapshot (never throws).
             _layout.Close(busyTimeout => OpenConfiguredConnection(busyTimeout));
@@ -420,6 +466,11 @@ internal sealed class SqliteDatabase : IBlockDatabase, IBlockDbObservable
     /// <summary>A connection with the pragmas applied (for the check and the repair).</summary>
     private ISqliteConnection OpenConfiguredConnection(int? busyTimeoutMilliseconds = null)
     {
+        if (_caller is not null)
+        {
+            return _caller.View(); // no pragma is BlockDb's to set on the caller's connection
+        }
+
         var connection = OpenConnection(busyTimeoutMilliseconds);
         try
         {
@@ -433,8 +484,14 @@ internal sealed class SqliteDatabase : IBlockDatabase, IBlockDbObservable
         }
     }
 
+    /// <summary>A new connection to the file; in External mode a view of the caller's (BlockDb opens none [X3]).</summary>
     private ISqliteConnection OpenConnection(int? busyTimeoutMilliseconds = null)
     {
+        if (_caller is not null)
+        {
+            return _caller.View();
+        }
+
         var mode = _options.ReadOnly ? SqliteOpenMode.ReadOnly : SqliteOpenMode.ReadWriteCreate;
         var connection = _driver.Open(new SqliteOpenOptions(DataSource, mode, busyTimeoutMilliseconds ?? _requested.BusyTimeout ?? 0));
         try
@@ -448,4 +505,17 @@ internal sealed class SqliteDatabase : IBlockDatabase, IBlockDbObservable
             throw;
         }
     }
+
+    /// <summary>Refuses an operation that commits on its own, in External mode.</summary>
+    /// <exception cref="NotSupportedException">The database runs on a caller's connection.</exception>
+    private void RefuseOnCallerConnection(string operation, string why)
+    {
+        if (_caller is not null)
+        {
+            throw CallerConnectionRefuses(operation, why);
+        }
+    }
+
+    private NotSupportedException CallerConnectionRefuses(string operation, string why) =>
+        new($"{operation} is not available on a caller's connection ({Quoted.Path(DataSource)}): {why}, and the transaction is the caller's. Open BlockDb on its own connection for it (without UseCallerConnection).");
 }

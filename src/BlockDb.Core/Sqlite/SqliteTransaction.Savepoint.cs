@@ -28,6 +28,11 @@ internal sealed partial class SqliteTransaction
                 _rollbackTo.ExecuteNonQuery();
                 _release.ExecuteNonQuery();
             }
+            catch (BlockDbException undo) when (External)
+            {
+                // Never the caller's transaction [X1]: the call fails, and its step is undone after it [CommitPolicy.AfterFailedCall].
+                throw Errors.StepUndoFailed(undo, e);
+            }
             catch (BlockDbException undo)
             {
                 var lost = Pending;

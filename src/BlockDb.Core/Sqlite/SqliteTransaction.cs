@@ -17,11 +17,21 @@ namespace BlockDb.Sqlite;
 /// <c>sqlite3_get_autocommit</c> after every failed call [B2]); the participant sees every end exactly once; the
 /// <see cref="ReadTransaction"/> ends before the write transaction begins [R1]; every successful <c>COMMIT</c> ticks the
 /// <see cref="CommitClock"/> before the call returns [R3].
+/// <para>
+/// <see cref="External"/> (a caller's connection and transaction): no <c>BEGIN</c>, <c>COMMIT</c> or <c>ROLLBACK</c> is
+/// even prepared [X1]. <see cref="Begin"/> requires the caller's transaction open [X2] and opens the call's step, the
+/// savepoint <c>"BlockDbStep"</c>; <see cref="IsOpen"/> is true while the step is open; the step is released
+/// (<see cref="ReleaseStep"/>) or undone (<see cref="UndoStep"/>) before the call returns. There is no read transaction,
+/// no WAL watch and no commit clock tick: BlockDb has no other connection to the file [X3]. The participant sees no
+/// ends: what the caller commits or rolls back later is not BlockDb's to see.
+/// </para>
 /// </remarks>
 internal sealed partial class SqliteTransaction
 {
     private readonly ISqliteConnection _connection;
-    private readonly ISqliteStatement _begin, _commit, _rollback, _savepoint, _release, _rollbackTo;
+    private readonly ISqliteStatement? _begin, _commit, _rollback;
+    private readonly ISqliteStatement _savepoint, _release, _rollbackTo;
+    private readonly ISqliteStatement? _stepBegin, _stepRelease, _stepUndo;
     private readonly CommitClock _clock;
     private readonly TransactionMetrics _metrics;
     private readonly WalWatch? _wal;
@@ -36,15 +46,34 @@ internal sealed partial class SqliteTransaction
         _connection = connection;
         _clock = settings.Clock;
         _metrics = new TransactionMetrics(settings);
-        Reads = new ReadTransaction(connection, readsPerTransaction, settings.Batching.ReadTransactionMilliseconds, _clock);
-        _begin = connection.Prepare(BlockDbSql.Begin);
-        _commit = connection.Prepare(BlockDbSql.Commit);
-        _rollback = connection.Prepare(BlockDbSql.Rollback);
+        External = settings.External;
+
+        // Reads run in the caller's transaction: no read transaction of BlockDb's (1 read per transaction prepares nothing).
+        Reads = new ReadTransaction(connection, External ? 1 : readsPerTransaction, settings.Batching.ReadTransactionMilliseconds, _clock);
+        if (External)
+        {
+            _stepBegin = connection.Prepare(BlockDbSql.StepSavepoint);
+            _stepRelease = connection.Prepare(BlockDbSql.ReleaseStep);
+            _stepUndo = connection.Prepare(BlockDbSql.RollbackToStep);
+        }
+        else
+        {
+            _begin = connection.Prepare(BlockDbSql.Begin);
+            _commit = connection.Prepare(BlockDbSql.Commit);
+            _rollback = connection.Prepare(BlockDbSql.Rollback);
+        }
+
         _savepoint = connection.Prepare(BlockDbSql.Savepoint);
         _release = connection.Prepare(BlockDbSql.ReleaseSavepoint);
         _rollbackTo = connection.Prepare(BlockDbSql.RollbackToSavepoint);
-        _wal = settings.AppliedPragmas.JournalMode == JournalMode.Wal && !settings.ReadOnly ? new WalWatch(settings.Path) : null;
+        _wal = !External && settings.AppliedPragmas.JournalMode == JournalMode.Wal && !settings.ReadOnly ? new WalWatch(settings.Path) : null;
     }
+
+    /// <summary>Whether a transaction is open on the connection (External: the caller's).</summary>
+    public bool InCallerTransaction => _connection.InTransaction;
+
+    /// <summary>Whether the connection and its transaction are the caller's (<see cref="SessionSettings.External"/>).</summary>
+    public bool External { get; }
 
     /// <summary>The session's read transaction (reads outside a write transaction).</summary>
     public ReadTransaction Reads { get; }
@@ -109,8 +138,14 @@ internal sealed partial class SqliteTransaction
 
     /// <summary>Commits the open transaction, if any; else ends the read transaction.</summary>
     /// <exception cref="BlockDbBatchRolledBackException">The commit failed: rolled back, or its outcome unknown [B3].</exception>
+    /// <exception cref="InvalidOperationException">The transaction is the caller's (<see cref="External"/>).</exception>
     public void Commit()
     {
+        if (External)
+        {
+            throw Errors.TransactionIsCallers(nameof(IBlockRepository.CommitAsync));
+        }
+
         if (!IsOpen)
         {
             Reads.End();
@@ -131,7 +166,7 @@ internal sealed partial class SqliteTransaction
         {
             _participant?.BeforeCommit();
             committing = true;
-            _commit.ExecuteNonQuery();
+            _commit!.ExecuteNonQuery();
         }
         catch (BlockDbException e)
         {
@@ -147,7 +182,7 @@ internal sealed partial class SqliteTransaction
             {
                 if (stillOpen)
                 {
-                    _rollback.ExecuteNonQuery();
+                    _rollback!.ExecuteNonQuery();
                 }
             }
             catch (BlockDbException r)
@@ -174,7 +209,7 @@ internal sealed partial class SqliteTransaction
         {
             if (_connection.InTransaction)
             {
-                _rollback.ExecuteNonQuery();
+                _rollback!.ExecuteNonQuery();
             }
         }
         catch (BlockDbException)
@@ -192,8 +227,14 @@ internal sealed partial class SqliteTransaction
     }
 
     /// <summary>Rolls the open transaction back, if any; else abandons the read transaction.</summary>
+    /// <exception cref="InvalidOperationException">The transaction is the caller's (<see cref="External"/>).</exception>
     public void Rollback()
     {
+        if (External)
+        {
+            throw Errors.TransactionIsCallers(nameof(IBlockRepository.RollbackAsync));
+        }
+
         if (!IsOpen)
         {
             Reads.Abandon();
@@ -205,7 +246,7 @@ internal sealed partial class SqliteTransaction
         {
             if (_connection.InTransaction)
             {
-                _rollback.ExecuteNonQuery();
+                _rollback!.ExecuteNonQuery();
             }
         }
         finally
@@ -224,8 +265,9 @@ internal sealed partial class SqliteTransaction
         return lost;
     }
 
-    /// <summary>Begins the write transaction unless it is open [R1].</summary>
-    /// <exception cref="BlockDbBatchRolledBackException">The open transaction was ended by SQLite after a failure this session did not see [B2].</exception>
+    /// <summary>Begins the write transaction unless it is open [R1]; in External mode, the call's step inside the caller's transaction.</summary>
+    /// <exception cref="BlockDbBatchRolledBackException">The open transaction was ended by SQLite after a failure this session did not see [B2], or (External) SQLite ended the caller's transaction during the call [X2].</exception>
+    /// <exception cref="InvalidOperationException">External: the caller's transaction is not open [X2].</exception>
     public void Begin()
     {
         if (IsOpen)
@@ -235,9 +277,17 @@ internal sealed partial class SqliteTransaction
                 // Ended under us by a failure this transaction did not see: never write outside the write lock.
                 var lost = Pending;
                 End(committed: false);
-                throw Errors.BatchEndedEarlier(lost);
+                throw External
+                    ? Errors.CallerTransactionLost(new BlockDbException("The caller's transaction is no longer active.", SqliteResultCode.Error, SqliteResultCode.Error), lost)
+                    : Errors.BatchEndedEarlier(lost);
             }
 
+            return;
+        }
+
+        if (External)
+        {
+            BeginStep();
             return;
         }
 
@@ -246,10 +296,10 @@ internal sealed partial class SqliteTransaction
         if (_connection.InTransaction)
         {
             // Left open by a ROLLBACK that failed after a failed COMMIT: no batch of this session is open, so it holds nothing acknowledged.
-            _rollback.ExecuteNonQuery();
+            _rollback!.ExecuteNonQuery();
         }
 
-        _begin.ExecuteNonQuery();
+        _begin!.ExecuteNonQuery();
         _wal?.Record();
         IsOpen = true;
         Transaction++;
@@ -259,6 +309,14 @@ internal sealed partial class SqliteTransaction
 
     private void End(bool committed)
     {
+        if (External)
+        {
+            // A step's end commits nothing and proves nothing about the caller's commit: no tick, no participant.
+            IsOpen = false;
+            Pending = 0;
+            return;
+        }
+
         if (committed)
         {
             // First, so nothing that shows the batch as ended (PendingWrites) is seen before other sessions' snapshots restart [R3].
@@ -274,6 +332,70 @@ internal sealed partial class SqliteTransaction
         else
         {
             _participant?.AfterRollback();
+        }
+    }
+
+    /// <summary>External: opens the call's step, a savepoint inside the caller's transaction [X1, X2].</summary>
+    private void BeginStep()
+    {
+        if (!_connection.InTransaction)
+        {
+            throw Errors.NoCallerTransaction();
+        }
+
+        _stepBegin!.ExecuteNonQuery();
+        IsOpen = true;
+        Transaction++;
+        _started = Stopwatch.GetTimestamp();
+    }
+
+    /// <summary>External, after a call that succeeded: releases its step, so its writes stay in the caller's transaction (a release of a nested savepoint commits nothing).</summary>
+    public void ReleaseStep()
+    {
+        if (!IsOpen)
+        {
+            return;
+        }
+
+        _stepRelease!.ExecuteNonQuery();
+        End(committed: true);
+    }
+
+    /// <summary>
+    /// External, after a call that failed: undoes its step (nothing of the call stays in the caller's transaction) and
+    /// releases it. Returns the failure to report: <paramref name="failure"/>, or the undo's own failure when the call's
+    /// writes could not be undone (the caller must then roll back).
+    /// </summary>
+    public Exception UndoStep(Exception failure)
+    {
+        if (!IsOpen)
+        {
+            return failure;
+        }
+
+        try
+        {
+            if (_connection.InTransaction)
+            {
+                Revise();
+                _stepUndo!.ExecuteNonQuery();
+                _stepRelease!.ExecuteNonQuery();
+            }
+
+            return failure;
+        }
+        catch (BlockDbException undo)
+        {
+            return Errors.StepUndoFailed(undo, failure);
+        }
+        catch (ObjectDisposedException)
+        {
+            // The caller closed its connection: its transaction, and the step in it, went with it.
+            return failure;
+        }
+        finally
+        {
+            End(committed: false);
         }
     }
 }

@@ -43,6 +43,13 @@ namespace BlockDb.Drivers;
 /// file, and a connection that is never disposed (its finalizer closes it outside the gate, and the file's sentinel
 /// then stays open until the process ends). On Windows, where file locks belong to a handle, the guard does nothing.
 /// </para>
+/// <para>
+/// <b>A caller's connection</b> (<c>MicrosoftDataDriver.Borrow</c>, <c>BlockDatabaseBuilder.UseCallerConnection</c>) is the
+/// caller's, opened and closed outside the guard; BlockDb then opens and closes no connection of its own to the file
+/// (X3), so nothing of BlockDb's can drop the caller's locks. A BlockDb database on its own connections beside the
+/// caller's connection in the same process is not covered: use the caller's connection instead (docs/ARCHITECTURE.md,
+/// "A caller's transaction").
+/// </para>
 /// </remarks>
 public static partial class SqliteCloseGuard
 {

@@ -21,7 +21,7 @@ namespace BlockDb.MicrosoftData.Borrowed;
 /// released then; every later call here throws <see cref="ObjectDisposedException"/>. The documented order is still:
 /// dispose BlockDb, then close the connection.
 /// </remarks>
-internal sealed class BorrowedConnection : ISqliteConnection
+internal sealed class BorrowedConnection : ILentSqliteConnection
 {
     private readonly SqliteConnection _owner;
     private readonly sqlite3 _db;
@@ -37,6 +37,10 @@ internal sealed class BorrowedConnection : ISqliteConnection
         _db = owner.Handle ?? throw new InvalidOperationException("The connection has no SQLite handle; open it before lending it to BlockDb.");
         owner.StateChange += OnOwnerStateChange;
     }
+
+    public ISqliteDriver Driver => MicrosoftDataDriver.Instance;
+
+    public bool IsOpen => _closedBy is null && _owner.State == ConnectionState.Open;
 
     public bool InTransaction => raw.sqlite3_get_autocommit(Live(nameof(InTransaction))) == 0;
 
