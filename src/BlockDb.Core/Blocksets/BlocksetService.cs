@@ -11,14 +11,14 @@ namespace BlockDb.Blocksets;
 
 /// <summary>
 /// A session's blockset reads and writes, the same for every layout: blocks are found through the layout's
-/// <see cref="IBlockStore"/>, and a blockset is written with its entries inside a savepoint (all of it or nothing).
+/// <see cref="ILayoutSession"/>, and a blockset is written with its entries inside a savepoint (all of it or nothing).
 /// Used only inside the session's gate.
 /// </summary>
 internal sealed partial class BlocksetService
 {
     private readonly ISqliteConnection _connection;
     private readonly SqliteTransaction _batch;
-    private readonly IBlockStore _store;
+    private readonly ILayoutSession _store;
     private readonly VolumeGuard _volumes;
     private readonly ISqliteStatement _blockSize;
     private readonly ISqliteStatement _insertBlockset;
@@ -35,10 +35,10 @@ internal sealed partial class BlocksetService
 
     /// <param name="connection">The session's connection.</param>
     /// <param name="batch">The session's write batch.</param>
-    /// <param name="store">The layout's block store.</param>
+    /// <param name="store">The layout's session (boxed once: the blockset calls are not the block hot path).</param>
     /// <param name="volumes">The session's volume checks.</param>
     /// <param name="wholeCalls">Whether a one-call file's blocks go in the same savepoint as its blockset (<see cref="SessionSettings.WholeCalls"/>).</param>
-    public BlocksetService(ISqliteConnection connection, SqliteTransaction batch, IBlockStore store, VolumeGuard volumes, bool wholeCalls)
+    public BlocksetService(ISqliteConnection connection, SqliteTransaction batch, ILayoutSession store, VolumeGuard volumes, bool wholeCalls)
     {
         _wholeCalls = wholeCalls;
         _connection = connection;
@@ -62,7 +62,7 @@ internal sealed partial class BlocksetService
         Add(blocks, blocks.Count, fullHash, cancellationToken, static (self, blocks, i) =>
         {
             var block = blocks[i];
-            var id = self._store.Find(HashInput.FromText(block.Hash), block.Size)
+            var id = self._store.Find(new BinaryBlockKey(BlockHash.Parse(block.Hash), block.Size))
                 ?? throw new BlockNotFoundException($"Block {i} of the blockset (hash {block.Hash}, {block.Size} bytes) is not in the index; add it first (SelectXorInsertAsync). Nothing of the blockset was written.", i);
             return (id, self.BlockSize(id, i) ?? block.Size);
         });
@@ -103,7 +103,7 @@ internal sealed partial class BlocksetService
             self.Add(blocks, blocks.Count, fullHash, cancellationToken, static (self, blocks, i) =>
             {
                 var block = blocks[i];
-                var id = self._store.Find(HashInput.FromBytes(block.Hash), block.Size)
+                var id = self._store.Find(block)
                     ?? throw new BlockNotFoundException($"Block {i} of the blockset (hash {block.Hash}, {block.Size} bytes) is not in the index; import the blocks first. Nothing of the blockset was written.", i);
                 return (id, self.BlockSize(id, i) ?? block.Size);
             });

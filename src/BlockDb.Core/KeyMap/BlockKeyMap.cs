@@ -119,17 +119,15 @@ internal sealed partial class BlockKeyMap
     /// <summary>Whether a first load has completed.</summary>
     public bool Loaded => Version != MapVersion.Unloaded;
 
-    /// <summary>The first entry for (hash, size) whose row verifies on the caller's connection, or <see langword="null"/>. Takes no lock.</summary>
+    /// <summary>The table's slots for a lookup, without a lock (<see cref="KeyTable"/>'s reader rule); every candidate must be verified [M1].</summary>
     /// <exception cref="BlockDbException">The map failed to load (see the class remarks).</exception>
-    public long? FindVerified(ReadOnlySpan<byte> hash, long size, uint key, ISqliteStatement getById) =>
-        FindVerified(hash, size, key, getById, readVolume: false, out _);
-
-    /// <summary>The same lookup, also giving the verified row's <c>VolumeID</c> when <paramref name="readVolume"/> (column 2 of <paramref name="getById"/>).</summary>
-    /// <exception cref="BlockDbException">The map failed to load (see the class remarks).</exception>
-    public long? FindVerified(ReadOnlySpan<byte> hash, long size, uint key, ISqliteStatement getById, bool readVolume, out long? volumeId)
+    public ulong[] Slots
     {
-        ThrowIfFailed();
-        return KeyTable.FindVerified(_table.Slots, key, hash, size, getById, readVolume, out volumeId);
+        get
+        {
+            ThrowIfFailed();
+            return _table.Slots;
+        }
     }
 
     /// <summary>Whether the exact entry (the block's key and ID) is in the map (for the check).</summary>

@@ -1,11 +1,9 @@
-using BlockDb.Collection;
 using BlockDb.Diagnostics;
-using BlockDb.Engine;
 
-namespace BlockDb.Sessions;
+namespace BlockDb.Engine;
 
 // The blockset calls, block reads by ID, and garbage collection.
-internal sealed partial class BlockRepository
+internal sealed partial class BlockSession<TEngine>
 {
     public ValueTask<long> SelectXorInsertBlocksetAsync(ReadOnlyMemory<BinaryBlockKey> blocks, Memory<SelectXorInsertResult> results, BlockHash fullHash = default, long? volumeId = null, CancellationToken cancellationToken = default)
     {
@@ -15,7 +13,7 @@ internal sealed partial class BlockRepository
             call.Enter(this, cancellationToken);
             Require.Blocks(blocks.Span, results.Length);
             RequireWritable(nameof(SelectXorInsertBlocksetAsync));
-            var id = _blocksets.SelectXorInsertAdd(blocks, results[..blocks.Length], volumeId, fullHash.IsEmpty ? null : fullHash.ToString(), cancellationToken);
+            var id = _engine.SelectXorInsertBlockset(blocks, results[..blocks.Length], fullHash.IsEmpty ? null : fullHash.ToString(), volumeId, cancellationToken);
             _policy.AfterWrite();
             return new(id);
         }
@@ -33,7 +31,7 @@ internal sealed partial class BlockRepository
             call.Enter(this, cancellationToken);
             Require.Blockset(blocks, fullHash);
             RequireWritable(nameof(AddBlocksetAsync));
-            var id = _blocksets.Add(blocks, fullHash, cancellationToken);
+            var id = _engine.AddBlockset(blocks, fullHash, cancellationToken);
             _policy.AfterWrite();
             return new(id);
         }
@@ -51,7 +49,7 @@ internal sealed partial class BlockRepository
             call.Enter(this, cancellationToken);
             Require.Blockset(blockIds, fullHash);
             RequireWritable(nameof(AddBlocksetAsync));
-            var id = _blocksets.Add(blockIds, fullHash, cancellationToken);
+            var id = _engine.AddBlockset(blockIds, fullHash, cancellationToken);
             _policy.AfterWrite();
             return new(id);
         }
@@ -65,7 +63,7 @@ internal sealed partial class BlockRepository
     /// A bulk import's blockset: found by full hash and length (then nothing is written), else added from its blocks by
     /// hash and size, inside the write transaction.
     /// </summary>
-    internal ValueTask<bool> ImportBlocksetAsync(ImportBlockset blockset, long length, CancellationToken cancellationToken)
+    public ValueTask<bool> ImportBlocksetAsync(ImportBlockset blockset, long length, CancellationToken cancellationToken)
     {
         using var call = new CallScope(_site, nameof(ImportBlocksetAsync));
         try
@@ -73,7 +71,7 @@ internal sealed partial class BlockRepository
             call.Enter(this, cancellationToken);
             RequireWritable(nameof(IBlockDatabase.ImportBlocksetsAsync));
             var fullHash = blockset.FullHash.IsEmpty ? null : blockset.FullHash.ToString();
-            var added = _blocksets.Import(blockset.Blocks, fullHash, length, cancellationToken);
+            var added = _engine.ImportBlockset(blockset.Blocks, fullHash, length, cancellationToken);
             _policy.AfterWrite();
             return new(added);
         }
@@ -89,8 +87,7 @@ internal sealed partial class BlockRepository
         try
         {
             call.Enter(this, cancellationToken);
-            _tx.EnterRead();
-            return new(_blocksets.GetBlock(blockId));
+            return new(_engine.GetBlock(blockId));
         }
         catch (Exception e) when (call.Failing(e))
         {
@@ -104,9 +101,8 @@ internal sealed partial class BlockRepository
         try
         {
             call.Enter(this, cancellationToken);
-            _tx.EnterRead();
             Require.FullHash(fullHash, length);
-            return new(_blocksets.Find(fullHash, length));
+            return new(_engine.FindBlockset(fullHash, length));
         }
         catch (Exception e) when (call.Failing(e))
         {
@@ -120,8 +116,7 @@ internal sealed partial class BlockRepository
         try
         {
             call.Enter(this, cancellationToken);
-            _tx.EnterRead();
-            return new(_blocksets.List(blocksetId));
+            return new(_engine.ListBlocksetBlocks(blocksetId));
         }
         catch (Exception e) when (call.Failing(e))
         {
@@ -135,8 +130,7 @@ internal sealed partial class BlockRepository
         try
         {
             call.Enter(this, cancellationToken);
-            _tx.EnterRead();
-            return new(_blocksets.Get(blocksetId));
+            return new(_engine.GetBlockset(blocksetId));
         }
         catch (Exception e) when (call.Failing(e))
         {
@@ -151,7 +145,7 @@ internal sealed partial class BlockRepository
         {
             call.Enter(this, cancellationToken);
             RequireWritable(nameof(DeleteBlocksetAsync));
-            _blocksets.Delete(blocksetId);
+            _engine.DeleteBlockset(blocksetId);
             _policy.AfterWrite();
             return ValueTask.CompletedTask;
         }
@@ -168,7 +162,7 @@ internal sealed partial class BlockRepository
         {
             call.Enter(this, cancellationToken);
             RequireWritable(nameof(DeleteUnreferencedBlocksAsync));
-            var result = (_collect ??= new CollectionService(_connection, _tx, _volumeGuard)).Collect(volumeId);
+            var result = _engine.Collect(volumeId);
             _policy.AfterWrite();
             if (result.Blocks > 0)
             {

@@ -1,69 +1,47 @@
-using BlockDb.Blocksets;
-using BlockDb.Collection;
-using BlockDb.Drivers;
-using BlockDb.Engine;
-using BlockDb.Layouts;
-using BlockDb.Sql;
-using BlockDb.Sqlite;
-using BlockDb.Volumes;
+using BlockDb.Sessions;
 
-namespace BlockDb.Sessions;
+namespace BlockDb.Engine;
 
 /// <summary>
-/// The repository session: every operation of <see cref="IBlockRepository"/> on one connection. Each call is a
-/// <see cref="CallScope"/> (gate [G1], metrics, failure bookkeeping [B2]); the layout's <see cref="IBlockStore"/> finds
-/// and writes blocks; <see cref="BlocksetService"/> reads and writes blocksets; the <see cref="SqliteTransaction"/> runs
-/// the transaction and the <see cref="CommitPolicy"/> commits between calls [B1]. Statements are prepared at open.
+/// The one session class: every operation of <see cref="IBlockRepository"/>, written once for every engine. Each call is
+/// a <see cref="CallScope"/> (gate [G1], metrics, failure bookkeeping [B2]); the input is checked (<see cref="Require"/>)
+/// and a text hash decoded at the entry; <typeparamref name="TEngine"/> runs the operation (for SQLite,
+/// <see cref="Sqlite.SqliteSession{TLayout}"/> over the layout's session); the <see cref="CommitPolicy"/> commits
+/// between calls [B1]. <typeparamref name="TEngine"/> is a struct, so the JIT compiles one copy per engine and layout
+/// and calls it directly (D6).
 /// </summary>
-internal sealed partial class BlockRepository : IBlockRepository
+internal sealed partial class BlockSession<TEngine> : ISessionHandle
+    where TEngine : struct, IEngineSession
 {
-    /// <summary>Reads per read transaction in WAL mode when <see cref="BatchingOptions.ReadsPerTransaction"/> is not set.</summary>
-    public const int DefaultReadsPerTransaction = 256;
-
-    private readonly ISqliteConnection _connection;
+    private readonly TEngine _engine;
     private readonly string _path;
     private readonly bool _readOnly;
-    private readonly bool _wholeCalls;
-    private readonly Action<BlockRepository> _onDisposed;
+    private readonly Action<ISessionHandle> _onDisposed;
     private long _cacheHits;
     private long _cacheMisses;
-    private readonly CallGate _gate = new();
+    private readonly CallGate _gate;
     private readonly CallSite _site;
-    private readonly SqliteTransaction _tx;
     private readonly CommitPolicy _policy;
     private readonly IdleTimer? _idleTimer;
-    private readonly IBlockStore _store;
-    private readonly BlocksetService _blocksets;
-    private readonly VolumeGuard _volumeGuard;
-    private readonly ISqliteStatement _counts;
     private readonly Microsoft.Extensions.Logging.ILogger _logger;
-    private VolumeService? _volumes;
-    private CollectionService? _collect;
 
-    public BlockRepository(ISqliteConnection connection, SessionSettings settings, Action<BlockRepository> onDisposed)
+    /// <param name="engine">The engine connection, owned by this session from now on.</param>
+    /// <param name="site">The session's gate, commit policy and metrics names.</param>
+    /// <param name="idleTimer">The age commit and read-transaction timer, or null.</param>
+    /// <param name="settings">What the session needs from its database.</param>
+    /// <param name="onDisposed">Called once, at the end of dispose.</param>
+    public BlockSession(TEngine engine, CallSite site, IdleTimer? idleTimer, SessionSettings settings, Action<ISessionHandle> onDisposed)
     {
-        _connection = connection;
+        _engine = engine;
+        _site = site;
+        _gate = site.Gate;
+        _policy = site.Policy;
+        _idleTimer = idleTimer;
         _path = settings.Path;
         _logger = settings.Logger;
         _readOnly = settings.ReadOnly;
-        _wholeCalls = settings.WholeCalls;
         _onDisposed = onDisposed;
         AppliedPragmas = settings.AppliedPragmas;
-
-        // Read batching by default only in WAL mode: in the rollback-journal modes a held read blocks other writers' commits.
-        var reads = settings.Batching.ReadsPerTransaction ?? (AppliedPragmas.JournalMode == JournalMode.Wal ? DefaultReadsPerTransaction : 1);
-        _tx = new SqliteTransaction(connection, settings, reads);
-        _policy = new CommitPolicy(settings.Batching, _tx);
-        _site = new CallSite(_gate, _policy, "sqlite", settings.Provider, _path, _logger);
-        _volumeGuard = new VolumeGuard(connection, _tx);
-        _store = settings.Layout.CreateStore(connection, _tx, _volumeGuard, settings.Strategy);
-        _blocksets = new BlocksetService(connection, _tx, _store, _volumeGuard, settings.WholeCalls);
-        _counts = connection.Prepare(BlockDbSql.Counts);
-        var commitAge = _readOnly ? null : settings.Batching.CommitAfterMilliseconds;
-        if (commitAge is not null || _tx.Reads.Enabled)
-        {
-            _idleTimer = new IdleTimer(_gate, _policy, _tx, commitAge);
-        }
     }
 
     public PragmaSettings AppliedPragmas { get; }
@@ -73,15 +51,10 @@ internal sealed partial class BlockRepository : IBlockRepository
     public SqliteCacheStats? ReadCacheStats()
     {
         ObjectDisposedException.ThrowIf(_gate.IsClosed, this);
-        return _connection.ReadCacheStats();
+        return _engine.ReadCacheStats();
     }
 
-    /// <summary>
-    /// Page-cache hits and misses for the metrics (<c>blockdb.page_cache.*</c>): read now when the session is idle, else
-    /// the last reading (never waiting for a call, never inside one); (0, 0) when the provider does not expose them.
-    /// After dispose, the final reading.
-    /// </summary>
-    internal (long Hits, long Misses) SampleCacheStats()
+    public (long Hits, long Misses) SampleCacheStats()
     {
         if (_gate.TryEnterBackground())
         {
@@ -102,7 +75,7 @@ internal sealed partial class BlockRepository : IBlockRepository
     {
         try
         {
-            if (_connection.ReadCacheStats() is { } stats)
+            if (_engine.ReadCacheStats() is { } stats)
             {
                 Volatile.Write(ref _cacheHits, stats.Hits);
                 Volatile.Write(ref _cacheMisses, stats.Misses);
@@ -120,7 +93,7 @@ internal sealed partial class BlockRepository : IBlockRepository
         try
         {
             call.Enter(this, cancellationToken);
-            _tx.Commit();
+            _engine.Commit();
             return ValueTask.CompletedTask;
         }
         catch (Exception e) when (call.Failing(e))
@@ -135,7 +108,7 @@ internal sealed partial class BlockRepository : IBlockRepository
         try
         {
             call.Enter(this, cancellationToken);
-            _tx.Rollback();
+            _engine.Rollback();
             return ValueTask.CompletedTask;
         }
         catch (Exception e) when (call.Failing(e))
@@ -150,16 +123,7 @@ internal sealed partial class BlockRepository : IBlockRepository
         try
         {
             call.Enter(this, cancellationToken);
-            _tx.EnterRead();
-            try
-            {
-                _counts.Step();
-                return new(new BlockDbCounts(_counts.ColumnInt64(0), _counts.ColumnInt64(1), _counts.ColumnInt64(2)));
-            }
-            finally
-            {
-                _counts.Reset();
-            }
+            return new(_engine.GetCounts());
         }
         catch (Exception e) when (call.Failing(e))
         {
@@ -188,16 +152,13 @@ internal sealed partial class BlockRepository : IBlockRepository
         finally
         {
             StoreCacheStats();
-            _connection.Dispose();
+            _engine.Close();
             _onDisposed(this);
         }
 
         // An age commit that failed after the last call: its writes are not in the file, so dispose says so [B4].
         _policy.ThrowDeferred();
     }
-
-    /// <summary>The volume calls, prepared on first use.</summary>
-    private VolumeService Volumes => _volumes ??= new VolumeService(_connection, _tx, _volumeGuard);
 
     /// <summary>Refuses a write on a read-only database.</summary>
     /// <exception cref="BlockDbReadOnlyException">The database is read-only.</exception>

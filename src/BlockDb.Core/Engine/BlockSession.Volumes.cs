@@ -1,9 +1,8 @@
-using BlockDb.Engine;
 
-namespace BlockDb.Sessions;
+namespace BlockDb.Engine;
 
 // The volume calls.
-internal sealed partial class BlockRepository
+internal sealed partial class BlockSession<TEngine>
 {
     public ValueTask<long> RegisterVolumeAsync(string name, VolumeState state = VolumeState.Temporary, CancellationToken cancellationToken = default)
     {
@@ -14,7 +13,7 @@ internal sealed partial class BlockRepository
             Require.VolumeName(name);
             Require.NewVolumeState(state);
             RequireWritable(nameof(RegisterVolumeAsync));
-            var id = Volumes.Register(name, state);
+            var id = _engine.RegisterVolume(name, state);
             _policy.AfterWrite();
             return new(id);
         }
@@ -33,7 +32,7 @@ internal sealed partial class BlockRepository
             Require.VolumeState(state);
             Require.VolumeSize(size);
             RequireWritable(nameof(SetVolumeStateAsync));
-            Volumes.SetState(volumeId, state, size);
+            _engine.SetVolumeState(volumeId, state, size);
             _policy.AfterWrite();
             return ValueTask.CompletedTask;
         }
@@ -51,7 +50,7 @@ internal sealed partial class BlockRepository
             call.Enter(this, cancellationToken);
             ArgumentNullException.ThrowIfNull(blockIds);
             RequireWritable(nameof(MoveBlocksAsync));
-            var moved = Volumes.Move(blockIds, toVolumeId, cancellationToken);
+            var moved = _engine.MoveBlocks(blockIds, toVolumeId, cancellationToken);
             _policy.AfterWrite();
             return new(moved);
         }
@@ -67,8 +66,7 @@ internal sealed partial class BlockRepository
         try
         {
             call.Enter(this, cancellationToken);
-            _tx.EnterRead();
-            return new(Volumes.Get(volumeId));
+            return new(_engine.GetVolume(volumeId));
         }
         catch (Exception e) when (call.Failing(e))
         {
@@ -82,9 +80,8 @@ internal sealed partial class BlockRepository
         try
         {
             call.Enter(this, cancellationToken);
-            _tx.EnterRead();
             Require.VolumeName(name);
-            return new(Volumes.Find(name));
+            return new(_engine.FindVolume(name));
         }
         catch (Exception e) when (call.Failing(e))
         {
