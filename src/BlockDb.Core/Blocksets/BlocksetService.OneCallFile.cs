@@ -35,7 +35,7 @@ internal sealed partial class BlocksetService
             for (var i = 0; i < keys.Length; i++)
             {
                 Require.NotCancelled(i, CancellationToken);
-                var result = Self._store.SelectXorInsertInWrite(keys[i], VolumeId, out var volume);
+                var result = Self._layout.SelectXorInsertInWrite(keys[i], VolumeId, out var volume);
                 found[i] = result;
                 ids[i] = result.Id;
                 Self.RequireReferable(result.Id, i, volume, ref fit);

@@ -43,6 +43,9 @@ internal sealed partial class BlockKeyMap
     private readonly KeyMapFile? _snapshot;
     private long _coveredThrough;
     private MapVersion _version = MapVersion.Unloaded;
+
+    // Whether _version is not Unloaded, written with it under _gate: a lookup asks on every call, without the lock.
+    private volatile bool _loaded;
     private Failure? _failure;
     private bool _snapshotTried;
 
@@ -116,8 +119,8 @@ internal sealed partial class BlockKeyMap
         }
     }
 
-    /// <summary>Whether a first load has completed.</summary>
-    public bool Loaded => Version != MapVersion.Unloaded;
+    /// <summary>Whether a first load has completed (no lock: a stale answer only costs a lookup, never a miss, since the complete lookup catches up [M2]).</summary>
+    public bool Loaded => _loaded;
 
     /// <summary>The table's slots for a lookup, without a lock (<see cref="KeyTable"/>'s reader rule); every candidate must be verified [M1].</summary>
     /// <exception cref="BlockDbException">The map failed to load (see the class remarks).</exception>
@@ -166,6 +169,7 @@ internal sealed partial class BlockKeyMap
                 if (pass.Full ? pass.Version.IsNewerThan(_version) : pass.Version == _version)
                 {
                     _version = pass.Version;
+                    _loaded = _version != MapVersion.Unloaded;
                     _coveredThrough = pass.Full ? pass.MaxBlockId : Math.Max(_coveredThrough, pass.MaxBlockId);
                 }
             }
@@ -227,6 +231,7 @@ internal sealed partial class BlockKeyMap
             lock (_gate)
             {
                 _version = MapVersion.Unloaded;
+                _loaded = false;
                 _coveredThrough = 0;
                 _failure = null;
                 _loadedFrom = null;
