@@ -8,7 +8,7 @@ internal interface ISessionHandle : IBlockRepository
 {
     /// <summary>
     /// Page-cache hits and misses for the metrics (<c>blockdb.page_cache.*</c>): read now when the session is idle, else
-    /// the last reading (never waiting for a call, never inside one [O1]); (0, 0) when the engine has none. After
+    /// the last reading (never waiting for a call, never inside one); (0, 0) when the engine has none. After
     /// dispose, the final reading.
     /// </summary>
     (long Hits, long Misses) SampleCacheStats();

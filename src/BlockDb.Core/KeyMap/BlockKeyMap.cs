@@ -12,25 +12,10 @@ namespace BlockDb.KeyMap;
 /// that is in the file, because an insert after a miss is what keeps the file free of duplicates.
 /// </summary>
 /// <remarks>
-/// <para>Invariants (docs/ARCHITECTURE.md, "The key map's invariants"):</para>
-/// <list type="number">
-/// <item>Entries are only ever added, from rows read in a snapshot of the file (<see cref="CatchUp"/>) or from a
-/// session's own inserts after their commit (<see cref="Merge"/>). A session's uncommitted inserts stay in that
-/// session's own table, so a rollback or a lost batch leaves nothing behind here.</item>
-/// <item>(<see cref="CoveredThrough"/>, <see cref="Version"/>) = (W, V): in every snapshot whose
-/// <c>BlockDbState.Generation</c> and <c>schema_version</c> are V, every <c>Block</c> row with ID ≤ W has an entry.
-/// W is only set to a <c>BlockDbState.MaxBlockId</c> read in a snapshot whose rows above the old W were all read,
-/// or by a merge whose session read every row above W under the write lock. The file's guards
-/// (<see cref="BlockDbSql.KeyMapGuards"/>) make any write that could break this (an insert at or below
-/// <c>MaxBlockId</c>, an update of an ID, hash or size) bump the generation; any DDL (a guard dropped and
-/// re-created around such a write) moves the schema version. A catch-up that sees a newer version reads the whole
-/// table again; every whole-table read first checks the guards' exact text.</item>
-/// <item>A catch-up reads the state and the rows above W in one statement, so both come from one snapshot.
-/// Catch-ups run one at a time (<c>_load</c>); lookups take no lock (<see cref="KeyTable"/>'s reader rule).
-/// <c>_gate</c> serializes writes to the table and to (W, V).</item>
-/// <item>A failed load (memory limit, an ID the layout cannot hold, guards changed) leaves the map failed: every
-/// later call that needs it throws the same error, until <see cref="Reset"/> (after a repair) or a reopen.</item>
-/// </list>
+/// Invariants M1-M5 (docs/ARCHITECTURE.md, "The key map's invariants"): entries only added, from a snapshot's rows or a
+/// committed session's inserts [M3]; (<see cref="CoveredThrough"/>, <see cref="Version"/>) is the coverage [M1];
+/// catch-ups one at a time under <c>_load</c>, the table and (W, V) written under <c>_gate</c>, lookups lock-free [M2];
+/// a failed load stays failed until <see cref="Reset"/> [M5].
 /// Rows whose hash is not 1 to 66 bytes are skipped: no lookup can ask for them (hash texts decode to at most 66
 /// bytes), and the guards refuse new ones; <see cref="IBlockDatabase.CheckAsync"/> reports them.
 /// </remarks>
