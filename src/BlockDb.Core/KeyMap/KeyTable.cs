@@ -209,6 +209,7 @@ internal sealed class KeyTable
 
         public readonly CandidateEnumerator GetEnumerator() => this;
 
+        [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveInlining)]
         public bool MoveNext()
         {
             while (_steps < slots.Length)
