@@ -62,7 +62,7 @@ internal sealed partial class BlocksetService
         Add(blocks, blocks.Count, fullHash, cancellationToken, static (self, blocks, i) =>
         {
             var block = blocks[i];
-            var id = self._layout.Find(new BinaryBlockKey(BlockHash.Parse(block.Hash), block.Size))
+            var id = self._layout.Find(new BinaryBlockKey(BlockHash.Parse(block.Hash), block.Size), block.Hash)
                 ?? throw new BlockNotFoundException($"Block {i} of the blockset (hash {block.Hash}, {block.Size} bytes) is not in the index; add it first (SelectXorInsertAsync). Nothing of the blockset was written.", i);
             return (id, self.BlockSize(id, i) ?? block.Size);
         });
@@ -103,7 +103,7 @@ internal sealed partial class BlocksetService
             self.Add(blocks, blocks.Count, fullHash, cancellationToken, static (self, blocks, i) =>
             {
                 var block = blocks[i];
-                var id = self._layout.Find(block)
+                var id = self._layout.Find(block, null)
                     ?? throw new BlockNotFoundException($"Block {i} of the blockset (hash {block.Hash}, {block.Size} bytes) is not in the index; import the blocks first. Nothing of the blockset was written.", i);
                 return (id, self.BlockSize(id, i) ?? block.Size);
             });

@@ -33,7 +33,7 @@ internal sealed partial class BlockSession<TEngine>
         {
             call.Enter(this, cancellationToken);
             var block = Require.Block(isText, text, hash, size);
-            return new(_engine.FindBlock(block));
+            return new(_engine.FindBlock(block, text));
         }
         catch (Exception e) when (call.Failing(e))
         {
@@ -49,7 +49,7 @@ internal sealed partial class BlockSession<TEngine>
             call.Enter(this, cancellationToken);
             var block = Require.Block(isText, text, hash, size);
             RequireWritable(nameof(SelectXorInsertAsync));
-            var result = _engine.SelectXorInsert(block, volumeId);
+            var result = _engine.SelectXorInsert(block, text, volumeId);
             _policy.AfterWrite();
             return new(result);
         }
@@ -67,7 +67,7 @@ internal sealed partial class BlockSession<TEngine>
             call.Enter(this, cancellationToken);
             var block = Require.Block(isText, text, hash, size);
             RequireWritable(nameof(InsertBlockAsync));
-            var id = _engine.InsertBlock(block, volumeId);
+            var id = _engine.InsertBlock(block, text, volumeId);
             _policy.AfterWrite();
             return new(id);
         }

@@ -11,13 +11,15 @@ namespace BlockDb.Engine;
 internal interface IEngineSession
 {
     /// <summary>The block's ID, or null when the engine sees no such block (complete: never a miss for a visible block).</summary>
-    long? FindBlock(in BinaryBlockKey block);
+    /// <param name="block">The block, its hash decoded.</param>
+    /// <param name="text">The caller's hash text when it gave one (checked, canonical), else null: a layout that stores the text binds it as given.</param>
+    long? FindBlock(in BinaryBlockKey block, string? text);
 
     /// <summary>Finds the block, inserting it when absent (recorded in <paramref name="volumeId"/>).</summary>
-    SelectXorInsertResult SelectXorInsert(in BinaryBlockKey block, long? volumeId);
+    SelectXorInsertResult SelectXorInsert(in BinaryBlockKey block, string? text, long? volumeId);
 
     /// <summary>Inserts a block that must be new (<c>SQLITE_CONSTRAINT</c> when it exists).</summary>
-    long InsertBlock(in BinaryBlockKey block, long? volumeId);
+    long InsertBlock(in BinaryBlockKey block, string? text, long? volumeId);
 
     /// <summary>Select-xor-insert of each block, its result at the same index; how many it created.</summary>
     int SelectXorInsertMany(ReadOnlyMemory<BinaryBlockKey> blocks, Memory<SelectXorInsertResult> results, long? volumeId, CancellationToken cancellationToken);

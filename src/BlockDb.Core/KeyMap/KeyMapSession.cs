@@ -40,9 +40,9 @@ internal readonly struct KeyMapSession : ILayoutSession
     }
 
     // The members that take a block `in` are explicit: an implicit one gets a compiler bridge (one more frame).
-    long? ILayoutSession.Find(in BinaryBlockKey block) => Lookup(block, KeyOf(block), LookupMode.Complete, out _);
+    long? ILayoutSession.Find(in BinaryBlockKey block, string? text) => Lookup(block, KeyOf(block), LookupMode.Complete, out _);
 
-    SelectXorInsertResult ILayoutSession.SelectXorInsert(in BinaryBlockKey block, long? volumeId)
+    SelectXorInsertResult ILayoutSession.SelectXorInsert(in BinaryBlockKey block, string? text, long? volumeId)
     {
         var key = KeyOf(block);
         var tx = _own.Transaction;
@@ -85,7 +85,7 @@ internal readonly struct KeyMapSession : ILayoutSession
         return new SelectXorInsertResult(created, true);
     }
 
-    long ILayoutSession.Insert(in BinaryBlockKey block, long? volumeId)
+    long ILayoutSession.Insert(in BinaryBlockKey block, string? text, long? volumeId)
     {
         var key = KeyOf(block);
         EnsureLoaded();

@@ -13,10 +13,12 @@ namespace BlockDb.Layouts;
 internal interface ILayoutSession
 {
     /// <summary>A block's ID, or null when the session's connection sees no such block (complete: never a miss for a visible block).</summary>
-    long? Find(in BinaryBlockKey block);
+    /// <param name="block">The block, its hash decoded.</param>
+    /// <param name="text">The caller's hash text when it gave one (checked, canonical), else null: a layout that stores the text binds it as given.</param>
+    long? Find(in BinaryBlockKey block, string? text);
 
     /// <summary>Finds a block, inserting it when absent (recorded in <paramref name="volumeId"/>, checked then).</summary>
-    SelectXorInsertResult SelectXorInsert(in BinaryBlockKey block, long? volumeId);
+    SelectXorInsertResult SelectXorInsert(in BinaryBlockKey block, string? text, long? volumeId);
 
     /// <summary>
     /// Select-xor-insert of one block of a blockset, inside the open write transaction, also saying what the layout's own
@@ -26,7 +28,7 @@ internal interface ILayoutSession
     SelectXorInsertResult SelectXorInsertInWrite(in BinaryBlockKey block, long? volumeId, out BlockVolume volume);
 
     /// <summary>Inserts a block recorded in <paramref name="volumeId"/>, failing with <c>SQLITE_CONSTRAINT</c> when it exists.</summary>
-    long Insert(in BinaryBlockKey block, long? volumeId);
+    long Insert(in BinaryBlockKey block, string? text, long? volumeId);
 
     /// <summary>Reads a stored hash back as base64 text.</summary>
     string ReadHash(ISqliteStatement statement, int column);

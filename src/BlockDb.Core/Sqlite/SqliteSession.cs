@@ -27,15 +27,15 @@ internal readonly struct SqliteSession<TLayout> : IEngineSession
     private SqliteTransaction Tx => _s.Transaction;
 
     // The members that take a block `in` are explicit: an implicit one gets a compiler bridge (one more frame).
-    long? IEngineSession.FindBlock(in BinaryBlockKey block)
+    long? IEngineSession.FindBlock(in BinaryBlockKey block, string? text)
     {
         Tx.EnterRead();
-        return _layout.Find(block);
+        return _layout.Find(block, text);
     }
 
-    SelectXorInsertResult IEngineSession.SelectXorInsert(in BinaryBlockKey block, long? volumeId) => _layout.SelectXorInsert(block, volumeId);
+    SelectXorInsertResult IEngineSession.SelectXorInsert(in BinaryBlockKey block, string? text, long? volumeId) => _layout.SelectXorInsert(block, text, volumeId);
 
-    long IEngineSession.InsertBlock(in BinaryBlockKey block, long? volumeId) => _layout.Insert(block, volumeId);
+    long IEngineSession.InsertBlock(in BinaryBlockKey block, string? text, long? volumeId) => _layout.Insert(block, text, volumeId);
 
     /// <summary>
     /// Select-xor-insert of each block in order, its result at the same index; the token checked between blocks; one
@@ -83,7 +83,7 @@ internal readonly struct SqliteSession<TLayout> : IEngineSession
             {
                 Require.NotCancelled(i, cancellationToken);
                 Tx.EnterRead();
-                if (_layout.Find(blocks[i]) is { } id)
+                if (_layout.Find(blocks[i], null) is { } id)
                 {
                     results[i] = new SelectXorInsertResult(id, false);
                     continue;
@@ -192,7 +192,7 @@ internal readonly struct SqliteSession<TLayout> : IEngineSession
             {
                 Require.NotCancelled(n, CancellationToken);
                 var i = Only is null ? n : Only[n];
-                var result = Layout.SelectXorInsert(blocks[i], VolumeId);
+                var result = Layout.SelectXorInsert(blocks[i], null, VolumeId);
                 results[i] = result;
                 created += result.Created ? 1 : 0;
             }

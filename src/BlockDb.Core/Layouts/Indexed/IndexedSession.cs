@@ -36,12 +36,12 @@ internal readonly struct IndexedSession<TCodec, TStrategy> : ILayoutSession
     public SqliteTransaction Transaction { get; }
 
     // The members that take a block `in` are explicit: an implicit one gets a compiler bridge (one more frame).
-    long? ILayoutSession.Find(in BinaryBlockKey block) => Find(block);
+    long? ILayoutSession.Find(in BinaryBlockKey block, string? text) => Find(block, text);
 
     /// <summary>The block's ID through the unique index, or null.</summary>
-    public long? Find(in BinaryBlockKey block)
+    public long? Find(in BinaryBlockKey block, string? text)
     {
-        TCodec.Bind(_find, 1, block.Hash);
+        TCodec.Bind(_find, 1, block.Hash, text);
         _find.BindInt64(2, block.Size);
         try
         {
@@ -53,22 +53,22 @@ internal readonly struct IndexedSession<TCodec, TStrategy> : ILayoutSession
         }
     }
 
-    SelectXorInsertResult ILayoutSession.SelectXorInsert(in BinaryBlockKey block, long? volumeId) => _strategy.SelectXorInsert(this, block, volumeId);
+    SelectXorInsertResult ILayoutSession.SelectXorInsert(in BinaryBlockKey block, string? text, long? volumeId) => _strategy.SelectXorInsert(this, block, text, volumeId);
 
     SelectXorInsertResult ILayoutSession.SelectXorInsertInWrite(in BinaryBlockKey block, long? volumeId, out BlockVolume volume)
     {
         Transaction.RequireOpen();
-        var result = _strategy.SelectXorInsert(this, block, volumeId);
+        var result = _strategy.SelectXorInsert(this, block, null, volumeId);
 
         // The index lookup reads no VolumeID: a found block's volume is left to the blockset's own read.
         volume = result.Created ? BlockVolume.Checked : BlockVolume.Unknown;
         return result;
     }
 
-    long ILayoutSession.Insert(in BinaryBlockKey block, long? volumeId)
+    long ILayoutSession.Insert(in BinaryBlockKey block, string? text, long? volumeId)
     {
         Transaction.Begin();
-        var id = InsertRow(block, volumeId);
+        var id = InsertRow(block, text, volumeId);
         Transaction.Wrote();
         return id;
     }
@@ -79,10 +79,10 @@ internal readonly struct IndexedSession<TCodec, TStrategy> : ILayoutSession
     /// Checks the volume (inside the write transaction) and binds a new block's hash, size, volume and ID as parameters
     /// 1 to 4 of an insert: the ID is NULL (SQLite chooses) unless the collected high-water mark is above every ID [ID1].
     /// </summary>
-    public void BindNewBlock(ISqliteStatement insert, in BinaryBlockKey block, long? volumeId)
+    public void BindNewBlock(ISqliteStatement insert, in BinaryBlockKey block, string? text, long? volumeId)
     {
         _volumes.RequireRecordable(volumeId);
-        TCodec.Bind(insert, 1, block.Hash);
+        TCodec.Bind(insert, 1, block.Hash, text);
         insert.BindInt64(2, block.Size);
         if (volumeId is { } volume)
         {
@@ -104,9 +104,9 @@ internal readonly struct IndexedSession<TCodec, TStrategy> : ILayoutSession
     }
 
     /// <summary>Inserts a block inside the open write transaction and returns its ID (<c>SQLITE_CONSTRAINT</c> when it exists).</summary>
-    public long InsertRow(in BinaryBlockKey block, long? volumeId)
+    public long InsertRow(in BinaryBlockKey block, string? text, long? volumeId)
     {
-        BindNewBlock(_insert, block, volumeId);
+        BindNewBlock(_insert, block, text, volumeId);
         try
         {
             _insert.Step();
@@ -125,10 +125,10 @@ internal readonly struct IndexedSession<TCodec, TStrategy> : ILayoutSession
     /// insert did not give it. Counts a write only when the insert created the block.
     /// </summary>
     /// <exception cref="BlockDbException">The insert did nothing yet the block is not there: the index and the table disagree.</exception>
-    public SelectXorInsertResult InsertThenFind(ISqliteStatement insert, bool returnsId, in BinaryBlockKey block, long? volumeId)
+    public SelectXorInsertResult InsertThenFind(ISqliteStatement insert, bool returnsId, in BinaryBlockKey block, string? text, long? volumeId)
     {
         Transaction.Begin();
-        BindNewBlock(insert, block, volumeId);
+        BindNewBlock(insert, block, text, volumeId);
         long? created;
         if (returnsId)
         {
@@ -143,12 +143,12 @@ internal readonly struct IndexedSession<TCodec, TStrategy> : ILayoutSession
         }
         else
         {
-            created = insert.ExecuteNonQuery() > 0 ? Find(block) : null;
+            created = insert.ExecuteNonQuery() > 0 ? Find(block, text) : null;
         }
 
         if (created is not { } id)
         {
-            return new SelectXorInsertResult(Find(block) ?? throw new BlockDbException($"Block ({block.Hash}, {block.Size} bytes) conflicted on insert but is not found: the file's unique index and its table disagree; run CheckAsync."), false);
+            return new SelectXorInsertResult(Find(block, text) ?? throw new BlockDbException($"Block ({block.Hash}, {block.Size} bytes) conflicted on insert but is not found: the file's unique index and its table disagree; run CheckAsync."), false);
         }
 
         _floor.Created();
