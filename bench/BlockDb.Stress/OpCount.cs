@@ -5,7 +5,7 @@ using System.Security.Cryptography;
 namespace BlockDb.Stress;
 
 /// <summary>
-/// <c>fill</c> and <c>ops</c>: a fixed number of hot-path calls on a KeyMap file, for instruction counts per call
+/// <c>fill</c> and <c>ops</c>: a fixed number of hot-path calls on a KeyMap file (or another layout's, when given), for instruction counts per call
 /// under <c>valgrind --tool=callgrind</c> (bench/callgrind-ops.sh runs two counts and divides the difference, so
 /// start-up, the map's load and the keys' set-up cancel out). Nothing here is timed for a result.
 /// </summary>
@@ -14,10 +14,10 @@ internal static class OpCount
     /// <summary>How many keys <c>ops</c> computes before its loop, whatever the count (so both runs do the same set-up).</summary>
     private const int Pool = 200_000;
 
-    /// <summary>Fills <paramref name="path"/> with blocks 0 … <paramref name="blocks"/> − 1 (KeyMap; the map's snapshot is written at dispose).</summary>
-    public static async Task<int> FillAsync(string provider, string path, int blocks)
+    /// <summary>Fills <paramref name="path"/> with blocks 0 … <paramref name="blocks"/> − 1 (KeyMap unless <paramref name="layout"/> says otherwise; the map's snapshot is written at dispose).</summary>
+    public static async Task<int> FillAsync(string provider, string path, int blocks, BlockLayout layout = BlockLayout.KeyMap)
     {
-        await using var db = BlockDatabase.Open(new BlockDbOptions { Provider = provider, DataSource = path, Index = { Layout = BlockLayout.KeyMap }, Batching = { CommitEvery = 100_000 } });
+        await using var db = BlockDatabase.Open(new BlockDbOptions { Provider = provider, DataSource = path, Index = { Layout = layout }, Batching = { CommitEvery = 100_000 } });
         await using var session = await db.OpenSessionAsync();
         for (var i = 0; i < blocks; i++)
         {
@@ -36,7 +36,7 @@ internal static class OpCount
     /// blocks), <c>sxi</c> (SelectXorInsertAsync, every other block new), <c>sxi-hit</c> (SelectXorInsertAsync of existing
     /// blocks). Commits and exits without disposing, so no snapshot is written (its size would depend on the count).
     /// </summary>
-    public static async Task<int> RunAsync(string provider, string path, int blocks, string operation, int count)
+    public static async Task<int> RunAsync(string provider, string path, int blocks, string operation, int count, BlockLayout layout = BlockLayout.KeyMap)
     {
         if (count > Pool)
         {
@@ -50,7 +50,7 @@ internal static class OpCount
             keys[i] = operation == "sxi" && i % 2 == 1 ? Hash(blocks + i) : Hash(existing);
         }
 
-        var db = BlockDatabase.Open(new BlockDbOptions { Provider = provider, DataSource = path, Index = { Layout = BlockLayout.KeyMap } });
+        var db = BlockDatabase.Open(new BlockDbOptions { Provider = provider, DataSource = path, Index = { Layout = layout } });
         var session = await db.OpenSessionAsync();
         await session.FindBlockAsync(Hash(0), 4096); // loads the map
         var clock = Stopwatch.StartNew();

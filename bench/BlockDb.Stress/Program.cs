@@ -56,14 +56,17 @@ if (args.Length >= 1 && args[0] == "stackprobe")
         args.Length > 2 ? int.Parse(args[2], CultureInfo.InvariantCulture) : 20_000);
 }
 
-if (args is ["fill", var fillProvider, var fillPath, var fillBlocks])
+// fill/ops [layout]: KeyMap unless a layout is named (TextHash, BlobHash).
+if (args is ["fill", var fillProvider, var fillPath, var fillBlocks, .. var fillLayout] && fillLayout.Length <= 1)
 {
-    return await OpCount.FillAsync(fillProvider, fillPath, int.Parse(fillBlocks, CultureInfo.InvariantCulture));
+    return await OpCount.FillAsync(fillProvider, fillPath, int.Parse(fillBlocks, CultureInfo.InvariantCulture), fillLayout is [var l] ? Enum.Parse<BlockLayout>(l, ignoreCase: true) : BlockLayout.KeyMap);
 }
 
-if (args is ["ops", var opsProvider, var opsPath, var opsBlocks, var operation, var opsCount])
+if (args is ["ops", var opsProvider, var opsPath, var opsBlocks, var operation, var opsCount, .. var opsLayout] && opsLayout.Length <= 1)
 {
-    return await OpCount.RunAsync(opsProvider, opsPath, int.Parse(opsBlocks, CultureInfo.InvariantCulture), operation, int.Parse(opsCount, CultureInfo.InvariantCulture));
+    return await OpCount.RunAsync(
+        opsProvider, opsPath, int.Parse(opsBlocks, CultureInfo.InvariantCulture), operation, int.Parse(opsCount, CultureInfo.InvariantCulture),
+        opsLayout is [var l] ? Enum.Parse<BlockLayout>(l, ignoreCase: true) : BlockLayout.KeyMap);
 }
 
 if (args.Length >= 1 && args[0] == "soak")

@@ -1,6 +1,6 @@
 using System.Globalization;
 using BlockDb.Bench.Model;
-using BlockDb.Sessions;
+using BlockDb.Sqlite;
 
 namespace BlockDb.Bench.Execution;
 
@@ -28,7 +28,7 @@ internal sealed class NativeRunner(NativeBuild build, int latencyGroup, int pref
             "--layout", LayoutName(spec.Layout),
             "--mode", spec.IsPlain ? "plain" : "same",
             "--reads", (spec.Reads ?? 0).ToString(CultureInfo.InvariantCulture),
-            "--default-reads", BlockRepository.DefaultReadsPerTransaction.ToString(CultureInfo.InvariantCulture),
+            "--default-reads", SqliteServices.DefaultReadsPerTransaction.ToString(CultureInfo.InvariantCulture),
             "--read-ms", new BatchingOptions().ReadTransactionMilliseconds.ToString(CultureInfo.InvariantCulture),
             "--batch", spec.Batch.ToString(CultureInfo.InvariantCulture),
             "--threads", spec.Threads.ToString(CultureInfo.InvariantCulture),

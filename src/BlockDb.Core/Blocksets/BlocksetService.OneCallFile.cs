@@ -1,6 +1,5 @@
 using System.Buffers;
 using BlockDb.Engine;
-using BlockDb.Layouts;
 
 namespace BlockDb.Blocksets;
 
@@ -36,7 +35,7 @@ internal sealed partial class BlocksetService
             for (var i = 0; i < keys.Length; i++)
             {
                 Require.NotCancelled(i, CancellationToken);
-                var result = Self._store.SelectXorInsertInWrite(HashInput.FromBytes(keys[i].Hash), keys[i].Size, VolumeId, out var volume);
+                var result = Self._layout.SelectXorInsertInWrite(keys[i], VolumeId, out var volume);
                 found[i] = result;
                 ids[i] = result.Id;
                 Self.RequireReferable(result.Id, i, volume, ref fit);

@@ -13,7 +13,7 @@ internal sealed partial class BlocksetService
         {
             while (_list.Step())
             {
-                blocks.Add(new BlocksetBlock((int)_list.ColumnInt64(0), _list.ColumnInt64(1), _store.ReadHash(_list, 2), _list.ColumnInt64(3)));
+                blocks.Add(new BlocksetBlock((int)_list.ColumnInt64(0), _list.ColumnInt64(1), _layout.ReadHash(_list, 2), _list.ColumnInt64(3)));
             }
         }
         finally
@@ -53,7 +53,7 @@ internal sealed partial class BlocksetService
         try
         {
             return _getBlock.Step()
-                ? new BlockInfo(blockId, _store.ReadHash(_getBlock, 0), _getBlock.ColumnInt64(1), _getBlock.ColumnIsNull(2) ? null : _getBlock.ColumnInt64(2))
+                ? new BlockInfo(blockId, _layout.ReadHash(_getBlock, 0), _getBlock.ColumnInt64(1), _getBlock.ColumnIsNull(2) ? null : _getBlock.ColumnInt64(2))
                 : throw new BlockNotFoundException(blockId);
         }
         finally

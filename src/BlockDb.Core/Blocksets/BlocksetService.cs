@@ -11,14 +11,14 @@ namespace BlockDb.Blocksets;
 
 /// <summary>
 /// A session's blockset reads and writes, the same for every layout: blocks are found through the layout's
-/// <see cref="IBlockStore"/>, and a blockset is written with its entries inside a savepoint (all of it or nothing).
+/// <see cref="ILayoutSession"/>, and a blockset is written with its entries inside a savepoint (all of it or nothing).
 /// Used only inside the session's gate.
 /// </summary>
 internal sealed partial class BlocksetService
 {
     private readonly ISqliteConnection _connection;
     private readonly SqliteTransaction _batch;
-    private readonly IBlockStore _store;
+    private readonly ILayoutSession _layout;
     private readonly VolumeGuard _volumes;
     private readonly ISqliteStatement _blockSize;
     private readonly ISqliteStatement _insertBlockset;
@@ -35,15 +35,15 @@ internal sealed partial class BlocksetService
 
     /// <param name="connection">The session's connection.</param>
     /// <param name="batch">The session's write batch.</param>
-    /// <param name="store">The layout's block store.</param>
+    /// <param name="layout">The layout's session (boxed once: the blockset calls are not the block hot path).</param>
     /// <param name="volumes">The session's volume checks.</param>
     /// <param name="wholeCalls">Whether a one-call file's blocks go in the same savepoint as its blockset (<see cref="SessionSettings.WholeCalls"/>).</param>
-    public BlocksetService(ISqliteConnection connection, SqliteTransaction batch, IBlockStore store, VolumeGuard volumes, bool wholeCalls)
+    public BlocksetService(ISqliteConnection connection, SqliteTransaction batch, ILayoutSession layout, VolumeGuard volumes, bool wholeCalls)
     {
         _wholeCalls = wholeCalls;
         _connection = connection;
         _batch = batch;
-        _store = store;
+        _layout = layout;
         _volumes = volumes;
         _blockSize = connection.Prepare(BlockDbSql.GetBlockSizeAndVolumeState);
         _insertBlockset = connection.Prepare(BlockDbSql.InsertBlockset);
@@ -62,7 +62,7 @@ internal sealed partial class BlocksetService
         Add(blocks, blocks.Count, fullHash, cancellationToken, static (self, blocks, i) =>
         {
             var block = blocks[i];
-            var id = self._store.Find(HashInput.FromText(block.Hash), block.Size)
+            var id = self._layout.Find(new BinaryBlockKey(BlockHash.Parse(block.Hash), block.Size), block.Hash)
                 ?? throw new BlockNotFoundException($"Block {i} of the blockset (hash {block.Hash}, {block.Size} bytes) is not in the index; add it first (SelectXorInsertAsync). Nothing of the blockset was written.", i);
             return (id, self.BlockSize(id, i) ?? block.Size);
         });
@@ -74,8 +74,8 @@ internal sealed partial class BlocksetService
     /// <summary>
     /// A file in one call: select-xor-insert of each block (its result at the same index, new blocks recorded in
     /// <paramref name="volumeId"/>), then the blockset from them, all in one write transaction that no commit splits.
-    /// Each block's ID, size and volume are those the store found or created in that transaction, so a block's row
-    /// is read again only when the store's own read did not give its volume (the indexed layouts' hits). In a session of
+    /// Each block's ID, size and volume are those the layout session found or created in that transaction, so a block's row
+    /// is read again only when the layout session's own read did not give its volume (the indexed layouts' hits). In a session of
     /// whole calls the blocks go in the blockset's savepoint too: a failure or a cancellation leaves none of them.
     /// </summary>
     /// <exception cref="BlockDbConflictException">A found block's volume is Deleting or Deleted; nothing of the blockset was written (blocks created before it stay in the batch, unless the session's calls are whole).</exception>
@@ -103,7 +103,7 @@ internal sealed partial class BlocksetService
             self.Add(blocks, blocks.Count, fullHash, cancellationToken, static (self, blocks, i) =>
             {
                 var block = blocks[i];
-                var id = self._store.Find(HashInput.FromBytes(block.Hash), block.Size)
+                var id = self._layout.Find(block, null)
                     ?? throw new BlockNotFoundException($"Block {i} of the blockset (hash {block.Hash}, {block.Size} bytes) is not in the index; import the blocks first. Nothing of the blockset was written.", i);
                 return (id, self.BlockSize(id, i) ?? block.Size);
             });
@@ -160,13 +160,13 @@ internal sealed partial class BlocksetService
         (id, BlockSize(id, position) ?? throw new BlockNotFoundException($"Block {position} of the blockset (ID {id}) is not in the index. Nothing of the blockset was written.", position));
 
     /// <summary>
-    /// Refuses block <paramref name="position"/> of a one-call blockset when its volume is going, from what the store
+    /// Refuses block <paramref name="position"/> of a one-call blockset when its volume is going, from what the layout
     /// read in this transaction: nothing to read for a block it created, one read of the volume's state for a block
     /// it found (none when the block has no volume or its volume is <paramref name="fit"/>, found fit earlier in this
-    /// call; nothing changes a volume's state inside the call), and the row read again only when the store could not say.
+    /// call; nothing changes a volume's state inside the call), and the row read again only when the layout session could not say.
     /// </summary>
     /// <exception cref="BlockDbConflictException">The block's volume is Deleting or Deleted.</exception>
-    /// <exception cref="BlockNotFoundException">The store could not say and the block is not there.</exception>
+    /// <exception cref="BlockNotFoundException">The layout session could not say and the block is not there.</exception>
     private void RequireReferable(long id, int position, BlockVolume volume, ref long? fit)
     {
         if (volume.IsChecked)

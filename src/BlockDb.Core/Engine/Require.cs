@@ -1,4 +1,3 @@
-using BlockDb.Layouts;
 using BlockDb.Volumes;
 
 namespace BlockDb.Engine;
@@ -13,12 +12,28 @@ internal static class Require
     /// <summary>How many blocks of a span call run between two looks at the cancellation token.</summary>
     public const int CancellationCheckInterval = 256;
 
-    /// <summary>A block given by hash and size: a valid hash (text or bytes) and a size of 1 byte or more.</summary>
-    /// <exception cref="ArgumentException">The hash or the size is invalid.</exception>
-    public static void Block(in HashInput hash, long size)
+    /// <summary>
+    /// A block given by hash and size: a valid hash text (a text call, <paramref name="text"/> not null; decoded here,
+    /// once) or non-empty bytes (<paramref name="text"/> null), and a size of 1 byte or more. Returns the block as bytes.
+    /// </summary>
+    /// <exception cref="ArgumentException">The hash or the size is invalid (a null text: <see cref="ArgumentNullException"/>).</exception>
+    public static BinaryBlockKey Block(bool isText, string? text, in BlockHash hash, long size)
     {
-        hash.Validate(nameof(hash));
+        BlockHash bytes;
+        if (isText)
+        {
+            BlockHash.Validate(text, nameof(hash));
+            Span<byte> decoded = stackalloc byte[BlockHash.MaxBytes];
+            bytes = new BlockHash(decoded[..BlockHash.Decode(text!, decoded)]);
+        }
+        else
+        {
+            BlockHash.Validate(hash, nameof(hash));
+            bytes = hash;
+        }
+
         BlockHash.ValidateSize(size, nameof(size));
+        return new BinaryBlockKey(bytes, size);
     }
 
     /// <summary>A span call's blocks and results buffer.</summary>

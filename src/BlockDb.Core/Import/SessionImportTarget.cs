@@ -1,4 +1,4 @@
-using BlockDb.Sessions;
+using BlockDb.Engine;
 
 namespace BlockDb.Import;
 
@@ -7,7 +7,7 @@ namespace BlockDb.Import;
 /// import transaction is exactly what <see cref="BulkImport"/> cuts) and rolls back what is not committed when disposed.
 /// Reads are not batched on it: every read runs inside its write transaction.
 /// </summary>
-internal sealed class SessionImportTarget(BlockRepository session) : IImportTarget
+internal sealed class SessionImportTarget(ISessionHandle session) : IImportTarget
 {
     /// <summary>The import session's batching.</summary>
     public static readonly BatchingOptions Batching = new() { CommitEvery = 0, CommitAfterMilliseconds = null, OnDispose = DisposeBehavior.Rollback, ReadsPerTransaction = 1 };

@@ -12,25 +12,10 @@ namespace BlockDb.KeyMap;
 /// that is in the file, because an insert after a miss is what keeps the file free of duplicates.
 /// </summary>
 /// <remarks>
-/// <para>Invariants (docs/ARCHITECTURE.md, "The key map's invariants"):</para>
-/// <list type="number">
-/// <item>Entries are only ever added, from rows read in a snapshot of the file (<see cref="CatchUp"/>) or from a
-/// session's own inserts after their commit (<see cref="Merge"/>). A session's uncommitted inserts stay in that
-/// session's own table, so a rollback or a lost batch leaves nothing behind here.</item>
-/// <item>(<see cref="CoveredThrough"/>, <see cref="Version"/>) = (W, V): in every snapshot whose
-/// <c>BlockDbState.Generation</c> and <c>schema_version</c> are V, every <c>Block</c> row with ID ≤ W has an entry.
-/// W is only set to a <c>BlockDbState.MaxBlockId</c> read in a snapshot whose rows above the old W were all read,
-/// or by a merge whose session read every row above W under the write lock. The file's guards
-/// (<see cref="BlockDbSql.KeyMapGuards"/>) make any write that could break this (an insert at or below
-/// <c>MaxBlockId</c>, an update of an ID, hash or size) bump the generation; any DDL (a guard dropped and
-/// re-created around such a write) moves the schema version. A catch-up that sees a newer version reads the whole
-/// table again; every whole-table read first checks the guards' exact text.</item>
-/// <item>A catch-up reads the state and the rows above W in one statement, so both come from one snapshot.
-/// Catch-ups run one at a time (<c>_load</c>); lookups take no lock (<see cref="KeyTable"/>'s reader rule).
-/// <c>_gate</c> serializes writes to the table and to (W, V).</item>
-/// <item>A failed load (memory limit, an ID the layout cannot hold, guards changed) leaves the map failed: every
-/// later call that needs it throws the same error, until <see cref="Reset"/> (after a repair) or a reopen.</item>
-/// </list>
+/// Invariants M1-M5 (docs/ARCHITECTURE.md, "The key map's invariants"): entries only added, from a snapshot's rows or a
+/// committed session's inserts [M3]; (<see cref="CoveredThrough"/>, <see cref="Version"/>) is the coverage [M1];
+/// catch-ups one at a time under <c>_load</c>, the table and (W, V) written under <c>_gate</c>, lookups lock-free [M2];
+/// a failed load stays failed until <see cref="Reset"/> [M5].
 /// Rows whose hash is not 1 to 66 bytes are skipped: no lookup can ask for them (hash texts decode to at most 66
 /// bytes), and the guards refuse new ones; <see cref="IBlockDatabase.CheckAsync"/> reports them.
 /// </remarks>
@@ -43,6 +28,9 @@ internal sealed partial class BlockKeyMap
     private readonly KeyMapFile? _snapshot;
     private long _coveredThrough;
     private MapVersion _version = MapVersion.Unloaded;
+
+    // Whether _version is not Unloaded, written with it under _gate: a lookup asks on every call, without the lock.
+    private volatile bool _loaded;
     private Failure? _failure;
     private bool _snapshotTried;
 
@@ -116,20 +104,18 @@ internal sealed partial class BlockKeyMap
         }
     }
 
-    /// <summary>Whether a first load has completed.</summary>
-    public bool Loaded => Version != MapVersion.Unloaded;
+    /// <summary>Whether a first load has completed (no lock: a stale answer only costs a lookup, never a miss, since the complete lookup catches up [M2]).</summary>
+    public bool Loaded => _loaded;
 
-    /// <summary>The first entry for (hash, size) whose row verifies on the caller's connection, or <see langword="null"/>. Takes no lock.</summary>
+    /// <summary>The table's slots for a lookup, without a lock (<see cref="KeyTable"/>'s reader rule); every candidate must be verified [M1].</summary>
     /// <exception cref="BlockDbException">The map failed to load (see the class remarks).</exception>
-    public long? FindVerified(ReadOnlySpan<byte> hash, long size, uint key, ISqliteStatement getById) =>
-        FindVerified(hash, size, key, getById, readVolume: false, out _);
-
-    /// <summary>The same lookup, also giving the verified row's <c>VolumeID</c> when <paramref name="readVolume"/> (column 2 of <paramref name="getById"/>).</summary>
-    /// <exception cref="BlockDbException">The map failed to load (see the class remarks).</exception>
-    public long? FindVerified(ReadOnlySpan<byte> hash, long size, uint key, ISqliteStatement getById, bool readVolume, out long? volumeId)
+    public ulong[] Slots
     {
-        ThrowIfFailed();
-        return KeyTable.FindVerified(_table.Slots, key, hash, size, getById, readVolume, out volumeId);
+        get
+        {
+            ThrowIfFailed();
+            return _table.Slots;
+        }
     }
 
     /// <summary>Whether the exact entry (the block's key and ID) is in the map (for the check).</summary>
@@ -168,6 +154,7 @@ internal sealed partial class BlockKeyMap
                 if (pass.Full ? pass.Version.IsNewerThan(_version) : pass.Version == _version)
                 {
                     _version = pass.Version;
+                    _loaded = _version != MapVersion.Unloaded;
                     _coveredThrough = pass.Full ? pass.MaxBlockId : Math.Max(_coveredThrough, pass.MaxBlockId);
                 }
             }
@@ -229,6 +216,7 @@ internal sealed partial class BlockKeyMap
             lock (_gate)
             {
                 _version = MapVersion.Unloaded;
+                _loaded = false;
                 _coveredThrough = 0;
                 _failure = null;
                 _loadedFrom = null;

@@ -1,9 +1,9 @@
 using System.Globalization;
 using BlockDb.Drivers;
+using BlockDb.Engine;
 using BlockDb.Layouts;
 using BlockDb.Sql;
 using BlockDb.Sqlite;
-using BlockDb.Volumes;
 using Microsoft.Extensions.Logging;
 
 namespace BlockDb.KeyMap;
@@ -100,8 +100,8 @@ internal sealed class KeyMapLayout : LayoutDefinition
 
         public override void Report(MapLoadReporter reporter) => map.Reporter = reporter;
 
-        public override IBlockStore CreateStore(ISqliteConnection connection, SqliteTransaction batch, VolumeGuard volumes, SelectXorInsertStrategy strategy) =>
-            new KeyMapBlockStore(connection, map, batch, volumes);
+        public override ISessionHandle OpenSession(SqliteServices s) =>
+            s.Open(new KeyMapSession(map, new KeyMapWrites(s.Connection, map, s.Transaction, s.VolumeGuard)));
 
         public override (BlockDbFinding MapMissing, bool GuardsIntact) CheckLayout(ISqliteConnection connection, CancellationToken cancellationToken) =>
             (KeyMapCheck.Run(connection, map, cancellationToken), GuardsIntact(connection));

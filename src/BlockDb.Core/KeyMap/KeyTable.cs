@@ -1,12 +1,9 @@
-using BlockDb.Drivers;
-
-
 namespace BlockDb.KeyMap;
 
 /// <summary>
 /// An open-addressing table of 8-byte slots (linear probing, load at most <see cref="MaxLoad"/>): the high 32 bits
 /// of a slot are a key of the block's hash and size, the low 32 bits its block ID (1 to 4,294,967,295); 0 is an
-/// empty slot. It only proposes IDs: <see cref="FindVerified(ulong[], uint, ReadOnlySpan{byte}, long, ISqliteStatement)"/> checks every candidate against its <c>Block</c>
+/// empty slot. It only proposes IDs: the session (<see cref="KeyMapSession"/>) checks every candidate against its <c>Block</c>
 /// row, so an entry whose row was deleted or rolled back, or two blocks sharing a key, never give a wrong ID.
 /// </summary>
 /// <remarks>
@@ -193,76 +190,47 @@ internal sealed class KeyTable
     }
 
     /// <summary>
-    /// The first candidate of <paramref name="key"/> in <paramref name="slots"/> whose <c>Block</c> row holds
-    /// <paramref name="hash"/> and <paramref name="size"/>, read with <paramref name="getById"/> on the caller's
-    /// connection; <see langword="null"/> when no candidate verifies.
+    /// The IDs <paramref name="slots"/> proposes for <paramref name="key"/>, in probe order, up to the first empty slot
+    /// (<c>foreach (var id in KeyTable.Candidates(slots, key))</c>). Only proposals: the caller verifies each against its
+    /// <c>Block</c> row [M1]. A struct enumerator that has returned before the caller's verification runs.
     /// </summary>
-    public static long? FindVerified(ulong[] slots, uint key, ReadOnlySpan<byte> hash, long size, ISqliteStatement getById) =>
-        FindVerified(slots, key, hash, size, getById, readVolume: false, out _);
-
-    /// <summary>
-    /// <see cref="FindVerified(ulong[], uint, ReadOnlySpan{byte}, long, ISqliteStatement)"/>, also giving the verified
-    /// row's <c>VolumeID</c> (column 2 of <paramref name="getById"/>, read when <paramref name="readVolume"/>; null
-    /// when the row has none or when no candidate verifies).
-    /// </summary>
-    public static long? FindVerified(ulong[] slots, uint key, ReadOnlySpan<byte> hash, long size, ISqliteStatement getById, bool readVolume, out long? volumeId)
-    {
-        volumeId = null;
-        if (slots.Length == 0)
-        {
-            return null;
-        }
-
-        var i = Home(key, slots.Length);
-        for (var step = 0; step < slots.Length; step++)
-        {
-            var slot = Volatile.Read(ref slots[i]);
-            if (slot == 0)
-            {
-                return null;
-            }
-
-            if ((uint)(slot >> 32) == key && Verify((uint)slot, hash, size, getById, readVolume, ref volumeId))
-            {
-                return (uint)slot;
-            }
-
-            i = i + 1 == slots.Length ? 0 : i + 1;
-        }
-
-        return null;
-    }
+    public static CandidateEnumerator Candidates(ulong[] slots, uint key) => new(slots, key);
 
     /// <summary>The home slot of a key: the key mapped onto the capacity by a multiply (no modulo, any capacity).</summary>
     private static int Home(uint key, int capacity) => (int)(((ulong)key * (uint)capacity) >> 32);
 
-    private static bool Verify(long id, ReadOnlySpan<byte> hash, long size, ISqliteStatement getById, bool readVolume, ref long? volumeId)
+    /// <summary>The candidates of one key (<see cref="Candidates"/>): walks the slots from the key's home, lock-free (the class remarks' reader rule).</summary>
+    public struct CandidateEnumerator(ulong[] slots, uint key)
     {
-        Span<byte> stored = stackalloc byte[BlockHash.MaxBytes];
-        getById.BindInt64(1, id);
-        try
+        private int _index = slots.Length == 0 ? 0 : Home(key, slots.Length);
+        private int _steps;
+
+        public uint Current { get; private set; }
+
+        public readonly CandidateEnumerator GetEnumerator() => this;
+
+        [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveInlining)]
+        public bool MoveNext()
         {
-            if (!getById.Step())
+            while (_steps < slots.Length)
             {
-                return false; // deleted, rolled back, or not committed in this snapshot
+                var slot = Volatile.Read(ref slots[_index]);
+                _index = _index + 1 == slots.Length ? 0 : _index + 1;
+                _steps++;
+                if (slot == 0)
+                {
+                    _steps = slots.Length;
+                    return false;
+                }
+
+                if ((uint)(slot >> 32) == key)
+                {
+                    Current = (uint)slot;
+                    return true;
+                }
             }
 
-            var length = getById.ColumnBlob(0, stored);
-            if (length != hash.Length || !stored[..length].SequenceEqual(hash) || getById.ColumnInt64(1) != size)
-            {
-                return false;
-            }
-
-            if (readVolume && !getById.ColumnIsNull(2))
-            {
-                volumeId = getById.ColumnInt64(2);
-            }
-
-            return true;
-        }
-        finally
-        {
-            getById.Reset();
+            return false;
         }
     }
 }

@@ -1,8 +1,8 @@
 using BlockDb.Drivers;
+using BlockDb.Engine;
 using BlockDb.Layouts.Indexed;
 using BlockDb.Sql;
 using BlockDb.Sqlite;
-using BlockDb.Volumes;
 using Microsoft.Extensions.Logging;
 
 namespace BlockDb.Layouts;
@@ -29,11 +29,11 @@ internal abstract class IndexedLayout<TCodec> : LayoutDefinition
     {
         public override LayoutDefinition Definition => definition;
 
-        public override IBlockStore CreateStore(ISqliteConnection connection, SqliteTransaction batch, VolumeGuard volumes, SelectXorInsertStrategy strategy) => strategy switch
+        public override ISessionHandle OpenSession(SqliteServices s) => s.Settings.Strategy switch
         {
-            SelectXorInsertStrategy.InsertOrIgnoreThenSelect => new IndexedBlockStore<TCodec, InsertOrIgnoreThenSelect>(connection, batch, volumes),
-            SelectXorInsertStrategy.InsertReturningThenSelect => new IndexedBlockStore<TCodec, InsertReturningThenSelect>(connection, batch, volumes),
-            _ => new IndexedBlockStore<TCodec, SelectThenInsert>(connection, batch, volumes),
+            SelectXorInsertStrategy.InsertOrIgnoreThenSelect => s.Open(new IndexedSession<TCodec, InsertOrIgnoreThenSelect>(s.Connection, s.Transaction, s.VolumeGuard)),
+            SelectXorInsertStrategy.InsertReturningThenSelect => s.Open(new IndexedSession<TCodec, InsertReturningThenSelect>(s.Connection, s.Transaction, s.VolumeGuard)),
+            _ => s.Open(new IndexedSession<TCodec, SelectThenInsert>(s.Connection, s.Transaction, s.VolumeGuard)),
         };
     }
 }

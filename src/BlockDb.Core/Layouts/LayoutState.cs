@@ -1,6 +1,6 @@
 using BlockDb.Drivers;
+using BlockDb.Engine;
 using BlockDb.Sqlite;
-using BlockDb.Volumes;
 
 namespace BlockDb.Layouts;
 
@@ -21,8 +21,8 @@ internal abstract class LayoutState
     {
     }
 
-    /// <summary>A session's block store on <paramref name="connection"/>, writing through <paramref name="batch"/> and checking volumes with <paramref name="volumes"/>.</summary>
-    public abstract IBlockStore CreateStore(ISqliteConnection connection, SqliteTransaction batch, VolumeGuard volumes, SelectXorInsertStrategy strategy);
+    /// <summary>A session on the parts <paramref name="services"/> holds, over the layout's own <see cref="ILayoutSession"/>: the layout picks the session's type (<see cref="SqliteServices.Open{TLayout}"/>).</summary>
+    public abstract ISessionHandle OpenSession(SqliteServices services);
 
     /// <summary>The check's layout-specific part: blocks an in-memory structure misses, and whether the file's guards are intact.</summary>
     public virtual (BlockDbFinding MapMissing, bool GuardsIntact) CheckLayout(ISqliteConnection connection, CancellationToken cancellationToken) =>

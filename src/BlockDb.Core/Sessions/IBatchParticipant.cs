@@ -1,6 +1,6 @@
 namespace BlockDb.Sessions;
 
-/// <summary>What a block store does at the edges of its session's write transaction (the KeyMap store raises its high-water mark and merges its inserts).</summary>
+/// <summary>What a layout session does at the edges of its write transaction (KeyMap's <c>KeyMapWrites</c> raises the high-water mark and merges its inserts).</summary>
 internal interface IBatchParticipant
 {
     /// <summary>Inside the transaction, just before <c>COMMIT</c>; a failure rolls the batch back.</summary>

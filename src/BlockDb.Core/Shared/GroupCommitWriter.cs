@@ -1,7 +1,7 @@
 using System.Diagnostics;
 using System.Threading.Channels;
 using BlockDb.Diagnostics;
-using BlockDb.Sessions;
+using BlockDb.Engine;
 
 namespace BlockDb.Shared;
 
@@ -19,7 +19,7 @@ namespace BlockDb.Shared;
 /// </remarks>
 internal sealed class GroupCommitWriter
 {
-    private readonly BlockRepository _writer;
+    private readonly ISessionHandle _writer;
     private readonly GroupCommitOptions _options;
     private readonly Channel<WriteRequest> _queue;
     private readonly Task _loop;
@@ -27,7 +27,7 @@ internal sealed class GroupCommitWriter
     private long _batches;
     private long _acknowledged;
 
-    public GroupCommitWriter(BlockRepository writer, GroupCommitOptions options, TagList tags)
+    public GroupCommitWriter(ISessionHandle writer, GroupCommitOptions options, TagList tags)
     {
         _writer = writer;
         _tags = tags;
@@ -55,7 +55,7 @@ internal sealed class GroupCommitWriter
     /// pending when a dispose returns.
     /// </summary>
     public ValueTask<TResult> EnqueueAsync<TState, TResult>(
-        Func<BlockRepository, TState, CancellationToken, ValueTask<TResult>> write, TState state, CancellationToken cancellationToken)
+        Func<ISessionHandle, TState, CancellationToken, ValueTask<TResult>> write, TState state, CancellationToken cancellationToken)
     {
         if (cancellationToken.IsCancellationRequested)
         {
@@ -177,7 +177,7 @@ internal sealed class GroupCommitWriter
     {
         public CancellationToken CancellationToken { get; } = cancellationToken;
 
-        public abstract void Execute(BlockRepository writer);
+        public abstract void Execute(ISessionHandle writer);
 
         public abstract void Complete();
 
@@ -185,7 +185,7 @@ internal sealed class GroupCommitWriter
     }
 
     private sealed class WriteRequest<TState, TResult>(
-        Func<BlockRepository, TState, CancellationToken, ValueTask<TResult>> write, TState state, CancellationToken cancellationToken)
+        Func<ISessionHandle, TState, CancellationToken, ValueTask<TResult>> write, TState state, CancellationToken cancellationToken)
         : WriteRequest(cancellationToken)
     {
         private readonly TaskCompletionSource<TResult> _completion = new(TaskCreationOptions.RunContinuationsAsynchronously);
@@ -194,7 +194,7 @@ internal sealed class GroupCommitWriter
         public Task<TResult> Task => _completion.Task;
 
         // The writer session completes synchronously; GetResult rethrows its failure.
-        public override void Execute(BlockRepository writer) => _result = write(writer, state, CancellationToken).GetAwaiter().GetResult();
+        public override void Execute(ISessionHandle writer) => _result = write(writer, state, CancellationToken).GetAwaiter().GetResult();
 
         public override void Complete() => _completion.TrySetResult(_result!);
 

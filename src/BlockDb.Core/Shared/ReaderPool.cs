@@ -1,5 +1,5 @@
 using System.Collections.Concurrent;
-using BlockDb.Sessions;
+using BlockDb.Engine;
 
 namespace BlockDb.Shared;
 
@@ -13,10 +13,10 @@ namespace BlockDb.Shared;
 /// between their entry check and their exit) has reached zero; closing wakes the reads waiting for a slot, which fail
 /// with <see cref="ObjectDisposedException"/>. No read is left pending once <see cref="DisposeAsync"/> returns.
 /// </remarks>
-internal sealed class ReaderPool(Func<BlockRepository> open, int maxReaders)
+internal sealed class ReaderPool(Func<ISessionHandle> open, int maxReaders)
 {
-    private readonly ConcurrentBag<BlockRepository> _idle = [];
-    private readonly ConcurrentQueue<BlockRepository> _all = new();
+    private readonly ConcurrentBag<ISessionHandle> _idle = [];
+    private readonly ConcurrentQueue<ISessionHandle> _all = new();
     private readonly SemaphoreSlim _slots = new(maxReaders);
     private readonly CancellationTokenSource _closing = new();
     private readonly TaskCompletionSource _drained = new(TaskCreationOptions.RunContinuationsAsynchronously);
@@ -34,7 +34,7 @@ internal sealed class ReaderPool(Func<BlockRepository> open, int maxReaders)
         {
             ThrowIfClosed();
             await WaitForSlotAsync(cancellationToken).ConfigureAwait(false);
-            BlockRepository? reader = null;
+            ISessionHandle? reader = null;
             try
             {
                 ThrowIfClosed();

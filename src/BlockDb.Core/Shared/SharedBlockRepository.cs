@@ -1,5 +1,4 @@
 using BlockDb.Engine;
-using BlockDb.Sessions;
 using BlockDb.Sqlite;
 
 namespace BlockDb.Shared;
@@ -208,7 +207,7 @@ internal sealed class SharedBlockRepository : ISharedBlockRepository
     }
 
     private ValueTask<TResult> Enqueue<TState, TResult>(
-        Func<BlockRepository, TState, CancellationToken, ValueTask<TResult>> write, TState state, CancellationToken cancellationToken)
+        Func<ISessionHandle, TState, CancellationToken, ValueTask<TResult>> write, TState state, CancellationToken cancellationToken)
     {
         if (cancellationToken.IsCancellationRequested)
         {

@@ -3,6 +3,7 @@ using System.Diagnostics;
 using System.Diagnostics.Metrics;
 using BlockDb.Diagnostics;
 using BlockDb.Drivers;
+using BlockDb.Engine;
 using BlockDb.Import;
 using BlockDb.Layouts;
 using BlockDb.Opening;
@@ -34,7 +35,7 @@ internal sealed class SqliteDatabase : IBlockDatabase, IBlockDbObservable
     private readonly PragmaSettings _requested;
     private readonly ILogger _logger;
     private readonly LayoutState _layout;
-    private readonly ConcurrentDictionary<BlockRepository, byte> _sessions = new();
+    private readonly ConcurrentDictionary<ISessionHandle, byte> _sessions = new();
     private readonly ConcurrentDictionary<SharedBlockRepository, byte> _shared = new();
     private readonly ConcurrentDictionary<IReadCursor, byte> _cursors = new();
     private readonly MaintenanceRunner _maintenance = new();
@@ -288,20 +289,20 @@ internal sealed class SqliteDatabase : IBlockDatabase, IBlockDbObservable
     /// never disposes it under the repository's running writer loop. <paramref name="wholeCalls"/>: see
     /// <see cref="SessionSettings.WholeCalls"/>.
     /// </summary>
-    internal BlockRepository OpenSession(BatchingOptions batching, bool register = true, bool wholeCalls = false)
+    internal ISessionHandle OpenSession(BatchingOptions batching, bool register = true, bool wholeCalls = false)
     {
         ObjectDisposedException.ThrowIf(_disposal.Begun, this);
         RefuseSessions();
         _caller?.TakeSession();
         ISqliteConnection? connection = null;
-        BlockRepository session;
+        ISessionHandle session;
         try
         {
             RequireCallerTransaction();
             connection = OpenConnection();
             var applied = _caller is null ? Pragmas.ApplyAndVerify(connection, _requested, _logger, DataSource, _options.ReadOnly) : AppliedPragmas;
             var settings = new SessionSettings(DataSource, _layout, batching, _options.SelectXorInsert, _options.ReadOnly, applied, _commits, _driver.Name, _logger, wholeCalls, External);
-            session = new BlockRepository(connection, settings, register ? Closed : static _ => { });
+            session = _layout.OpenSession(new SqliteServices(connection, settings, register ? Closed : static _ => { }));
         }
         catch
         {
@@ -337,7 +338,7 @@ internal sealed class SqliteDatabase : IBlockDatabase, IBlockDbObservable
     }
 
     /// <summary>A registered session closed: its final page-cache counters join the closed sessions' totals (so the counters never go down).</summary>
-    private void Closed(BlockRepository session)
+    private void Closed(ISessionHandle session)
     {
         if (_sessions.TryRemove(session, out _))
         {

@@ -9,7 +9,7 @@ namespace BlockDb.Sqlite;
 
 /// <summary>
 /// A session's SQLite write transaction, the mechanics only: <c>BEGIN IMMEDIATE</c>, <c>COMMIT</c>, <c>ROLLBACK</c>,
-/// savepoints, the participant (the block store) told of every end, the <see cref="CommitClock"/>, and what a failed
+/// savepoints, the participant (the layout session's, KeyMap's <c>KeyMapWrites</c>) told of every end, the <see cref="CommitClock"/>, and what a failed
 /// <c>COMMIT</c> means. When to commit is <see cref="CommitPolicy"/>'s. Owned by one session, used inside its gate.
 /// </summary>
 /// <remarks>
@@ -114,7 +114,7 @@ internal sealed partial class SqliteTransaction
     /// <summary>Records a change after which checks cached for this transaction must be made again.</summary>
     public void Revise() => Revision++;
 
-    /// <summary>Joins the block store that must see the ends of each transaction.</summary>
+    /// <summary>Joins the layout session's part that must see the ends of each transaction.</summary>
     public void Attach(IBatchParticipant participant) => _participant = participant;
 
     /// <summary>Counts one write of the call in the open transaction (the policy commits between calls).</summary>

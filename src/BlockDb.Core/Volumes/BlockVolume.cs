@@ -1,7 +1,7 @@
 namespace BlockDb.Volumes;
 
 /// <summary>
-/// What a store's select-xor-insert, run inside the write transaction, knows about the found or created block's
+/// What a layout session's select-xor-insert, run inside the write transaction, knows about the found or created block's
 /// volume: checked already (a block it created, whose volume <see cref="VolumeGuard.RequireRecordable"/>
 /// accepted in this transaction), read with the block's row in this transaction (<see cref="VolumeId"/>, null when
 /// the block has none), or unknown (the blockset must read the row itself).
@@ -12,7 +12,7 @@ internal readonly struct BlockVolume
 
     private BlockVolume(byte kind, long? volumeId) => (_kind, VolumeId) = (kind, volumeId);
 
-    /// <summary>The store did not read the block's volume.</summary>
+    /// <summary>The layout session did not read the block's volume.</summary>
     public static BlockVolume Unknown => default;
 
     /// <summary>The block was created in this transaction in a volume found fit then.</summary>
@@ -21,7 +21,7 @@ internal readonly struct BlockVolume
     /// <summary>The block's row, read in this transaction, names this volume (or none).</summary>
     public static BlockVolume Read(long? volumeId) => new(2, volumeId);
 
-    /// <summary>Whether the store did not read the volume.</summary>
+    /// <summary>Whether the layout session did not read the volume.</summary>
     public bool IsUnknown => _kind == 0;
 
     /// <summary>Whether the volume was checked when the block was created.</summary>

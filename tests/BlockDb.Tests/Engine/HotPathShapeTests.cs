@@ -7,12 +7,12 @@ namespace BlockDb.Tests.Engine;
 /// How many BlockDb frames lie between the public <c>SelectXorInsertAsync</c> and the statement it runs, on a KeyMap hit
 /// and miss on PInvoke (issue 23: one file per layout's hot path, at most 6 frames on a hit). The stress program's
 /// <c>stackprobe</c> records the stacks through a tracing driver, with <c>DOTNET_JITMinOpts=1</c> so that nothing is
-/// inlined and the frames are the source's, the same on every run. The bound is today's (8 on a hit since S2.1's call
-/// scope; 11 before) until the engine is reshaped; it fails when the path grows deeper.
+/// inlined and the frames are the source's, the same on every run. The bound is issue 23's target, met since S2.2's
+/// one session class over a layout session (11 before S2.1, 8 after it); it fails when the path grows deeper.
 /// </summary>
 public sealed class HotPathShapeTests(ITestOutputHelper output)
 {
-    private const int MaxHitFrames = 8;
+    private const int MaxHitFrames = 6;
 
     [Fact]
     public async Task A_keymap_select_xor_insert_hit_on_pinvoke_runs_at_most_the_bounded_frames_before_its_statement()

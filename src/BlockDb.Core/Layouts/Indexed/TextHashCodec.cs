@@ -5,7 +5,8 @@ namespace BlockDb.Layouts.Indexed;
 /// <summary><see cref="BlockLayout.TextHash"/>: the base64 text, as Duplicati stores it.</summary>
 internal readonly struct TextHashCodec : IHashCodec
 {
-    public static void Bind(ISqliteStatement statement, int index, in HashInput hash) => statement.BindText(index, hash.AsText());
+    // The caller's text as given (checked canonical), else the canonical text of the bytes (a string per bind).
+    public static void Bind(ISqliteStatement statement, int index, in BlockHash hash, string? text) => statement.BindText(index, text ?? hash.ToString());
 
     public static string Read(ISqliteStatement statement, int column) =>
         statement.ColumnText(column) ?? throw new BlockDbFormatException("A stored block hash is NULL.");

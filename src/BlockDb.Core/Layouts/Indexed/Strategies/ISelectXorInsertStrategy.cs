@@ -4,7 +4,7 @@ namespace BlockDb.Layouts.Indexed;
 
 /// <summary>
 /// One <see cref="SelectXorInsertStrategy"/> of the indexed layouts, as a struct: it prepares only the statement it
-/// needs, and <see cref="IndexedBlockStore{TCodec, TStrategy}"/> calls it without a virtual call.
+/// needs, and <see cref="IndexedSession{TCodec, TStrategy}"/> calls it without a virtual call.
 /// </summary>
 /// <typeparam name="TSelf">The strategy itself.</typeparam>
 internal interface ISelectXorInsertStrategy<TSelf>
@@ -13,7 +13,7 @@ internal interface ISelectXorInsertStrategy<TSelf>
     /// <summary>Prepares the strategy's own statements on a session's connection.</summary>
     static abstract TSelf Prepare(ISqliteConnection connection);
 
-    /// <summary>Finds the block, inserting it when absent (recorded in <paramref name="volumeId"/>), in the store's batch.</summary>
-    SelectXorInsertResult SelectXorInsert<TCodec>(IndexedBlockStore<TCodec, TSelf> store, in HashInput hash, long size, long? volumeId)
+    /// <summary>Finds the block, inserting it when absent (recorded in <paramref name="volumeId"/>), in the session's write transaction.</summary>
+    SelectXorInsertResult SelectXorInsert<TCodec>(in IndexedSession<TCodec, TSelf> session, in BinaryBlockKey block, string? text, long? volumeId)
         where TCodec : struct, IHashCodec;
 }

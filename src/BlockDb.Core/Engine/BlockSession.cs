@@ -1,0 +1,172 @@
+using BlockDb.Sessions;
+
+namespace BlockDb.Engine;
+
+/// <summary>
+/// The one session class: every operation of <see cref="IBlockRepository"/>, written once for every engine. Each call is
+/// a <see cref="CallScope"/> (gate [G1], metrics, failure bookkeeping [B2]); the input is checked (<see cref="Require"/>)
+/// and a text hash decoded at the entry; <typeparamref name="TEngine"/> runs the operation (for SQLite,
+/// <see cref="Sqlite.SqliteSession{TLayout}"/> over the layout's session); the <see cref="CommitPolicy"/> commits
+/// between calls [B1]. <typeparamref name="TEngine"/> is a struct, so the JIT compiles one copy per engine and layout
+/// and calls it directly (D6).
+/// </summary>
+internal sealed partial class BlockSession<TEngine> : ISessionHandle
+    where TEngine : struct, IEngineSession
+{
+    private readonly TEngine _engine;
+    private readonly string _path;
+    private readonly bool _readOnly;
+    private readonly Action<ISessionHandle> _onDisposed;
+    private long _cacheHits;
+    private long _cacheMisses;
+    private readonly CallGate _gate;
+    private readonly CallSite _site;
+    private readonly CommitPolicy _policy;
+    private readonly IdleTimer? _idleTimer;
+    private readonly Microsoft.Extensions.Logging.ILogger _logger;
+
+    /// <param name="engine">The engine connection, owned by this session from now on.</param>
+    /// <param name="site">The session's gate, commit policy and metrics names.</param>
+    /// <param name="idleTimer">The age commit and read-transaction timer, or null.</param>
+    /// <param name="settings">What the session needs from its database.</param>
+    /// <param name="onDisposed">Called once, at the end of dispose.</param>
+    public BlockSession(TEngine engine, CallSite site, IdleTimer? idleTimer, SessionSettings settings, Action<ISessionHandle> onDisposed)
+    {
+        _engine = engine;
+        _site = site;
+        _gate = site.Gate;
+        _policy = site.Policy;
+        _idleTimer = idleTimer;
+        _path = settings.Path;
+        _logger = settings.Logger;
+        _readOnly = settings.ReadOnly;
+        _onDisposed = onDisposed;
+        AppliedPragmas = settings.AppliedPragmas;
+    }
+
+    public PragmaSettings AppliedPragmas { get; }
+
+    public int PendingWrites => _policy.Pending;
+
+    public SqliteCacheStats? ReadCacheStats()
+    {
+        ObjectDisposedException.ThrowIf(_gate.IsClosed, this);
+        return _engine.ReadCacheStats();
+    }
+
+    public (long Hits, long Misses) SampleCacheStats()
+    {
+        if (_gate.TryEnterBackground())
+        {
+            try
+            {
+                StoreCacheStats();
+            }
+            finally
+            {
+                _gate.Exit();
+            }
+        }
+
+        return (Volatile.Read(ref _cacheHits), Volatile.Read(ref _cacheMisses));
+    }
+
+    private void StoreCacheStats()
+    {
+        try
+        {
+            if (_engine.ReadCacheStats() is { } stats)
+            {
+                Volatile.Write(ref _cacheHits, stats.Hits);
+                Volatile.Write(ref _cacheMisses, stats.Misses);
+            }
+        }
+        catch (BlockDbException)
+        {
+            // A metric is not worth a failure: the last reading stays.
+        }
+    }
+
+    public ValueTask CommitAsync(CancellationToken cancellationToken = default)
+    {
+        using var call = new CallScope(_site, nameof(CommitAsync));
+        try
+        {
+            call.Enter(this, cancellationToken);
+            _engine.Commit();
+            return ValueTask.CompletedTask;
+        }
+        catch (Exception e) when (call.Failing(e))
+        {
+            return call.Failed();
+        }
+    }
+
+    public ValueTask RollbackAsync(CancellationToken cancellationToken = default)
+    {
+        using var call = new CallScope(_site, nameof(RollbackAsync));
+        try
+        {
+            call.Enter(this, cancellationToken);
+            _engine.Rollback();
+            return ValueTask.CompletedTask;
+        }
+        catch (Exception e) when (call.Failing(e))
+        {
+            return call.Failed();
+        }
+    }
+
+    public ValueTask<BlockDbCounts> GetCountsAsync(CancellationToken cancellationToken = default)
+    {
+        using var call = new CallScope(_site, nameof(GetCountsAsync));
+        try
+        {
+            call.Enter(this, cancellationToken);
+            return new(_engine.GetCounts());
+        }
+        catch (Exception e) when (call.Failing(e))
+        {
+            return call.Failed<BlockDbCounts>();
+        }
+    }
+
+    /// <summary>
+    /// Waits for a call in flight to return [G2], ends the open batch as <see cref="BatchingOptions.OnDispose"/> says,
+    /// then closes the connection (finalizing its statements).
+    /// </summary>
+    /// <exception cref="InvalidOperationException">Called from inside one of this session's own calls.</exception>
+    /// <exception cref="BlockDbBatchRolledBackException">The age commit failed after the last call (the connection is closed all the same) [B4].</exception>
+    public void Dispose() => _gate.Close(DisposeCore);
+
+    /// <inheritdoc cref="Dispose"/>
+    public ValueTask DisposeAsync() => _gate.CloseAsync(DisposeCore);
+
+    private void DisposeCore()
+    {
+        _idleTimer?.Dispose();
+        try
+        {
+            _policy.EndAtDispose();
+        }
+        finally
+        {
+            StoreCacheStats();
+            _engine.Close();
+            _onDisposed(this);
+        }
+
+        // An age commit that failed after the last call: its writes are not in the file, so dispose says so [B4].
+        _policy.ThrowDeferred();
+    }
+
+    /// <summary>Refuses a write on a read-only database.</summary>
+    /// <exception cref="BlockDbReadOnlyException">The database is read-only.</exception>
+    private void RequireWritable(string operation)
+    {
+        if (_readOnly)
+        {
+            throw new BlockDbReadOnlyException(operation, _path);
+        }
+    }
+}

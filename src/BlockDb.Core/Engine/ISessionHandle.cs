@@ -1,0 +1,18 @@
+namespace BlockDb.Engine;
+
+/// <summary>
+/// A <see cref="BlockSession{TEngine}"/> as its owners see it, whatever its engine: the database (registry, page-cache
+/// gauges), the shared repository (writer and readers) and the bulk import.
+/// </summary>
+internal interface ISessionHandle : IBlockRepository
+{
+    /// <summary>
+    /// Page-cache hits and misses for the metrics (<c>blockdb.page_cache.*</c>): read now when the session is idle, else
+    /// the last reading (never waiting for a call, never inside one); (0, 0) when the engine has none. After
+    /// dispose, the final reading.
+    /// </summary>
+    (long Hits, long Misses) SampleCacheStats();
+
+    /// <summary>A bulk import's blockset: found by full hash and length (nothing written), else added from its blocks, inside the write transaction.</summary>
+    ValueTask<bool> ImportBlocksetAsync(ImportBlockset blockset, long length, CancellationToken cancellationToken);
+}

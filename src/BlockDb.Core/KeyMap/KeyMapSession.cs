@@ -1,0 +1,238 @@
+using System.Globalization;
+using BlockDb.Drivers;
+using BlockDb.Layouts;
+using BlockDb.Layouts.Indexed;
+using BlockDb.Volumes;
+
+namespace BlockDb.KeyMap;
+
+/// <summary>How far a <see cref="KeyMapSession"/> lookup goes before it calls a block missing.</summary>
+internal enum LookupMode
+{
+    /// <summary>The shared map only: a hit is certain, a miss is not (select-xor-insert before it takes the write lock).</summary>
+    Probe,
+
+    /// <summary>
+    /// Complete: the shared map, then (in the write transaction) the session's own inserts, then a catch-up [M2] and the
+    /// shared map again; in the write transaction the catch-up runs once, after which a miss is authoritative [M4].
+    /// </summary>
+    Complete,
+
+    /// <summary><see cref="Complete"/>, also reading the found row's <c>VolumeID</c> (a one-call file's blocks).</summary>
+    CompleteWithVolume,
+}
+
+/// <summary>
+/// The <see cref="BlockLayout.KeyMap"/> layout for one session, from the session's call to the statement step: lookups
+/// through the database's shared <see cref="BlockKeyMap"/>, every candidate verified against its row [M1]; inserts after
+/// an authoritative miss [M4] at IDs above every ID in the file [F2]; the session's own inserts kept apart until they
+/// commit [M3] (<see cref="KeyMapWrites"/>). Invariants: docs/ARCHITECTURE.md, "The key map's invariants".
+/// </summary>
+internal readonly struct KeyMapSession : ILayoutSession
+{
+    private readonly BlockKeyMap _map;
+    private readonly KeyMapWrites _own;
+
+    public KeyMapSession(BlockKeyMap map, KeyMapWrites own)
+    {
+        _map = map;
+        _own = own;
+    }
+
+    // The members that take a block `in` are explicit: an implicit one gets a compiler bridge (one more frame).
+    long? ILayoutSession.Find(in BinaryBlockKey block, string? text) => Lookup(block, KeyOf(block), LookupMode.Complete, out _);
+
+    SelectXorInsertResult ILayoutSession.SelectXorInsert(in BinaryBlockKey block, string? text, long? volumeId)
+    {
+        var key = KeyOf(block);
+        var tx = _own.Transaction;
+        if (!tx.IsOpen)
+        {
+            // Outside a write transaction a verified hit needs no write lock [R1]; the first load runs here, not under it.
+            tx.Reads.Enter();
+            EnsureLoaded();
+            if (Lookup(block, key, LookupMode.Probe, out _) is { } known)
+            {
+                return new SelectXorInsertResult(known, false);
+            }
+        }
+
+        tx.Begin();
+        if (Lookup(block, key, LookupMode.Complete, out _) is { } id)
+        {
+            return new SelectXorInsertResult(id, false);
+        }
+
+        var created = InsertNew(block, key, volumeId);
+        tx.Wrote();
+        return new SelectXorInsertResult(created, true);
+    }
+
+    SelectXorInsertResult ILayoutSession.SelectXorInsertInWrite(in BinaryBlockKey block, long? volumeId, out BlockVolume volume)
+    {
+        _own.Transaction.RequireOpen();
+        var key = KeyOf(block);
+        if (Lookup(block, key, LookupMode.CompleteWithVolume, out var found) is { } id)
+        {
+            // The verification read ran in this write transaction: its VolumeID is the row's now.
+            volume = BlockVolume.Read(found);
+            return new SelectXorInsertResult(id, false);
+        }
+
+        var created = InsertNew(block, key, volumeId);
+        _own.Transaction.Wrote();
+        volume = BlockVolume.Checked;
+        return new SelectXorInsertResult(created, true);
+    }
+
+    long ILayoutSession.Insert(in BinaryBlockKey block, string? text, long? volumeId)
+    {
+        var key = KeyOf(block);
+        EnsureLoaded();
+        _own.Transaction.Begin();
+        if (Lookup(block, key, LookupMode.Complete, out _) is { } id)
+        {
+            throw new BlockDbException(
+                string.Create(CultureInfo.InvariantCulture, $"Block ({block.Hash}, {block.Size} bytes) is already in the index as ID {id}; use SelectXorInsertAsync to get the ID of a block that may exist. (SQLITE_CONSTRAINT_UNIQUE, as the unique index of the other layouts reports.)"),
+                SqliteResultCode.Constraint,
+                SqliteResultCode.ConstraintUnique);
+        }
+
+        var created = InsertNew(block, key, volumeId);
+        _own.Transaction.Wrote();
+        return created;
+    }
+
+    public string ReadHash(ISqliteStatement statement, int column) => BlobHashCodec.Read(statement, column);
+
+    private uint KeyOf(in BinaryBlockKey block) => _map.Hasher.KeyOf(block.Hash.Bytes, block.Size);
+
+    /// <summary>The one lookup: the block's verified ID, or null when <paramref name="mode"/> lets it call the block missing.</summary>
+    private long? Lookup(in BinaryBlockKey block, uint key, LookupMode mode, out long? volumeId)
+    {
+        var getById = mode == LookupMode.CompleteWithVolume ? _own.GetByIdWithVolume : _own.GetById;
+        if (FindIn(_map.Slots, block, key, getById, mode, out volumeId) is { } id)
+        {
+            return id;
+        }
+
+        var inWrite = _own.Transaction.IsOpen;
+        if (inWrite)
+        {
+            if (FindIn(_own.Inserts.Slots, block, key, getById, mode, out volumeId) is { } own)
+            {
+                return own;
+            }
+
+            if (_own.CaughtUp)
+            {
+                return null; // [M4]
+            }
+        }
+
+        if (mode == LookupMode.Probe)
+        {
+            return null;
+        }
+
+        var caughtUp = _map.CatchUp(_own.Queries, _own.Transaction.CallCancellation);
+        if (inWrite)
+        {
+            // The first catch-up of this transaction, before any insert of it: the map now holds every committed row [M4].
+            _own.CaughtUpAt(caughtUp);
+        }
+
+        return FindIn(_map.Slots, block, key, getById, mode, out volumeId);
+    }
+
+    /// <summary>The first candidate in <paramref name="slots"/> whose row holds the block's hash and size [M1].</summary>
+    private static long? FindIn(ulong[] slots, in BinaryBlockKey block, uint key, ISqliteStatement getById, LookupMode mode, out long? volumeId)
+    {
+        volumeId = null;
+        foreach (var id in KeyTable.Candidates(slots, key))
+        {
+            if (Verify(id, block, getById, mode, ref volumeId))
+            {
+                return id;
+            }
+        }
+
+        return null;
+    }
+
+    private static bool Verify(long id, in BinaryBlockKey block, ISqliteStatement getById, LookupMode mode, ref long? volumeId)
+    {
+        Span<byte> stored = stackalloc byte[BlockHash.MaxBytes];
+        getById.BindInt64(1, id);
+        try
+        {
+            if (!getById.Step())
+            {
+                return false; // deleted, rolled back, or not committed in this snapshot
+            }
+
+            var length = getById.ColumnBlob(0, stored);
+            if (!stored[..length].SequenceEqual(block.Hash.Bytes) || getById.ColumnInt64(1) != block.Size)
+            {
+                return false;
+            }
+
+            if (mode == LookupMode.CompleteWithVolume && !getById.ColumnIsNull(2))
+            {
+                volumeId = getById.ColumnInt64(2);
+            }
+
+            return true;
+        }
+        finally
+        {
+            getById.Reset();
+        }
+    }
+
+    /// <summary>Appends a block the caught-up lookup did not find, at the next ID [F2].</summary>
+    private long InsertNew(in BinaryBlockKey block, uint key, long? volumeId)
+    {
+        if (!_own.CaughtUp)
+        {
+            throw new InvalidOperationException("KeyMap insert without a catch-up in this transaction.");
+        }
+
+        var id = _own.NextId;
+        if (id > KeyMapLayout.MaxId)
+        {
+            throw new BlockDbException(
+                string.Create(CultureInfo.InvariantCulture, $"The KeyMap layout holds block IDs 1 to {KeyMapLayout.MaxId} and this file has used them all (IDs are never reused); convert it to the BlobHash layout. Nothing was written."),
+                SqliteResultCode.Full,
+                SqliteResultCode.Full);
+        }
+
+        _own.Volumes.RequireRecordable(volumeId);
+        _map.Reserve(_own.Inserts.Count + 1);
+        _own.Inserts.EnsureRoomFor(1);
+        var insert = _own.Insert;
+        insert.BindInt64(1, id);
+        insert.BindBlob(2, block.Hash.Bytes);
+        insert.BindInt64(3, block.Size);
+        if (volumeId is { } volume)
+        {
+            insert.BindInt64(4, volume);
+        }
+        else
+        {
+            insert.BindNull(4);
+        }
+
+        insert.ExecuteNonQuery();
+        _own.Inserted(key, id);
+        return id;
+    }
+
+    private void EnsureLoaded()
+    {
+        if (!_map.Loaded)
+        {
+            _map.CatchUp(_own.Queries, _own.Transaction.CallCancellation);
+        }
+    }
+}

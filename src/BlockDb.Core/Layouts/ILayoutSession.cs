@@ -1,0 +1,35 @@
+using BlockDb.Drivers;
+using BlockDb.Volumes;
+
+namespace BlockDb.Layouts;
+
+/// <summary>
+/// How one layout finds and writes blocks on one session's connection: <see cref="KeyMap.KeyMapSession"/> and
+/// <see cref="Indexed.IndexedSession{TCodec, TStrategy}"/>, each one file from the session's call to the statement step.
+/// Implemented by readonly structs of references, so <see cref="Sqlite.SqliteSession{TLayout}"/> calls them without a
+/// virtual call. Writes begin the session's <see cref="Sqlite.SqliteTransaction"/> when they need it and count themselves
+/// (<see cref="Sqlite.SqliteTransaction.Wrote"/>); the session's policy commits between calls [B1].
+/// </summary>
+internal interface ILayoutSession
+{
+    /// <summary>A block's ID, or null when the session's connection sees no such block (complete: never a miss for a visible block).</summary>
+    /// <param name="block">The block, its hash decoded.</param>
+    /// <param name="text">The caller's hash text when it gave one (checked, canonical), else null: a layout that stores the text binds it as given.</param>
+    long? Find(in BinaryBlockKey block, string? text);
+
+    /// <summary>Finds a block, inserting it when absent (recorded in <paramref name="volumeId"/>, checked then).</summary>
+    SelectXorInsertResult SelectXorInsert(in BinaryBlockKey block, string? text, long? volumeId);
+
+    /// <summary>
+    /// Select-xor-insert of one block of a blockset, inside the open write transaction, also saying what the layout's own
+    /// read tells about the block's volume in that transaction, so the blockset need not read the row again when it can tell.
+    /// </summary>
+    /// <exception cref="InvalidOperationException">The write transaction is not open.</exception>
+    SelectXorInsertResult SelectXorInsertInWrite(in BinaryBlockKey block, long? volumeId, out BlockVolume volume);
+
+    /// <summary>Inserts a block recorded in <paramref name="volumeId"/>, failing with <c>SQLITE_CONSTRAINT</c> when it exists.</summary>
+    long Insert(in BinaryBlockKey block, string? text, long? volumeId);
+
+    /// <summary>Reads a stored hash back as base64 text.</summary>
+    string ReadHash(ISqliteStatement statement, int column);
+}

@@ -1,0 +1,158 @@
+using BlockDb.Drivers;
+using BlockDb.Sql;
+using BlockDb.Sqlite;
+using BlockDb.Volumes;
+
+namespace BlockDb.Layouts.Indexed;
+
+/// <summary>
+/// The layouts that find blocks through SQLite's unique (Hash, Size) index, <see cref="BlockLayout.TextHash"/> and
+/// <see cref="BlockLayout.BlobHash"/>, for one session, from the session's call to the statement step: they differ only
+/// in <typeparamref name="TCodec"/>, and select-xor-insert runs the configured <typeparamref name="TStrategy"/>. All are
+/// structs, so the JIT compiles one specialised copy per combination. The unique index keeps the file free of
+/// duplicates here. A new block's ID stays above every collected one [ID1] (<see cref="BindNewBlock"/>).
+/// </summary>
+internal readonly struct IndexedSession<TCodec, TStrategy> : ILayoutSession
+    where TCodec : struct, IHashCodec
+    where TStrategy : struct, ISelectXorInsertStrategy<TStrategy>
+{
+    private readonly ISqliteStatement _find;
+    private readonly ISqliteStatement _insert;
+    private readonly TStrategy _strategy;
+    private readonly VolumeGuard _volumes;
+    private readonly CollectedFloor _floor;
+
+    public IndexedSession(ISqliteConnection connection, SqliteTransaction transaction, VolumeGuard volumes)
+    {
+        Transaction = transaction;
+        _volumes = volumes;
+        _find = connection.Prepare(BlockDbSql.FindBlock);
+        _insert = connection.Prepare(BlockDbSql.InsertBlock);
+        _floor = new CollectedFloor(connection, transaction);
+        _strategy = TStrategy.Prepare(connection);
+    }
+
+    /// <summary>The session's write transaction.</summary>
+    public SqliteTransaction Transaction { get; }
+
+    // The members that take a block `in` are explicit: an implicit one gets a compiler bridge (one more frame).
+    long? ILayoutSession.Find(in BinaryBlockKey block, string? text) => Find(block, text);
+
+    /// <summary>The block's ID through the unique index, or null.</summary>
+    public long? Find(in BinaryBlockKey block, string? text)
+    {
+        TCodec.Bind(_find, 1, block.Hash, text);
+        _find.BindInt64(2, block.Size);
+        try
+        {
+            return _find.Step() ? _find.ColumnInt64(0) : null;
+        }
+        finally
+        {
+            _find.Reset();
+        }
+    }
+
+    SelectXorInsertResult ILayoutSession.SelectXorInsert(in BinaryBlockKey block, string? text, long? volumeId) => _strategy.SelectXorInsert(this, block, text, volumeId);
+
+    SelectXorInsertResult ILayoutSession.SelectXorInsertInWrite(in BinaryBlockKey block, long? volumeId, out BlockVolume volume)
+    {
+        Transaction.RequireOpen();
+        var result = _strategy.SelectXorInsert(this, block, null, volumeId);
+
+        // The index lookup reads no VolumeID: a found block's volume is left to the blockset's own read.
+        volume = result.Created ? BlockVolume.Checked : BlockVolume.Unknown;
+        return result;
+    }
+
+    long ILayoutSession.Insert(in BinaryBlockKey block, string? text, long? volumeId)
+    {
+        Transaction.Begin();
+        var id = InsertRow(block, text, volumeId);
+        Transaction.Wrote();
+        return id;
+    }
+
+    public string ReadHash(ISqliteStatement statement, int column) => TCodec.Read(statement, column);
+
+    /// <summary>
+    /// Checks the volume (inside the write transaction) and binds a new block's hash, size, volume and ID as parameters
+    /// 1 to 4 of an insert: the ID is NULL (SQLite chooses) unless the collected high-water mark is above every ID [ID1].
+    /// </summary>
+    public void BindNewBlock(ISqliteStatement insert, in BinaryBlockKey block, string? text, long? volumeId)
+    {
+        _volumes.RequireRecordable(volumeId);
+        TCodec.Bind(insert, 1, block.Hash, text);
+        insert.BindInt64(2, block.Size);
+        if (volumeId is { } volume)
+        {
+            insert.BindInt64(3, volume);
+        }
+        else
+        {
+            insert.BindNull(3);
+        }
+
+        if (_floor.AboveMax() is { } floor)
+        {
+            insert.BindInt64(4, floor + 1);
+        }
+        else
+        {
+            insert.BindNull(4);
+        }
+    }
+
+    /// <summary>Inserts a block inside the open write transaction and returns its ID (<c>SQLITE_CONSTRAINT</c> when it exists).</summary>
+    public long InsertRow(in BinaryBlockKey block, string? text, long? volumeId)
+    {
+        BindNewBlock(_insert, block, text, volumeId);
+        try
+        {
+            _insert.Step();
+            _floor.Created();
+            return _insert.ColumnInt64(0);
+        }
+        finally
+        {
+            _insert.Reset();
+        }
+    }
+
+    /// <summary>
+    /// Runs an insert that does nothing when the block exists (<c>INSERT OR IGNORE</c>, or <c>ON CONFLICT DO NOTHING
+    /// RETURNING "ID"</c> when <paramref name="returnsId"/>) in the write transaction, and finds the block's ID when the
+    /// insert did not give it. Counts a write only when the insert created the block.
+    /// </summary>
+    /// <exception cref="BlockDbException">The insert did nothing yet the block is not there: the index and the table disagree.</exception>
+    public SelectXorInsertResult InsertThenFind(ISqliteStatement insert, bool returnsId, in BinaryBlockKey block, string? text, long? volumeId)
+    {
+        Transaction.Begin();
+        BindNewBlock(insert, block, text, volumeId);
+        long? created;
+        if (returnsId)
+        {
+            try
+            {
+                created = insert.Step() ? insert.ColumnInt64(0) : null;
+            }
+            finally
+            {
+                insert.Reset();
+            }
+        }
+        else
+        {
+            created = insert.ExecuteNonQuery() > 0 ? Find(block, text) : null;
+        }
+
+        if (created is not { } id)
+        {
+            return new SelectXorInsertResult(Find(block, text) ?? throw new BlockDbException($"Block ({block.Hash}, {block.Size} bytes) conflicted on insert but is not found: the file's unique index and its table disagree; run CheckAsync."), false);
+        }
+
+        _floor.Created();
+        Transaction.Wrote();
+        return new SelectXorInsertResult(id, true);
+    }
+}
