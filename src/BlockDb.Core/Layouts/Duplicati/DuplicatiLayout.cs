@@ -1,5 +1,6 @@
 using BlockDb.Diagnostics;
 using BlockDb.Drivers;
+using BlockDb.Engine;
 using BlockDb.Sessions;
 using BlockDb.Sql;
 using BlockDb.Sqlite;
@@ -90,7 +91,7 @@ internal sealed class DuplicatiLayout : LayoutDefinition
         public override IReadOnlyList<BlockDbRuleFinding> CheckRules(ISqliteConnection connection, CancellationToken cancellationToken) =>
             DuplicatiRules.Check(connection, file, cancellationToken);
 
-        public override IBlockStore CreateStore(ISqliteConnection connection, SqliteTransaction batch, VolumeGuard volumes, SelectXorInsertStrategy strategy) =>
+        public override ISessionHandle OpenSession(SqliteServices services) =>
             throw new NotSupportedException(definition.SessionsRefused);
     }
 }
