@@ -65,6 +65,32 @@ internal sealed class NativeBuild
         return new NativeBuild(folder, binary, library, version, compiler);
     }
 
+    /// <summary>
+    /// The statement on one line (the native SQL file holds one per line): line breaks and tabs become spaces, which
+    /// changes nothing in SQL outside comments and string literals; a statement with a <c>--</c> comment or a line
+    /// break inside a string literal is refused rather than changed.
+    /// </summary>
+    private static string OneLine(SqlStatement statement)
+    {
+        var sql = statement.Text;
+        if (sql.AsSpan().IndexOfAny('\n', '\r', '\t') < 0)
+        {
+            return sql;
+        }
+
+        // Even parts lie outside string literals, odd parts inside ('' inside a literal splits into an empty even part).
+        var parts = sql.Split('\'');
+        for (var i = 0; i < parts.Length; i++)
+        {
+            if (i % 2 == 0 ? parts[i].Contains("--", StringComparison.Ordinal) : parts[i].AsSpan().IndexOfAny('\n', '\r', '\t') >= 0)
+            {
+                throw new InvalidOperationException($"BlockDbSql.{statement.Name} spans lines and holds a -- comment or a string literal with a line break; the native SQL file holds one statement per line, and joining its lines would change it.");
+            }
+        }
+
+        return sql.Replace("\r\n", " ", StringComparison.Ordinal).Replace('\n', ' ').Replace('\r', ' ').Replace('\t', ' ');
+    }
+
     /// <summary>Writes (once) the SQL file for a pragma configuration.</summary>
     public string SqlFile(PragmaSettings pragmas)
     {
@@ -72,12 +98,7 @@ internal sealed class NativeBuild
         foreach (var field in typeof(BlockDbSql).GetFields().Where(f => f.FieldType == typeof(SqlStatement)))
         {
             var statement = (SqlStatement)field.GetValue(null)!;
-            if (statement.Text.Contains('\n', StringComparison.Ordinal) || statement.Text.Contains('\t', StringComparison.Ordinal))
-            {
-                throw new InvalidOperationException($"BlockDbSql.{statement.Name} spans lines; the native SQL file holds one statement per line.");
-            }
-
-            text.Append(statement.Name).Append('\t').Append(statement.Text).Append('\n');
+            text.Append(statement.Name).Append('\t').Append(OneLine(statement)).Append('\n');
         }
 
         foreach (var pragma in PragmaSql.For(pragmas))
