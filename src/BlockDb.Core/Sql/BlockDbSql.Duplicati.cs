@@ -42,9 +42,9 @@ internal static partial class BlockDbSql
     public static readonly SqlStatement DuplicatiConfiguration = new(
         nameof(DuplicatiConfiguration), """SELECT "Key", "Value" FROM "Configuration" """);
 
-    /// <summary>The <c>sql</c> text of index <c>@Name</c> as the file stores it (no row when there is none): what recreates it exactly.</summary>
-    public static readonly SqlStatement DuplicatiIndexSql = new(
-        nameof(DuplicatiIndexSql), """SELECT sql FROM sqlite_schema WHERE type = 'index' AND name = @Name COLLATE NOCASE""", "@Name");
+    /// <summary>A row when the file has an index named <c>@Name</c> (letter case ignored), none otherwise.</summary>
+    public static readonly SqlStatement DuplicatiIndexExists = new(
+        nameof(DuplicatiIndexExists), """SELECT 1 FROM sqlite_schema WHERE type = 'index' AND name = @Name COLLATE NOCASE""", "@Name");
 
     /// <summary>
     /// Exclusive locking for <see cref="DuplicatiUpgrade"/>: in WAL mode a connection that has read the file once keeps a

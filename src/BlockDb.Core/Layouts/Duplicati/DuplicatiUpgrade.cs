@@ -7,54 +7,53 @@ namespace BlockDb;
 
 /// <summary>
 /// An in-place upgrade of a Duplicati local database (schema 19) that Duplicati could run as a step of its own: it drops
-/// the two indexes whose every use a kept index serves, and keeps every table, column, row, the header, the
-/// <c>Version</c> row and the other 21 indexes. No Duplicati query has to change, in text or in result; the upgraded file
-/// is still a v19 file Duplicati opens (its upgrader checks no index) and BlockDb recognises.
-/// <list type="bullet">
-/// <item><c>BlockHashVolumeID</c> (Block: Hash, VolumeID). Every Duplicati statement that filters or joins <c>Block</c>
-/// on <c>Hash</c> (with or without <c>VolumeID</c>) is served by the unique <c>BlockHashSize</c> (Hash, Size), which has
-/// the same leading column and at most one row per (hash, size): among them recreate's
-/// <c>SELECT DISTINCT "BlocklistHash"."Hash" FROM "BlocklistHash", "Block" WHERE "Block"."Hash" = "BlocklistHash"."Hash" AND "Block"."VolumeID" = @VolumeId</c>
-/// and <c>SELECT "VolumeID" FROM "Block", (…) "A" WHERE "A"."Hash" = "Block"."Hash"</c> (LocalRecreateDatabase.cs
-/// 1104, 1160), the backup's <c>SELECT DISTINCT "Block"."Hash" FROM "Block" WHERE "Block"."VolumeID" = @VolumeId AND "Block"."Hash" IN (SELECT "Hash" FROM "BlocklistHash")</c>
-/// (LocalBackupDatabase.cs 1863; <c>Block_IndexByVolumeId</c> serves it) and collection's join of <c>Block</c> to
-/// <c>BlocklistHash</c> on <c>Hash</c> (LocalDeleteDatabase.cs 211). Where the dropped index covered <c>VolumeID</c>, the
-/// kept one adds one read of the row by its ID. Its UNIQUE form (files upgraded through Duplicati's script 11) forbade
-/// one hash at two sizes in one volume; Duplicati's own <c>Schema.sql</c> has created it without UNIQUE since 2020, so no
-/// rule Duplicati relies on goes with it. It is the second random-ordered text index every <c>Block</c> insert writes.</item>
-/// <item><c>BlocksetEntry_BlocksetID</c> (BlocksetEntry: BlocksetID). <c>BlocksetEntry</c> is a WITHOUT ROWID table
-/// whose primary key is (BlocksetID, Index), so the index repeats the key's first column: every lookup by
-/// <c>BlocksetID</c> (restore, listing, delete, the consistency check) is a search of the primary key. Duplicati's own
-/// DatabaseTool drops it when it downgrades a file below version 17 (<c>17. Remove index from blocksetentry.sql</c>).</item>
-/// </list>
-/// <c>BlockHashSize</c> stays: about 55 Duplicati statements compare a <c>Hash</c> column, and without the unique index
-/// nothing would stop Duplicati's own inserts from adding a block twice. A larger <c>page_size</c> was measured and not
-/// adopted (docs/BENCHMARKS.md, "Duplicati replay"). Source: duplicati/duplicati at 66cfb242,
+/// the index <c>BlocksetEntry_BlocksetID</c> and keeps every table, column, row, the header, the <c>Version</c> row and
+/// the other 21 indexes. No Duplicati query changes, in text or in result; the upgraded file is still a v19 file Duplicati
+/// opens (its upgrader checks no index) and BlockDb recognises.
+/// <para>
+/// Why no query changes: <c>BlocksetEntry</c> is a WITHOUT ROWID table whose primary key is (BlocksetID, Index), so the
+/// index (BlocksetID) repeats the key's first column and holds the same (BlocksetID, Index) pairs in the same order. Every
+/// Duplicati statement that used it (39 of its statements name <c>BlocksetEntry</c> at 66cfb242; every one that SQLite
+/// 3.50.4 plans without statistics was compared before and after) now searches or scans the primary key, or the covering
+/// <c>nnc_BlocksetEntry</c>, in the same place of the same plan: among them the blockset listings of restore and
+/// recreate, <c>VerifyConsistency</c>'s entry counts and "blockset without entries" (LocalDatabase.cs 1901, 1939), the
+/// delete's <c>DELETE FROM "BlocksetEntry" WHERE "BlocksetID" NOT IN (…)</c> (LocalDeleteDatabase.cs 192) and
+/// recreate's missing-blocklist join (LocalRecreateDatabase.cs 1143). What goes is one more B-tree written per entry of
+/// every new file. Duplicati's own DatabaseTool drops the same index when it downgrades a file below version 17
+/// (<c>17. Remove index from blocksetentry.sql</c>).
+/// </para>
+/// <para>
+/// What is kept, and why: <c>BlockHashVolumeID</c> (Block: Hash, VolumeID) is not dropped. The unique
+/// <c>BlockHashSize</c> returns the same rows for every statement that uses it, but without statistics SQLite then plans
+/// recreate's <c>GetBlockListsAsync</c> (<c>SELECT DISTINCT "BlocklistHash"."Hash" FROM "BlocklistHash", "Block" WHERE "Block"."Hash" = "BlocklistHash"."Hash" AND "Block"."VolumeID" = @VolumeId</c>,
+/// LocalRecreateDatabase.cs 1104, run per volume by <c>repair</c>) with a full scan of <c>BlocklistHash</c> for each block
+/// of the volume (measured 6.7x slower at 50,000 blocks, and growing with the file). <c>BlockHashSize</c> stays: about 55
+/// Duplicati statements compare a <c>Hash</c> column, and without it nothing stops a block being added twice. The page
+/// size stays as Duplicati made it (docs/BENCHMARKS.md, "Duplicati replay").
+/// </para>
+/// Source: duplicati/duplicati at 66cfb242,
 /// <see href="https://github.com/duplicati/duplicati/tree/master/Duplicati/Library/Main/Database/Local"/>;
 /// docs/DUPLICATI-FACTS.md §1.3-1.4.
 /// </summary>
 public static class DuplicatiUpgrade
 {
-    private static readonly string[] Dropped = ["BlockHashVolumeID", "BlocksetEntry_BlocksetID"];
+    private static readonly string[] Dropped = ["BlocksetEntry_BlocksetID"];
 
     /// <summary>
-    /// The upgrade as SQL Duplicati can run in its own transaction (in its upgrader, say): <c>DROP INDEX IF EXISTS</c> of
-    /// each index, so running them again changes nothing.
+    /// The upgrade as SQL Duplicati can run in its own transaction (in its upgrader, say): Duplicati's own
+    /// <c>DROP INDEX IF EXISTS</c> text (DatabaseTool script 17), so running it again changes nothing.
     /// </summary>
     public static IReadOnlyList<string> Statements { get; } =
     [
-        """DROP INDEX IF EXISTS "BlockHashVolumeID" """,
         """DROP INDEX IF EXISTS "BlocksetEntry_BlocksetID" """,
     ];
 
     /// <summary>
-    /// What undoes <see cref="Statements"/>: each index as Duplicati's <c>Schema.sql</c> creates it (SQLite stores the
-    /// same text, without <c>IF NOT EXISTS</c>), so a fresh file's schema is restored exactly. A file upgraded through
-    /// Duplicati's script 11 had <c>BlockHashVolumeID</c> UNIQUE; <see cref="ApplyAsync"/> returns its exact text.
+    /// What undoes <see cref="Statements"/>: the index exactly as Duplicati's <c>Schema.sql</c> (and its upgrade script
+    /// 17) creates it, so the file's schema is restored exactly (SQLite stores the text without <c>IF NOT EXISTS</c>).
     /// </summary>
     public static IReadOnlyList<string> RevertStatements { get; } =
     [
-        """CREATE INDEX IF NOT EXISTS "BlockHashVolumeID" ON "Block" ("Hash", "VolumeID")""",
         """CREATE INDEX IF NOT EXISTS "BlocksetEntry_BlocksetID" ON "BlocksetEntry" ("BlocksetID")""",
     ];
 
@@ -65,8 +64,7 @@ public static class DuplicatiUpgrade
     /// </summary>
     /// <param name="options">The file (<see cref="BlockDbOptions.DataSource"/>) and the SQLite provider; not <see cref="BlockDbOptions.ReadOnly"/>.</param>
     /// <param name="cancellationToken">Cancels before the change starts.</param>
-    /// <returns>The statements that recreate what this call dropped, each index's <c>CREATE</c> text exactly as the file
-    /// stored it (Duplicati's own DDL, in the form this file had); empty when there was nothing to drop.</returns>
+    /// <returns>The names of the indexes dropped; empty when the file was upgraded already.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="options"/> is null.</exception>
     /// <exception cref="BlockDbConfigurationException">A setting is invalid, the provider is not a SQLite provider, or <see cref="BlockDbOptions.DataSource"/> names no existing file.</exception>
     /// <exception cref="BlockDbReadOnlyException"><see cref="BlockDbOptions.ReadOnly"/> is set.</exception>
@@ -167,17 +165,17 @@ public static class DuplicatiUpgrade
 
     private static List<string> Apply(ISqliteConnection connection)
     {
-        var revert = new List<string>();
+        var dropped = new List<string>();
         for (var i = 0; i < Dropped.Length; i++)
         {
-            if (IndexSql(connection, Dropped[i]) is { } sql)
+            if (IndexExists(connection, Dropped[i]))
             {
-                revert.Add(sql);
                 connection.Execute(Statements[i]);
+                dropped.Add(Dropped[i]);
             }
         }
 
-        return revert;
+        return dropped;
     }
 
     private static List<string> Revert(ISqliteConnection connection)
@@ -185,7 +183,7 @@ public static class DuplicatiUpgrade
         var created = new List<string>();
         for (var i = 0; i < Dropped.Length; i++)
         {
-            if (IndexSql(connection, Dropped[i]) is null)
+            if (!IndexExists(connection, Dropped[i]))
             {
                 connection.Execute(RevertStatements[i]);
                 created.Add(Dropped[i]);
@@ -195,12 +193,12 @@ public static class DuplicatiUpgrade
         return created;
     }
 
-    private static string? IndexSql(ISqliteConnection connection, string name)
+    private static bool IndexExists(ISqliteConnection connection, string name)
     {
-        using var read = connection.Prepare(BlockDbSql.DuplicatiIndexSql);
+        using var read = connection.Prepare(BlockDbSql.DuplicatiIndexExists);
         read.BindText(1, name);
-        var sql = read.Step() ? read.ColumnText(0) : null;
+        var exists = read.Step();
         read.Reset();
-        return sql;
+        return exists;
     }
 }
