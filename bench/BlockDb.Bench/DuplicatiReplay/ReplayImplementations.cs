@@ -44,7 +44,7 @@ internal static class ReplayImplementations
         "duplicati-upgraded",
         "as duplicati, on the file after DuplicatiUpgrade.Statements (BlocksetEntry_BlocksetID dropped), run in Duplicati's own transaction",
         Duplicati.OpenBackup,
-        PrepareFile: path => Run(path, DuplicatiUpgrade.Statements),
+        PrepareFile: path => DuplicatiConnection.RunInTransaction(path, DuplicatiUpgrade.Statements),
         Missing: ["BlocksetEntry_BlocksetID"]);
 
     /// <summary>Lab, not shipped: also without BlockHashVolumeID, which DuplicatiUpgrade keeps (it serves recreate's per-volume blocklist query).</summary>
@@ -52,7 +52,7 @@ internal static class ReplayImplementations
         "lab-no-hashvolumeid",
         "lab, not a supported state: as duplicati-upgraded, and BlockHashVolumeID dropped too (what that index costs a backup)",
         Duplicati.OpenBackup,
-        PrepareFile: path => Run(path, [.. DuplicatiUpgrade.Statements, """DROP INDEX "BlockHashVolumeID" """]),
+        PrepareFile: path => DuplicatiConnection.RunInTransaction(path, [.. DuplicatiUpgrade.Statements, """DROP INDEX "BlockHashVolumeID" """]),
         Missing: ["BlocksetEntry_BlocksetID", "BlockHashVolumeID"]);
 
     /// <summary>Lab: the upgrade with 16 KiB pages (Duplicati's files have SQLite's default 4 KiB), to decide whether a page-size step is worth offering.</summary>
@@ -62,7 +62,7 @@ internal static class ReplayImplementations
         Duplicati.OpenBackup,
         PrepareFile: path =>
         {
-            Run(path, DuplicatiUpgrade.Statements);
+            DuplicatiConnection.RunInTransaction(path, DuplicatiUpgrade.Statements);
             using var connection = DuplicatiConnection.Open(path);
             foreach (var sql in new[] { "PRAGMA journal_mode = DELETE", "PRAGMA page_size = 16384", "VACUUM", "PRAGMA journal_mode = WAL" })
             {
@@ -81,22 +81,6 @@ internal static class ReplayImplementations
     public static ReplayImplementation Get(string name) =>
         All.FirstOrDefault(i => i.Name.Equals(name.Trim(), StringComparison.OrdinalIgnoreCase))
         ?? throw new ArgumentException($"Unknown implementation '{name}'; valid: {string.Join(", ", All.Select(i => i.Name))}.");
-
-    /// <summary>Runs statements on the file in one transaction of a connection opened as Duplicati opens it.</summary>
-    private static void Run(string path, IReadOnlyList<string> statements)
-    {
-        using var connection = DuplicatiConnection.Open(path);
-        using var transaction = connection.BeginTransaction();
-        foreach (var sql in statements)
-        {
-            using var command = connection.CreateCommand();
-            command.Transaction = transaction;
-            command.CommandText = sql;
-            command.ExecuteNonQuery();
-        }
-
-        transaction.Commit();
-    }
 
     /// <summary>Answers every call from memory; nothing is found, everything is new.</summary>
     private sealed class NoDatabase : IDuplicatiBackupDatabase

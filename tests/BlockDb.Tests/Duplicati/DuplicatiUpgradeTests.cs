@@ -90,13 +90,13 @@ public sealed class DuplicatiUpgradeTests(DuplicatiTemplate template) : IClassFi
         var path = template.CopyTo(_folder);
         var (contents, schema) = (TableContents(path), Schema(path));
 
-        RunInDuplicatiTransaction(path, DuplicatiUpgrade.Statements);
-        RunInDuplicatiTransaction(path, DuplicatiUpgrade.Statements);
+        DuplicatiConnection.RunInTransaction(path, DuplicatiUpgrade.Statements);
+        DuplicatiConnection.RunInTransaction(path, DuplicatiUpgrade.Statements);
         Assert.Equal(schema.Count - DroppedIndexes.Length, Schema(path).Count);
         DuplicatiFiles.AssertConsistent(path, Upgraded);
 
-        RunInDuplicatiTransaction(path, DuplicatiUpgrade.RevertStatements);
-        RunInDuplicatiTransaction(path, DuplicatiUpgrade.RevertStatements);
+        DuplicatiConnection.RunInTransaction(path, DuplicatiUpgrade.RevertStatements);
+        DuplicatiConnection.RunInTransaction(path, DuplicatiUpgrade.RevertStatements);
         Assert.Equal(schema, Schema(path));
         Assert.Equal(contents, TableContents(path));
     }
@@ -316,19 +316,4 @@ public sealed class DuplicatiUpgradeTests(DuplicatiTemplate template) : IClassFi
             "$1 $2 <by BlocksetID>")
         .Replace("USING INDEX BlocksetEntry_BlocksetID FOR IN-OPERATOR", "USING <by BlocksetID> FOR IN-OPERATOR", StringComparison.Ordinal)
         .Replace("USING INDEX sqlite_autoindex_BlocksetEntry_1 FOR IN-OPERATOR", "USING <by BlocksetID> FOR IN-OPERATOR", StringComparison.Ordinal);
-
-    private static void RunInDuplicatiTransaction(string path, IReadOnlyList<string> statements)
-    {
-        using var connection = DuplicatiConnection.Open(path);
-        using var transaction = connection.BeginTransaction();
-        foreach (var sql in statements)
-        {
-            using var command = connection.CreateCommand();
-            command.Transaction = transaction;
-            command.CommandText = sql;
-            command.ExecuteNonQuery();
-        }
-
-        transaction.Commit();
-    }
 }
