@@ -46,6 +46,24 @@ public static class DuplicatiConnection
             throw;
         }
     }
+
+    /// <summary>Runs statements (an upgrade step, say) in one transaction of a connection opened as Duplicati opens the file, as its upgrader could.</summary>
+    /// <param name="path">The database file.</param>
+    /// <param name="statements">SQL statements, run in order, then committed.</param>
+    public static void RunInTransaction(string path, IEnumerable<string> statements)
+    {
+        using var connection = Open(path);
+        using var transaction = connection.BeginTransaction();
+        foreach (var sql in statements)
+        {
+            using var command = connection.CreateCommand();
+            command.Transaction = transaction;
+            command.CommandText = sql;
+            command.ExecuteNonQuery();
+        }
+
+        transaction.Commit();
+    }
 }
 
 /// <summary>

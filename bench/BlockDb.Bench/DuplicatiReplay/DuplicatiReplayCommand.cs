@@ -88,6 +88,7 @@ internal static class DuplicatiReplayCommand
                         if (implementation.WritesFile)
                         {
                             File.Copy(template, path);
+                            implementation.PrepareFile?.Invoke(path);
                         }
 
                         try
@@ -122,7 +123,8 @@ internal static class DuplicatiReplayCommand
                             if (implementation.WritesFile && (result.GetValue(check) ?? true))
                             {
                                 var clock = Stopwatch.StartNew();
-                                var findings = DuplicatiConsistency.CheckFile(path);
+                                var missing = implementation.Missing ?? [];
+                                var findings = DuplicatiConsistency.CheckFile(path, new DuplicatiConsistencyOptions { AllowMissingIndex = n => missing.Contains(n, StringComparer.OrdinalIgnoreCase) });
                                 Console.Error.WriteLine(string.Create(CultureInfo.InvariantCulture, $"{implementation.Name} at {size:N0} blocks: {findings.Count} finding(s) by Duplicati's rules ({clock.Elapsed.TotalSeconds:F1} s to check)."));
                                 foreach (var finding in findings)
                                 {

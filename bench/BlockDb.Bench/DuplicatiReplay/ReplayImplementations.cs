@@ -8,7 +8,15 @@ namespace BlockDb.Bench.DuplicatiReplay;
 /// <param name="Description">One line for the report.</param>
 /// <param name="OpenBackup">Opens the object for one backup at the given time on the file at the path; disposing it closes the file.</param>
 /// <param name="WritesFile">False for an implementation that keeps nothing (no file to copy or check).</param>
-internal sealed record ReplayImplementation(string Name, string Description, Func<string, DateTime, CancellationToken, Task<IDuplicatiBackupDatabase>> OpenBackup, bool WritesFile = true);
+/// <param name="PrepareFile">Run once on the new file before the first backup, untimed (an upgrade, say); null: nothing.</param>
+/// <param name="Missing">Indexes of Duplicati's schema the file lacks on purpose, for the consistency check.</param>
+internal sealed record ReplayImplementation(
+    string Name,
+    string Description,
+    Func<string, DateTime, CancellationToken, Task<IDuplicatiBackupDatabase>> OpenBackup,
+    bool WritesFile = true,
+    Action<string>? PrepareFile = null,
+    IReadOnlyList<string>? Missing = null);
 
 /// <summary>
 /// The implementations <c>duplicati-replay</c> runs side by side, each on its own copy of the same starting file with the
@@ -31,8 +39,42 @@ internal static class ReplayImplementations
         (_, _, _) => Task.FromResult<IDuplicatiBackupDatabase>(new NoDatabase()),
         WritesFile: false);
 
+    /// <summary>Duplicati's own statements on the file after <see cref="DuplicatiUpgrade.Statements"/> (run by Duplicati's connection, as its upgrader could): what the upgrade alone gives Duplicati.</summary>
+    public static readonly ReplayImplementation DuplicatiUpgraded = new(
+        "duplicati-upgraded",
+        "as duplicati, on the file after DuplicatiUpgrade.Statements (BlocksetEntry_BlocksetID dropped), run in Duplicati's own transaction",
+        Duplicati.OpenBackup,
+        PrepareFile: path => DuplicatiConnection.RunInTransaction(path, DuplicatiUpgrade.Statements),
+        Missing: ["BlocksetEntry_BlocksetID"]);
+
+    /// <summary>Lab, not shipped: also without BlockHashVolumeID, which DuplicatiUpgrade keeps (it serves recreate's per-volume blocklist query).</summary>
+    public static readonly ReplayImplementation LabNoHashVolumeId = new(
+        "lab-no-hashvolumeid",
+        "lab, not a supported state: as duplicati-upgraded, and BlockHashVolumeID dropped too (what that index costs a backup)",
+        Duplicati.OpenBackup,
+        PrepareFile: path => DuplicatiConnection.RunInTransaction(path, [.. DuplicatiUpgrade.Statements, """DROP INDEX "BlockHashVolumeID" """]),
+        Missing: ["BlocksetEntry_BlocksetID", "BlockHashVolumeID"]);
+
+    /// <summary>Lab: the upgrade with 16 KiB pages (Duplicati's files have SQLite's default 4 KiB), to decide whether a page-size step is worth offering.</summary>
+    public static readonly ReplayImplementation LabPage16K = new(
+        "lab-page16k",
+        "lab: as duplicati-upgraded, on a file rebuilt with page_size 16384 (journal_mode DELETE, page_size, VACUUM, back to WAL)",
+        Duplicati.OpenBackup,
+        PrepareFile: path =>
+        {
+            DuplicatiConnection.RunInTransaction(path, DuplicatiUpgrade.Statements);
+            using var connection = DuplicatiConnection.Open(path);
+            foreach (var sql in new[] { "PRAGMA journal_mode = DELETE", "PRAGMA page_size = 16384", "VACUUM", "PRAGMA journal_mode = WAL" })
+            {
+                using var command = connection.CreateCommand();
+                command.CommandText = sql;
+                command.ExecuteNonQuery();
+            }
+        },
+        Missing: ["BlocksetEntry_BlocksetID"]);
+
     /// <summary>Every implementation, baseline first.</summary>
-    public static readonly IReadOnlyList<ReplayImplementation> All = [Duplicati, None];
+    public static readonly IReadOnlyList<ReplayImplementation> All = [Duplicati, DuplicatiUpgraded, LabNoHashVolumeId, LabPage16K, None];
 
     /// <summary>The implementation of that name (case-insensitive).</summary>
     /// <exception cref="ArgumentException">No implementation has that name.</exception>

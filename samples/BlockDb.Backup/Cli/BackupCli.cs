@@ -100,6 +100,7 @@ internal sealed class BackupCli
         root.Add(cli.GcCommand());
         root.Add(cli.ListCommand());
         root.Add(cli.ConvertCommand());
+        root.Add(cli.UpgradeDuplicatiCommand());
         root.Add(Maintenance.InfoCommand.Create(cli._db, cli.Common));
         return root;
     }
@@ -323,6 +324,17 @@ internal sealed class BackupCli
         command.SetAction((r, ct) => CommandRunner.RunAsync(
             () => Lifecycle.ConvertCommand.RunAsync(Common(r), new ConvertSettings(r.GetRequiredValue(target), r.GetValue(layout), r.GetValue(merge), r.GetValue(_progress)), ct),
             ct));
+        return command;
+    }
+
+    private Command UpgradeDuplicatiCommand()
+    {
+        var revert = new Option<bool>("--revert") { Description = "Re-create the index the upgrade dropped, exactly as Duplicati's Schema.sql does" };
+        var command = new Command("upgrade-duplicati", "Upgrade a Duplicati local database (--db) in place (DuplicatiUpgrade): drop BlocksetEntry_BlocksetID, whose every use the table's primary key serves; every table and row is kept and no Duplicati query changes. Refused while Duplicati has the file open. Then check it (exit 1 when the check finds anything)")
+        {
+            _db, revert,
+        };
+        command.SetAction((r, ct) => CommandRunner.RunAsync(() => Maintenance.UpgradeDuplicatiCommand.RunAsync(Common(r), r.GetValue(revert), ct), ct));
         return command;
     }
 

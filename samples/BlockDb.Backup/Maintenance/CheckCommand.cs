@@ -28,8 +28,29 @@ internal static class CheckCommand
         return repair.After.IsClean ? ExitCodes.Success : ExitCodes.Difference;
     }
 
-    /// <summary>The table of a check: each finding with its count and first IDs, and the verdict.</summary>
-    public static ReportTable Table(string title, BlockDbCheckResult check) =>
+    /// <summary>
+    /// The table of a check: each finding with its count and first IDs, the layout's own rules (on a Duplicati database,
+    /// Duplicati's consistency rules with Duplicati's messages), and the verdict.
+    /// </summary>
+    public static ReportTable Table(string title, BlockDbCheckResult check)
+    {
+        var table = BlockDbFindings(title, check);
+        if (check.Layout == BlockLayout.Duplicati && check.LayoutRules.Count == 0)
+        {
+            table.Row("Duplicati's consistency rules", "0", string.Empty);
+        }
+
+        foreach (var rule in check.LayoutRules)
+        {
+            table.Row($"{rule.Rule}: {rule.Message}", ReportTable.Count(rule.Count), Ids(rule.FirstIds));
+        }
+
+        return table
+            .Row("integrity_check", check.IntegrityCheck, string.Empty)
+            .Row("verdict", check.IsClean ? "clean" : "PROBLEMS FOUND", string.Empty);
+    }
+
+    private static ReportTable BlockDbFindings(string title, BlockDbCheckResult check) =>
         new ReportTable(title, "finding", "count", "first IDs")
             .Row("layout", check.Layout.ToString(), string.Empty)
             .Row("blocks / blocksets / entries", $"{ReportTable.Count(check.Counts.Blocks)} / {ReportTable.Count(check.Counts.Blocksets)} / {ReportTable.Count(check.Counts.BlocksetEntries)}", string.Empty)
@@ -41,9 +62,7 @@ internal static class CheckCommand
             .Finding("blocks no lookup can ask for (hash or size)", check.UnusableBlocks)
             .Finding("blocks in a volume that is missing or Deleted", check.VolumeProblems)
             .Finding("blocks the key map did not hold", check.MapMissing)
-            .Row("KeyMap guards present", check.GuardsPresent ? "yes" : "NO", string.Empty)
-            .Row("integrity_check", check.IntegrityCheck, string.Empty)
-            .Row("verdict", check.IsClean ? "clean" : "PROBLEMS FOUND", string.Empty);
+            .Row("KeyMap guards present", check.GuardsPresent ? "yes" : "NO", string.Empty);
 
     private static string Ids(IReadOnlyList<long> ids) => string.Join(", ", ids.Select(ReportTable.Count));
 }

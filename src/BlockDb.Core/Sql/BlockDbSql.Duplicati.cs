@@ -41,4 +41,16 @@ internal static partial class BlockDbSql
     /// <summary>Duplicati's persisted options (<c>LocalDatabase.GetDbOptionsAsync</c>): key and value.</summary>
     public static readonly SqlStatement DuplicatiConfiguration = new(
         nameof(DuplicatiConfiguration), """SELECT "Key", "Value" FROM "Configuration" """);
+
+    /// <summary>A row when the file has an index named <c>@Name</c> (letter case ignored), none otherwise.</summary>
+    public static readonly SqlStatement DuplicatiIndexExists = new(
+        nameof(DuplicatiIndexExists), """SELECT 1 FROM sqlite_schema WHERE type = 'index' AND name = @Name COLLATE NOCASE""", "@Name");
+
+    /// <summary>
+    /// Exclusive locking for <see cref="DuplicatiUpgrade"/>: in WAL mode a connection that has read the file once keeps a
+    /// shared lock on it until it closes, so the first transaction after this pragma gets the file only when no other
+    /// connection that has read it is open (Duplicati reads its Version table at open)
+    /// (<see href="https://www.sqlite.org/pragma.html#pragma_locking_mode"/>).
+    /// </summary>
+    public const string LockingModeExclusive = "PRAGMA locking_mode = EXCLUSIVE";
 }

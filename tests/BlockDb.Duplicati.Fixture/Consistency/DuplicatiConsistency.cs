@@ -102,6 +102,9 @@ public sealed record DuplicatiConsistencyOptions
     /// <summary>Objects besides Duplicati's that the schema rule accepts (e.g. a library's own table); default none.</summary>
     public Func<string, bool>? AllowExtraObject { get; init; }
 
+    /// <summary>Indexes of Duplicati's schema the schema rule accepts as absent (e.g. the ones an in-place upgrade drops); default none.</summary>
+    public Func<string, bool>? AllowMissingIndex { get; init; }
+
     /// <summary>Detail lines per finding (default 5).</summary>
     public int MaxDetails { get; init; } = 5;
 }
@@ -210,6 +213,11 @@ public static class DuplicatiConsistency
             {
                 if (!actual.TryGetValue(name, out var found))
                 {
+                    if (shape.StartsWith("index", StringComparison.Ordinal) && options.AllowMissingIndex?.Invoke(name) == true)
+                    {
+                        continue;
+                    }
+
                     Add(DuplicatiRule.Schema, $"Missing {shape.Split('|')[0]} \"{name}\".");
                     structural |= !shape.StartsWith("index", StringComparison.Ordinal);
                 }
