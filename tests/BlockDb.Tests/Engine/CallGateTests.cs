@@ -82,12 +82,14 @@ public sealed class CallGateTests
         Assert.False(blocking.IsCompleted);
 
         gate.Exit();
-        var first = await Task.WhenAny(entering, blocking).WaitAsync(Wait);
-        await first;
 
-        // One of the two is inside; the other is a concurrent caller, refused at once.
-        var second = first == entering ? blocking : entering;
-        await Assert.ThrowsAsync<InvalidOperationException>(() => second.WaitAsync(Wait));
+        // One of the two is inside; the other is a concurrent caller, refused at once. Either may finish first (the
+        // refusal can come before the entered call's task completes), so both are awaited before judging.
+        Task[] callers = [entering, blocking];
+        await Task.WhenAll(callers.Select(t => t.ContinueWith(static _ => { }, TaskScheduler.Default))).WaitAsync(Wait);
+        _ = Assert.Single(callers, t => t.IsCompletedSuccessfully);
+        var refused = Assert.Single(callers, t => t.IsFaulted);
+        Assert.IsType<InvalidOperationException>(refused.Exception!.InnerException);
     }
 
     [Fact]
