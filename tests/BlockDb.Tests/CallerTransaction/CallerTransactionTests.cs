@@ -83,11 +83,8 @@ public sealed class CallerTransactionTests : IDisposable
     [MemberData(nameof(Layouts))]
     public async Task Duplicatis_pattern_of_commit_then_a_new_deferred_transaction_keeps_working_round_after_round(BlockLayout layout)
     {
-        CreateIndex(layout);
-        using var caller = OpenCaller();
-        var transaction = caller.BeginTransaction(deferred: true);
-        await using var blocks = Build(caller);
-        await using var session = await blocks.OpenSessionAsync();
+        await using var started = await StartAsync(layout);
+        var (caller, transaction, blocks, session) = started;
         var volume = await session.RegisterVolumeAsync("v1");
         for (var round = 0; round < 4; round++)
         {
@@ -193,11 +190,8 @@ public sealed class CallerTransactionTests : IDisposable
     [Fact]
     public async Task The_sessions_commit_and_rollback_are_refused_because_the_transaction_is_the_callers()
     {
-        CreateIndex(BlockLayout.TextHash);
-        using var caller = OpenCaller();
-        using var transaction = caller.BeginTransaction(deferred: true);
-        await using var blocks = Build(caller);
-        await using var session = await blocks.OpenSessionAsync();
+        await using var started = await StartAsync(BlockLayout.TextHash);
+        var (caller, transaction, blocks, session) = started;
         await session.SelectXorInsertAsync(TestData.Hash(1), 10);
 
         var commit = await Assert.ThrowsAsync<InvalidOperationException>(async () => await session.CommitAsync());
@@ -398,12 +392,9 @@ public sealed class CallerTransactionTests : IDisposable
     [Fact]
     public async Task A_call_during_which_sqlite_rolls_back_the_callers_transaction_fails_as_rolled_back_and_the_session_goes_on()
     {
-        CreateIndex(BlockLayout.TextHash);
-        using var caller = OpenCaller();
-        var transaction = caller.BeginTransaction(deferred: true);
+        await using var started = await StartAsync(BlockLayout.TextHash);
+        var (caller, transaction, blocks, session) = started;
         CallerInsert(caller, transaction, "a.txt");
-        await using var blocks = Build(caller);
-        await using var session = await blocks.OpenSessionAsync();
         await session.SelectXorInsertAsync(TestData.Hash(1), 10);
 
         // The caller's own trigger ends its transaction inside BlockDb's next insert, as SQLITE_FULL or IOERR would.
@@ -426,11 +417,8 @@ public sealed class CallerTransactionTests : IDisposable
     [Fact]
     public async Task A_failed_call_leaves_nothing_of_itself_in_the_callers_transaction()
     {
-        CreateIndex(BlockLayout.TextHash);
-        using var caller = OpenCaller();
-        using var transaction = caller.BeginTransaction(deferred: true);
-        await using var blocks = Build(caller);
-        await using var session = await blocks.OpenSessionAsync();
+        await using var started = await StartAsync(BlockLayout.TextHash);
+        var (caller, transaction, blocks, session) = started;
         var kept = await session.SelectXorInsertAsync(TestData.Hash(1), 10);
 
         // A span whose last block is refused by the engine: the blocks before it in the same call are undone with it.
@@ -467,6 +455,30 @@ public sealed class CallerTransactionTests : IDisposable
         await blocks.DisposeAsync();
         Assert.Equal((1, 0), CountFromOutside());
         File.Delete(_path);
+    }
+
+    /// <summary>
+    /// Duplicati's set-up: a new index of <paramref name="layout"/>, the caller's connection with a deferred transaction
+    /// open, BlockDb built on it and a session opened; disposed in the reverse order.
+    /// </summary>
+    private async Task<Started> StartAsync(BlockLayout layout)
+    {
+        CreateIndex(layout);
+        var caller = OpenCaller();
+        var transaction = caller.BeginTransaction(deferred: true);
+        var blocks = Build(caller);
+        return new Started(caller, transaction, blocks, await blocks.OpenSessionAsync());
+    }
+
+    private sealed record Started(SqliteConnection Caller, SqliteTransaction Transaction, IBlockDatabase Blocks, IBlockRepository Session) : IAsyncDisposable
+    {
+        public async ValueTask DisposeAsync()
+        {
+            await Session.DisposeAsync();
+            await Blocks.DisposeAsync();
+            Transaction.Dispose();
+            Caller.Dispose();
+        }
     }
 
     /// <summary>Creates a BlockDb index of <paramref name="layout"/> at <see cref="_path"/> (as an application would once) and the caller's own table beside it.</summary>

@@ -47,11 +47,8 @@ public sealed class KeyMapGuardTests(ITestOutputHelper output) : KeyMapFileTestB
     [Fact]
     public async Task A_gap_insert_after_a_rewound_generation_is_seen_and_never_duplicated()
     {
-        var path = Folder.File("aba.db");
-        await using var db = Open("aba.db", o => o.Batching.CommitEvery = 1);
-        await using var session = await db.OpenSessionAsync();
-        await SeedAsync(session, 10);
-        using var raw = new RawSql(path);
+        await using var seeded = await SeededAsync("aba.db", 10);
+        var (_, session, _, raw) = seeded;
 
         // Generation 0 -> 1, and the map reloads at generation 1 (W = 10).
         raw.Execute("""UPDATE "Block" SET "Size" = "Size" + 1 WHERE "ID" = 1""");
@@ -73,12 +70,9 @@ public sealed class KeyMapGuardTests(ITestOutputHelper output) : KeyMapFileTestB
     [Fact]
     public async Task A_gap_insert_after_a_rewound_MaxBlockId_is_seen_and_never_duplicated()
     {
-        var path = Folder.File("rewind-max.db");
-        await using var db = Open("rewind-max.db", o => o.Batching.CommitEvery = 1);
-        await using var session = await db.OpenSessionAsync();
-        await SeedAsync(session, 10);
+        await using var seeded = await SeededAsync("rewind-max.db", 10);
+        var (_, session, _, raw) = seeded;
         Assert.Null(await session.FindBlockAsync(TestData.Hash(1000), 10)); // the map is loaded: W = 10
-        using var raw = new RawSql(path);
 
         // MaxBlockId 10 -> 0 (Generation kept): the gap insert at 5 is then above MaxBlockId and bumps nothing.
         raw.Execute("""DELETE FROM "Block" WHERE "ID" = 5""");
@@ -115,11 +109,8 @@ public sealed class KeyMapGuardTests(ITestOutputHelper output) : KeyMapFileTestB
     [Fact]
     public async Task A_gap_insert_is_seen_after_the_generation_was_raised_to_the_largest_integer()
     {
-        var path = Folder.File("saturate.db");
-        await using var db = Open("saturate.db", o => o.Batching.CommitEvery = 1);
-        await using var session = await db.OpenSessionAsync();
-        await SeedAsync(session, 10);
-        using var raw = new RawSql(path);
+        await using var seeded = await SeededAsync("saturate.db", 10);
+        var (_, session, _, raw) = seeded;
 
         // Raising Generation is allowed (it never goes back). At 2^63 - 1 the guards' "Generation + 1" overflows to the
         // REAL 9.223372036854776e18, which reads back through sqlite3_column_int64 as 2^63 - 1 again, and stays there.
@@ -151,11 +142,8 @@ public sealed class KeyMapGuardTests(ITestOutputHelper output) : KeyMapFileTestB
     [Fact]
     public async Task Ignore_check_constraints_cannot_saturate_the_generation()
     {
-        var path = Folder.File("ignore-check.db");
-        await using var db = Open("ignore-check.db", o => o.Batching.CommitEvery = 1);
-        await using var session = await db.OpenSessionAsync();
-        await SeedAsync(session, 10);
-        using var raw = new RawSql(path);
+        await using var seeded = await SeededAsync("ignore-check.db", 10);
+        var (_, session, _, raw) = seeded;
         raw.Execute("PRAGMA ignore_check_constraints = ON");
         var refused = Assert.Throws<BlockDbException>(() => raw.Execute("""UPDATE "BlockDbState" SET "Generation" = 1e300"""));
         Assert.Equal(SqliteResultCode.Constraint, refused.SqliteErrorCode);
@@ -223,11 +211,8 @@ public sealed class KeyMapGuardTests(ITestOutputHelper output) : KeyMapFileTestB
     [InlineData("'10 bytes'")]
     public async Task A_row_with_a_non_integer_size_is_never_returned_for_an_integer_size(string foreignSize)
     {
-        var path = Folder.File("size.db");
-        await using var db = Open("size.db", o => o.Batching.CommitEvery = 1);
-        await using var session = await db.OpenSessionAsync();
-        await SeedAsync(session, 3);
-        using var raw = new RawSql(path);
+        await using var seeded = await SeededAsync("size.db", 3);
+        var (db, session, _, raw) = seeded;
         var insert = $"""INSERT INTO "Block" ("Hash", "Size") VALUES ({HexOf(TestData.Hash(100))}, {foreignSize})""";
         Assert.Equal(SqliteResultCode.Constraint, Assert.Throws<BlockDbException>(() => raw.Execute(insert)).SqliteErrorCode);
 
@@ -484,11 +469,8 @@ public sealed class KeyMapGuardTests(ITestOutputHelper output) : KeyMapFileTestB
     [Fact]
     public async Task A_foreign_trigger_in_main_stops_the_key_map_instead_of_silencing_the_flag()
     {
-        var path = Folder.File("main-trigger.db");
-        await using var db = Open("main-trigger.db", o => o.Batching.CommitEvery = 1);
-        await using var session = await db.OpenSessionAsync();
-        await SeedAsync(session, 10);
-        using var raw = new RawSql(path);
+        await using var seeded = await SeededAsync("main-trigger.db", 10);
+        var (db, session, _, raw) = seeded;
         raw.Execute("""CREATE TRIGGER "Audit" BEFORE UPDATE OF "Generation" ON "BlockDbState" BEGIN SELECT RAISE(IGNORE); END""");
 
         // BlockDb sees the schema change and stops trusting its key map: it names the trigger rather than write around it.
@@ -579,5 +561,27 @@ public sealed class KeyMapGuardTests(ITestOutputHelper output) : KeyMapFileTestB
         Assert.True(repair.After.IsClean, repair.After.ToString());
         Assert.Equal(0, raw.DuplicateGroups());
         Assert.Equal(Math.Min(5, result.Id), await session.FindBlockAsync(TestData.Hash(100), 10));
+    }
+
+    /// <summary>
+    /// The tampering tests' start: a KeyMap file <paramref name="name"/> committing every write, <paramref name="count"/>
+    /// blocks seeded through a session, and a foreign connection to tamper with it; disposed in the reverse order.
+    /// </summary>
+    private async Task<Seeded> SeededAsync(string name, int count)
+    {
+        var db = Open(name, o => o.Batching.CommitEvery = 1);
+        var session = await db.OpenSessionAsync();
+        var ids = await SeedAsync(session, count);
+        return new Seeded(db, session, ids, new RawSql(Folder.File(name)));
+    }
+
+    private sealed record Seeded(IBlockDatabase Db, IBlockRepository Session, long[] Ids, RawSql Raw) : IAsyncDisposable
+    {
+        public async ValueTask DisposeAsync()
+        {
+            Raw.Dispose();
+            await Session.DisposeAsync();
+            await Db.DisposeAsync();
+        }
     }
 }
