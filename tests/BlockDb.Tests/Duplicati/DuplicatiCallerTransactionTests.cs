@@ -68,6 +68,11 @@ public sealed class DuplicatiCallerTransactionTests(DuplicatiTemplate template) 
         Assert.Equal(
             [tag],
             DuplicatiFilesOn(connection, transaction, $"""SELECT O."Description" FROM "Remotevolume" V JOIN "Operation" O ON O."ID" = V."OperationID" WHERE V."ID" = {volume}"""));
+
+        // The check runs in the caller's transaction and sees its uncommitted rows, BlockDb's and the engine's.
+        var check = await db.CheckAsync();
+        Assert.True(check.IsClean, check.ToString());
+        Assert.Equal(await session.GetCountsAsync(), check.Counts);
         return blockset;
     }
 
