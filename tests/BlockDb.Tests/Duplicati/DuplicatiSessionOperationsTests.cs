@@ -93,6 +93,28 @@ public sealed class DuplicatiSessionOperationsTests(DuplicatiTemplate template) 
         await AssertCleanAsync(path);
     }
 
+    [Theory]
+    [MemberData(nameof(Providers))]
+    public async Task A_shared_repository_writes_by_Duplicatis_rules_and_leaves_the_file_clean(string provider)
+    {
+        var path = template.CopyTo(_folder);
+        var file = File("shared", 33);
+        long blockset;
+        await using (var db = BlockDatabase.Open(new BlockDbOptions { Provider = provider, DataSource = path }))
+        await using (var shared = db.OpenSharedRepository())
+        {
+            var volume = await shared.RegisterVolumeAsync("duplicati-bshared.dblock.zip");
+            await Assert.ThrowsAsync<ArgumentException>(async () => await shared.SelectXorInsertAsync(file[0].Hash, file[0].Size));
+            blockset = await AddFileAsync(shared, file, volume, FullHash("shared"));
+            Assert.Equal(blockset, await shared.FindBlocksetAsync(FullHash("shared"), (32 * Blocksize) + 300));
+        }
+
+        Assert.Equal(2, DuplicatiFiles.Scalar(path, $"""SELECT COUNT(*) FROM "BlocklistHash" WHERE "BlocksetID" = {blockset}"""));
+        await AssertCleanAsync(path);
+    }
+
+    public static IEnumerable<object[]> Providers() => BlockDbProviders.Names.Select(p => new object[] { p });
+
     [Fact]
     public async Task A_block_whose_volume_is_minus_one_reads_as_having_no_volume()
     {

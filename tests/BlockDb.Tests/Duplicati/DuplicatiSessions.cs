@@ -118,7 +118,7 @@ internal static class DuplicatiSessions
     }
 
     /// <summary>Records a file as Duplicati's backup does: its blocks, its blocklist blocks, then the blockset.</summary>
-    public static async Task<long> AddFileAsync(IBlockRepository session, IReadOnlyList<BlockKey> blocks, long volume, string fullHash)
+    public static async Task<long> AddFileAsync(IBlockWriter session, IReadOnlyList<BlockKey> blocks, long volume, string fullHash)
     {
         foreach (var block in blocks.Concat(Blocklists(blocks)))
         {
