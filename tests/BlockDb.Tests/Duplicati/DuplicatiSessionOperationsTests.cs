@@ -21,7 +21,7 @@ public sealed class DuplicatiSessionOperationsTests(DuplicatiTemplate template) 
     {
         var path = template.CopyTo(_folder);
         var file = File("forty", 40); // two blocklists at 32 hashes each
-        long volume, blockset, single, empty;
+        long volume, blockset, single, empty, oneCallSet;
         await using (var scope = await DuplicatiScope.OpenAsync(path, mode))
         {
             var s = scope.Session;
@@ -41,6 +41,18 @@ public sealed class DuplicatiSessionOperationsTests(DuplicatiTemplate template) 
             Assert.Equal(new BlocksetInfo(blockset, (39 * Blocksize) + 300, FullHash("forty"), 40), await s.GetBlocksetAsync(blockset));
             Assert.Equal(file.Select(k => k.Hash), (await s.ListBlocksetBlocksAsync(blockset)).Select(b => b.Hash));
             single = await AddFileAsync(s, [Key("single", 0, 500)], volume, FullHash("single"));
+
+            // A file in one call: its blocklist blocks first (as Duplicati's splitter stores them), then blocks and blockset.
+            var oneCall = File("one-call", 33);
+            foreach (var list in Blocklists(oneCall))
+            {
+                await s.SelectXorInsertAsync(list.Hash, list.Size, volume);
+            }
+
+            var oneCallKeys = oneCall.Select(k => new BinaryBlockKey(BlockHash.Parse(k.Hash), k.Size)).ToArray();
+            var oneCallResults = new SelectXorInsertResult[oneCallKeys.Length];
+            oneCallSet = await s.SelectXorInsertBlocksetAsync(oneCallKeys, oneCallResults, BlockHash.Parse(FullHash("one-call")), volume);
+            Assert.All(oneCallResults, r => Assert.True(r.Created));
             empty = await s.AddBlocksetAsync(Array.Empty<BlockKey>(), FullHash("empty"));
 
             await s.SetVolumeStateAsync(volume, VolumeState.Uploading);
@@ -48,13 +60,14 @@ public sealed class DuplicatiSessionOperationsTests(DuplicatiTemplate template) 
             await s.SetVolumeStateAsync(volume, VolumeState.Uploaded, 4096);
             await s.SetVolumeStateAsync(volume, VolumeState.Verified);
             var info = await s.GetVolumeAsync(volume);
-            Assert.Equal((VolumeState.Verified, 4096L, 40L + 2 + 1), (info.State, info.Size!.Value, info.Blocks));
+            Assert.Equal((VolumeState.Verified, 4096L, 40L + 2 + 1 + 33 + 2), (info.State, info.Size!.Value, info.Blocks));
             Assert.Equal(info, await s.FindVolumeAsync("duplicati-b0123456789abcdef.dblock.zip"));
         }
 
         // The blocklist hashes, in index order, as Duplicati's splitter computes them; none for 0 or 1 block.
         Assert.Equal(Blocklists(file).Select(b => b.Hash), DuplicatiFiles.Column(path, $"""SELECT "Hash" FROM "BlocklistHash" WHERE "BlocksetID" = {blockset} ORDER BY "Index" """));
         Assert.Equal(0, DuplicatiFiles.Scalar(path, $"""SELECT COUNT(*) FROM "BlocklistHash" WHERE "BlocksetID" IN ({single}, {empty})"""));
+        Assert.Equal(Blocklists(File("one-call", 33)).Select(b => b.Hash), DuplicatiFiles.Column(path, $"""SELECT "Hash" FROM "BlocklistHash" WHERE "BlocksetID" = {oneCallSet} ORDER BY "Index" """));
 
         // Every column Remotevolume requires, as Duplicati's RegisterRemoteVolumeAsync and UpdateRemoteVolumeAsync write them.
         Assert.Equal(
