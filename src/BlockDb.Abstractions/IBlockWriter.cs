@@ -10,6 +10,18 @@ namespace BlockDb;
 /// earlier writes of the batch intact, unless the database rolled the whole batch back
 /// (<see cref="BlockDbBatchRolledBackException"/>). Invalid input throws <see cref="ArgumentException"/> before
 /// anything is written; a read-only database refuses every write with <see cref="BlockDbReadOnlyException"/>.
+/// <para>
+/// On a Duplicati local database (<see cref="BlockLayout.Duplicati"/>) the calls follow Duplicati's rules
+/// (<see href="https://github.com/duplicati/duplicati/blob/master/Duplicati/Library/Main/Database/Local/LocalBackupDatabase.cs"/>):
+/// a new block needs a volume (<see cref="ArgumentException"/> without one), a Blocks volume in state
+/// <see cref="VolumeState.Temporary"/> to <see cref="VolumeState.Verified"/>, at most the file's block size and a hash of
+/// its block hash's size, and comes back from <c>DeletedBlock</c> (<see cref="SelectXorInsertResult.Created"/> false)
+/// while a live volume holds its bytes; a blockset needs its full hash (<see cref="ArgumentException"/>), is found by
+/// (full hash, length) when it exists, has every block but the last of the block size, and its blocklist blocks
+/// (<c>DuplicatiBlocklists</c> in BlockDb.Core) must be stored as blocks first (<see cref="BlockNotFoundException"/>); a blockset
+/// a file names is not deleted (<see cref="BlockDbConflictException"/>); collected blocks go to <c>DeletedBlock</c>, and
+/// their IDs may be given to new blocks, as Duplicati does.
+/// </para>
 /// </remarks>
 public interface IBlockWriter
 {

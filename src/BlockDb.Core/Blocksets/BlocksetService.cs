@@ -30,7 +30,8 @@ internal sealed partial class BlocksetService
     private readonly ISqliteStatement _deleteEntries;
     private readonly ISqliteStatement _delete;
     private readonly ISqliteStatement _getBlock;
-    private readonly IdFloor _floor;
+    private readonly IdFloor? _floor;
+    private readonly IBlocksetRules? _rules;
     private readonly bool _wholeCalls;
 
     /// <param name="connection">The session's connection.</param>
@@ -38,23 +39,26 @@ internal sealed partial class BlocksetService
     /// <param name="layout">The layout's session (boxed once: the blockset calls are not the block hot path).</param>
     /// <param name="volumes">The session's volume checks.</param>
     /// <param name="wholeCalls">Whether a one-call file's blocks go in the same savepoint as its blockset (<see cref="SessionSettings.WholeCalls"/>).</param>
-    public BlocksetService(ISqliteConnection connection, SqliteTransaction batch, ILayoutSession layout, VolumeGuard volumes, bool wholeCalls)
+    /// <param name="sql">The layout's statements.</param>
+    /// <param name="rules">The layout's own blockset rules, or null.</param>
+    public BlocksetService(ISqliteConnection connection, SqliteTransaction batch, ILayoutSession layout, VolumeGuard volumes, bool wholeCalls, SessionSql sql, IBlocksetRules? rules)
     {
+        _rules = rules;
         _wholeCalls = wholeCalls;
         _connection = connection;
         _batch = batch;
         _layout = layout;
         _volumes = volumes;
         _blockSize = connection.Prepare(BlockDbSql.GetBlockSizeAndVolumeState);
-        _insertBlockset = connection.Prepare(BlockDbSql.InsertBlockset);
+        _insertBlockset = connection.Prepare(sql.InsertBlockset);
         _insertEntry = connection.Prepare(BlockDbSql.InsertBlocksetEntry);
         _getBlockset = connection.Prepare(BlockDbSql.GetBlockset);
         _list = connection.Prepare(BlockDbSql.ListBlocksetBlocks);
         _find = connection.Prepare(BlockDbSql.FindBlockset);
         _deleteEntries = connection.Prepare(BlockDbSql.DeleteBlocksetEntries);
         _delete = connection.Prepare(BlockDbSql.DeleteBlockset);
-        _getBlock = connection.Prepare(BlockDbSql.GetBlock);
-        _floor = new IdFloor(connection, BlockDbSql.BlocksetIdFloor);
+        _getBlock = connection.Prepare(sql.GetBlock);
+        _floor = sql.BlocksetIdFloor is { } floor ? new IdFloor(connection, floor) : null;
     }
 
     /// <summary>Adds a blockset from blocks named by hash and size, resolved inside the write transaction (so none can be deleted between the lookup and the entry).</summary>
@@ -117,11 +121,12 @@ internal sealed partial class BlocksetService
         var (self, id) = s;
         self._batch.InSavepoint((self, id), static d =>
         {
+            d.self._rules?.Deleting(d.id);
             d.self._deleteEntries.BindInt64(1, d.id);
             d.self._deleteEntries.ExecuteNonQuery();
             d.self._delete.BindInt64(1, d.id);
             _ = d.self._delete.ExecuteNonQuery() > 0 ? true : throw new BlocksetNotFoundException(d.id);
-            d.self._floor.Raise(d.id); // the highest blockset's ID is never handed out again (BlockDbSql.IdFloorSql)
+            d.self._floor?.Raise(d.id); // the highest blockset's ID is never handed out again (BlockDbSql.IdFloorSql)
             return true;
         });
         self._batch.Wrote();
@@ -208,6 +213,11 @@ internal sealed partial class BlocksetService
         _batch.InSavepoint((this, ids, count, length, fullHash, cancellationToken), static s =>
         {
             var (self, ids, count, length, fullHash, cancellationToken) = s;
+            if (self._rules?.Prepare(ids, count, length, fullHash) is { } existing)
+            {
+                return existing;
+            }
+
             var insert = self._insertBlockset;
             insert.BindInt64(1, length);
             if (fullHash is null)
@@ -259,6 +269,7 @@ internal sealed partial class BlocksetService
                 entry.ExecuteNonQuery();
             }
 
+            self._rules?.Written(blocksetId);
             return blocksetId;
         });
 

@@ -11,16 +11,20 @@ namespace BlockDb.Collection;
 /// transaction (inside a savepoint), so what is counted is what is deleted and no blockset can name a block between the
 /// two. When the collection deletes the block with the highest ID, it records that ID as the collected high-water mark
 /// (<see cref="BlockDbSql.BlockIdFloor"/>) in the same transaction, so no layout hands a collected ID to another
-/// block: a select-xor-insert result another session still holds is then refused, never silently re-pointed. Used only
-/// inside the session's gate.
+/// block: a select-xor-insert result another session still holds is then refused, never silently re-pointed. The
+/// statements are the layout's (<see cref="SessionSql"/>): on a Duplicati database a block a blocklist hash names is
+/// referenced, collected blocks go to <c>DeletedBlock</c> first and their <c>DuplicateBlock</c> rows go [DQ3], and there
+/// is no floor (BlockDb keeps nothing in the file). Used only inside the session's gate.
 /// </summary>
-internal sealed class CollectionService(ISqliteConnection connection, SqliteTransaction batch, VolumeGuard volumes)
+internal sealed class CollectionService(ISqliteConnection connection, SqliteTransaction batch, VolumeGuard volumes, SessionSql sql)
 {
-    private readonly ISqliteStatement _countAll = connection.Prepare(BlockDbSql.UnreferencedByVolume);
-    private readonly ISqliteStatement _countVolume = connection.Prepare(BlockDbSql.UnreferencedInVolume);
-    private readonly ISqliteStatement _deleteAll = connection.Prepare(BlockDbSql.DeleteUnreferenced);
-    private readonly ISqliteStatement _deleteVolume = connection.Prepare(BlockDbSql.DeleteUnreferencedInVolume);
-    private readonly IdFloor _floor = new(connection, BlockDbSql.BlockIdFloor);
+    private readonly ISqliteStatement _countAll = connection.Prepare(sql.UnreferencedByVolume);
+    private readonly ISqliteStatement _countVolume = connection.Prepare(sql.UnreferencedInVolume);
+    private readonly ISqliteStatement _deleteAll = connection.Prepare(sql.DeleteUnreferenced);
+    private readonly ISqliteStatement _deleteVolume = connection.Prepare(sql.DeleteUnreferencedInVolume);
+    private readonly ISqliteStatement[] _beforeAll = [.. sql.BeforeDeleteUnreferenced.Select(connection.Prepare)];
+    private readonly ISqliteStatement[] _beforeVolume = [.. sql.BeforeDeleteUnreferencedInVolume.Select(connection.Prepare)];
+    private readonly IdFloor? _floor = sql.BlockIdFloor is { } floor ? new(connection, floor) : null;
 
     /// <summary>Deletes the unreferenced blocks, all or those of one volume, and says what went.</summary>
     /// <exception cref="VolumeNotFoundException">A volume was named and no volume has that ID.</exception>
@@ -46,11 +50,15 @@ internal sealed class CollectionService(ISqliteConnection connection, SqliteTran
 
     private CollectResult CountAndDelete(long? volumeId)
     {
-        var (count, delete) = volumeId is null ? (_countAll, _deleteAll) : (_countVolume, _deleteVolume);
+        var (count, before, delete) = volumeId is null ? (_countAll, _beforeAll, _deleteAll) : (_countVolume, _beforeVolume, _deleteVolume);
         if (volumeId is { } volume)
         {
             count.BindInt64(1, volume);
             delete.BindInt64(1, volume);
+            foreach (var statement in before)
+            {
+                statement.BindInt64(1, volume);
+            }
         }
 
         var byVolume = new List<VolumeCollected>();
@@ -72,14 +80,19 @@ internal sealed class CollectionService(ISqliteConnection connection, SqliteTran
             return result;
         }
 
-        var highest = _floor.Highest();
+        var highest = _floor?.Highest() ?? 0;
+        foreach (var statement in before)
+        {
+            statement.ExecuteNonQuery();
+        }
+
         var deleted = delete.ExecuteNonQuery();
         if (deleted != result.Blocks)
         {
             throw new BlockDbException($"Garbage collection counted {result.Blocks} unreferenced blocks but deleted {deleted} in the same transaction (a trigger outside BlockDb?); nothing of this call was written. Run CheckAsync.");
         }
 
-        _floor.Raise(highest);
+        _floor?.Raise(highest);
         batch.Revise();
         return result;
     }

@@ -4,8 +4,9 @@ using BlockDb.Volumes;
 namespace BlockDb.Layouts;
 
 /// <summary>
-/// How one layout finds and writes blocks on one session's connection: <see cref="KeyMap.KeyMapSession"/> and
-/// <see cref="Indexed.IndexedSession{TCodec, TStrategy}"/>, each one file from the session's call to the statement step.
+/// How one layout finds and writes blocks on one session's connection: <see cref="KeyMap.KeyMapSession"/>,
+/// <see cref="Indexed.IndexedSession{TCodec, TStrategy}"/> and <see cref="Duplicati.DuplicatiSession"/>, each one file from
+/// the session's call to the statement step.
 /// Implemented by readonly structs of references, so <see cref="Sqlite.SqliteSession{TLayout}"/> calls them without a
 /// virtual call. Writes begin the session's <see cref="Sqlite.SqliteTransaction"/> when they need it and count themselves
 /// (<see cref="Sqlite.SqliteTransaction.Wrote"/>); the session's policy commits between calls [B1].

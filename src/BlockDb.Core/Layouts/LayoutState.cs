@@ -1,5 +1,7 @@
+using BlockDb.Blocksets;
 using BlockDb.Drivers;
 using BlockDb.Engine;
+using BlockDb.Sql;
 using BlockDb.Sqlite;
 
 namespace BlockDb.Layouts;
@@ -20,6 +22,12 @@ internal abstract class LayoutState
     public virtual void Report(KeyMap.MapLoadReporter reporter)
     {
     }
+
+    /// <summary>The statements of the shared session services on this layout's files (<see cref="SessionSql.Own"/> for BlockDb's).</summary>
+    public virtual SessionSql Sql => SessionSql.Own;
+
+    /// <summary>The layout's own rules for a session's blocksets, on its connection, or null when it has none.</summary>
+    public virtual IBlocksetRules? BlocksetRules(SqliteServices services) => null;
 
     /// <summary>A session on the parts <paramref name="services"/> holds, over the layout's own <see cref="ILayoutSession"/>: the layout picks the session's type (<see cref="SqliteServices.Open{TLayout}"/>).</summary>
     public abstract ISessionHandle OpenSession(SqliteServices services);

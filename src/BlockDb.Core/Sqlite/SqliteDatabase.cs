@@ -145,7 +145,7 @@ internal sealed class SqliteDatabase : IBlockDatabase, IBlockDbObservable
         var codec = _layout.Definition;
         return new ReadCursor<BlockInfo>(
             this,
-            BlockDbSql.EnumerateBlocks,
+            _layout.Sql.EnumerateBlocks,
             s =>
             {
                 if (volume is { } v)
@@ -172,7 +172,7 @@ internal sealed class SqliteDatabase : IBlockDatabase, IBlockDbObservable
             cancellationToken);
 
     public IAsyncEnumerable<VolumeInfo> EnumerateVolumesAsync(CancellationToken cancellationToken = default) =>
-        new ReadCursor<VolumeInfo>(this, BlockDbSql.EnumerateVolumes, null, VolumeService.ReadVolume, cancellationToken);
+        new ReadCursor<VolumeInfo>(this, _layout.Sql.EnumerateVolumes, null, VolumeService.ReadVolume, cancellationToken);
 
     public async ValueTask<ImportResult> ImportBlocksAsync(IAsyncEnumerable<ImportBlock> blocks, ImportOptions? options = null, CancellationToken cancellationToken = default)
     {

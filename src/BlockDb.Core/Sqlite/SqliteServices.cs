@@ -1,3 +1,4 @@
+using BlockDb.Blocksets;
 using BlockDb.Collection;
 using BlockDb.Drivers;
 using BlockDb.Engine;
@@ -35,7 +36,7 @@ internal sealed class SqliteServices
         var policy = new CommitPolicy(settings.Batching, Transaction);
         var gate = new CallGate();
         Site = new CallSite(gate, policy, "sqlite", settings.Provider, settings.Path, settings.Logger);
-        VolumeGuard = new VolumeGuard(connection, Transaction);
+        VolumeGuard = new VolumeGuard(connection, Transaction, Sql.GetVolumeState);
         Counts = connection.Prepare(BlockDbSql.Counts);
         var commitAge = settings.ReadOnly ? null : settings.Batching.CommitAfterMilliseconds;
         if (commitAge is not null || Transaction.Reads.Enabled)
@@ -45,6 +46,9 @@ internal sealed class SqliteServices
     }
 
     public ISqliteConnection Connection { get; }
+
+    /// <summary>The statements the shared services run on this layout's files.</summary>
+    public SessionSql Sql => Settings.Layout.Sql;
 
     public SessionSettings Settings { get; }
 
@@ -59,10 +63,14 @@ internal sealed class SqliteServices
     public ISqliteStatement Counts { get; }
 
     /// <summary>The volume calls, prepared on first use.</summary>
-    public VolumeService Volumes => _volumes ??= new VolumeService(Connection, Transaction, VolumeGuard);
+    public VolumeService Volumes => _volumes ??= new VolumeService(Connection, Transaction, VolumeGuard, Sql);
 
     /// <summary>The garbage collection, prepared on first use.</summary>
-    public CollectionService Collection => _collect ??= new CollectionService(Connection, Transaction, VolumeGuard);
+    public CollectionService Collection => _collect ??= new CollectionService(Connection, Transaction, VolumeGuard, Sql);
+
+    /// <summary>The blockset calls over <paramref name="layout"/>'s session, with the layout's rules (<see cref="LayoutState.BlocksetRules"/>).</summary>
+    public BlocksetService Blocksets(ILayoutSession layout) =>
+        new(Connection, Transaction, layout, VolumeGuard, Settings.WholeCalls, Sql, Settings.Layout.BlocksetRules(this));
 
     /// <summary>The session over <paramref name="layout"/>: one <see cref="BlockSession{TEngine}"/> type per layout (and strategy), so its hot path has no virtual call.</summary>
     public ISessionHandle Open<TLayout>(TLayout layout)

@@ -21,7 +21,7 @@ internal readonly struct SqliteSession<TLayout> : IEngineSession
     {
         _s = services;
         _layout = layout;
-        _blocksets = new BlocksetService(services.Connection, services.Transaction, layout, services.VolumeGuard, services.Settings.WholeCalls);
+        _blocksets = services.Blocksets(layout);
     }
 
     private SqliteTransaction Tx => _s.Transaction;

@@ -9,9 +9,10 @@ namespace BlockDb.Volumes;
 /// <see cref="VolumeState.Deleting"/> or <see cref="VolumeState.Deleted"/>. A volume found fit stays fit until the
 /// transaction ends or this session changes a volume's state (no other writer can change it while this one holds the
 /// write lock; <see cref="VolumeService.SetState"/> moves <see cref="SqliteTransaction.Revision"/>), so the check reads the
-/// volume once per (transaction, revision). Its statement is prepared on first use. Used only inside the session's gate.
+/// volume once per (transaction, revision). Its statement (the layout's <see cref="SessionSql.GetVolumeState"/>: a volume
+/// that cannot hold blocks reads as none) is prepared on first use. Used only inside the session's gate.
 /// </summary>
-internal sealed class VolumeGuard(ISqliteConnection connection, SqliteTransaction batch)
+internal sealed class VolumeGuard(ISqliteConnection connection, SqliteTransaction batch, SqlStatement getState)
 {
     private ISqliteStatement? _state;
     private long _checkedVolume;
@@ -43,7 +44,7 @@ internal sealed class VolumeGuard(ISqliteConnection connection, SqliteTransactio
     /// </summary>
     public bool IsGoing(long volumeId)
     {
-        var state = _state ??= connection.Prepare(BlockDbSql.GetVolumeState);
+        var state = _state ??= connection.Prepare(getState);
         state.BindInt64(1, volumeId);
         try
         {
@@ -63,7 +64,7 @@ internal sealed class VolumeGuard(ISqliteConnection connection, SqliteTransactio
     /// <exception cref="VolumeNotFoundException">No volume has that ID.</exception>
     public VolumeState Read(long volumeId)
     {
-        var state = _state ??= connection.Prepare(BlockDbSql.GetVolumeState);
+        var state = _state ??= connection.Prepare(getState);
         state.BindInt64(1, volumeId);
         try
         {

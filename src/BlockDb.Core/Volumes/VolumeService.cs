@@ -4,7 +4,11 @@ using BlockDb.Sqlite;
 
 namespace BlockDb.Volumes;
 
-/// <summary>A session's volume calls: register, change state, read, find by name, and move blocks between volumes. Used only inside the session's gate.</summary>
+/// <summary>
+/// A session's volume calls: register, change state, read, find by name, and move blocks between volumes, with the
+/// layout's statements (<see cref="SessionSql"/>: on a Duplicati database, Duplicati's columns and only its Blocks
+/// volumes). Used only inside the session's gate.
+/// </summary>
 internal sealed class VolumeService
 {
     private const int CancellationCheckInterval = 256;
@@ -13,30 +17,38 @@ internal sealed class VolumeService
     private readonly VolumeGuard _guard;
     private readonly ISqliteStatement _insert;
     private readonly ISqliteStatement _byName;
+    private readonly ISqliteStatement _nameTaken;
+    private readonly string? _insertRefused;
+    private readonly ISqliteStatement[] _afterDeleted;
+    private readonly ISqliteStatement[] _afterMove;
     private readonly ISqliteStatement _setState;
     private readonly ISqliteStatement _hasReferenced;
     private readonly ISqliteStatement _hasBlocks;
     private readonly ISqliteStatement _get;
     private readonly ISqliteStatement _move;
 
-    public VolumeService(ISqliteConnection connection, SqliteTransaction batch, VolumeGuard guard)
+    public VolumeService(ISqliteConnection connection, SqliteTransaction batch, VolumeGuard guard, SessionSql sql)
     {
         _batch = batch;
         _guard = guard;
-        _insert = connection.Prepare(BlockDbSql.InsertVolume);
-        _byName = connection.Prepare(BlockDbSql.VolumeIdByName);
-        _setState = connection.Prepare(BlockDbSql.SetVolumeState);
-        _hasReferenced = connection.Prepare(BlockDbSql.VolumeHasReferencedBlocks);
+        _insert = connection.Prepare(sql.InsertVolume);
+        _insertRefused = sql.InsertVolumeRefused;
+        _byName = connection.Prepare(sql.FindVolumeId);
+        _nameTaken = sql.VolumeNameTaken == sql.FindVolumeId ? _byName : connection.Prepare(sql.VolumeNameTaken);
+        _setState = connection.Prepare(sql.SetVolumeState);
+        _hasReferenced = connection.Prepare(sql.VolumeHasReferencedBlocks);
         _hasBlocks = connection.Prepare(BlockDbSql.VolumeHasBlocks);
-        _get = connection.Prepare(BlockDbSql.GetVolume);
+        _get = connection.Prepare(sql.GetVolume);
         _move = connection.Prepare(BlockDbSql.MoveBlock);
+        _afterDeleted = [.. sql.AfterVolumeDeleted.Select(connection.Prepare)];
+        _afterMove = [.. sql.AfterMove.Select(connection.Prepare)];
     }
 
     /// <summary>Registers a volume (the name checked by the caller).</summary>
     public long Register(string name, VolumeState state) => _batch.Write((this, name, state), static s =>
     {
         var (self, name, state) = s;
-        if (self.IdOf(name) is { } existing)
+        if (IdOf(self._nameTaken, name) is { } existing)
         {
             throw new BlockDbConflictException($"A volume named {Quoted.Value(name)} exists already (ID {existing}); volume names are unique.");
         }
@@ -46,8 +58,9 @@ internal sealed class VolumeService
         long id;
         try
         {
-            self._insert.Step();
-            id = self._insert.ColumnInt64(0);
+            id = self._insert.Step()
+                ? self._insert.ColumnInt64(0)
+                : throw new BlockDbConflictException($"Volume {Quoted.Value(name)} was not registered: {self._insertRefused}. Nothing was written.");
         }
         finally
         {
@@ -90,6 +103,15 @@ internal sealed class VolumeService
 
         self._setState.BindInt64(3, id);
         self._setState.ExecuteNonQuery();
+        if (state == VolumeState.Deleted && from != VolumeState.Deleted)
+        {
+            foreach (var after in self._afterDeleted)
+            {
+                after.BindInt64(1, id);
+                after.ExecuteNonQuery();
+            }
+        }
+
         self._batch.Revise();
         self._batch.Wrote();
         return true;
@@ -116,6 +138,13 @@ internal sealed class VolumeService
                     if (self._move.ExecuteNonQuery() == 0)
                     {
                         throw new BlockNotFoundException($"Block {i} of the list (ID {ids[i]}) is not in the index; nothing was moved.", i);
+                    }
+
+                    foreach (var after in self._afterMove)
+                    {
+                        after.BindInt64(1, to);
+                        after.BindInt64(2, ids[i]);
+                        after.ExecuteNonQuery();
                     }
                 }
 
@@ -144,7 +173,7 @@ internal sealed class VolumeService
     }
 
     /// <summary>A volume by name, or null.</summary>
-    public VolumeInfo? Find(string name) => IdOf(name) is { } id ? Get(id) : null;
+    public VolumeInfo? Find(string name) => IdOf(_byName, name) is { } id ? Get(id) : null;
 
     /// <summary>Reads the current row of <see cref="BlockDbSql.GetVolume"/> or <see cref="BlockDbSql.EnumerateVolumes"/>.</summary>
     public static VolumeInfo ReadVolume(ISqliteStatement row)
@@ -174,16 +203,16 @@ internal sealed class VolumeService
         }
     }
 
-    private long? IdOf(string name)
+    private static long? IdOf(ISqliteStatement byName, string name)
     {
-        _byName.BindText(1, name);
+        byName.BindText(1, name);
         try
         {
-            return _byName.Step() ? _byName.ColumnInt64(0) : null;
+            return byName.Step() ? byName.ColumnInt64(0) : null;
         }
         finally
         {
-            _byName.Reset();
+            byName.Reset();
         }
     }
 }

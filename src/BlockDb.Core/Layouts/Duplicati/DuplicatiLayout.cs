@@ -1,3 +1,4 @@
+using BlockDb.Blocksets;
 using BlockDb.Diagnostics;
 using BlockDb.Drivers;
 using BlockDb.Engine;
@@ -12,8 +13,10 @@ namespace BlockDb.Layouts.Duplicati;
 /// <summary>
 /// <see cref="BlockLayout.Duplicati"/>: a Duplicati local database (schema 19), recognised by its own shape
 /// (<see cref="DuplicatiFile"/>) and worked on in place. BlockDb keeps nothing in the file: the layout is recognised at
-/// every open, and the block size and hashes are read from Duplicati's <c>Configuration</c> into memory. BlockDb never
-/// creates, converts or repairs such a file; sessions arrive with a later step.
+/// every open, and the block size and hashes are read from Duplicati's <c>Configuration</c> into memory. Sessions run
+/// Duplicati's rules on Duplicati's tables: the hot path is <see cref="DuplicatiSession"/>, the shared services run this
+/// layout's statements (<see cref="BlockDbSql.DuplicatiSession"/>) and blockset rules (<see cref="DuplicatiBlocksetRules"/>).
+/// BlockDb never creates, converts or repairs such a file.
 /// </summary>
 internal sealed class DuplicatiLayout : LayoutDefinition
 {
@@ -36,8 +39,6 @@ internal sealed class DuplicatiLayout : LayoutDefinition
     protected override string StrategyReason => ": Duplicati finds a block, then takes it back from DeletedBlock, then inserts it, and an insert first would skip the take-back";
 
     public override string? CreateRefused => "BlockDb does not create Duplicati databases; Duplicati creates them from its Schema.sql (run a Duplicati backup once, then open its database with BlockDb), and BlockDb works on them in place";
-
-    public override string? SessionsRefused => "sessions (and so the shared repository and the bulk imports) on a Duplicati database arrive with a later step of BlockDb; this build recognises the file and checks it (CheckAsync) and enumerates its blocks and blocksets";
 
     public override string? RepairRefused => "BlockDb does not repair a Duplicati database: its repair renumbers block IDs that Duplicati's DuplicateBlock and IndexBlockLink rows point at. Use Duplicati's own 'repair' command";
 
@@ -66,10 +67,13 @@ internal sealed class DuplicatiLayout : LayoutDefinition
         }
     }
 
-    /// <summary>Reads the file again (in a read transaction of the opening connection) and keeps what it found in memory.</summary>
+    /// <summary>Reads the file again (in a read transaction of the opening connection, or the caller's transaction) and keeps what it found in memory.</summary>
     public override LayoutState Open(BlockDbOptions options, ISqliteConnection connection, string path, ILogger logger)
     {
-        var file = Transactions.Run(connection, BlockDbSql.BeginRead, () => DuplicatiFile.Recognize(connection, path))
+        // On a caller's connection (External mode) the caller's transaction is the read transaction: BlockDb begins none [X1].
+        var file = (connection.InTransaction
+                ? DuplicatiFile.Recognize(connection, path)
+                : Transactions.Run(connection, BlockDbSql.BeginRead, () => DuplicatiFile.Recognize(connection, path)))
             ?? throw new BlockDbFormatException($"{Quoted.Path(path)} is no longer a Duplicati local database (its Version table is gone); nothing was changed.");
         if (!file.Indexes.Contains(DuplicatiFile.DeletedBlockHashSize))
         {
@@ -91,7 +95,10 @@ internal sealed class DuplicatiLayout : LayoutDefinition
         public override IReadOnlyList<BlockDbRuleFinding> CheckRules(ISqliteConnection connection, CancellationToken cancellationToken) =>
             DuplicatiRules.Check(connection, file, cancellationToken);
 
-        public override ISessionHandle OpenSession(SqliteServices services) =>
-            throw new NotSupportedException(definition.SessionsRefused);
+        public override SessionSql Sql => BlockDbSql.DuplicatiSession;
+
+        public override IBlocksetRules? BlocksetRules(SqliteServices services) => new DuplicatiBlocksetRules(services.Connection, file);
+
+        public override ISessionHandle OpenSession(SqliteServices services) => services.Open(new DuplicatiSession(services, file));
     }
 }

@@ -1,0 +1,29 @@
+namespace BlockDb.Blocksets;
+
+/// <summary>
+/// A layout's own rules for blocksets, run by <see cref="BlocksetService"/> inside the blockset's savepoint (so a refusal
+/// leaves nothing of the call): the Duplicati layout's full hash requirement, (FullHash, Length) find-or-add,
+/// positional block sizes and blocklist hashes, and its refusal to delete a blockset a file names. One instance per
+/// session, used only inside its gate, one blockset at a time.
+/// </summary>
+internal interface IBlocksetRules
+{
+    /// <summary>
+    /// Before anything of a new blockset is written: checks it, and returns the ID of the blockset that already has its
+    /// full hash and length (the call then answers with it and writes nothing), or null to write it.
+    /// </summary>
+    /// <param name="ids">The blocks' IDs, in order (the first <paramref name="count"/>).</param>
+    /// <param name="count">The number of blocks.</param>
+    /// <param name="length">The blockset's length in bytes (the sum of its blocks' sizes).</param>
+    /// <param name="fullHash">The full hash given, or null.</param>
+    /// <exception cref="ArgumentException">The blockset breaks the layout's rules (the message says which and what is allowed).</exception>
+    long? Prepare(long[] ids, int count, long length, string? fullHash);
+
+    /// <summary>After the blockset's row and entries, in the same savepoint: writes what goes with them.</summary>
+    /// <exception cref="BlockNotFoundException">A block the layout requires with the blockset is missing.</exception>
+    void Written(long blocksetId);
+
+    /// <summary>Before a blockset's rows are deleted, in the same savepoint: refuses or deletes what goes with it.</summary>
+    /// <exception cref="BlockDbConflictException">The layout keeps the blockset (something else names it).</exception>
+    void Deleting(long blocksetId);
+}

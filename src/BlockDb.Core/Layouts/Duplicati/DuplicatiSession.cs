@@ -1,0 +1,217 @@
+using BlockDb.Drivers;
+using BlockDb.Layouts.Indexed;
+using BlockDb.Sql;
+using BlockDb.Sqlite;
+using BlockDb.Volumes;
+
+namespace BlockDb.Layouts.Duplicati;
+
+/// <summary>
+/// The hot path of a session on a Duplicati database, as Duplicati's <c>AddBlockAsync</c> does it (facts §4.2, §4.6):
+/// find the block through the unique <c>BlockHashSize</c> index; on a miss, take it back from <c>DeletedBlock</c> when a
+/// live Blocks volume still holds its bytes (a new ID, the old volume, not created: nothing to upload) [R6]; else insert
+/// it into the caller's volume, which must be a Blocks volume in Temporary…Verified [DQ2]. Every new block has a volume
+/// (never −1), a size of at most the file's block size and a hash of its <c>blockhash</c> size. Standalone, the lookup
+/// runs in the read transaction and the rest under the write lock (a block another writer stored meanwhile is found
+/// through the unique index refusing the insert, as <see cref="SelectThenInsert"/>); in External mode all of it runs in
+/// the caller's transaction. A struct of references, so <see cref="SqliteSession{TLayout}"/> calls it directly.
+/// </summary>
+internal readonly struct DuplicatiSession : ILayoutSession
+{
+    private readonly ISqliteStatement _find;
+    private readonly ISqliteStatement _insert;
+    private readonly ISqliteStatement _findDeleted;
+    private readonly ISqliteStatement _takeBack;
+    private readonly ISqliteStatement _dropDeleted;
+    private readonly VolumeGuard _volumes;
+    private readonly DuplicatiFile _file;
+
+    public DuplicatiSession(SqliteServices services, DuplicatiFile file)
+    {
+        var connection = services.Connection;
+        Transaction = services.Transaction;
+        _volumes = services.VolumeGuard;
+        _file = file;
+        _find = connection.Prepare(BlockDbSql.FindBlock);
+        _insert = connection.Prepare(BlockDbSql.DuplicatiInsertBlock);
+        _findDeleted = connection.Prepare(BlockDbSql.DuplicatiFindDeletedBlock);
+        _takeBack = connection.Prepare(BlockDbSql.DuplicatiTakeBackBlock);
+        _dropDeleted = connection.Prepare(BlockDbSql.DuplicatiDropDeletedBlock);
+    }
+
+    /// <summary>The session's write transaction (External: the call's step in the caller's transaction).</summary>
+    public SqliteTransaction Transaction { get; }
+
+    // The members that take a block `in` are explicit: an implicit one gets a compiler bridge (one more frame).
+    long? ILayoutSession.Find(in BinaryBlockKey block, string? text) => Find(block, text);
+
+    SelectXorInsertResult ILayoutSession.SelectXorInsert(in BinaryBlockKey block, string? text, long? volumeId)
+    {
+        RequireNew(block, volumeId);
+        Transaction.EnterRead();
+        if (Find(block, text) is { } found)
+        {
+            return new SelectXorInsertResult(found, false);
+        }
+
+        Transaction.Begin();
+        return AfterMiss(block, text, volumeId);
+    }
+
+    SelectXorInsertResult ILayoutSession.SelectXorInsertInWrite(in BinaryBlockKey block, long? volumeId, out BlockVolume volume)
+    {
+        Transaction.RequireOpen();
+        RequireNew(block, volumeId);
+        var result = Find(block, null) is { } found ? new SelectXorInsertResult(found, false) : AfterMiss(block, null, volumeId);
+
+        // A created block's volume was checked here; a found or taken-back one is read by the blockset.
+        volume = result.Created ? BlockVolume.Checked : BlockVolume.Unknown;
+        return result;
+    }
+
+    long ILayoutSession.Insert(in BinaryBlockKey block, string? text, long? volumeId)
+    {
+        RequireNew(block, volumeId);
+        Transaction.Begin();
+        var id = InsertRow(block, text, volumeId!.Value);
+        Transaction.Wrote();
+        return id;
+    }
+
+    public string ReadHash(ISqliteStatement statement, int column) => TextHashCodec.Read(statement, column);
+
+    /// <summary>The block's ID through the unique (Hash, Size) index, or null.</summary>
+    private long? Find(in BinaryBlockKey block, string? text)
+    {
+        TextHashCodec.Bind(_find, 1, block.Hash, text);
+        _find.BindInt64(2, block.Size);
+        try
+        {
+            return _find.Step() ? _find.ColumnInt64(0) : null;
+        }
+        finally
+        {
+            _find.Reset();
+        }
+    }
+
+    /// <summary>
+    /// Inside the write transaction, after a miss: the take-back, else the insert into the volume. When another writer
+    /// stored the block since the miss (standalone), the unique index refuses the row and the block is found instead.
+    /// </summary>
+    private SelectXorInsertResult AfterMiss(in BinaryBlockKey block, string? text, long? volumeId)
+    {
+        try
+        {
+            if (TakeBack(block, text) is { } taken)
+            {
+                Transaction.Wrote();
+                return new SelectXorInsertResult(taken, false);
+            }
+
+            var id = InsertRow(block, text, volumeId!.Value);
+            Transaction.Wrote();
+            return new SelectXorInsertResult(id, true);
+        }
+        catch (BlockDbException e) when (e.SqliteErrorCode == SqliteResultCode.Constraint)
+        {
+            if (Find(block, text) is not { } existing)
+            {
+                throw;
+            }
+
+            return new SelectXorInsertResult(existing, false);
+        }
+    }
+
+    /// <summary>
+    /// Moves the block's <c>DeletedBlock</c> row back into <c>Block</c> (keeping its volume, which still holds the bytes),
+    /// both statements in one savepoint; null when no live Blocks volume holds it (R6: not a Deleting or Deleted one).
+    /// </summary>
+    private long? TakeBack(in BinaryBlockKey block, string? text)
+    {
+        TextHashCodec.Bind(_findDeleted, 1, block.Hash, text);
+        _findDeleted.BindInt64(2, block.Size);
+        long deleted;
+        try
+        {
+            if (!_findDeleted.Step())
+            {
+                return null;
+            }
+
+            deleted = _findDeleted.ColumnInt64(0);
+        }
+        finally
+        {
+            _findDeleted.Reset();
+        }
+
+        return Transaction.InSavepoint((this, deleted), static s => s.Item1.MoveBack(s.deleted));
+    }
+
+    private long MoveBack(long deletedId)
+    {
+        long id;
+        _takeBack.BindInt64(1, deletedId);
+        try
+        {
+            _takeBack.Step();
+            id = _takeBack.ColumnInt64(0);
+        }
+        finally
+        {
+            _takeBack.Reset();
+        }
+
+        _dropDeleted.BindInt64(1, deletedId);
+        _dropDeleted.ExecuteNonQuery();
+        return id;
+    }
+
+    /// <summary>Checks the volume in the write transaction [DQ2] and inserts the block into it (<c>SQLITE_CONSTRAINT</c> when it exists).</summary>
+    private long InsertRow(in BinaryBlockKey block, string? text, long volumeId)
+    {
+        _volumes.RequireRecordable(volumeId);
+        TextHashCodec.Bind(_insert, 1, block.Hash, text);
+        _insert.BindInt64(2, volumeId);
+        _insert.BindInt64(3, block.Size);
+        try
+        {
+            _insert.Step();
+            return _insert.ColumnInt64(0);
+        }
+        finally
+        {
+            _insert.Reset();
+        }
+    }
+
+    /// <summary>Refuses, before anything is read or written, a block Duplicati's file cannot hold or a call without a volume [DQ2].</summary>
+    /// <exception cref="ArgumentException">No volume; a hash of another size than the file's <c>blockhash</c> gives.</exception>
+    /// <exception cref="ArgumentOutOfRangeException">A block larger than the file's <c>blocksize</c>.</exception>
+    private void RequireNew(in BinaryBlockKey block, long? volumeId)
+    {
+        if (volumeId is null)
+        {
+            throw new ArgumentException(
+                "The Duplicati layout records every new block in a volume (Duplicati's Block.VolumeID is NOT NULL): pass the ID of a Blocks volume in state Temporary, Uploading, Uploaded or Verified (RegisterVolumeAsync). Nothing was written.",
+                nameof(volumeId));
+        }
+
+        if (block.Size > _file.Blocksize)
+        {
+            throw new ArgumentOutOfRangeException(
+                "size",
+                block.Size,
+                $"The block ({block.Hash}) is {block.Size:N0} bytes, larger than this Duplicati database's block size of {_file.Blocksize:N0} bytes (Configuration 'blocksize'); Duplicati's next backup would refuse the file (BlockSizeChangeNotSupported). Allowed: 1 to {_file.Blocksize:N0} bytes. Nothing was written.");
+        }
+
+        if (block.Hash.Length != _file.BlockHashSize)
+        {
+            throw new ArgumentException(
+                $"The block's hash ({block.Hash}) is {block.Hash.Length} bytes, but this Duplicati database hashes blocks with {_file.BlockHashName} ({_file.BlockHashSize} bytes, Configuration 'blockhash'). Nothing was written.",
+                "hash");
+        }
+    }
+}
