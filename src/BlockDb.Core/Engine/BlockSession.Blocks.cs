@@ -73,8 +73,8 @@ internal sealed partial class BlockSession<TEngine>
             call.Enter(this, cancellationToken);
             var block = Require.Block(isText, text, hash, size);
             RequireWritable(nameof(InsertBlockAsync));
-            var id = await _engine.InsertBlockAsync(block, text, volumeId, cancellationToken).ConfigureAwait(false);
-            await _policy.AfterWriteAsync().ConfigureAwait(false);
+            var id = await call.WhilePending(_engine.InsertBlockAsync(block, text, volumeId, cancellationToken)).ConfigureAwait(false);
+            await call.WhilePending(_policy.AfterWriteAsync()).ConfigureAwait(false);
             return id;
         }
         catch (Exception e) when (call.Failing(e))
@@ -92,8 +92,8 @@ internal sealed partial class BlockSession<TEngine>
             call.Enter(this, cancellationToken);
             Require.Blocks(blocks.Span, results.Length);
             RequireWritable(nameof(SelectXorInsertAsync));
-            var created = await _engine.SelectXorInsertManyAsync(blocks, results, volumeId, cancellationToken).ConfigureAwait(false);
-            await _policy.AfterWriteAsync().ConfigureAwait(false);
+            var created = await call.WhilePending(_engine.SelectXorInsertManyAsync(blocks, results, volumeId, cancellationToken)).ConfigureAwait(false);
+            await call.WhilePending(_policy.AfterWriteAsync()).ConfigureAwait(false);
             return created;
         }
         catch (Exception e) when (call.Failing(e))
@@ -115,7 +115,7 @@ internal sealed partial class BlockSession<TEngine>
             var result = await running.ConfigureAwait(false);
             if (write)
             {
-                await _policy.AfterWriteAsync().ConfigureAwait(false);
+                await call.WhilePending(_policy.AfterWriteAsync()).ConfigureAwait(false);
             }
 
             return result;

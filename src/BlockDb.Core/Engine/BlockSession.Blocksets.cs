@@ -13,8 +13,8 @@ internal sealed partial class BlockSession<TEngine>
             call.Enter(this, cancellationToken);
             Require.Blocks(blocks.Span, results.Length);
             RequireWritable(nameof(SelectXorInsertBlocksetAsync));
-            var id = await _engine.SelectXorInsertBlocksetAsync(blocks, results[..blocks.Length], fullHash, volumeId, cancellationToken).ConfigureAwait(false);
-            await _policy.AfterWriteAsync().ConfigureAwait(false);
+            var id = await call.WhilePending(_engine.SelectXorInsertBlocksetAsync(blocks, results[..blocks.Length], fullHash, volumeId, cancellationToken)).ConfigureAwait(false);
+            await call.WhilePending(_policy.AfterWriteAsync()).ConfigureAwait(false);
             return id;
         }
         catch (Exception e) when (call.Failing(e))
@@ -32,8 +32,8 @@ internal sealed partial class BlockSession<TEngine>
             call.Enter(this, cancellationToken);
             Require.Blockset(blocks, fullHash);
             RequireWritable(nameof(AddBlocksetAsync));
-            var id = await _engine.AddBlocksetAsync(blocks, fullHash, cancellationToken).ConfigureAwait(false);
-            await _policy.AfterWriteAsync().ConfigureAwait(false);
+            var id = await call.WhilePending(_engine.AddBlocksetAsync(blocks, fullHash, cancellationToken)).ConfigureAwait(false);
+            await call.WhilePending(_policy.AfterWriteAsync()).ConfigureAwait(false);
             return id;
         }
         catch (Exception e) when (call.Failing(e))
@@ -51,8 +51,8 @@ internal sealed partial class BlockSession<TEngine>
             call.Enter(this, cancellationToken);
             Require.Blockset(blockIds, fullHash);
             RequireWritable(nameof(AddBlocksetAsync));
-            var id = await _engine.AddBlocksetAsync(blockIds, fullHash, cancellationToken).ConfigureAwait(false);
-            await _policy.AfterWriteAsync().ConfigureAwait(false);
+            var id = await call.WhilePending(_engine.AddBlocksetAsync(blockIds, fullHash, cancellationToken)).ConfigureAwait(false);
+            await call.WhilePending(_policy.AfterWriteAsync()).ConfigureAwait(false);
             return id;
         }
         catch (Exception e) when (call.Failing(e))
@@ -74,8 +74,8 @@ internal sealed partial class BlockSession<TEngine>
             call.Enter(this, cancellationToken);
             RequireWritable(nameof(IBlockDatabase.ImportBlocksetsAsync));
             var fullHash = blockset.FullHash.IsEmpty ? null : blockset.FullHash.ToString();
-            var added = await _engine.ImportBlocksetAsync(blockset.Blocks, fullHash, length, cancellationToken).ConfigureAwait(false);
-            await _policy.AfterWriteAsync().ConfigureAwait(false);
+            var added = await call.WhilePending(_engine.ImportBlocksetAsync(blockset.Blocks, fullHash, length, cancellationToken)).ConfigureAwait(false);
+            await call.WhilePending(_policy.AfterWriteAsync()).ConfigureAwait(false);
             return added;
         }
         catch (Exception e) when (call.Failing(e))
@@ -91,7 +91,7 @@ internal sealed partial class BlockSession<TEngine>
         try
         {
             call.Enter(this, cancellationToken);
-            return await _engine.GetBlockAsync(blockId, cancellationToken).ConfigureAwait(false);
+            return await call.WhilePending(_engine.GetBlockAsync(blockId, cancellationToken)).ConfigureAwait(false);
         }
         catch (Exception e) when (call.Failing(e))
         {
@@ -107,7 +107,7 @@ internal sealed partial class BlockSession<TEngine>
         {
             call.Enter(this, cancellationToken);
             Require.FullHash(fullHash, length);
-            return await _engine.FindBlocksetAsync(fullHash, length, cancellationToken).ConfigureAwait(false);
+            return await call.WhilePending(_engine.FindBlocksetAsync(fullHash, length, cancellationToken)).ConfigureAwait(false);
         }
         catch (Exception e) when (call.Failing(e))
         {
@@ -122,7 +122,7 @@ internal sealed partial class BlockSession<TEngine>
         try
         {
             call.Enter(this, cancellationToken);
-            return await _engine.ListBlocksetBlocksAsync(blocksetId, cancellationToken).ConfigureAwait(false);
+            return await call.WhilePending(_engine.ListBlocksetBlocksAsync(blocksetId, cancellationToken)).ConfigureAwait(false);
         }
         catch (Exception e) when (call.Failing(e))
         {
@@ -137,7 +137,7 @@ internal sealed partial class BlockSession<TEngine>
         try
         {
             call.Enter(this, cancellationToken);
-            return await _engine.GetBlocksetAsync(blocksetId, cancellationToken).ConfigureAwait(false);
+            return await call.WhilePending(_engine.GetBlocksetAsync(blocksetId, cancellationToken)).ConfigureAwait(false);
         }
         catch (Exception e) when (call.Failing(e))
         {
@@ -153,8 +153,8 @@ internal sealed partial class BlockSession<TEngine>
         {
             call.Enter(this, cancellationToken);
             RequireWritable(nameof(DeleteBlocksetAsync));
-            await _engine.DeleteBlocksetAsync(blocksetId, cancellationToken).ConfigureAwait(false);
-            await _policy.AfterWriteAsync().ConfigureAwait(false);
+            await call.WhilePending(_engine.DeleteBlocksetAsync(blocksetId, cancellationToken)).ConfigureAwait(false);
+            await call.WhilePending(_policy.AfterWriteAsync()).ConfigureAwait(false);
         }
         catch (Exception e) when (call.Failing(e))
         {
@@ -170,8 +170,8 @@ internal sealed partial class BlockSession<TEngine>
         {
             call.Enter(this, cancellationToken);
             RequireWritable(nameof(DeleteUnreferencedBlocksAsync));
-            var result = await _engine.CollectAsync(volumeId, cancellationToken).ConfigureAwait(false);
-            await _policy.AfterWriteAsync().ConfigureAwait(false);
+            var result = await call.WhilePending(_engine.CollectAsync(volumeId, cancellationToken)).ConfigureAwait(false);
+            await call.WhilePending(_policy.AfterWriteAsync()).ConfigureAwait(false);
             if (result.Blocks > 0)
             {
                 Log.Collected(_site.Logger, result.Blocks, result.Bytes, _site.Path);

@@ -12,8 +12,8 @@ internal sealed partial class BlockSession<TEngine>
             Require.VolumeName(name);
             Require.NewVolumeState(state);
             RequireWritable(nameof(RegisterVolumeAsync));
-            var id = await _engine.RegisterVolumeAsync(name, state, cancellationToken).ConfigureAwait(false);
-            await _policy.AfterWriteAsync().ConfigureAwait(false);
+            var id = await call.WhilePending(_engine.RegisterVolumeAsync(name, state, cancellationToken)).ConfigureAwait(false);
+            await call.WhilePending(_policy.AfterWriteAsync()).ConfigureAwait(false);
             return id;
         }
         catch (Exception e) when (call.Failing(e))
@@ -32,8 +32,8 @@ internal sealed partial class BlockSession<TEngine>
             Require.VolumeState(state);
             Require.VolumeSize(size);
             RequireWritable(nameof(SetVolumeStateAsync));
-            await _engine.SetVolumeStateAsync(volumeId, state, size, cancellationToken).ConfigureAwait(false);
-            await _policy.AfterWriteAsync().ConfigureAwait(false);
+            await call.WhilePending(_engine.SetVolumeStateAsync(volumeId, state, size, cancellationToken)).ConfigureAwait(false);
+            await call.WhilePending(_policy.AfterWriteAsync()).ConfigureAwait(false);
         }
         catch (Exception e) when (call.Failing(e))
         {
@@ -50,8 +50,8 @@ internal sealed partial class BlockSession<TEngine>
             call.Enter(this, cancellationToken);
             ArgumentNullException.ThrowIfNull(blockIds);
             RequireWritable(nameof(MoveBlocksAsync));
-            var moved = await _engine.MoveBlocksAsync(blockIds, toVolumeId, cancellationToken).ConfigureAwait(false);
-            await _policy.AfterWriteAsync().ConfigureAwait(false);
+            var moved = await call.WhilePending(_engine.MoveBlocksAsync(blockIds, toVolumeId, cancellationToken)).ConfigureAwait(false);
+            await call.WhilePending(_policy.AfterWriteAsync()).ConfigureAwait(false);
             return moved;
         }
         catch (Exception e) when (call.Failing(e))
@@ -67,7 +67,7 @@ internal sealed partial class BlockSession<TEngine>
         try
         {
             call.Enter(this, cancellationToken);
-            return await _engine.GetVolumeAsync(volumeId, cancellationToken).ConfigureAwait(false);
+            return await call.WhilePending(_engine.GetVolumeAsync(volumeId, cancellationToken)).ConfigureAwait(false);
         }
         catch (Exception e) when (call.Failing(e))
         {
@@ -83,7 +83,7 @@ internal sealed partial class BlockSession<TEngine>
         {
             call.Enter(this, cancellationToken);
             Require.VolumeName(name);
-            return await _engine.FindVolumeAsync(name, cancellationToken).ConfigureAwait(false);
+            return await call.WhilePending(_engine.FindVolumeAsync(name, cancellationToken)).ConfigureAwait(false);
         }
         catch (Exception e) when (call.Failing(e))
         {

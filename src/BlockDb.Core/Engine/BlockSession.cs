@@ -88,7 +88,7 @@ internal sealed partial class BlockSession<TEngine> : ISessionHandle
         try
         {
             call.Enter(this, cancellationToken);
-            await _engine.CommitAsync().ConfigureAwait(false);
+            await call.WhilePending(_engine.CommitAsync()).ConfigureAwait(false);
         }
         catch (Exception e) when (call.Failing(e))
         {
@@ -103,7 +103,7 @@ internal sealed partial class BlockSession<TEngine> : ISessionHandle
         try
         {
             call.Enter(this, cancellationToken);
-            await _engine.RollbackAsync().ConfigureAwait(false);
+            await call.WhilePending(_engine.RollbackAsync()).ConfigureAwait(false);
         }
         catch (Exception e) when (call.Failing(e))
         {
@@ -118,7 +118,7 @@ internal sealed partial class BlockSession<TEngine> : ISessionHandle
         try
         {
             call.Enter(this, cancellationToken);
-            return await _engine.GetCountsAsync(cancellationToken).ConfigureAwait(false);
+            return await call.WhilePending(_engine.GetCountsAsync(cancellationToken)).ConfigureAwait(false);
         }
         catch (Exception e) when (call.Failing(e))
         {

@@ -71,12 +71,35 @@ internal struct CallScope : IDisposable
     /// <summary>In an async call's catch, after <see cref="Failing"/>: the engine's clean-up [B1], then throws the failure to report (the stack trace kept).</summary>
     public void Rethrow() => ExceptionDispatchInfo.Throw(Fail());
 
-    /// <summary>Gives the call to the async rest of it (a copy that the rest disposes); this scope's dispose then does nothing.</summary>
+    /// <summary>Gives the call to the async rest of it (a copy that the rest disposes); this scope's dispose then does nothing. The caller's thread is free from here (<see cref="CallGate.Detach"/>).</summary>
     public CallScope Hand()
     {
+        _site.Gate.Detach();
         var rest = this;
         _handed = true;
         return rest;
+    }
+
+    /// <summary>Before an async call awaits <paramref name="task"/>: when it is pending, the caller's thread is free while the call goes on (<see cref="CallGate.Detach"/>).</summary>
+    public readonly ValueTask<T> WhilePending<T>(ValueTask<T> task)
+    {
+        if (!task.IsCompleted)
+        {
+            _site.Gate.Detach();
+        }
+
+        return task;
+    }
+
+    /// <inheritdoc cref="WhilePending{T}(ValueTask{T})"/>
+    public readonly ValueTask WhilePending(ValueTask task)
+    {
+        if (!task.IsCompleted)
+        {
+            _site.Gate.Detach();
+        }
+
+        return task;
     }
 
     /// <summary>Leaves the gate (when entered) and ends the call's metrics, unless the call was handed on.</summary>

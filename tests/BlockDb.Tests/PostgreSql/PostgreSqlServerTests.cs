@@ -118,6 +118,31 @@ public sealed class PostgreSqlServerTests : IDisposable
     }
 
     [PostgresFact]
+    public async Task A_session_disposed_while_its_call_awaits_the_server_waits_for_the_call_on_the_thread_that_started_it()
+    {
+        await using var db = Open(o =>
+        {
+            o.Batching.CommitEvery = 0;
+            o.Batching.OnDispose = DisposeBehavior.Commit;
+        });
+        await using var holder = await db.OpenSessionAsync();
+        var held = await holder.SelectXorInsertAsync(TestData.Hash(1), 10); // uncommitted: its index entry is locked
+        var session = await db.OpenSessionAsync();
+
+        // The call waits on the server for the holder's row, so the thread that started it is free: disposing from it
+        // is not a dispose from inside the call (which SQLite's synchronous calls refuse) and must wait for the call.
+        var call = session.SelectXorInsertAsync(TestData.Hash(1), 10).AsTask();
+        Assert.False(call.IsCompleted);
+        var disposing = session.DisposeAsync().AsTask();
+        await Task.Delay(200);
+        Assert.False(disposing.IsCompleted);
+
+        await holder.CommitAsync();
+        Assert.Equal(new SelectXorInsertResult(held.Id, false), await call);
+        await disposing.WaitAsync(TimeSpan.FromSeconds(30));
+    }
+
+    [PostgresFact]
     public async Task A_statement_timeout_gives_sqlstate_57014_and_the_batch_it_ended()
     {
         await using var holder = Open(o => o.Batching.CommitEvery = 0);
