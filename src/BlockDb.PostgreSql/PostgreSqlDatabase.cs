@@ -5,9 +5,9 @@ using BlockDb.Diagnostics;
 using BlockDb.Import;
 using BlockDb.PostgreSql.Blocks;
 using BlockDb.PostgreSql.Diagnostics;
+using BlockDb.PostgreSql.Engine;
 using BlockDb.PostgreSql.Import;
 using BlockDb.PostgreSql.Schema;
-using BlockDb.PostgreSql.Sessions;
 using BlockDb.PostgreSql.Shared;
 using BlockDb.PostgreSql.Volumes;
 using Npgsql;
@@ -90,7 +90,7 @@ internal sealed class PostgreSqlDatabase : IBlockDatabase, IBlockDbObservable
     public async ValueTask<IBlockRepository> OpenSessionAsync(CancellationToken cancellationToken = default)
     {
         ThrowIfDisposed();
-        var session = await PostgreSqlSession.OpenAsync(_context, s => _open.TryRemove(s, out _), cancellationToken).ConfigureAwait(false);
+        var session = await PgSession.OpenAsync(_context, s => _open.TryRemove(s, out _), cancellationToken).ConfigureAwait(false);
         _open[session] = 0;
         if (_disposal.Begun)
         {
@@ -237,6 +237,7 @@ internal sealed class PostgreSqlDatabase : IBlockDatabase, IBlockDbObservable
     public void Dispose() => DisposeAsync().AsTask().GetAwaiter().GetResult();
 
     /// <summary>Disposes every open session and shared repository (each waits for its call in flight), then the owned data source.</summary>
+    /// <exception cref="AggregateException">Ending a session's batch failed (its connection is given back all the same), as on SQLite.</exception>
     public ValueTask DisposeAsync() => _disposal.RunAsync(DisposeCoreAsync);
 
     private async ValueTask DisposeCoreAsync()
@@ -249,21 +250,28 @@ internal sealed class PostgreSqlDatabase : IBlockDatabase, IBlockDbObservable
             await PgEnumeration.QuietlyAsync(connection).ConfigureAwait(false);
         }
 
+        List<Exception>? errors = null;
         foreach (var open in _open.Keys)
         {
             try
             {
                 await ((IAsyncDisposable)open).DisposeAsync().ConfigureAwait(false);
             }
-            catch (BlockDbException)
+            catch (Exception e)
             {
-                // A session whose final commit failed: its owner learns it from its own calls; the database still closes.
+                // A session whose final commit failed: reported once every session is closed, as on SQLite (D4).
+                (errors ??= []).Add(e);
             }
         }
 
         if (_ownsDataSource)
         {
             await _context.DataSource.DisposeAsync().ConfigureAwait(false);
+        }
+
+        if (errors is not null)
+        {
+            throw new AggregateException("Disposing the open BlockDb sessions failed.", errors);
         }
     }
 

@@ -33,7 +33,8 @@ internal sealed partial class BlockSession<TEngine>
         {
             call.Enter(this, cancellationToken);
             var block = Require.Block(isText, text, hash, size);
-            return new(_engine.FindBlock(block, text));
+            var running = _engine.FindBlockAsync(block, text, cancellationToken);
+            return running.IsCompletedSuccessfully ? running : RestAsync(call.Hand(), running, write: false);
         }
         catch (Exception e) when (call.Failing(e))
         {
@@ -49,9 +50,14 @@ internal sealed partial class BlockSession<TEngine>
             call.Enter(this, cancellationToken);
             var block = Require.Block(isText, text, hash, size);
             RequireWritable(nameof(SelectXorInsertAsync));
-            var result = _engine.SelectXorInsert(block, text, volumeId);
-            _policy.AfterWrite();
-            return new(result);
+            var running = _engine.SelectXorInsertAsync(block, text, volumeId, cancellationToken);
+            if (!running.IsCompletedSuccessfully)
+            {
+                return RestAsync(call.Hand(), running, write: true);
+            }
+
+            var committing = _policy.AfterWriteAsync();
+            return committing.IsCompletedSuccessfully ? running : CommittingAsync(call.Hand(), committing, running.Result);
         }
         catch (Exception e) when (call.Failing(e))
         {
@@ -59,7 +65,7 @@ internal sealed partial class BlockSession<TEngine>
         }
     }
 
-    private ValueTask<long> InsertBlock(bool isText, string? text, in BlockHash hash, long size, long? volumeId, CancellationToken cancellationToken)
+    private async ValueTask<long> InsertBlock(bool isText, string? text, BlockHash hash, long size, long? volumeId, CancellationToken cancellationToken)
     {
         using var call = new CallScope(_site, nameof(InsertBlockAsync));
         try
@@ -67,17 +73,18 @@ internal sealed partial class BlockSession<TEngine>
             call.Enter(this, cancellationToken);
             var block = Require.Block(isText, text, hash, size);
             RequireWritable(nameof(InsertBlockAsync));
-            var id = _engine.InsertBlock(block, text, volumeId);
-            _policy.AfterWrite();
-            return new(id);
+            var id = await call.WhilePending(_engine.InsertBlockAsync(block, text, volumeId, cancellationToken)).ConfigureAwait(false);
+            await call.WhilePending(_policy.AfterWriteAsync()).ConfigureAwait(false);
+            return id;
         }
         catch (Exception e) when (call.Failing(e))
         {
-            return call.Failed<long>();
+            call.Rethrow();
+            throw;
         }
     }
 
-    public ValueTask<int> SelectXorInsertAsync(ReadOnlyMemory<BinaryBlockKey> blocks, Memory<SelectXorInsertResult> results, long? volumeId = null, CancellationToken cancellationToken = default)
+    public async ValueTask<int> SelectXorInsertAsync(ReadOnlyMemory<BinaryBlockKey> blocks, Memory<SelectXorInsertResult> results, long? volumeId = null, CancellationToken cancellationToken = default)
     {
         using var call = new CallScope(_site, nameof(SelectXorInsertAsync));
         try
@@ -85,13 +92,54 @@ internal sealed partial class BlockSession<TEngine>
             call.Enter(this, cancellationToken);
             Require.Blocks(blocks.Span, results.Length);
             RequireWritable(nameof(SelectXorInsertAsync));
-            var created = _engine.SelectXorInsertMany(blocks, results, volumeId, cancellationToken);
-            _policy.AfterWrite();
-            return new(created);
+            var created = await call.WhilePending(_engine.SelectXorInsertManyAsync(blocks, results, volumeId, cancellationToken)).ConfigureAwait(false);
+            await call.WhilePending(_policy.AfterWriteAsync()).ConfigureAwait(false);
+            return created;
         }
         catch (Exception e) when (call.Failing(e))
         {
-            return call.Failed<int>();
+            call.Rethrow();
+            throw;
+        }
+    }
+
+    /// <summary>
+    /// The rest of a hot call whose engine work completes later (PostgreSQL's round trip): awaited inside the handed
+    /// scope, so the gate is held until it ends [G1]; then, for a write, the policy's commit [B1].
+    /// </summary>
+    private async ValueTask<T> RestAsync<T>(CallScope handed, ValueTask<T> running, bool write)
+    {
+        using var call = handed;
+        try
+        {
+            var result = await running.ConfigureAwait(false);
+            if (write)
+            {
+                await call.WhilePending(_policy.AfterWriteAsync()).ConfigureAwait(false);
+            }
+
+            return result;
+        }
+        catch (Exception e) when (call.Failing(e))
+        {
+            call.Rethrow();
+            throw;
+        }
+    }
+
+    /// <summary>The rest of a hot write whose engine work completed but whose commit completes later (PostgreSQL).</summary>
+    private async ValueTask<T> CommittingAsync<T>(CallScope handed, ValueTask committing, T result)
+    {
+        using var call = handed;
+        try
+        {
+            await committing.ConfigureAwait(false);
+            return result;
+        }
+        catch (Exception e) when (call.Failing(e))
+        {
+            call.Rethrow();
+            throw;
         }
     }
 }

@@ -5,7 +5,7 @@ namespace BlockDb.Engine;
 // The blockset calls, block reads by ID, and garbage collection.
 internal sealed partial class BlockSession<TEngine>
 {
-    public ValueTask<long> SelectXorInsertBlocksetAsync(ReadOnlyMemory<BinaryBlockKey> blocks, Memory<SelectXorInsertResult> results, BlockHash fullHash = default, long? volumeId = null, CancellationToken cancellationToken = default)
+    public async ValueTask<long> SelectXorInsertBlocksetAsync(ReadOnlyMemory<BinaryBlockKey> blocks, Memory<SelectXorInsertResult> results, BlockHash fullHash = default, long? volumeId = null, CancellationToken cancellationToken = default)
     {
         using var call = new CallScope(_site, nameof(SelectXorInsertBlocksetAsync));
         try
@@ -13,17 +13,18 @@ internal sealed partial class BlockSession<TEngine>
             call.Enter(this, cancellationToken);
             Require.Blocks(blocks.Span, results.Length);
             RequireWritable(nameof(SelectXorInsertBlocksetAsync));
-            var id = _engine.SelectXorInsertBlockset(blocks, results[..blocks.Length], fullHash.IsEmpty ? null : fullHash.ToString(), volumeId, cancellationToken);
-            _policy.AfterWrite();
-            return new(id);
+            var id = await call.WhilePending(_engine.SelectXorInsertBlocksetAsync(blocks, results[..blocks.Length], fullHash, volumeId, cancellationToken)).ConfigureAwait(false);
+            await call.WhilePending(_policy.AfterWriteAsync()).ConfigureAwait(false);
+            return id;
         }
         catch (Exception e) when (call.Failing(e))
         {
-            return call.Failed<long>();
+            call.Rethrow();
+            throw;
         }
     }
 
-    public ValueTask<long> AddBlocksetAsync(IReadOnlyList<BlockKey> blocks, string? fullHash = null, CancellationToken cancellationToken = default)
+    public async ValueTask<long> AddBlocksetAsync(IReadOnlyList<BlockKey> blocks, string? fullHash = null, CancellationToken cancellationToken = default)
     {
         using var call = new CallScope(_site, nameof(AddBlocksetAsync));
         try
@@ -31,17 +32,18 @@ internal sealed partial class BlockSession<TEngine>
             call.Enter(this, cancellationToken);
             Require.Blockset(blocks, fullHash);
             RequireWritable(nameof(AddBlocksetAsync));
-            var id = _engine.AddBlockset(blocks, fullHash, cancellationToken);
-            _policy.AfterWrite();
-            return new(id);
+            var id = await call.WhilePending(_engine.AddBlocksetAsync(blocks, fullHash, cancellationToken)).ConfigureAwait(false);
+            await call.WhilePending(_policy.AfterWriteAsync()).ConfigureAwait(false);
+            return id;
         }
         catch (Exception e) when (call.Failing(e))
         {
-            return call.Failed<long>();
+            call.Rethrow();
+            throw;
         }
     }
 
-    public ValueTask<long> AddBlocksetAsync(IReadOnlyList<long> blockIds, string? fullHash = null, CancellationToken cancellationToken = default)
+    public async ValueTask<long> AddBlocksetAsync(IReadOnlyList<long> blockIds, string? fullHash = null, CancellationToken cancellationToken = default)
     {
         using var call = new CallScope(_site, nameof(AddBlocksetAsync));
         try
@@ -49,13 +51,14 @@ internal sealed partial class BlockSession<TEngine>
             call.Enter(this, cancellationToken);
             Require.Blockset(blockIds, fullHash);
             RequireWritable(nameof(AddBlocksetAsync));
-            var id = _engine.AddBlockset(blockIds, fullHash, cancellationToken);
-            _policy.AfterWrite();
-            return new(id);
+            var id = await call.WhilePending(_engine.AddBlocksetAsync(blockIds, fullHash, cancellationToken)).ConfigureAwait(false);
+            await call.WhilePending(_policy.AfterWriteAsync()).ConfigureAwait(false);
+            return id;
         }
         catch (Exception e) when (call.Failing(e))
         {
-            return call.Failed<long>();
+            call.Rethrow();
+            throw;
         }
     }
 
@@ -63,7 +66,7 @@ internal sealed partial class BlockSession<TEngine>
     /// A bulk import's blockset: found by full hash and length (then nothing is written), else added from its blocks by
     /// hash and size, inside the write transaction.
     /// </summary>
-    public ValueTask<bool> ImportBlocksetAsync(ImportBlockset blockset, long length, CancellationToken cancellationToken)
+    public async ValueTask<bool> ImportBlocksetAsync(ImportBlockset blockset, long length, CancellationToken cancellationToken)
     {
         using var call = new CallScope(_site, nameof(ImportBlocksetAsync));
         try
@@ -71,109 +74,115 @@ internal sealed partial class BlockSession<TEngine>
             call.Enter(this, cancellationToken);
             RequireWritable(nameof(IBlockDatabase.ImportBlocksetsAsync));
             var fullHash = blockset.FullHash.IsEmpty ? null : blockset.FullHash.ToString();
-            var added = _engine.ImportBlockset(blockset.Blocks, fullHash, length, cancellationToken);
-            _policy.AfterWrite();
-            return new(added);
+            var added = await call.WhilePending(_engine.ImportBlocksetAsync(blockset.Blocks, fullHash, length, cancellationToken)).ConfigureAwait(false);
+            await call.WhilePending(_policy.AfterWriteAsync()).ConfigureAwait(false);
+            return added;
         }
         catch (Exception e) when (call.Failing(e))
         {
-            return call.Failed<bool>();
+            call.Rethrow();
+            throw;
         }
     }
 
-    public ValueTask<BlockInfo> GetBlockAsync(long blockId, CancellationToken cancellationToken = default)
+    public async ValueTask<BlockInfo> GetBlockAsync(long blockId, CancellationToken cancellationToken = default)
     {
         using var call = new CallScope(_site, nameof(GetBlockAsync));
         try
         {
             call.Enter(this, cancellationToken);
-            return new(_engine.GetBlock(blockId));
+            return await call.WhilePending(_engine.GetBlockAsync(blockId, cancellationToken)).ConfigureAwait(false);
         }
         catch (Exception e) when (call.Failing(e))
         {
-            return call.Failed<BlockInfo>();
+            call.Rethrow();
+            throw;
         }
     }
 
-    public ValueTask<long?> FindBlocksetAsync(string fullHash, long length, CancellationToken cancellationToken = default)
+    public async ValueTask<long?> FindBlocksetAsync(string fullHash, long length, CancellationToken cancellationToken = default)
     {
         using var call = new CallScope(_site, nameof(FindBlocksetAsync));
         try
         {
             call.Enter(this, cancellationToken);
             Require.FullHash(fullHash, length);
-            return new(_engine.FindBlockset(fullHash, length));
+            return await call.WhilePending(_engine.FindBlocksetAsync(fullHash, length, cancellationToken)).ConfigureAwait(false);
         }
         catch (Exception e) when (call.Failing(e))
         {
-            return call.Failed<long?>();
+            call.Rethrow();
+            throw;
         }
     }
 
-    public ValueTask<IReadOnlyList<BlocksetBlock>> ListBlocksetBlocksAsync(long blocksetId, CancellationToken cancellationToken = default)
+    public async ValueTask<IReadOnlyList<BlocksetBlock>> ListBlocksetBlocksAsync(long blocksetId, CancellationToken cancellationToken = default)
     {
         using var call = new CallScope(_site, nameof(ListBlocksetBlocksAsync));
         try
         {
             call.Enter(this, cancellationToken);
-            return new(_engine.ListBlocksetBlocks(blocksetId));
+            return await call.WhilePending(_engine.ListBlocksetBlocksAsync(blocksetId, cancellationToken)).ConfigureAwait(false);
         }
         catch (Exception e) when (call.Failing(e))
         {
-            return call.Failed<IReadOnlyList<BlocksetBlock>>();
+            call.Rethrow();
+            throw;
         }
     }
 
-    public ValueTask<BlocksetInfo> GetBlocksetAsync(long blocksetId, CancellationToken cancellationToken = default)
+    public async ValueTask<BlocksetInfo> GetBlocksetAsync(long blocksetId, CancellationToken cancellationToken = default)
     {
         using var call = new CallScope(_site, nameof(GetBlocksetAsync));
         try
         {
             call.Enter(this, cancellationToken);
-            return new(_engine.GetBlockset(blocksetId));
+            return await call.WhilePending(_engine.GetBlocksetAsync(blocksetId, cancellationToken)).ConfigureAwait(false);
         }
         catch (Exception e) when (call.Failing(e))
         {
-            return call.Failed<BlocksetInfo>();
+            call.Rethrow();
+            throw;
         }
     }
 
-    public ValueTask DeleteBlocksetAsync(long blocksetId, CancellationToken cancellationToken = default)
+    public async ValueTask DeleteBlocksetAsync(long blocksetId, CancellationToken cancellationToken = default)
     {
         using var call = new CallScope(_site, nameof(DeleteBlocksetAsync));
         try
         {
             call.Enter(this, cancellationToken);
             RequireWritable(nameof(DeleteBlocksetAsync));
-            _engine.DeleteBlockset(blocksetId);
-            _policy.AfterWrite();
-            return ValueTask.CompletedTask;
+            await call.WhilePending(_engine.DeleteBlocksetAsync(blocksetId, cancellationToken)).ConfigureAwait(false);
+            await call.WhilePending(_policy.AfterWriteAsync()).ConfigureAwait(false);
         }
         catch (Exception e) when (call.Failing(e))
         {
-            return call.Failed();
+            call.Rethrow();
+            throw;
         }
     }
 
-    public ValueTask<CollectResult> DeleteUnreferencedBlocksAsync(long? volumeId = null, CancellationToken cancellationToken = default)
+    public async ValueTask<CollectResult> DeleteUnreferencedBlocksAsync(long? volumeId = null, CancellationToken cancellationToken = default)
     {
         using var call = new CallScope(_site, nameof(DeleteUnreferencedBlocksAsync));
         try
         {
             call.Enter(this, cancellationToken);
             RequireWritable(nameof(DeleteUnreferencedBlocksAsync));
-            var result = _engine.Collect(volumeId);
-            _policy.AfterWrite();
+            var result = await call.WhilePending(_engine.CollectAsync(volumeId, cancellationToken)).ConfigureAwait(false);
+            await call.WhilePending(_policy.AfterWriteAsync()).ConfigureAwait(false);
             if (result.Blocks > 0)
             {
-                Log.Collected(_logger, result.Blocks, result.Bytes, _path);
+                Log.Collected(_site.Logger, result.Blocks, result.Bytes, _site.Path);
             }
 
-            return new(result);
+            return result;
         }
         catch (Exception e) when (call.Failing(e))
         {
-            return call.Failed<CollectResult>();
+            call.Rethrow();
+            throw;
         }
     }
 }

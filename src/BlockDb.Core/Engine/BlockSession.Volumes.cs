@@ -1,10 +1,9 @@
-
 namespace BlockDb.Engine;
 
 // The volume calls.
 internal sealed partial class BlockSession<TEngine>
 {
-    public ValueTask<long> RegisterVolumeAsync(string name, VolumeState state = VolumeState.Temporary, CancellationToken cancellationToken = default)
+    public async ValueTask<long> RegisterVolumeAsync(string name, VolumeState state = VolumeState.Temporary, CancellationToken cancellationToken = default)
     {
         using var call = new CallScope(_site, nameof(RegisterVolumeAsync));
         try
@@ -13,17 +12,18 @@ internal sealed partial class BlockSession<TEngine>
             Require.VolumeName(name);
             Require.NewVolumeState(state);
             RequireWritable(nameof(RegisterVolumeAsync));
-            var id = _engine.RegisterVolume(name, state);
-            _policy.AfterWrite();
-            return new(id);
+            var id = await call.WhilePending(_engine.RegisterVolumeAsync(name, state, cancellationToken)).ConfigureAwait(false);
+            await call.WhilePending(_policy.AfterWriteAsync()).ConfigureAwait(false);
+            return id;
         }
         catch (Exception e) when (call.Failing(e))
         {
-            return call.Failed<long>();
+            call.Rethrow();
+            throw;
         }
     }
 
-    public ValueTask SetVolumeStateAsync(long volumeId, VolumeState state, long? size = null, CancellationToken cancellationToken = default)
+    public async ValueTask SetVolumeStateAsync(long volumeId, VolumeState state, long? size = null, CancellationToken cancellationToken = default)
     {
         using var call = new CallScope(_site, nameof(SetVolumeStateAsync));
         try
@@ -32,17 +32,17 @@ internal sealed partial class BlockSession<TEngine>
             Require.VolumeState(state);
             Require.VolumeSize(size);
             RequireWritable(nameof(SetVolumeStateAsync));
-            _engine.SetVolumeState(volumeId, state, size);
-            _policy.AfterWrite();
-            return ValueTask.CompletedTask;
+            await call.WhilePending(_engine.SetVolumeStateAsync(volumeId, state, size, cancellationToken)).ConfigureAwait(false);
+            await call.WhilePending(_policy.AfterWriteAsync()).ConfigureAwait(false);
         }
         catch (Exception e) when (call.Failing(e))
         {
-            return call.Failed();
+            call.Rethrow();
+            throw;
         }
     }
 
-    public ValueTask<long> MoveBlocksAsync(IReadOnlyList<long> blockIds, long toVolumeId, CancellationToken cancellationToken = default)
+    public async ValueTask<long> MoveBlocksAsync(IReadOnlyList<long> blockIds, long toVolumeId, CancellationToken cancellationToken = default)
     {
         using var call = new CallScope(_site, nameof(MoveBlocksAsync));
         try
@@ -50,42 +50,45 @@ internal sealed partial class BlockSession<TEngine>
             call.Enter(this, cancellationToken);
             ArgumentNullException.ThrowIfNull(blockIds);
             RequireWritable(nameof(MoveBlocksAsync));
-            var moved = _engine.MoveBlocks(blockIds, toVolumeId, cancellationToken);
-            _policy.AfterWrite();
-            return new(moved);
+            var moved = await call.WhilePending(_engine.MoveBlocksAsync(blockIds, toVolumeId, cancellationToken)).ConfigureAwait(false);
+            await call.WhilePending(_policy.AfterWriteAsync()).ConfigureAwait(false);
+            return moved;
         }
         catch (Exception e) when (call.Failing(e))
         {
-            return call.Failed<long>();
+            call.Rethrow();
+            throw;
         }
     }
 
-    public ValueTask<VolumeInfo> GetVolumeAsync(long volumeId, CancellationToken cancellationToken = default)
+    public async ValueTask<VolumeInfo> GetVolumeAsync(long volumeId, CancellationToken cancellationToken = default)
     {
         using var call = new CallScope(_site, nameof(GetVolumeAsync));
         try
         {
             call.Enter(this, cancellationToken);
-            return new(_engine.GetVolume(volumeId));
+            return await call.WhilePending(_engine.GetVolumeAsync(volumeId, cancellationToken)).ConfigureAwait(false);
         }
         catch (Exception e) when (call.Failing(e))
         {
-            return call.Failed<VolumeInfo>();
+            call.Rethrow();
+            throw;
         }
     }
 
-    public ValueTask<VolumeInfo?> FindVolumeAsync(string name, CancellationToken cancellationToken = default)
+    public async ValueTask<VolumeInfo?> FindVolumeAsync(string name, CancellationToken cancellationToken = default)
     {
         using var call = new CallScope(_site, nameof(FindVolumeAsync));
         try
         {
             call.Enter(this, cancellationToken);
             Require.VolumeName(name);
-            return new(_engine.FindVolume(name));
+            return await call.WhilePending(_engine.FindVolumeAsync(name, cancellationToken)).ConfigureAwait(false);
         }
         catch (Exception e) when (call.Failing(e))
         {
-            return call.Failed<VolumeInfo?>();
+            call.Rethrow();
+            throw;
         }
     }
 }

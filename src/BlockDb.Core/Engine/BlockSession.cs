@@ -1,5 +1,3 @@
-using BlockDb.Sessions;
-
 namespace BlockDb.Engine;
 
 /// <summary>
@@ -14,7 +12,6 @@ internal sealed partial class BlockSession<TEngine> : ISessionHandle
     where TEngine : struct, IEngineSession
 {
     private readonly TEngine _engine;
-    private readonly string _path;
     private readonly bool _readOnly;
     private readonly Action<ISessionHandle> _onDisposed;
     private long _cacheHits;
@@ -23,25 +20,23 @@ internal sealed partial class BlockSession<TEngine> : ISessionHandle
     private readonly CallSite _site;
     private readonly CommitPolicy _policy;
     private readonly IdleTimer? _idleTimer;
-    private readonly Microsoft.Extensions.Logging.ILogger _logger;
 
     /// <param name="engine">The engine connection, owned by this session from now on.</param>
     /// <param name="site">The session's gate, commit policy and metrics names.</param>
     /// <param name="idleTimer">The age commit and read-transaction timer, or null.</param>
-    /// <param name="settings">What the session needs from its database.</param>
+    /// <param name="readOnly">Whether writes are refused.</param>
+    /// <param name="appliedPragmas">The pragmas read back from the session's connection (<see cref="PragmaSettings.None"/> on PostgreSQL).</param>
     /// <param name="onDisposed">Called once, at the end of dispose.</param>
-    public BlockSession(TEngine engine, CallSite site, IdleTimer? idleTimer, SessionSettings settings, Action<ISessionHandle> onDisposed)
+    public BlockSession(TEngine engine, CallSite site, IdleTimer? idleTimer, bool readOnly, PragmaSettings appliedPragmas, Action<ISessionHandle> onDisposed)
     {
         _engine = engine;
         _site = site;
         _gate = site.Gate;
         _policy = site.Policy;
         _idleTimer = idleTimer;
-        _path = settings.Path;
-        _logger = settings.Logger;
-        _readOnly = settings.ReadOnly;
+        _readOnly = readOnly;
         _onDisposed = onDisposed;
-        AppliedPragmas = settings.AppliedPragmas;
+        AppliedPragmas = appliedPragmas;
     }
 
     public PragmaSettings AppliedPragmas { get; }
@@ -87,47 +82,48 @@ internal sealed partial class BlockSession<TEngine> : ISessionHandle
         }
     }
 
-    public ValueTask CommitAsync(CancellationToken cancellationToken = default)
+    public async ValueTask CommitAsync(CancellationToken cancellationToken = default)
     {
         using var call = new CallScope(_site, nameof(CommitAsync));
         try
         {
             call.Enter(this, cancellationToken);
-            _engine.Commit();
-            return ValueTask.CompletedTask;
+            await call.WhilePending(_engine.CommitAsync()).ConfigureAwait(false);
         }
         catch (Exception e) when (call.Failing(e))
         {
-            return call.Failed();
+            call.Rethrow();
+            throw;
         }
     }
 
-    public ValueTask RollbackAsync(CancellationToken cancellationToken = default)
+    public async ValueTask RollbackAsync(CancellationToken cancellationToken = default)
     {
         using var call = new CallScope(_site, nameof(RollbackAsync));
         try
         {
             call.Enter(this, cancellationToken);
-            _engine.Rollback();
-            return ValueTask.CompletedTask;
+            await call.WhilePending(_engine.RollbackAsync()).ConfigureAwait(false);
         }
         catch (Exception e) when (call.Failing(e))
         {
-            return call.Failed();
+            call.Rethrow();
+            throw;
         }
     }
 
-    public ValueTask<BlockDbCounts> GetCountsAsync(CancellationToken cancellationToken = default)
+    public async ValueTask<BlockDbCounts> GetCountsAsync(CancellationToken cancellationToken = default)
     {
         using var call = new CallScope(_site, nameof(GetCountsAsync));
         try
         {
             call.Enter(this, cancellationToken);
-            return new(_engine.GetCounts());
+            return await call.WhilePending(_engine.GetCountsAsync(cancellationToken)).ConfigureAwait(false);
         }
         catch (Exception e) when (call.Failing(e))
         {
-            return call.Failed<BlockDbCounts>();
+            call.Rethrow();
+            throw;
         }
     }
 
@@ -137,22 +133,31 @@ internal sealed partial class BlockSession<TEngine> : ISessionHandle
     /// </summary>
     /// <exception cref="InvalidOperationException">Called from inside one of this session's own calls.</exception>
     /// <exception cref="BlockDbBatchRolledBackException">The age commit failed after the last call (the connection is closed all the same) [B4].</exception>
-    public void Dispose() => _gate.Close(DisposeCore);
+    public void Dispose() => _gate.Close(() => Wait(DisposeCoreAsync()));
 
     /// <inheritdoc cref="Dispose"/>
-    public ValueTask DisposeAsync() => _gate.CloseAsync(DisposeCore);
+    public ValueTask DisposeAsync() => _gate.CloseAsync(DisposeCoreAsync);
 
-    private void DisposeCore()
+    /// <summary>Waits for a dispose that completes later (PostgreSQL's final commit); SQLite's has completed.</summary>
+    private static void Wait(ValueTask disposing)
+    {
+        if (!disposing.IsCompletedSuccessfully)
+        {
+            disposing.AsTask().GetAwaiter().GetResult();
+        }
+    }
+
+    private async ValueTask DisposeCoreAsync()
     {
         _idleTimer?.Dispose();
         try
         {
-            _policy.EndAtDispose();
+            await _policy.EndAtDisposeAsync().ConfigureAwait(false);
         }
         finally
         {
             StoreCacheStats();
-            _engine.Close();
+            await _engine.CloseAsync().ConfigureAwait(false);
             _onDisposed(this);
         }
 
@@ -166,7 +171,7 @@ internal sealed partial class BlockSession<TEngine> : ISessionHandle
     {
         if (_readOnly)
         {
-            throw new BlockDbReadOnlyException(operation, _path);
+            throw _site.ReadOnly(operation);
         }
     }
 }

@@ -90,6 +90,12 @@ internal sealed class CallGate
         }
     }
 
+    /// <summary>
+    /// The call inside goes on without its caller's thread (it awaits an engine's round trip): a dispose from that thread
+    /// is then not a dispose from inside the call [G2], and waits for it like any other.
+    /// </summary>
+    public void Detach() => Volatile.Write(ref _owner, 0);
+
     /// <summary>Enters without waiting, for background work (the idle timer); false when someone is inside or the gate is closed.</summary>
     public bool TryEnterBackground() => Interlocked.CompareExchange(ref _state, Background, Idle) == Idle;
 

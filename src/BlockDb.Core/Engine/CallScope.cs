@@ -1,10 +1,14 @@
+using System.Runtime.ExceptionServices;
+
 namespace BlockDb.Engine;
 
 /// <summary>
 /// One public call's bookkeeping, as a scope (<c>using var call = new CallScope(site, name);</c>) instead of a lambda
 /// around the operation: the metrics' start and end, the gate entered and left [G1], the token checked, a failed age
 /// commit thrown first [B4], and on failure the lost-batch check (in the exception filter, before anything unwinds [B2])
-/// and the engine's clean-up after it [B1]. A struct: a synchronous call allocates nothing.
+/// and the engine's clean-up after it [B1]. A struct: a synchronous call allocates nothing. A call whose engine work
+/// completes later (PostgreSQL) hands its scope to the async rest of the call (<see cref="Hand"/>), which ends it; an
+/// async call ends a failure with <see cref="Rethrow"/>.
 /// </summary>
 /// <example>
 /// <code>
@@ -20,6 +24,7 @@ internal struct CallScope : IDisposable
     private readonly long _started;
     private Exception? _failure;
     private bool _entered;
+    private bool _handed;
 
     public CallScope(CallSite site, string operation)
     {
@@ -63,9 +68,48 @@ internal struct CallScope : IDisposable
         return _failure!;
     }
 
-    /// <summary>Leaves the gate (when entered) and ends the call's metrics.</summary>
+    /// <summary>In an async call's catch, after <see cref="Failing"/>: the engine's clean-up [B1], then throws the failure to report (the stack trace kept).</summary>
+    public void Rethrow() => ExceptionDispatchInfo.Throw(Fail());
+
+    /// <summary>Gives the call to the async rest of it (a copy that the rest disposes); this scope's dispose then does nothing. The caller's thread is free from here (<see cref="CallGate.Detach"/>).</summary>
+    public CallScope Hand()
+    {
+        _site.Gate.Detach();
+        var rest = this;
+        _handed = true;
+        return rest;
+    }
+
+    /// <summary>Before an async call awaits <paramref name="task"/>: when it is pending, the caller's thread is free while the call goes on (<see cref="CallGate.Detach"/>).</summary>
+    public readonly ValueTask<T> WhilePending<T>(ValueTask<T> task)
+    {
+        if (!task.IsCompleted)
+        {
+            _site.Gate.Detach();
+        }
+
+        return task;
+    }
+
+    /// <inheritdoc cref="WhilePending{T}(ValueTask{T})"/>
+    public readonly ValueTask WhilePending(ValueTask task)
+    {
+        if (!task.IsCompleted)
+        {
+            _site.Gate.Detach();
+        }
+
+        return task;
+    }
+
+    /// <summary>Leaves the gate (when entered) and ends the call's metrics, unless the call was handed on.</summary>
     public void Dispose()
     {
+        if (_handed)
+        {
+            return;
+        }
+
         if (_entered)
         {
             _site.Policy.CallEnded();

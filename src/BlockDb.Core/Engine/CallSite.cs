@@ -18,6 +18,18 @@ internal sealed class CallSite(CallGate gate, CommitPolicy policy, string system
 
     public CommitPolicy Policy { get; } = policy;
 
+    /// <summary>The database, for logs and messages (a file path, or a server's host, port and database).</summary>
+    public string Path => path;
+
+    /// <summary>The database's logger.</summary>
+    public ILogger Logger => logger;
+
+    /// <summary>The refusal of a write on a read-only database: SQLite's result code, or PostgreSQL's SQLSTATE 25006.</summary>
+    public BlockDbReadOnlyException ReadOnly(string operation) =>
+        system == "postgresql"
+            ? new BlockDbReadOnlyException(operation, path, BlockDbReadOnlyException.ReadOnlySqlState)
+            : new BlockDbReadOnlyException(operation, path);
+
     /// <summary>At a call's start: the timestamp to pass to <see cref="End"/> (0 unless this call's duration is sampled).</summary>
     public long Start() => Instruments.StartCall(ref _calls);
 

@@ -1,5 +1,3 @@
-using BlockDb.Sqlite;
-
 namespace BlockDb.Engine;
 
 /// <summary>
@@ -10,11 +8,16 @@ namespace BlockDb.Engine;
 /// transaction on its own into the report of the lost batch [B2]. Owned by one session, used inside its gate.
 /// </summary>
 /// <remarks>
-/// On a caller's connection (<see cref="SqliteTransaction.External"/>) it never commits: there is no batch and no age
+/// The mechanics are the engine's <see cref="EngineTransaction"/>; a commit may complete asynchronously (PostgreSQL), so
+/// the decisions that commit return a <see cref="ValueTask"/>, completed at once when nothing is committed or the engine
+/// commits synchronously (SQLite).
+/// <para>
+/// On a caller's connection (<see cref="EngineTransaction.External"/>) it never commits: there is no batch and no age
 /// timer; each call needs the caller's transaction open at entry [X2]; a write call's step is released after it
 /// succeeds and undone after it fails, before the call returns [X1]; dispose ends nothing. The caller commits.
+/// </para>
 /// </remarks>
-internal sealed class CommitPolicy(BatchingOptions options, SqliteTransaction transaction)
+internal sealed class CommitPolicy(BatchingOptions options, EngineTransaction transaction)
 {
     private Exception? _deferred;
 
@@ -37,7 +40,7 @@ internal sealed class CommitPolicy(BatchingOptions options, SqliteTransaction tr
         }
     }
 
-    /// <summary>At the end of a call, inside the gate; on a caller's connection a step still open (a write call that returned without <see cref="AfterWrite"/>) is undone, so no savepoint outlives a call [X1].</summary>
+    /// <summary>At the end of a call, inside the gate; on a caller's connection a step still open (a write call that returned without <see cref="AfterWriteAsync"/>) is undone, so no savepoint outlives a call [X1].</summary>
     public void CallEnded()
     {
         transaction.CallCancellation = default;
@@ -58,17 +61,17 @@ internal sealed class CommitPolicy(BatchingOptions options, SqliteTransaction tr
 
     /// <summary>After a write call returned: commits when the transaction holds no write [B1], is full, or is old.</summary>
     /// <exception cref="BlockDbBatchRolledBackException">The commit failed [B3].</exception>
-    public void AfterWrite()
+    public ValueTask AfterWriteAsync()
     {
         if (transaction.External)
         {
             transaction.ReleaseStep();
-            return;
+            return ValueTask.CompletedTask;
         }
 
         if (!transaction.IsOpen)
         {
-            return;
+            return ValueTask.CompletedTask;
         }
 
         var pending = transaction.Pending;
@@ -76,18 +79,17 @@ internal sealed class CommitPolicy(BatchingOptions options, SqliteTransaction tr
             || (options.CommitEvery > 0 && pending >= options.CommitEvery)
             || (options.CommitAfterMilliseconds is { } ms && transaction.AgeMilliseconds >= ms))
         {
-            transaction.Commit();
+            return transaction.CommitAsync();
         }
+
+        return ValueTask.CompletedTask;
     }
 
     /// <summary>
     /// In the failed call's exception filter, before anything unwinds: when the engine rolled the transaction back on its
     /// own, closes its books and returns the lost batch's report to throw instead [B2]. Runs no statement.
     /// </summary>
-    public Exception Failing(Exception e) =>
-        !transaction.EndedBySqlite ? e
-        : transaction.External ? Errors.CallerTransactionLost(e, transaction.EndLost(e))
-        : Errors.BatchLost(e, transaction.EndLost(e));
+    public Exception Failing(Exception e) => transaction.EndedByEngine ? transaction.EndLost(e) : e;
 
     /// <summary>
     /// After a failed call has unwound: a transaction that holds no write is ended, so the write lock is not kept idle
@@ -102,24 +104,12 @@ internal sealed class CommitPolicy(BatchingOptions options, SqliteTransaction tr
             return transaction.UndoStep(failure);
         }
 
-        if (transaction.IsOpen && transaction.Pending == 0)
-        {
-            try
-            {
-                transaction.Commit();
-            }
-            catch (BlockDbException)
-            {
-                // The call's own failure is what the caller must see; the transaction is ended either way.
-            }
-        }
-
-        transaction.Reads.Abandon();
+        transaction.AfterFailedCall();
         return failure;
     }
 
     /// <summary>For the idle timer, outside any call: commits an old transaction [B4 keeps its failure]; returns the milliseconds until the open one is old, or null when none is open or there is no age limit.</summary>
-    public long? CommitIfOld()
+    public async ValueTask<long?> CommitIfOldAsync()
     {
         if (transaction.External || !transaction.IsOpen || options.CommitAfterMilliseconds is not { } ms)
         {
@@ -132,7 +122,7 @@ internal sealed class CommitPolicy(BatchingOptions options, SqliteTransaction tr
             return left;
         }
 
-        transaction.Commit();
+        await transaction.CommitAsync().ConfigureAwait(false);
         return null;
     }
 
@@ -150,21 +140,8 @@ internal sealed class CommitPolicy(BatchingOptions options, SqliteTransaction tr
     }
 
     /// <summary>At dispose: ends the open transaction as <see cref="BatchingOptions.OnDispose"/> says; on a caller's connection, nothing.</summary>
-    public void EndAtDispose()
-    {
-        if (transaction.External)
-        {
-            // Nothing is BlockDb's to end: every step ended with its call, and the transaction is the caller's.
-            return;
-        }
-
-        if (options.OnDispose == DisposeBehavior.Commit)
-        {
-            transaction.Commit();
-        }
-        else
-        {
-            transaction.Rollback();
-        }
-    }
+    public ValueTask EndAtDisposeAsync() =>
+        transaction.External ? ValueTask.CompletedTask // nothing is BlockDb's to end: every step ended with its call, and the transaction is the caller's
+        : options.OnDispose == DisposeBehavior.Commit ? transaction.CommitAsync()
+        : transaction.RollbackAsync();
 }

@@ -5,70 +5,73 @@ namespace BlockDb.Engine;
 /// a time [G1], with the input already checked (<see cref="Require"/>) and a text hash already decoded. Writes open the
 /// engine's write transaction when they need it and count themselves; <see cref="CommitPolicy"/> decides when to commit
 /// [B1]-[B3]. Implemented by structs (D6), so each <see cref="BlockSession{TEngine}"/> is compiled for its engine and
-/// calls it without a virtual call. SQLite's engine completes every call synchronously, so the members return plain
-/// values; the PostgreSQL engine joins in S2.3.
+/// calls it without a virtual call. Every operation returns a <see cref="ValueTask"/>: SQLite's engine completes it
+/// synchronously (<c>new ValueTask&lt;T&gt;(value)</c>, no allocation, and a failure thrown, not stored), PostgreSQL's
+/// after its round trip. The engine maps its errors (keeping the SQLite result code or SQLSTATE) and, when it ended the
+/// write transaction on its own, leaves that to <see cref="EngineTransaction.EndedByEngine"/> [B2].
 /// </summary>
 internal interface IEngineSession
 {
     /// <summary>The block's ID, or null when the engine sees no such block (complete: never a miss for a visible block).</summary>
     /// <param name="block">The block, its hash decoded.</param>
     /// <param name="text">The caller's hash text when it gave one (checked, canonical), else null: a layout that stores the text binds it as given.</param>
-    long? FindBlock(in BinaryBlockKey block, string? text);
+    /// <param name="cancellationToken">The call's token (an engine passes it on where a cancelled statement loses nothing).</param>
+    ValueTask<long?> FindBlockAsync(in BinaryBlockKey block, string? text, CancellationToken cancellationToken);
 
     /// <summary>Finds the block, inserting it when absent (recorded in <paramref name="volumeId"/>).</summary>
-    SelectXorInsertResult SelectXorInsert(in BinaryBlockKey block, string? text, long? volumeId);
+    ValueTask<SelectXorInsertResult> SelectXorInsertAsync(in BinaryBlockKey block, string? text, long? volumeId, CancellationToken cancellationToken);
 
-    /// <summary>Inserts a block that must be new (<c>SQLITE_CONSTRAINT</c> when it exists).</summary>
-    long InsertBlock(in BinaryBlockKey block, string? text, long? volumeId);
+    /// <summary>Inserts a block that must be new (SQLITE_CONSTRAINT, or SQLSTATE 23505, when it exists).</summary>
+    ValueTask<long> InsertBlockAsync(in BinaryBlockKey block, string? text, long? volumeId, CancellationToken cancellationToken);
 
     /// <summary>Select-xor-insert of each block, its result at the same index; how many it created.</summary>
-    int SelectXorInsertMany(ReadOnlyMemory<BinaryBlockKey> blocks, Memory<SelectXorInsertResult> results, long? volumeId, CancellationToken cancellationToken);
+    ValueTask<int> SelectXorInsertManyAsync(ReadOnlyMemory<BinaryBlockKey> blocks, Memory<SelectXorInsertResult> results, long? volumeId, CancellationToken cancellationToken);
 
     /// <summary>A file in one call: its blocks' select-xor-insert, then the blockset from them.</summary>
-    long SelectXorInsertBlockset(ReadOnlyMemory<BinaryBlockKey> blocks, Memory<SelectXorInsertResult> results, string? fullHash, long? volumeId, CancellationToken cancellationToken);
+    ValueTask<long> SelectXorInsertBlocksetAsync(ReadOnlyMemory<BinaryBlockKey> blocks, Memory<SelectXorInsertResult> results, BlockHash fullHash, long? volumeId, CancellationToken cancellationToken);
 
     /// <summary>Adds a blockset from blocks named by hash and size.</summary>
-    long AddBlockset(IReadOnlyList<BlockKey> blocks, string? fullHash, CancellationToken cancellationToken);
+    ValueTask<long> AddBlocksetAsync(IReadOnlyList<BlockKey> blocks, string? fullHash, CancellationToken cancellationToken);
 
     /// <summary>Adds a blockset from block IDs.</summary>
-    long AddBlockset(IReadOnlyList<long> blockIds, string? fullHash, CancellationToken cancellationToken);
+    ValueTask<long> AddBlocksetAsync(IReadOnlyList<long> blockIds, string? fullHash, CancellationToken cancellationToken);
 
     /// <summary>A bulk import's blockset: false when one with its full hash and length exists (nothing written).</summary>
-    bool ImportBlockset(IReadOnlyList<BinaryBlockKey> blocks, string? fullHash, long length, CancellationToken cancellationToken);
+    ValueTask<bool> ImportBlocksetAsync(IReadOnlyList<BinaryBlockKey> blocks, string? fullHash, long length, CancellationToken cancellationToken);
 
-    BlockInfo GetBlock(long blockId);
+    ValueTask<BlockInfo> GetBlockAsync(long blockId, CancellationToken cancellationToken);
 
-    long? FindBlockset(string fullHash, long length);
+    ValueTask<long?> FindBlocksetAsync(string fullHash, long length, CancellationToken cancellationToken);
 
-    BlocksetInfo GetBlockset(long blocksetId);
+    ValueTask<BlocksetInfo> GetBlocksetAsync(long blocksetId, CancellationToken cancellationToken);
 
-    IReadOnlyList<BlocksetBlock> ListBlocksetBlocks(long blocksetId);
+    ValueTask<IReadOnlyList<BlocksetBlock>> ListBlocksetBlocksAsync(long blocksetId, CancellationToken cancellationToken);
 
-    void DeleteBlockset(long blocksetId);
+    ValueTask DeleteBlocksetAsync(long blocksetId, CancellationToken cancellationToken);
 
-    CollectResult Collect(long? volumeId);
+    ValueTask<CollectResult> CollectAsync(long? volumeId, CancellationToken cancellationToken);
 
-    long RegisterVolume(string name, VolumeState state);
+    ValueTask<long> RegisterVolumeAsync(string name, VolumeState state, CancellationToken cancellationToken);
 
-    void SetVolumeState(long volumeId, VolumeState state, long? size);
+    ValueTask SetVolumeStateAsync(long volumeId, VolumeState state, long? size, CancellationToken cancellationToken);
 
-    long MoveBlocks(IReadOnlyList<long> blockIds, long toVolumeId, CancellationToken cancellationToken);
+    ValueTask<long> MoveBlocksAsync(IReadOnlyList<long> blockIds, long toVolumeId, CancellationToken cancellationToken);
 
-    VolumeInfo GetVolume(long volumeId);
+    ValueTask<VolumeInfo> GetVolumeAsync(long volumeId, CancellationToken cancellationToken);
 
-    VolumeInfo? FindVolume(string name);
+    ValueTask<VolumeInfo?> FindVolumeAsync(string name, CancellationToken cancellationToken);
 
-    BlockDbCounts GetCounts();
+    ValueTask<BlockDbCounts> GetCountsAsync(CancellationToken cancellationToken);
 
     /// <summary>Commits the open transaction, if any; else ends the read transaction [B3].</summary>
-    void Commit();
+    ValueTask CommitAsync();
 
     /// <summary>Rolls the open transaction back, if any; else abandons the read transaction.</summary>
-    void Rollback();
+    ValueTask RollbackAsync();
 
-    /// <summary>The connection's page-cache counters, or null when the engine has none.</summary>
+    /// <summary>The connection's page-cache counters, or null when the engine has none (synchronous: a gauge reads it).</summary>
     SqliteCacheStats? ReadCacheStats();
 
     /// <summary>Closes the connection (finalizing its statements); after the policy ended the batch.</summary>
-    void Close();
+    ValueTask CloseAsync();
 }

@@ -4,7 +4,7 @@ namespace BlockDb.Engine;
 
 /// <summary>
 /// Ends a session's transactions once they are old even when the session makes no further call: the write
-/// transaction at <see cref="BatchingOptions.CommitAfterMilliseconds"/> (<see cref="CommitPolicy.CommitIfOld"/>, so an
+/// transaction at <see cref="BatchingOptions.CommitAfterMilliseconds"/> (<see cref="CommitPolicy.CommitIfOldAsync"/>, so an
 /// idle session does not keep the write lock) and the read transaction at
 /// <see cref="BatchingOptions.ReadTransactionMilliseconds"/> (so an idle session does not hold back checkpoints nor
 /// hide other writers' commits [R2]). It works from the session's gate as background work, only when no call is
@@ -16,27 +16,28 @@ internal sealed class IdleTimer : IDisposable
     private const int BusyRetryMilliseconds = 20;
     private readonly CallGate _gate;
     private readonly CommitPolicy _policy;
-    private readonly ReadTransaction _reads;
+    private readonly ReadTransaction? _reads;
     private readonly Timer _timer;
 
     /// <param name="gate">The session's gate.</param>
     /// <param name="policy">The session's commit policy.</param>
-    /// <param name="transaction">The session's write transaction (and its read transaction), which arm the timer when they open.</param>
+    /// <param name="transaction">The session's write transaction, which arms the timer when it opens.</param>
+    /// <param name="reads">The session's read transaction (SQLite), which arms the timer when it opens; null when the engine has none.</param>
     /// <param name="commitMilliseconds">The write transaction's age limit, or <see langword="null"/> for none.</param>
-    public IdleTimer(CallGate gate, CommitPolicy policy, SqliteTransaction transaction, int? commitMilliseconds)
+    public IdleTimer(CallGate gate, CommitPolicy policy, EngineTransaction transaction, ReadTransaction? reads, int? commitMilliseconds)
     {
         _gate = gate;
         _policy = policy;
-        _reads = transaction.Reads;
+        _reads = reads;
         _timer = new Timer(static state => ((IdleTimer)state!).Fire(), this, Timeout.Infinite, Timeout.Infinite);
         if (commitMilliseconds is { } ms)
         {
             transaction.Opened = () => Schedule(ms);
         }
 
-        if (_reads.Enabled)
+        if (_reads is { Enabled: true } r)
         {
-            _reads.Opened = () => Schedule(_reads.Milliseconds);
+            r.Opened = () => Schedule(r.Milliseconds);
         }
     }
 
@@ -54,9 +55,15 @@ internal sealed class IdleTimer : IDisposable
             return;
         }
 
+        _ = EndOldAsync();
+    }
+
+    /// <summary>Inside the gate as background work: the age commit (which may complete asynchronously on PostgreSQL), then the read transaction; leaves the gate at the end.</summary>
+    private async Task EndOldAsync()
+    {
         try
         {
-            if ((_policy.CommitIfOld() ?? EndOldReads()) is { } remaining)
+            if ((await _policy.CommitIfOldAsync().ConfigureAwait(false) ?? EndOldReads()) is { } remaining)
             {
                 Schedule(remaining);
             }
@@ -75,7 +82,7 @@ internal sealed class IdleTimer : IDisposable
     /// <summary>Ends an old read transaction; returns the milliseconds until the open one is old, or null when none is open.</summary>
     private long? EndOldReads()
     {
-        if (!_reads.IsOpen)
+        if (_reads is null || !_reads.IsOpen)
         {
             return null;
         }

@@ -9,7 +9,7 @@ namespace BlockDb.Layouts;
 /// the session's call to the statement step.
 /// Implemented by readonly structs of references, so <see cref="Sqlite.SqliteSession{TLayout}"/> calls them without a
 /// virtual call. Writes begin the session's <see cref="Sqlite.SqliteTransaction"/> when they need it and count themselves
-/// (<see cref="Sqlite.SqliteTransaction.Wrote"/>); the session's policy commits between calls [B1].
+/// (<see cref="Engine.EngineTransaction.Wrote"/>); the session's policy commits between calls [B1].
 /// </summary>
 internal interface ILayoutSession
 {

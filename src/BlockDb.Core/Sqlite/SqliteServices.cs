@@ -41,7 +41,7 @@ internal sealed class SqliteServices
         var commitAge = settings.ReadOnly ? null : settings.Batching.CommitAfterMilliseconds;
         if (commitAge is not null || Transaction.Reads.Enabled)
         {
-            IdleTimer = new IdleTimer(gate, policy, Transaction, commitAge);
+            IdleTimer = new IdleTimer(gate, policy, Transaction, Transaction.Reads, commitAge);
         }
     }
 
@@ -75,5 +75,5 @@ internal sealed class SqliteServices
     /// <summary>The session over <paramref name="layout"/>: one <see cref="BlockSession{TEngine}"/> type per layout (and strategy), so its hot path has no virtual call.</summary>
     public ISessionHandle Open<TLayout>(TLayout layout)
         where TLayout : struct, ILayoutSession =>
-        new BlockSession<SqliteSession<TLayout>>(new SqliteSession<TLayout>(this, layout), Site, IdleTimer, Settings, _onDisposed);
+        new BlockSession<SqliteSession<TLayout>>(new SqliteSession<TLayout>(this, layout), Site, IdleTimer, Settings.ReadOnly, Settings.AppliedPragmas, _onDisposed);
 }

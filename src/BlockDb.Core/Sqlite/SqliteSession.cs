@@ -27,15 +27,18 @@ internal readonly struct SqliteSession<TLayout> : IEngineSession
     private SqliteTransaction Tx => _s.Transaction;
 
     // The members that take a block `in` are explicit: an implicit one gets a compiler bridge (one more frame).
-    long? IEngineSession.FindBlock(in BinaryBlockKey block, string? text)
+    // Every member completes synchronously: a value in a ValueTask (no allocation), a failure thrown.
+    ValueTask<long?> IEngineSession.FindBlockAsync(in BinaryBlockKey block, string? text, CancellationToken _)
     {
         Tx.EnterRead();
-        return _layout.Find(block, text);
+        return new(_layout.Find(block, text));
     }
 
-    SelectXorInsertResult IEngineSession.SelectXorInsert(in BinaryBlockKey block, string? text, long? volumeId) => _layout.SelectXorInsert(block, text, volumeId);
+    ValueTask<SelectXorInsertResult> IEngineSession.SelectXorInsertAsync(in BinaryBlockKey block, string? text, long? volumeId, CancellationToken _) =>
+        new(_layout.SelectXorInsert(block, text, volumeId));
 
-    long IEngineSession.InsertBlock(in BinaryBlockKey block, string? text, long? volumeId) => _layout.Insert(block, text, volumeId);
+    ValueTask<long> IEngineSession.InsertBlockAsync(in BinaryBlockKey block, string? text, long? volumeId, CancellationToken _) =>
+        new(_layout.Insert(block, text, volumeId));
 
     /// <summary>
     /// Select-xor-insert of each block in order, its result at the same index; the token checked between blocks; one
@@ -43,7 +46,10 @@ internal readonly struct SqliteSession<TLayout> : IEngineSession
     /// the blocks are first looked up outside the write transaction when none is open (a call of known blocks takes no
     /// write lock), then the others go in one savepoint: all of them, or none when a block fails or the token is cancelled.
     /// </summary>
-    public int SelectXorInsertMany(ReadOnlyMemory<BinaryBlockKey> blocks, Memory<SelectXorInsertResult> results, long? volumeId, CancellationToken cancellationToken)
+    public ValueTask<int> SelectXorInsertManyAsync(ReadOnlyMemory<BinaryBlockKey> blocks, Memory<SelectXorInsertResult> results, long? volumeId, CancellationToken cancellationToken) =>
+        new(SelectXorInsertMany(blocks, results, volumeId, cancellationToken));
+
+    private int SelectXorInsertMany(ReadOnlyMemory<BinaryBlockKey> blocks, Memory<SelectXorInsertResult> results, long? volumeId, CancellationToken cancellationToken)
     {
         if (!_s.Settings.WholeCalls)
         {
@@ -96,73 +102,81 @@ internal readonly struct SqliteSession<TLayout> : IEngineSession
         return count;
     }
 
-    public long SelectXorInsertBlockset(ReadOnlyMemory<BinaryBlockKey> blocks, Memory<SelectXorInsertResult> results, string? fullHash, long? volumeId, CancellationToken cancellationToken) =>
-        _blocksets.SelectXorInsertAdd(blocks, results, volumeId, fullHash, cancellationToken);
+    public ValueTask<long> SelectXorInsertBlocksetAsync(ReadOnlyMemory<BinaryBlockKey> blocks, Memory<SelectXorInsertResult> results, BlockHash fullHash, long? volumeId, CancellationToken cancellationToken) =>
+        new(_blocksets.SelectXorInsertAdd(blocks, results, volumeId, fullHash.IsEmpty ? null : fullHash.ToString(), cancellationToken));
 
-    public long AddBlockset(IReadOnlyList<BlockKey> blocks, string? fullHash, CancellationToken cancellationToken) =>
-        _blocksets.Add(blocks, fullHash, cancellationToken);
+    public ValueTask<long> AddBlocksetAsync(IReadOnlyList<BlockKey> blocks, string? fullHash, CancellationToken cancellationToken) =>
+        new(_blocksets.Add(blocks, fullHash, cancellationToken));
 
-    public long AddBlockset(IReadOnlyList<long> blockIds, string? fullHash, CancellationToken cancellationToken) =>
-        _blocksets.Add(blockIds, fullHash, cancellationToken);
+    public ValueTask<long> AddBlocksetAsync(IReadOnlyList<long> blockIds, string? fullHash, CancellationToken cancellationToken) =>
+        new(_blocksets.Add(blockIds, fullHash, cancellationToken));
 
-    public bool ImportBlockset(IReadOnlyList<BinaryBlockKey> blocks, string? fullHash, long length, CancellationToken cancellationToken) =>
-        _blocksets.Import(blocks, fullHash, length, cancellationToken);
+    public ValueTask<bool> ImportBlocksetAsync(IReadOnlyList<BinaryBlockKey> blocks, string? fullHash, long length, CancellationToken cancellationToken) =>
+        new(_blocksets.Import(blocks, fullHash, length, cancellationToken));
 
-    public BlockInfo GetBlock(long blockId)
+    public ValueTask<BlockInfo> GetBlockAsync(long blockId, CancellationToken cancellationToken)
     {
         Tx.EnterRead();
-        return _blocksets.GetBlock(blockId);
+        return new(_blocksets.GetBlock(blockId));
     }
 
-    public long? FindBlockset(string fullHash, long length)
+    public ValueTask<long?> FindBlocksetAsync(string fullHash, long length, CancellationToken cancellationToken)
     {
         Tx.EnterRead();
-        return _blocksets.Find(fullHash, length);
+        return new(_blocksets.Find(fullHash, length));
     }
 
-    public BlocksetInfo GetBlockset(long blocksetId)
+    public ValueTask<BlocksetInfo> GetBlocksetAsync(long blocksetId, CancellationToken cancellationToken)
     {
         Tx.EnterRead();
-        return _blocksets.Get(blocksetId);
+        return new(_blocksets.Get(blocksetId));
     }
 
-    public IReadOnlyList<BlocksetBlock> ListBlocksetBlocks(long blocksetId)
+    public ValueTask<IReadOnlyList<BlocksetBlock>> ListBlocksetBlocksAsync(long blocksetId, CancellationToken cancellationToken)
     {
         Tx.EnterRead();
-        return _blocksets.List(blocksetId);
+        return new(_blocksets.List(blocksetId));
     }
 
-    public void DeleteBlockset(long blocksetId) => _blocksets.Delete(blocksetId);
+    public ValueTask DeleteBlocksetAsync(long blocksetId, CancellationToken cancellationToken)
+    {
+        _blocksets.Delete(blocksetId);
+        return ValueTask.CompletedTask;
+    }
 
-    public CollectResult Collect(long? volumeId) => _s.Collection.Collect(volumeId);
+    public ValueTask<CollectResult> CollectAsync(long? volumeId, CancellationToken cancellationToken) => new(_s.Collection.Collect(volumeId));
 
-    public long RegisterVolume(string name, VolumeState state) => _s.Volumes.Register(name, state);
+    public ValueTask<long> RegisterVolumeAsync(string name, VolumeState state, CancellationToken cancellationToken) => new(_s.Volumes.Register(name, state));
 
-    public void SetVolumeState(long volumeId, VolumeState state, long? size) => _s.Volumes.SetState(volumeId, state, size);
+    public ValueTask SetVolumeStateAsync(long volumeId, VolumeState state, long? size, CancellationToken cancellationToken)
+    {
+        _s.Volumes.SetState(volumeId, state, size);
+        return ValueTask.CompletedTask;
+    }
 
-    public long MoveBlocks(IReadOnlyList<long> blockIds, long toVolumeId, CancellationToken cancellationToken) =>
-        _s.Volumes.Move(blockIds, toVolumeId, cancellationToken);
+    public ValueTask<long> MoveBlocksAsync(IReadOnlyList<long> blockIds, long toVolumeId, CancellationToken cancellationToken) =>
+        new(_s.Volumes.Move(blockIds, toVolumeId, cancellationToken));
 
-    public VolumeInfo GetVolume(long volumeId)
+    public ValueTask<VolumeInfo> GetVolumeAsync(long volumeId, CancellationToken cancellationToken)
     {
         Tx.EnterRead();
-        return _s.Volumes.Get(volumeId);
+        return new(_s.Volumes.Get(volumeId));
     }
 
-    public VolumeInfo? FindVolume(string name)
+    public ValueTask<VolumeInfo?> FindVolumeAsync(string name, CancellationToken cancellationToken)
     {
         Tx.EnterRead();
-        return _s.Volumes.Find(name);
+        return new(_s.Volumes.Find(name));
     }
 
-    public BlockDbCounts GetCounts()
+    public ValueTask<BlockDbCounts> GetCountsAsync(CancellationToken cancellationToken)
     {
         Tx.EnterRead();
         var counts = _s.Counts;
         try
         {
             counts.Step();
-            return new BlockDbCounts(counts.ColumnInt64(0), counts.ColumnInt64(1), counts.ColumnInt64(2));
+            return new(new BlockDbCounts(counts.ColumnInt64(0), counts.ColumnInt64(1), counts.ColumnInt64(2)));
         }
         finally
         {
@@ -170,13 +184,17 @@ internal readonly struct SqliteSession<TLayout> : IEngineSession
         }
     }
 
-    public void Commit() => Tx.Commit();
+    public ValueTask CommitAsync() => Tx.CommitAsync();
 
-    public void Rollback() => Tx.Rollback();
+    public ValueTask RollbackAsync() => Tx.RollbackAsync();
 
     public SqliteCacheStats? ReadCacheStats() => _s.Connection.ReadCacheStats();
 
-    public void Close() => _s.Connection.Dispose();
+    public ValueTask CloseAsync()
+    {
+        _s.Connection.Dispose();
+        return ValueTask.CompletedTask;
+    }
 
     /// <summary>A span select-xor-insert's arguments, carried by value: the blocks at <see cref="Only"/>'s first <see cref="Count"/> positions, or all of them when it is null.</summary>
     private readonly record struct ManyBlocks(

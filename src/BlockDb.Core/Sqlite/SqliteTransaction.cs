@@ -13,20 +13,20 @@ namespace BlockDb.Sqlite;
 /// <c>COMMIT</c> means. When to commit is <see cref="CommitPolicy"/>'s. Owned by one session, used inside its gate.
 /// </summary>
 /// <remarks>
-/// <see cref="IsOpen"/> is true exactly while this session's transaction is open (the session compares it with
+/// <see cref="EngineTransaction.IsOpen"/> is true exactly while this session's transaction is open (the session compares it with
 /// <c>sqlite3_get_autocommit</c> after every failed call [B2]); the participant sees every end exactly once; the
 /// <see cref="ReadTransaction"/> ends before the write transaction begins [R1]; every successful <c>COMMIT</c> ticks the
 /// <see cref="CommitClock"/> before the call returns [R3].
 /// <para>
-/// <see cref="External"/> (a caller's connection and transaction): no <c>BEGIN</c>, <c>COMMIT</c> or <c>ROLLBACK</c> is
+/// <see cref="EngineTransaction.External"/> (a caller's connection and transaction): no <c>BEGIN</c>, <c>COMMIT</c> or <c>ROLLBACK</c> is
 /// even prepared [X1]. <see cref="Begin"/> requires the caller's transaction open [X2] and opens the call's step, the
-/// savepoint <c>"BlockDbStep"</c>; <see cref="IsOpen"/> is true while the step is open; the step is released
+/// savepoint <c>"BlockDbStep"</c>; <see cref="EngineTransaction.IsOpen"/> is true while the step is open; the step is released
 /// (<see cref="ReleaseStep"/>) or undone (<see cref="UndoStep"/>) before the call returns. There is no read transaction,
 /// no WAL watch and no commit clock tick: BlockDb has no other connection to the file [X3]. The participant sees no
 /// ends: what the caller commits or rolls back later is not BlockDb's to see.
 /// </para>
 /// </remarks>
-internal sealed partial class SqliteTransaction
+internal sealed partial class SqliteTransaction : EngineTransaction
 {
     private readonly ISqliteConnection _connection;
     private readonly ISqliteStatement? _begin, _commit, _rollback;
@@ -36,17 +36,16 @@ internal sealed partial class SqliteTransaction
     private readonly TransactionMetrics _metrics;
     private readonly WalWatch? _wal;
     private IBatchParticipant? _participant;
-    private long _started;
 
     /// <param name="connection">The session's connection.</param>
     /// <param name="settings">The session's settings.</param>
     /// <param name="readsPerTransaction">The resolved <see cref="BatchingOptions.ReadsPerTransaction"/>.</param>
     public SqliteTransaction(ISqliteConnection connection, SessionSettings settings, int readsPerTransaction)
+        : base(settings.External)
     {
         _connection = connection;
         _clock = settings.Clock;
         _metrics = new TransactionMetrics(settings);
-        External = settings.External;
 
         // Reads run in the caller's transaction: no read transaction of BlockDb's (1 read per transaction prepares nothing).
         Reads = new ReadTransaction(connection, External ? 1 : readsPerTransaction, settings.Batching.ReadTransactionMilliseconds, _clock);
@@ -69,17 +68,9 @@ internal sealed partial class SqliteTransaction
         _wal = !External && settings.AppliedPragmas.JournalMode == JournalMode.Wal && !settings.ReadOnly ? new WalWatch(settings.Path) : null;
     }
 
-    /// <summary>Whether a transaction is open on the connection (External: the caller's).</summary>
-    public bool InCallerTransaction => _connection.InTransaction;
-
-    /// <summary>Whether the connection and its transaction are the caller's (<see cref="SessionSettings.External"/>).</summary>
-    public bool External { get; }
 
     /// <summary>The session's read transaction (reads outside a write transaction).</summary>
     public ReadTransaction Reads { get; }
-
-    /// <summary>Whether this session's write transaction is open (it then holds the write lock).</summary>
-    public bool IsOpen { get; private set; }
 
     /// <summary>Counts the transactions begun: what a session checked inside one transaction holds until this moves.</summary>
     public long Transaction { get; private set; }
@@ -87,20 +78,11 @@ internal sealed partial class SqliteTransaction
     /// <summary>Counts changes after which what was read under the write lock may not hold (collections, volume states, savepoint rollbacks); checks are cached per (<see cref="Transaction"/>, <see cref="Revision"/>).</summary>
     public long Revision { get; private set; }
 
-    /// <summary>The token of the call inside the session's gate (<see langword="default"/> between calls), for work too long to be left uncancellable (the key map's first load).</summary>
-    public CancellationToken CallCancellation { get; set; }
-
-    /// <summary>Writes in the open transaction, not yet committed.</summary>
-    public int Pending { get; private set; }
-
-    /// <summary>Milliseconds since the open transaction began (0 when none is open).</summary>
-    public long AgeMilliseconds => IsOpen ? (long)Stopwatch.GetElapsedTime(_started).TotalMilliseconds : 0;
-
-    /// <summary>Called after a transaction opens (the idle timer arms itself).</summary>
-    public Action? Opened { get; set; }
+    /// <inheritdoc/>
+    public override bool InCallerTransaction => _connection.InTransaction;
 
     /// <summary>Whether SQLite ended the open transaction on its own (SQLITE_FULL, IOERR, BUSY, NOMEM roll it back: <see href="https://www.sqlite.org/lang_transaction.html"/>). Reads state only [B2].</summary>
-    public bool EndedBySqlite => IsOpen && !_connection.InTransaction;
+    public override bool EndedByEngine => IsOpen && !_connection.InTransaction;
 
     /// <summary>Before a read: joins the read transaction unless the write transaction is open (a read inside it sees its own writes).</summary>
     public void EnterRead()
@@ -116,9 +98,6 @@ internal sealed partial class SqliteTransaction
 
     /// <summary>Joins the layout session's part that must see the ends of each transaction.</summary>
     public void Attach(IBatchParticipant participant) => _participant = participant;
-
-    /// <summary>Counts one write of the call in the open transaction (the policy commits between calls).</summary>
-    public void Wrote() => Pending++;
 
     /// <summary>Runs one write inside the transaction, beginning it first. A failure is the call's to handle (<see cref="CommitPolicy.Failing"/>).</summary>
     public TResult Write<TState, TResult>(TState state, Func<TState, TResult> write)
@@ -136,9 +115,41 @@ internal sealed partial class SqliteTransaction
         }
     }
 
+    /// <inheritdoc/>
+    public override ValueTask CommitAsync()
+    {
+        Commit();
+        return ValueTask.CompletedTask;
+    }
+
+    /// <inheritdoc/>
+    public override ValueTask RollbackAsync()
+    {
+        Rollback();
+        return ValueTask.CompletedTask;
+    }
+
+    /// <inheritdoc/>
+    public override void AfterFailedCall()
+    {
+        if (IsOpen && Pending == 0)
+        {
+            try
+            {
+                Commit();
+            }
+            catch (BlockDbException)
+            {
+                // The call's own failure is what the caller must see; the transaction is ended either way.
+            }
+        }
+
+        Reads.Abandon();
+    }
+
     /// <summary>Commits the open transaction, if any; else ends the read transaction.</summary>
     /// <exception cref="BlockDbBatchRolledBackException">The commit failed: rolled back, or its outcome unknown [B3].</exception>
-    /// <exception cref="InvalidOperationException">The transaction is the caller's (<see cref="External"/>).</exception>
+    /// <exception cref="InvalidOperationException">The transaction is the caller's (<see cref="EngineTransaction.External"/>).</exception>
     public void Commit()
     {
         if (External)
@@ -227,7 +238,7 @@ internal sealed partial class SqliteTransaction
     }
 
     /// <summary>Rolls the open transaction back, if any; else abandons the read transaction.</summary>
-    /// <exception cref="InvalidOperationException">The transaction is the caller's (<see cref="External"/>).</exception>
+    /// <exception cref="InvalidOperationException">The transaction is the caller's (<see cref="EngineTransaction.External"/>).</exception>
     public void Rollback()
     {
         if (External)
@@ -256,13 +267,13 @@ internal sealed partial class SqliteTransaction
         }
     }
 
-    /// <summary>Closes the books on a transaction SQLite ended on its own (<see cref="EndedBySqlite"/>); runs no statement, so an exception filter may call it. Returns its writes.</summary>
-    public int EndLost(Exception e)
+    /// <summary>Closes the books on a transaction SQLite ended on its own (<see cref="EndedByEngine"/>); runs no statement, so an exception filter may call it. Returns the lost batch's report [B2].</summary>
+    public override BlockDbBatchRolledBackException EndLost(Exception e)
     {
         var lost = Pending;
         End(committed: false);
         _metrics.Rolled("lost", lost, e);
-        return lost;
+        return External ? Errors.CallerTransactionLost(e, lost) : Errors.BatchLost(e, lost);
     }
 
     /// <summary>Begins the write transaction unless it is open [R1]; in External mode, the call's step inside the caller's transaction.</summary>
@@ -301,10 +312,8 @@ internal sealed partial class SqliteTransaction
 
         _begin!.ExecuteNonQuery();
         _wal?.Record();
-        IsOpen = true;
         Transaction++;
-        _started = Stopwatch.GetTimestamp();
-        Opened?.Invoke();
+        MarkOpened();
     }
 
     private void End(bool committed)
@@ -312,8 +321,7 @@ internal sealed partial class SqliteTransaction
         if (External)
         {
             // A step's end commits nothing and proves nothing about the caller's commit: no tick, no participant.
-            IsOpen = false;
-            Pending = 0;
+            MarkEnded();
             return;
         }
 
@@ -323,8 +331,7 @@ internal sealed partial class SqliteTransaction
             _clock.Tick();
         }
 
-        IsOpen = false;
-        Pending = 0;
+        MarkEnded();
         if (committed)
         {
             _participant?.AfterCommit();
@@ -344,13 +351,12 @@ internal sealed partial class SqliteTransaction
         }
 
         _stepBegin!.ExecuteNonQuery();
-        IsOpen = true;
         Transaction++;
-        _started = Stopwatch.GetTimestamp();
+        MarkOpened(notify: false);
     }
 
     /// <summary>External, after a call that succeeded: releases its step, so its writes stay in the caller's transaction (a release of a nested savepoint commits nothing).</summary>
-    public void ReleaseStep()
+    public override void ReleaseStep()
     {
         if (!IsOpen)
         {
@@ -366,7 +372,7 @@ internal sealed partial class SqliteTransaction
     /// releases it. Returns the failure to report: <paramref name="failure"/>, or the undo's own failure when the call's
     /// writes could not be undone (the caller must then roll back).
     /// </summary>
-    public Exception UndoStep(Exception failure)
+    public override Exception UndoStep(Exception failure)
     {
         if (!IsOpen)
         {

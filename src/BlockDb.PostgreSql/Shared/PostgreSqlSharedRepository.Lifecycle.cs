@@ -2,6 +2,7 @@ using BlockDb.Engine;
 using BlockDb.PostgreSql.Blocks;
 using BlockDb.PostgreSql.Blocksets;
 using BlockDb.PostgreSql.Collection;
+using BlockDb.PostgreSql.Engine;
 using BlockDb.PostgreSql.Sessions;
 using BlockDb.PostgreSql.Volumes;
 
@@ -12,22 +13,22 @@ internal sealed partial class PostgreSqlSharedRepository
 {
     public async ValueTask<long> InsertBlockAsync(string hash, long size, long volumeId, CancellationToken cancellationToken = default)
     {
-        var key = PgInput.Block(hash, size);
+        var key = PgKeys.Block(hash, size);
         _context.RequireWritable(nameof(InsertBlockAsync));
         var (id, _, state) = await RunAsync(nameof(InsertBlockAsync), (c, ct) => PgBlocks.InsertInVolumeAsync(c, null, key, size, volumeId, thenFind: false, ct), PgAccess.Write, cancellationToken).ConfigureAwait(false);
         return Acknowledge(id ?? throw PgVolumes.Unrecordable(volumeId, state) ?? PgContext.BlockExists(hash, size));
     }
 
     public ValueTask<SelectXorInsertResult> SelectXorInsertAsync(string hash, long size, long volumeId, CancellationToken cancellationToken = default) =>
-        SelectXorInsertCoreAsync(PgInput.Block(hash, size), size, volumeId, cancellationToken);
+        SelectXorInsertCoreAsync(PgKeys.Block(hash, size), size, volumeId, cancellationToken);
 
     public ValueTask<BlockInfo> GetBlockAsync(long blockId, CancellationToken cancellationToken = default) =>
         RunAsync(nameof(GetBlockAsync), (c, ct) => PgBlocks.GetBlockAsync(c, null, blockId, ct), PgAccess.Read, cancellationToken);
 
     public ValueTask<long?> FindBlocksetAsync(string fullHash, long length, CancellationToken cancellationToken = default)
     {
-        var hash = PgInput.FullHash(fullHash) ?? throw new ArgumentNullException(nameof(fullHash));
-        ArgumentOutOfRangeException.ThrowIfNegative(length);
+        Require.FullHash(fullHash, length);
+        var hash = Convert.FromBase64String(fullHash);
         return RunAsync(nameof(FindBlocksetAsync), (c, ct) => PgBlocksets.FindBlocksetAsync(c, null, hash, length, ct), PgAccess.Read, cancellationToken);
     }
 
@@ -80,7 +81,8 @@ internal sealed partial class PostgreSqlSharedRepository
 
     public async ValueTask<long> MoveBlocksAsync(IReadOnlyList<long> blockIds, long toVolumeId, CancellationToken cancellationToken = default)
     {
-        var ids = PgInput.Ids(blockIds, cancellationToken);
+        ArgumentNullException.ThrowIfNull(blockIds);
+        var ids = PgKeys.Ids(blockIds, cancellationToken);
         _context.RequireWritable(nameof(MoveBlocksAsync));
         var (moved, missing) = await RunAsync(nameof(MoveBlocksAsync), (c, ct) => PgVolumes.MoveBlocksAsync(c, null, ids, toVolumeId, ct), PgAccess.Write, cancellationToken).ConfigureAwait(false);
         if (missing is { } position)

@@ -1,6 +1,8 @@
 using BlockDb.Diagnostics;
 using BlockDb.PostgreSql.Blocks;
 using BlockDb.PostgreSql.Blocksets;
+using BlockDb.Engine;
+using BlockDb.PostgreSql.Engine;
 using BlockDb.PostgreSql.Sessions;
 using BlockDb.PostgreSql.Volumes;
 using Npgsql;
@@ -44,7 +46,7 @@ internal sealed partial class PostgreSqlSharedRepository : ISharedBlockRepositor
 
     public ValueTask<long?> FindBlockAsync(string hash, long size, CancellationToken cancellationToken = default)
     {
-        var key = PgInput.Block(hash, size);
+        var key = PgKeys.Block(hash, size);
         return RunAsync(nameof(FindBlockAsync), (c, ct) => PgBlocks.FindAsync(c, null, key, size, ct), PgAccess.Read, cancellationToken);
     }
 
@@ -59,27 +61,28 @@ internal sealed partial class PostgreSqlSharedRepository : ISharedBlockRepositor
 
     public async ValueTask<long> InsertBlockAsync(string hash, long size, CancellationToken cancellationToken = default)
     {
-        var key = PgInput.Block(hash, size);
+        var key = PgKeys.Block(hash, size);
         _context.RequireWritable(nameof(InsertBlockAsync));
         var id = await RunAsync(nameof(InsertBlockAsync), (c, ct) => PgBlocks.InsertAsync(c, null, key, size, ct), PgAccess.Write, cancellationToken).ConfigureAwait(false);
         return Acknowledge(id ?? throw PgContext.BlockExists(hash, size));
     }
 
     public ValueTask<SelectXorInsertResult> SelectXorInsertAsync(string hash, long size, CancellationToken cancellationToken = default) =>
-        SelectXorInsertCoreAsync(PgInput.Block(hash, size), size, null, cancellationToken);
+        SelectXorInsertCoreAsync(PgKeys.Block(hash, size), size, null, cancellationToken);
 
     public ValueTask<long?> FindBlockAsync(BlockHash hash, long size, CancellationToken cancellationToken = default)
     {
-        var key = PgInput.Block(hash, size);
+        var key = PgKeys.Block(hash, size);
         return RunAsync(nameof(FindBlockAsync), (c, ct) => PgBlocks.FindAsync(c, null, key, size, ct), PgAccess.Read, cancellationToken);
     }
 
     public ValueTask<SelectXorInsertResult> SelectXorInsertAsync(BlockHash hash, long size, long? volumeId = null, CancellationToken cancellationToken = default) =>
-        SelectXorInsertCoreAsync(PgInput.Block(hash, size), size, volumeId, cancellationToken);
+        SelectXorInsertCoreAsync(PgKeys.Block(hash, size), size, volumeId, cancellationToken);
 
     public async ValueTask<int> SelectXorInsertAsync(ReadOnlyMemory<BinaryBlockKey> blocks, Memory<SelectXorInsertResult> results, long? volumeId = null, CancellationToken cancellationToken = default)
     {
-        var (hashes, sizes, _) = PgInput.Keys(blocks.Span, results.Length, forBlockset: false);
+        Require.Blocks(blocks.Span, results.Length);
+        var (hashes, sizes) = PgKeys.Of(blocks.Span, forBlockset: false);
         _context.RequireWritable(nameof(SelectXorInsertAsync));
         if (hashes.Length == 0)
         {
@@ -101,7 +104,8 @@ internal sealed partial class PostgreSqlSharedRepository : ISharedBlockRepositor
 
     public async ValueTask<long> SelectXorInsertBlocksetAsync(ReadOnlyMemory<BinaryBlockKey> blocks, Memory<SelectXorInsertResult> results, BlockHash fullHash = default, long? volumeId = null, CancellationToken cancellationToken = default)
     {
-        var (hashes, sizes, _) = PgInput.Keys(blocks.Span, results.Length, forBlockset: true);
+        Require.Blocks(blocks.Span, results.Length);
+        var (hashes, sizes) = PgKeys.Of(blocks.Span, forBlockset: true);
         var full = fullHash.IsEmpty ? null : fullHash.Bytes.ToArray();
         _context.RequireWritable(nameof(SelectXorInsertBlocksetAsync));
 
@@ -115,25 +119,27 @@ internal sealed partial class PostgreSqlSharedRepository : ISharedBlockRepositor
         AcknowledgeWrites(outcome.Writes);
         outcome.Fill(results.Span, volumeId, hashes, sizes);
         var added = outcome.Blockset!.Value;
-        return added.Id ?? throw PgInput.Refused(added, i => $"hash {Convert.ToBase64String(hashes[i])}, size {sizes[i]}");
+        return added.Id ?? throw PgKeys.Refused(added, i => $"hash {Convert.ToBase64String(hashes[i])}, size {sizes[i]}");
     }
 
     public async ValueTask<long> AddBlocksetAsync(IReadOnlyList<BlockKey> blocks, string? fullHash = null, CancellationToken cancellationToken = default)
     {
-        var full = PgInput.FullHash(fullHash);
-        var (hashes, sizes) = PgInput.Keys(blocks, cancellationToken);
+        Require.Blockset(blocks, fullHash);
+        var full = PgKeys.FullHash(fullHash);
+        var (hashes, sizes) = PgKeys.Of(blocks, cancellationToken);
         _context.RequireWritable(nameof(AddBlocksetAsync));
         var added = await RunAsync(nameof(AddBlocksetAsync), (c, ct) => PgBlocksets.AddBlocksetAsync(c, null, hashes, sizes, full, ct), PgAccess.Write, cancellationToken).ConfigureAwait(false);
-        return Acknowledge(added.Id ?? throw PgInput.Refused(added, i => blocks[i].ToString()));
+        return Acknowledge(added.Id ?? throw PgKeys.Refused(added, i => blocks[i].ToString()));
     }
 
     public async ValueTask<long> AddBlocksetAsync(IReadOnlyList<long> blockIds, string? fullHash = null, CancellationToken cancellationToken = default)
     {
-        var full = PgInput.FullHash(fullHash);
-        var ids = PgInput.Ids(blockIds, cancellationToken);
+        Require.Blockset(blockIds, fullHash);
+        var full = PgKeys.FullHash(fullHash);
+        var ids = PgKeys.Ids(blockIds, cancellationToken);
         _context.RequireWritable(nameof(AddBlocksetAsync));
         var added = await RunAsync(nameof(AddBlocksetAsync), (c, ct) => PgBlocksets.AddBlocksetAsync(c, null, ids, full, ct), PgAccess.Write, cancellationToken).ConfigureAwait(false);
-        return Acknowledge(added.Id ?? throw PgInput.Refused(added, i => $"ID {ids[i]}"));
+        return Acknowledge(added.Id ?? throw PgKeys.Refused(added, i => $"ID {ids[i]}"));
     }
 
     public void Dispose() => DisposeAsync().AsTask().GetAwaiter().GetResult();

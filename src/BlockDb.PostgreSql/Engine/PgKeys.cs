@@ -1,0 +1,84 @@
+using BlockDb.Engine;
+using BlockDb.PostgreSql.Blocksets;
+
+namespace BlockDb.PostgreSql.Engine;
+
+/// <summary>
+/// A call's blocks as the server's parameters take them (<c>bytea</c> hashes, <c>bigint</c> sizes and IDs), after
+/// <see cref="Require"/> checked them; and the errors a blockset refused by the server becomes.
+/// </summary>
+internal static class PgKeys
+{
+    /// <summary>A block's hash bytes, after checking the hash text and the size (<see cref="Require.Block"/>).</summary>
+    /// <exception cref="ArgumentException">The hash or the size is invalid.</exception>
+    public static byte[] Block(string hash, long size) => Require.Block(true, hash, default, size).Hash.Bytes.ToArray();
+
+    /// <summary>A block's hash bytes, after checking the hash and the size (<see cref="Require.Block"/>).</summary>
+    /// <exception cref="ArgumentException">The hash is empty or the size below 1.</exception>
+    public static byte[] Block(in BlockHash hash, long size) => Require.Block(false, null, hash, size).Hash.Bytes.ToArray();
+
+    /// <summary>Many blocks as two arrays (hash bytes, sizes) in order, with the sum of their sizes when <paramref name="forBlockset"/>.</summary>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="forBlockset"/> and the sizes add up to more than <see cref="long.MaxValue"/> bytes.</exception>
+    public static (byte[][] Hashes, long[] Sizes) Of(ReadOnlySpan<BinaryBlockKey> blocks, bool forBlockset)
+    {
+        var hashes = new byte[blocks.Length][];
+        var sizes = new long[blocks.Length];
+        long length = 0;
+        for (var i = 0; i < blocks.Length; i++)
+        {
+            hashes[i] = blocks[i].Hash.Bytes.ToArray();
+            sizes[i] = blocks[i].Size;
+            if (forBlockset)
+            {
+                length = length <= long.MaxValue - sizes[i]
+                    ? length + sizes[i]
+                    : throw new ArgumentOutOfRangeException(nameof(blocks), sizes[i], $"The blockset's length passes {long.MaxValue:N0} bytes at block {i} ({sizes[i]:N0} bytes); a blockset's Length is the sum of its blocks' sizes and must fit a 64-bit integer. Nothing was written.");
+            }
+        }
+
+        return (hashes, sizes);
+    }
+
+    /// <summary>A blockset's blocks (checked text hashes) as two arrays, hash bytes and sizes, in order; the token looked at between blocks.</summary>
+    /// <exception cref="OperationCanceledException">Cancelled while reading the list.</exception>
+    public static (byte[][] Hashes, long[] Sizes) Of(IReadOnlyList<BlockKey> blocks, CancellationToken cancellationToken)
+    {
+        var hashes = new byte[blocks.Count][];
+        var sizes = new long[blocks.Count];
+        for (var i = 0; i < hashes.Length; i++)
+        {
+            Require.NotCancelled(i, cancellationToken);
+            hashes[i] = Convert.FromBase64String(blocks[i].Hash);
+            sizes[i] = blocks[i].Size;
+        }
+
+        cancellationToken.ThrowIfCancellationRequested();
+        return (hashes, sizes);
+    }
+
+    /// <summary>A blockset's block IDs as an array, in order; the token looked at between blocks.</summary>
+    /// <exception cref="OperationCanceledException">Cancelled while reading the list.</exception>
+    public static long[] Ids(IReadOnlyList<long> blockIds, CancellationToken cancellationToken)
+    {
+        var ids = new long[blockIds.Count];
+        for (var i = 0; i < ids.Length; i++)
+        {
+            Require.NotCancelled(i, cancellationToken);
+            ids[i] = blockIds[i];
+        }
+
+        cancellationToken.ThrowIfCancellationRequested();
+        return ids;
+    }
+
+    /// <summary>A checked full hash's bytes, or null.</summary>
+    public static byte[]? FullHash(string? fullHash) => fullHash is null ? null : Convert.FromBase64String(fullHash);
+
+    /// <summary>Why a blockset was not written: a block it names is unknown, or lies in a volume being deleted (<paramref name="describe"/> names the block at a position).</summary>
+    public static BlockDbException Refused(BlocksetAdded added, Func<int, string> describe) => added switch
+    {
+        { Missing: { } position } => new BlockNotFoundException($"Block {position} of the blockset ({describe(position)}) is not in the index; nothing of the blockset was written.", position),
+        { InDeletedVolume: { } position } => new BlockDbConflictException($"Block {position} of the blockset ({describe(position)}) is in a volume that is being deleted; record the block again in a live volume (MoveBlocksAsync) before a blockset names it. Nothing of the blockset was written."),
+        _ => new BlockDbException("The blockset was neither written nor refused for a reason the server gave; nothing of it was written."),
+    };
+}
