@@ -2,8 +2,10 @@ namespace BlockDb.Tests.PostgreSql;
 
 /// <summary>
 /// Bulk imports running at once on one server (each its own connection and transactions): overlapping inputs in
-/// different orders. The merges take the rows they insert in one order, so no import waits in a cycle with another: none
-/// is aborted by the deadlock detector (SQLSTATE 40P01), and each block or blockset is stored once.
+/// different orders. The block merges take the rows they insert in (hash, size) order, so no import waits in a cycle with
+/// another: none is aborted by the deadlock detector (SQLSTATE 40P01), and each block is stored once. A session's open
+/// batch can still close a cycle with a merge; the merge then runs again from its savepoint. (Blockset merges insert only
+/// rows with new IDs, so they never wait for another transaction's rows.)
 /// </summary>
 public sealed class PostgreSqlConcurrentImportTests : IDisposable
 {
