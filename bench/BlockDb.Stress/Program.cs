@@ -56,6 +56,12 @@ if (args.Length >= 1 && args[0] == "stackprobe")
         args.Length > 2 ? int.Parse(args[2], CultureInfo.InvariantCulture) : 20_000);
 }
 
+// import PROVIDER PATH BLOCKS PER_TRANSACTION: a rebuild into a new KeyMap file (issue 25 item 2).
+if (args is ["import", var importProvider, var importPath, var importBlocks, var perTransaction])
+{
+    return await OpCount.ImportAsync(importProvider, importPath, int.Parse(importBlocks, CultureInfo.InvariantCulture), int.Parse(perTransaction, CultureInfo.InvariantCulture));
+}
+
 // fill/ops [layout]: KeyMap unless a layout is named (TextHash, BlobHash).
 if (args is ["fill", var fillProvider, var fillPath, var fillBlocks, .. var fillLayout] && fillLayout.Length <= 1)
 {

@@ -180,14 +180,15 @@ internal sealed partial class BlockKeyMap
 
     /// <summary>
     /// After a session's commit: adds its inserts (its own table) and advances W to <paramref name="committedMaxId"/>
-    /// when the map is still at the version that session caught up at. Never throws: the rows are committed, and
+    /// when the map is still at the version that session caught up at, and V to <paramref name="versionCommitted"/> (the
+    /// same version, or the one a bulk import's own guard DDL moved it to [M6]). Never throws: the rows are committed, and
     /// when they cannot be added here a later catch-up reads them.
     /// </summary>
-    public void Merge(KeyTable inserts, long committedMaxId, MapVersion versionSeen)
+    public void Merge(KeyTable inserts, long committedMaxId, MapVersion versionSeen, MapVersion versionCommitted)
     {
         lock (_gate)
         {
-            _wrote = true;
+            _wrote |= inserts.Count > 0;
             if (_failure is not null || !TryReserveLocked(inserts.Count))
             {
                 return;
@@ -204,6 +205,7 @@ internal sealed partial class BlockKeyMap
             if (_version == versionSeen)
             {
                 _coveredThrough = Math.Max(_coveredThrough, committedMaxId);
+                _version = versionCommitted;
             }
         }
     }

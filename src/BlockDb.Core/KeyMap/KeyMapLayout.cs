@@ -101,7 +101,7 @@ internal sealed class KeyMapLayout : LayoutDefinition
         public override void Report(MapLoadReporter reporter) => map.Reporter = reporter;
 
         public override ISessionHandle OpenSession(SqliteServices s) =>
-            s.Open(new KeyMapSession(map, new KeyMapWrites(s.Connection, map, s.Transaction, s.VolumeGuard)));
+            s.Open(new KeyMapSession(map, new KeyMapWrites(s.Connection, map, s.Transaction, s.VolumeGuard, s.Settings.BulkImport)));
 
         public override (BlockDbFinding MapMissing, bool GuardsIntact) CheckLayout(ISqliteConnection connection, CancellationToken cancellationToken) =>
             (KeyMapCheck.Run(connection, map, cancellationToken), GuardsIntact(connection));

@@ -10,18 +10,31 @@ namespace BlockDb.KeyMap;
 /// A <see cref="KeyMapSession"/>'s mutable part: its prepared statements and its write transaction's own state, the
 /// inserts not yet committed (their own <see cref="KeyTable"/> [M3]), whether the transaction has caught up [M4] and the
 /// next ID it inserts at [F2]. Told of every end of the transaction as its participant: raises <c>MaxBlockId</c> before
-/// <c>COMMIT</c> [F2], merges the inserts into the shared map after it and drops them otherwise [M3].
+/// <c>COMMIT</c> [F2], merges the inserts into the shared map after it and drops them otherwise [M3]. A bulk import's
+/// session lifts the insert guard for its write transaction and restores and checks it before <c>COMMIT</c> [M6].
 /// </summary>
 internal sealed class KeyMapWrites : IBatchParticipant
 {
     private readonly ISqliteStatement _raiseMaxBlockId;
     private readonly BlockKeyMap _map;
+    private readonly ISqliteConnection _connection;
+    private readonly bool _bulk;
     private MapVersion _version;
+    private MapVersion? _restoredAt;
     private long _maxInserted;
+    private bool _lifted;
 
-    public KeyMapWrites(ISqliteConnection connection, BlockKeyMap map, SqliteTransaction transaction, VolumeGuard volumes)
+    /// <summary>Prepares the session's statements on <paramref name="connection"/> and joins <paramref name="transaction"/> as its participant.</summary>
+    /// <param name="connection">The session's connection.</param>
+    /// <param name="map">The database's shared key map.</param>
+    /// <param name="transaction">The session's transaction.</param>
+    /// <param name="volumes">The session's volume checks.</param>
+    /// <param name="bulk">A bulk import's session: each write transaction lifts the insert guard after its catch-up [M6].</param>
+    public KeyMapWrites(ISqliteConnection connection, BlockKeyMap map, SqliteTransaction transaction, VolumeGuard volumes, bool bulk = false)
     {
         _map = map;
+        _connection = connection;
+        _bulk = bulk;
         Transaction = transaction;
         Volumes = volumes;
         GetById = connection.Prepare(BlockDbSql.GetBlockById);
@@ -55,8 +68,16 @@ internal sealed class KeyMapWrites : IBatchParticipant
     /// <summary>The next ID this transaction inserts at (0 before its catch-up): above every ID in the file [F2].</summary>
     public long NextId { get; private set; }
 
-    /// <summary>Records this write transaction's catch-up, before any insert of it [M4].</summary>
-    public void CaughtUpAt(CatchUpResult result) => (CaughtUp, NextId, _version) = (true, result.NextId, result.Version);
+    /// <summary>Records this write transaction's catch-up, before any insert of it [M4]; a bulk import's lifts the insert guard [M6].</summary>
+    public void CaughtUpAt(CatchUpResult result)
+    {
+        (CaughtUp, NextId, _version) = (true, result.NextId, result.Version);
+        if (_bulk)
+        {
+            _lifted = true;
+            _connection.Execute(BlockDbSql.LiftGuardInsert);
+        }
+    }
 
     /// <summary>Records an insert at <see cref="NextId"/>.</summary>
     public void Inserted(uint key, long id)
@@ -72,13 +93,18 @@ internal sealed class KeyMapWrites : IBatchParticipant
             _raiseMaxBlockId.BindInt64(1, _maxInserted);
             _raiseMaxBlockId.ExecuteNonQuery();
         }
+
+        if (_lifted)
+        {
+            _restoredAt = RestoreGuard();
+        }
     }
 
     public void AfterCommit()
     {
-        if (Inserts.Count > 0)
+        if (Inserts.Count > 0 || _restoredAt is not null)
         {
-            _map.Merge(Inserts, _maxInserted, _version);
+            _map.Merge(Inserts, _maxInserted, _version, _restoredAt ?? _version);
         }
 
         EndTransaction();
@@ -96,9 +122,33 @@ internal sealed class KeyMapWrites : IBatchParticipant
     /// </summary>
     public void AfterRollbackTo(long mark) => Inserts.RemoveIdsFrom(mark);
 
+    /// <summary>
+    /// Re-creates the insert guard with its exact text (a savepoint rolled back may have restored it already), checks
+    /// that the file's triggers are exactly the guards (or fails the commit: the transaction rolls back, guard and rows
+    /// together), and returns the version the file will have at <c>COMMIT</c>: the caught-up version moved only by this
+    /// transaction's own guard DDL [M6].
+    /// </summary>
+    private MapVersion RestoreGuard()
+    {
+        _connection.Execute(BlockDbSql.LiftGuardInsert);
+        _connection.Execute(BlockDbSql.RestoreGuardInsert);
+        using (var triggers = _connection.Prepare(BlockDbSql.KeyMapTriggerRows))
+        {
+            if (KeyMapTriggers.Read(triggers) is { Intact: false } changed)
+            {
+                throw new BlockDbFormatException($"The KeyMap guards of {Quoted.Path(_connection.FileName)} are not intact after the import restored its insert guard; the import transaction was rolled back. {changed.Problem(null)}");
+            }
+        }
+
+        using var state = _connection.Prepare(BlockDbSql.ReadKeyMapState);
+        return state.Step()
+            ? new MapVersion(state.ColumnInt64(1), state.ColumnInt64(2))
+            : throw new BlockDbFormatException("The KeyMap state row (BlockDbState) is gone; the import transaction was rolled back.");
+    }
+
     private void EndTransaction()
     {
         Inserts.Clear();
-        (CaughtUp, NextId, _maxInserted) = (false, 0, 0);
+        (CaughtUp, NextId, _maxInserted, _lifted, _restoredAt) = (false, 0, 0, false, null);
     }
 }

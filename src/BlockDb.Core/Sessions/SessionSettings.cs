@@ -25,6 +25,10 @@ namespace BlockDb.Sessions;
 /// the session then never begins, commits or rolls back [X1], needs the caller's transaction open at every call [X2], and
 /// wraps each call's writes in a savepoint of its own, released before the call returns.
 /// </param>
+/// <param name="BulkImport">
+/// A bulk import's session (<see cref="IBlockDatabase.ImportBlocksAsync"/>): on the KeyMap layout each write transaction
+/// lifts the insert guard after its catch-up and restores and checks it before <c>COMMIT</c> (docs/ARCHITECTURE.md, M6).
+/// </param>
 internal sealed record SessionSettings(
     string Path,
     LayoutState Layout,
@@ -36,4 +40,5 @@ internal sealed record SessionSettings(
     string Provider,
     ILogger Logger,
     bool WholeCalls = false,
-    bool External = false);
+    bool External = false,
+    bool BulkImport = false);

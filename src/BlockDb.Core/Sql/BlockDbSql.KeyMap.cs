@@ -79,6 +79,16 @@ internal static partial class BlockDbSql
     private const string StateSingleSql =
         """CREATE TRIGGER "BlockDbStateSingle" BEFORE INSERT ON "BlockDbState" BEGIN SELECT RAISE(ABORT, 'BlockDb: the BlockDbState row is written once, by BlockDb (INSERT OR REPLACE would rewind it)'); END""";
 
+    /// <summary>
+    /// Lifts the insert guard inside a bulk import's write transaction, after its catch-up (docs/ARCHITECTURE.md, M6):
+    /// the rows the import inserts are above <c>MaxBlockId</c> and in range by construction, so the guard would only
+    /// evaluate its condition per row. <see cref="RestoreGuardInsert"/> puts it back before the <c>COMMIT</c>.
+    /// </summary>
+    public const string LiftGuardInsert = """DROP TRIGGER IF EXISTS "BlockDbGuardInsert" """;
+
+    /// <summary>The insert guard with its exact text, re-created before a bulk import's <c>COMMIT</c> (after <see cref="LiftGuardInsert"/>).</summary>
+    public const string RestoreGuardInsert = GuardInsertSql;
+
     /// <summary>Bumps the KeyMap change counter, so every open key map reloads (after a repair renumbered blocks, or a guard was re-created).</summary>
     public const string BumpGeneration = """UPDATE "BlockDbState" SET "Generation" = "Generation" + 1""";
 

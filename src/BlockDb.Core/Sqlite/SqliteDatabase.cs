@@ -210,7 +210,7 @@ internal sealed class SqliteDatabase : IBlockDatabase, IBlockDbObservable
             throw new BlockDbReadOnlyException(operation, DataSource);
         }
 
-        return new SessionImportTarget(OpenSession(SessionImportTarget.Batching));
+        return new SessionImportTarget(OpenSession(SessionImportTarget.Batching, bulkImport: true));
     }
 
     public ISharedBlockRepository OpenSharedRepository()
@@ -287,9 +287,9 @@ internal sealed class SqliteDatabase : IBlockDatabase, IBlockDbObservable
     /// Opens a session with its own batching (the shared repository's writer commits only when told). A session of a
     /// shared repository (<paramref name="register"/> false) is owned and disposed by it, so the database's dispose
     /// never disposes it under the repository's running writer loop. <paramref name="wholeCalls"/>: see
-    /// <see cref="SessionSettings.WholeCalls"/>.
+    /// <see cref="SessionSettings.WholeCalls"/>; <paramref name="bulkImport"/>: <see cref="SessionSettings.BulkImport"/>.
     /// </summary>
-    internal ISessionHandle OpenSession(BatchingOptions batching, bool register = true, bool wholeCalls = false)
+    internal ISessionHandle OpenSession(BatchingOptions batching, bool register = true, bool wholeCalls = false, bool bulkImport = false)
     {
         ObjectDisposedException.ThrowIf(_disposal.Begun, this);
         RefuseSessions();
@@ -301,7 +301,7 @@ internal sealed class SqliteDatabase : IBlockDatabase, IBlockDbObservable
             RequireCallerTransaction();
             connection = OpenConnection();
             var applied = _caller is null ? Pragmas.ApplyAndVerify(connection, _requested, _logger, DataSource, _options.ReadOnly) : AppliedPragmas;
-            var settings = new SessionSettings(DataSource, _layout, batching, _options.SelectXorInsert, _options.ReadOnly, applied, _commits, _driver.Name, _logger, wholeCalls, External);
+            var settings = new SessionSettings(DataSource, _layout, batching, _options.SelectXorInsert, _options.ReadOnly, applied, _commits, _driver.Name, _logger, wholeCalls, External, bulkImport);
             session = _layout.OpenSession(new SqliteServices(connection, settings, register ? Closed : static _ => { }));
         }
         catch

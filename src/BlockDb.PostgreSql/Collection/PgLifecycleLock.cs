@@ -25,12 +25,20 @@ internal static class PgLifecycleLock
         return batch;
     }
 
-    /// <summary>Runs a <see cref="Locked"/> batch and returns its reader on the first result after the lock's.</summary>
+    /// <summary>Runs a <see cref="Locked"/> batch and returns its reader on the first result after the lock's (disposed when a statement fails, so the connection can run the next command).</summary>
     public static async Task<NpgsqlDataReader> ReadAfterLockAsync(NpgsqlBatch batch, CancellationToken cancellationToken)
     {
         var reader = await batch.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
-        await reader.NextResultAsync(cancellationToken).ConfigureAwait(false);
-        return reader;
+        try
+        {
+            await reader.NextResultAsync(cancellationToken).ConfigureAwait(false);
+            return reader;
+        }
+        catch
+        {
+            await reader.DisposeAsync().ConfigureAwait(false);
+            throw;
+        }
     }
 
     /// <summary>Takes the exclusive lifecycle lock and reads a volume's state (locking its row when <paramref name="forUpdate"/>); no volume asked: <see cref="VolumeState.Temporary"/>.</summary>

@@ -100,6 +100,37 @@ internal sealed partial class PgImportTarget
         return _copy;
     }
 
+    /// <summary>How many times a merge runs before the deadlock that aborted it (40P01) fails the import transaction.</summary>
+    private const int MergeAttempts = 8;
+
+    private const string MergeSavepoint = "blockdb_merge";
+
+    /// <summary>
+    /// Runs a merge after a savepoint; when the server aborts it as a deadlock's victim (SQLSTATE 40P01), takes the
+    /// transaction back to the savepoint (the staged rows stay; what the merge inserted and locked is undone, so the
+    /// other transaction goes on) and runs the merge again on a new snapshot, up to <see cref="MergeAttempts"/> times.
+    /// The merges take their rows in one order, so imports never wait for each other in a cycle; a session's batch holds
+    /// the blocks of many calls, taken in its callers' order, until it commits, and no order inside the merge avoids a
+    /// cycle with it. PostgreSQL advises retrying a deadlock failure
+    /// (<see href="https://www.postgresql.org/docs/current/mvcc-serialization-failure-handling.html"/>,
+    /// <see href="https://www.postgresql.org/docs/current/explicit-locking.html#LOCKING-DEADLOCKS"/>).
+    /// </summary>
+    private static async Task<long> MergeAsync(NpgsqlConnection connection, NpgsqlTransaction transaction, Func<NpgsqlConnection, NpgsqlTransaction, Task<long>> merge)
+    {
+        for (var attempt = 1; ; attempt++)
+        {
+            await transaction.SaveAsync(MergeSavepoint, CancellationToken.None).ConfigureAwait(false);
+            try
+            {
+                return await merge(connection, transaction).ConfigureAwait(false);
+            }
+            catch (PostgresException e) when (e.SqlState == PostgresErrorCodes.DeadlockDetected && attempt < MergeAttempts)
+            {
+                await transaction.RollbackAsync(MergeSavepoint, CancellationToken.None).ConfigureAwait(false);
+            }
+        }
+    }
+
     private static async Task<long> MergeBlocksAsync(NpgsqlConnection connection, NpgsqlTransaction transaction)
     {
         using var batch = PgLifecycleLock.Locked(connection, transaction, PgSql.LockShared, new NpgsqlBatchCommand(MergeBlocks), new NpgsqlBatchCommand(RefusedBlock), new NpgsqlBatchCommand(DropBlockStaging));

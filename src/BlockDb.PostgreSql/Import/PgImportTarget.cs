@@ -21,7 +21,8 @@ namespace BlockDb.PostgreSql.Import;
 /// (<see cref="BlockNotFoundException"/> with its position, <see cref="BlockDbConflictException"/>). The shared lifecycle
 /// lock is taken before the merge, as the one-item calls take it. Blocks go in (hash, size) order under
 /// <c>ON CONFLICT DO NOTHING</c>: two imports of overlapping blocks at once wait for each other in one order, each block
-/// is stored once, and both see its one ID.
+/// is stored once, and both see its one ID. A merge the server aborts as a deadlock's victim (40P01: a session's batch held
+/// blocks of the merge while waiting for others it had inserted) is taken back to a savepoint and run again.
 /// </remarks>
 internal sealed partial class PgImportTarget : IImportTarget
 {
@@ -172,8 +173,8 @@ internal sealed partial class PgImportTarget : IImportTarget
             _staged = Staged.Nothing;
             _items = 0;
             return staged == Staged.Blocks
-                ? await MergeBlocksAsync(_connection!, _transaction!).ConfigureAwait(false)
-                : await MergeBlocksetsAsync(_connection!, _transaction!).ConfigureAwait(false);
+                ? await MergeAsync(_connection!, _transaction!, MergeBlocksAsync).ConfigureAwait(false)
+                : await MergeAsync(_connection!, _transaction!, MergeBlocksetsAsync).ConfigureAwait(false);
         }
         catch (Exception e) when (PgErrors.IsDatabaseFailure(e))
         {
