@@ -45,6 +45,7 @@ internal readonly struct SqliteSession<TLayout> : IEngineSession
     /// </summary>
     public int SelectXorInsertMany(ReadOnlyMemory<BinaryBlockKey> blocks, Memory<SelectXorInsertResult> results, long? volumeId, CancellationToken cancellationToken)
     {
+        _s.Settings.Layout.RequireNewBlocks(blocks.Span, volumeId);
         if (!_s.Settings.WholeCalls)
         {
             return new ManyBlocks(_layout, blocks, results, volumeId, cancellationToken, null, blocks.Length).Run();
@@ -96,8 +97,11 @@ internal readonly struct SqliteSession<TLayout> : IEngineSession
         return count;
     }
 
-    public long SelectXorInsertBlockset(ReadOnlyMemory<BinaryBlockKey> blocks, Memory<SelectXorInsertResult> results, string? fullHash, long? volumeId, CancellationToken cancellationToken) =>
-        _blocksets.SelectXorInsertAdd(blocks, results, volumeId, fullHash, cancellationToken);
+    public long SelectXorInsertBlockset(ReadOnlyMemory<BinaryBlockKey> blocks, Memory<SelectXorInsertResult> results, string? fullHash, long? volumeId, CancellationToken cancellationToken)
+    {
+        _s.Settings.Layout.RequireNewBlocks(blocks.Span, volumeId);
+        return _blocksets.SelectXorInsertAdd(blocks, results, volumeId, fullHash, cancellationToken);
+    }
 
     public long AddBlockset(IReadOnlyList<BlockKey> blocks, string? fullHash, CancellationToken cancellationToken) =>
         _blocksets.Add(blocks, fullHash, cancellationToken);
@@ -176,7 +180,17 @@ internal readonly struct SqliteSession<TLayout> : IEngineSession
 
     public SqliteCacheStats? ReadCacheStats() => _s.Connection.ReadCacheStats();
 
-    public void Close() => _s.Connection.Dispose();
+    public void Close()
+    {
+        try
+        {
+            _blocksets.Close();
+        }
+        finally
+        {
+            _s.Connection.Dispose();
+        }
+    }
 
     /// <summary>A span select-xor-insert's arguments, carried by value: the blocks at <see cref="Only"/>'s first <see cref="Count"/> positions, or all of them when it is null.</summary>
     private readonly record struct ManyBlocks(
