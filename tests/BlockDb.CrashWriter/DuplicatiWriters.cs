@@ -96,7 +96,7 @@ public static class DuplicatiWriters
             {
                 volume ??= await session.RegisterVolumeAsync(string.Create(CultureInfo.InvariantCulture, $"duplicati-bblockdb{seed:x8}.dblock.zip"));
                 var blocks = Blocks(seed, file, 1 + random.Next(70));
-                foreach (var block in blocks.Concat(Blocklists(blocks)))
+                foreach (var block in blocks.Concat(BlocklistBlocks.Of(blocks, Configuration.Blocksize)))
                 {
                     await session.SelectXorInsertAsync(block.Hash, block.Size, volume.Value);
                 }
@@ -125,18 +125,4 @@ public static class DuplicatiWriters
 
     private static BlockKey Hash(string text, long size) =>
         new(Convert.ToBase64String(System.Security.Cryptography.SHA256.HashData(System.Text.Encoding.UTF8.GetBytes(text))), size);
-
-    private static List<BlockKey> Blocklists(IReadOnlyList<BlockKey> blocks)
-    {
-        var lists = new List<BlockKey>();
-        var buffer = new byte[Configuration.Blocksize];
-        var keys = blocks.ToArray();
-        for (var k = 0L; k < DuplicatiBlocklists.Count(keys.Length, Configuration.Blocksize, 32); k++)
-        {
-            var size = DuplicatiBlocklists.Write(keys, k, Configuration.Blocksize, 32, buffer);
-            lists.Add(new BlockKey(Convert.ToBase64String(System.Security.Cryptography.SHA256.HashData(buffer.AsSpan(0, size))), size));
-        }
-
-        return lists;
-    }
 }
