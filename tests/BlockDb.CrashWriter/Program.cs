@@ -19,12 +19,23 @@ using BlockDb.Drivers;
 //   snapshot <db> <provider> <seed>  select-xor-insert 2,000 blocks (1,000 shared by every seed, 1,000 of its own),
 //                                    print "READY", wait until <db>.go exists, then dispose (writing the key-map
 //                                    snapshot at the same moment as other processes) and print "DONE".
+//   dup-shared / dup-writer / blockdb-beside: the Duplicati durability tests' children (DuplicatiWriters).
 //   import <db> <provider> <count>  bulk-import blocks 0..count-1 (ImportTests.Block) in transactions of 5,000, for
 //                                    ever (the test kills it); print "COMMITTED <created> <read>" after each.
 if (args is ["pg-xor", var connectionString, var seed, var ops])
 {
     // Many writer processes on one PostgreSQL server (PostgreSqlServerTests).
     return await PgXorWriter.RunAsync(connectionString, int.Parse(seed, System.Globalization.CultureInfo.InvariantCulture), int.Parse(ops, System.Globalization.CultureInfo.InvariantCulture));
+}
+
+switch (args)
+{
+    case ["dup-shared", var sharedPath, var sharedSeed, var sharedFiles]:
+        return await DuplicatiWriters.SharedAsync(sharedPath, int.Parse(sharedSeed, System.Globalization.CultureInfo.InvariantCulture), int.Parse(sharedFiles, System.Globalization.CultureInfo.InvariantCulture));
+    case ["dup-writer", var writerPath, var writerSeed, var writerFiles]:
+        return await DuplicatiWriters.DuplicatiWriterAsync(writerPath, int.Parse(writerSeed, System.Globalization.CultureInfo.InvariantCulture), int.Parse(writerFiles, System.Globalization.CultureInfo.InvariantCulture));
+    case ["blockdb-beside", var besidePath, var besideProvider, var besideSeed]:
+        return await DuplicatiWriters.BesideAsync(besidePath, besideProvider, int.Parse(besideSeed, System.Globalization.CultureInfo.InvariantCulture));
 }
 
 if (args.Length != 4)

@@ -93,16 +93,23 @@ public sealed class DuplicatiTransaction : IDisposable
     /// <summary>Commits so far.</summary>
     public long Commits { get; private set; }
 
+    /// <summary>Called with the reason just before each commit, inside the transaction about to commit (a test reads what it holds).</summary>
+    public Action<string>? Committing { get; set; }
+
+    /// <summary>Called with the reason after each commit, once the next transaction has begun.</summary>
+    public Action<string>? Committed { get; set; }
+
     /// <summary>Commits and begins the next deferred transaction (Duplicati's <c>CommitAsync(message, restart: true)</c>).</summary>
-    /// <param name="reason">Duplicati's name for the commit point (kept for tracing; not written anywhere).</param>
+    /// <param name="reason">Duplicati's name for the commit point (given to <see cref="Committing"/> and <see cref="Committed"/>; not written anywhere).</param>
     public void Commit(string reason)
     {
-        _ = reason;
         var current = Current;
+        Committing?.Invoke(reason);
         current.Commit();
         current.Dispose();
         Commits++;
         _current = _connection.BeginTransaction(deferred: true);
+        Committed?.Invoke(reason);
     }
 
     /// <summary>Rolls back the open transaction, as Duplicati's dispose does.</summary>

@@ -1,5 +1,6 @@
 using BlockDb.Duplicati.Fixture;
 using BlockDb.Duplicati.Fixture.Replay;
+using BlockDb.Duplicati.InPlace;
 
 namespace BlockDb.Bench.DuplicatiReplay;
 
@@ -73,8 +74,22 @@ internal static class ReplayImplementations
         },
         Missing: ["BlocksetEntry_BlocksetID"]);
 
+    /// <summary>BlockDb in place, inside Duplicati's transaction: blocks, blocksets and Blocks volumes through one BlockDb session on Duplicati's connection, the rest Duplicati's statements (<see cref="BlockDbBackupDatabase"/>).</summary>
+    public static readonly ReplayImplementation BlockDbInPlace = new(
+        "blockdb-inplace",
+        "BlockDb on Duplicati's connection and always-open transaction (UseCallerConnection + MicrosoftDataDriver.Borrow): blocks, blocksets, BlocklistHash rows and Blocks volumes; the file rows Duplicati's statements; Duplicati's commits",
+        async (path, time, cancellationToken) => await BlockDbBackupDatabase.OpenFileAsync(path, time, cancellationToken));
+
+    /// <summary>As <see cref="BlockDbInPlace"/>, on the file after <see cref="DuplicatiUpgrade.Statements"/>.</summary>
+    public static readonly ReplayImplementation BlockDbUpgraded = new(
+        "blockdb-upgraded",
+        "as blockdb-inplace, on the file after DuplicatiUpgrade.Statements (BlocksetEntry_BlocksetID dropped)",
+        BlockDbInPlace.OpenBackup,
+        PrepareFile: DuplicatiUpgraded.PrepareFile,
+        Missing: DuplicatiUpgraded.Missing);
+
     /// <summary>Every implementation, baseline first.</summary>
-    public static readonly IReadOnlyList<ReplayImplementation> All = [Duplicati, DuplicatiUpgraded, LabNoHashVolumeId, LabPage16K, None];
+    public static readonly IReadOnlyList<ReplayImplementation> All = [Duplicati, BlockDbInPlace, DuplicatiUpgraded, BlockDbUpgraded, LabNoHashVolumeId, LabPage16K, None];
 
     /// <summary>The implementation of that name (case-insensitive).</summary>
     /// <exception cref="ArgumentException">No implementation has that name.</exception>

@@ -34,6 +34,12 @@ internal sealed partial class BlocksetService
     private readonly IBlocksetRules? _rules;
     private readonly bool _wholeCalls;
 
+    /// <summary>The layout's blockset rules, or null.</summary>
+    internal IBlocksetRules? Rules => _rules;
+
+    /// <summary>When the session closes: releases the layout's rules (their statements go with the connection).</summary>
+    public void Close() => _rules?.Dispose();
+
     /// <param name="connection">The session's connection.</param>
     /// <param name="batch">The session's write batch.</param>
     /// <param name="layout">The layout's session (boxed once: the blockset calls are not the block hot path).</param>

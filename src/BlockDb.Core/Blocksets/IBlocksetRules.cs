@@ -6,7 +6,7 @@ namespace BlockDb.Blocksets;
 /// positional block sizes and blocklist hashes, and its refusal to delete a blockset a file names. One instance per
 /// session, used only inside its gate, one blockset at a time.
 /// </summary>
-internal interface IBlocksetRules
+internal interface IBlocksetRules : IDisposable
 {
     /// <summary>
     /// Before anything of a new blockset is written: checks it, and returns the ID of the blockset that already has its

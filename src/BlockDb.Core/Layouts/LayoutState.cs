@@ -29,6 +29,16 @@ internal abstract class LayoutState
     /// <summary>The layout's own rules for a session's blocksets, on its connection, or null when it has none.</summary>
     public virtual IBlocksetRules? BlocksetRules(SqliteServices services) => null;
 
+    /// <summary>
+    /// Before a span select-xor-insert (or a one-call file) reads or writes anything: refuses the call when a block, or
+    /// the call itself, breaks the layout's rule for new blocks (the rule its single call applies per block). Nothing for
+    /// BlockDb's own layouts.
+    /// </summary>
+    /// <exception cref="ArgumentException">The layout refuses a block or the call (the message says which and what is allowed).</exception>
+    public virtual void RequireNewBlocks(ReadOnlySpan<BinaryBlockKey> blocks, long? volumeId)
+    {
+    }
+
     /// <summary>A session on the parts <paramref name="services"/> holds, over the layout's own <see cref="ILayoutSession"/>: the layout picks the session's type (<see cref="SqliteServices.Open{TLayout}"/>).</summary>
     public abstract ISessionHandle OpenSession(SqliteServices services);
 

@@ -51,6 +51,7 @@ internal readonly struct SqliteSession<TLayout> : IEngineSession
 
     private int SelectXorInsertMany(ReadOnlyMemory<BinaryBlockKey> blocks, Memory<SelectXorInsertResult> results, long? volumeId, CancellationToken cancellationToken)
     {
+        _s.Settings.Layout.RequireNewBlocks(blocks.Span, volumeId);
         if (!_s.Settings.WholeCalls)
         {
             return new ManyBlocks(_layout, blocks, results, volumeId, cancellationToken, null, blocks.Length).Run();
@@ -102,8 +103,11 @@ internal readonly struct SqliteSession<TLayout> : IEngineSession
         return count;
     }
 
-    public ValueTask<long> SelectXorInsertBlocksetAsync(ReadOnlyMemory<BinaryBlockKey> blocks, Memory<SelectXorInsertResult> results, BlockHash fullHash, long? volumeId, CancellationToken cancellationToken) =>
-        new(_blocksets.SelectXorInsertAdd(blocks, results, volumeId, fullHash.IsEmpty ? null : fullHash.ToString(), cancellationToken));
+    public ValueTask<long> SelectXorInsertBlocksetAsync(ReadOnlyMemory<BinaryBlockKey> blocks, Memory<SelectXorInsertResult> results, BlockHash fullHash, long? volumeId, CancellationToken cancellationToken)
+    {
+        _s.Settings.Layout.RequireNewBlocks(blocks.Span, volumeId);
+        return new(_blocksets.SelectXorInsertAdd(blocks, results, volumeId, fullHash.IsEmpty ? null : fullHash.ToString(), cancellationToken));
+    }
 
     public ValueTask<long> AddBlocksetAsync(IReadOnlyList<BlockKey> blocks, string? fullHash, CancellationToken cancellationToken) =>
         new(_blocksets.Add(blocks, fullHash, cancellationToken));
@@ -192,7 +196,15 @@ internal readonly struct SqliteSession<TLayout> : IEngineSession
 
     public ValueTask CloseAsync()
     {
-        _s.Connection.Dispose();
+        try
+        {
+            _blocksets.Close();
+        }
+        finally
+        {
+            _s.Connection.Dispose();
+        }
+
         return ValueTask.CompletedTask;
     }
 

@@ -56,6 +56,56 @@ public sealed class DuplicatiSessionRefusalTests(DuplicatiTemplate template) : I
 
     [Theory]
     [MemberData(nameof(Modes))]
+    public async Task A_span_without_a_volume_is_refused_up_front_like_the_single_call_even_when_every_block_exists(DuplicatiMode mode)
+    {
+        var path = template.CopyTo(_folder);
+        var existing = DuplicatiFiles.Column(path, """SELECT "Hash" || ' ' || "Size" FROM "Block" ORDER BY "ID" LIMIT 3""")
+            .Select(row => row.Split(' ')).Select(p => new BinaryBlockKey(BlockHash.Parse(p[0]), long.Parse(p[1], System.Globalization.CultureInfo.InvariantCulture))).ToArray();
+        var before = DuplicatiFiles.Column(path, Tables);
+        await using (var scope = await DuplicatiScope.OpenAsync(path, mode))
+        {
+            var s = scope.Session;
+            var single = await Assert.ThrowsAsync<ArgumentException>(async () => await s.SelectXorInsertAsync(BlockHash.Parse(existing[0].Hash.ToString()), existing[0].Size));
+            var span = await Assert.ThrowsAsync<ArgumentException>(async () => await s.SelectXorInsertAsync(existing, new SelectXorInsertResult[3]));
+            Assert.Equal(single.Message, span.Message);
+            var file = await Assert.ThrowsAsync<ArgumentException>(async () => await s.SelectXorInsertBlocksetAsync(existing, new SelectXorInsertResult[3], BlockHash.Parse(FullHash("span"))));
+            Assert.Equal(single.Message, file.Message);
+            if (!mode.Caller)
+            {
+                // The shared repository's writer looks known blocks up before its savepoint: the rule comes first there too.
+                await using var shared = scope.Database.OpenSharedRepository();
+                var sharedSpan = await Assert.ThrowsAsync<ArgumentException>(async () => await shared.SelectXorInsertAsync(existing, new SelectXorInsertResult[3]));
+                Assert.Equal(single.Message, sharedSpan.Message);
+            }
+        }
+
+        Assert.Equal(before, DuplicatiFiles.Column(path, Tables));
+    }
+
+    [Theory]
+    [MemberData(nameof(Modes))]
+    public async Task A_span_with_a_block_the_file_cannot_hold_writes_none_of_its_blocks(DuplicatiMode mode)
+    {
+        var path = template.CopyTo(_folder);
+        long volume;
+        await using (var scope = await DuplicatiScope.OpenAsync(path, mode))
+        {
+            volume = await scope.Session.RegisterVolumeAsync("duplicati-bspan.dblock.zip");
+        }
+
+        var before = DuplicatiFiles.Column(path, Tables);
+        var blocks = new[] { Key("span-ok", 0), Key("span-large", 1, Blocksize + 1) }
+            .Select(k => new BinaryBlockKey(BlockHash.Parse(k.Hash), k.Size)).ToArray();
+        await using (var scope = await DuplicatiScope.OpenAsync(path, mode))
+        {
+            await Assert.ThrowsAsync<ArgumentOutOfRangeException>(async () => await scope.Session.SelectXorInsertAsync(blocks, new SelectXorInsertResult[2], volume));
+        }
+
+        Assert.Equal(before, DuplicatiFiles.Column(path, Tables));
+    }
+
+    [Theory]
+    [MemberData(nameof(Modes))]
     public async Task Blocksets_that_break_Duplicatis_rules_are_refused_by_type_and_nothing_of_them_is_written(DuplicatiMode mode)
     {
         var path = template.CopyTo(_folder);

@@ -2,6 +2,7 @@ using System.Globalization;
 using System.Security.Cryptography;
 using System.Text;
 using BlockDb.Duplicati.Fixture;
+using BlockDb.Duplicati.InPlace;
 using BlockDb.MicrosoftData;
 using Microsoft.Data.Sqlite;
 
@@ -103,19 +104,7 @@ internal static class DuplicatiSessions
     public static string FullHash(string tag) => Key("file:" + tag, 0).Hash;
 
     /// <summary>The file's blocklist blocks, in order, as Duplicati's splitter cuts and hashes them (facts §5).</summary>
-    public static List<BlockKey> Blocklists(IReadOnlyList<BlockKey> blocks)
-    {
-        var lists = new List<BlockKey>();
-        var buffer = new byte[Blocksize];
-        var keys = blocks.ToArray();
-        for (var k = 0L; k < DuplicatiBlocklists.Count(keys.Length, Blocksize, 32); k++)
-        {
-            var size = DuplicatiBlocklists.Write(keys, k, Blocksize, 32, buffer);
-            lists.Add(new BlockKey(Convert.ToBase64String(SHA256.HashData(buffer.AsSpan(0, size))), size));
-        }
-
-        return lists;
-    }
+    public static List<BlockKey> Blocklists(IReadOnlyList<BlockKey> blocks) => BlocklistBlocks.Of(blocks, Blocksize);
 
     /// <summary>Records a file as Duplicati's backup does: its blocks, its blocklist blocks, then the blockset.</summary>
     public static async Task<long> AddFileAsync(IBlockWriter session, IReadOnlyList<BlockKey> blocks, long volume, string fullHash)

@@ -41,6 +41,16 @@ internal sealed class DuplicatiBlocksetRules : IBlocksetRules
         _hash = IncrementalHash.CreateHash(file.BlockHash);
     }
 
+    /// <summary>Whether <see cref="Dispose"/> ran (the session closed).</summary>
+    internal bool Disposed { get; private set; }
+
+    /// <summary>Releases the hash (a native handle); the statements go with the session's connection.</summary>
+    public void Dispose()
+    {
+        Disposed = true;
+        _hash.Dispose();
+    }
+
     /// <exception cref="ArgumentException">No full hash, one of another size than <c>filehash</c> gives, or a block whose size is not the one its position gives.</exception>
     public long? Prepare(long[] ids, int count, long length, string? fullHash)
     {

@@ -100,5 +100,14 @@ internal sealed class DuplicatiLayout : LayoutDefinition
         public override IBlocksetRules? BlocksetRules(SqliteServices services) => new DuplicatiBlocksetRules(services.Connection, file);
 
         public override ISessionHandle OpenSession(SqliteServices services) => services.Open(new DuplicatiSession(services, file));
+
+        /// <summary>Every block by <see cref="DuplicatiSession.RequireNew(DuplicatiFile, in BinaryBlockKey, long?)"/>, before the first is looked up.</summary>
+        public override void RequireNewBlocks(ReadOnlySpan<BinaryBlockKey> blocks, long? volumeId)
+        {
+            foreach (ref readonly var block in blocks)
+            {
+                DuplicatiSession.RequireNew(file, block, volumeId);
+            }
+        }
     }
 }

@@ -187,10 +187,17 @@ internal readonly struct DuplicatiSession : ILayoutSession
         }
     }
 
-    /// <summary>Refuses, before anything is read or written, a block Duplicati's file cannot hold or a call without a volume [DQ2].</summary>
+    private void RequireNew(in BinaryBlockKey block, long? volumeId) => RequireNew(_file, block, volumeId);
+
+    /// <summary>
+    /// Refuses, before anything is read or written, a block Duplicati's file cannot hold or a call without a volume
+    /// [DQ2]. The one rule for what a Duplicati file takes as a new block, for the single calls here and, up front for every
+    /// block, for the span calls (<see cref="LayoutState.RequireNewBlocks"/>): a call without a volume is refused even
+    /// when the block exists, as the single call refuses it.
+    /// </summary>
     /// <exception cref="ArgumentException">No volume; a hash of another size than the file's <c>blockhash</c> gives.</exception>
     /// <exception cref="ArgumentOutOfRangeException">A block larger than the file's <c>blocksize</c>.</exception>
-    private void RequireNew(in BinaryBlockKey block, long? volumeId)
+    internal static void RequireNew(DuplicatiFile file, in BinaryBlockKey block, long? volumeId)
     {
         if (volumeId is null)
         {
@@ -199,18 +206,18 @@ internal readonly struct DuplicatiSession : ILayoutSession
                 nameof(volumeId));
         }
 
-        if (block.Size > _file.Blocksize)
+        if (block.Size > file.Blocksize)
         {
             throw new ArgumentOutOfRangeException(
                 "size",
                 block.Size,
-                $"The block ({block.Hash}) is {block.Size:N0} bytes, larger than this Duplicati database's block size of {_file.Blocksize:N0} bytes (Configuration 'blocksize'); Duplicati's next backup would refuse the file (BlockSizeChangeNotSupported). Allowed: 1 to {_file.Blocksize:N0} bytes. Nothing was written.");
+                $"The block ({block.Hash}) is {block.Size:N0} bytes, larger than this Duplicati database's block size of {file.Blocksize:N0} bytes (Configuration 'blocksize'); Duplicati's next backup would refuse the file (BlockSizeChangeNotSupported). Allowed: 1 to {file.Blocksize:N0} bytes. Nothing was written.");
         }
 
-        if (block.Hash.Length != _file.BlockHashSize)
+        if (block.Hash.Length != file.BlockHashSize)
         {
             throw new ArgumentException(
-                $"The block's hash ({block.Hash}) is {block.Hash.Length} bytes, but this Duplicati database hashes blocks with {_file.BlockHashName} ({_file.BlockHashSize} bytes, Configuration 'blockhash'). Nothing was written.",
+                $"The block's hash ({block.Hash}) is {block.Hash.Length} bytes, but this Duplicati database hashes blocks with {file.BlockHashName} ({file.BlockHashSize} bytes, Configuration 'blockhash'). Nothing was written.",
                 "hash");
         }
     }
