@@ -76,7 +76,7 @@ internal static class IndexCommand
         await using var repository = await database.OpenSessionAsync(cancellationToken).ConfigureAwait(false);
         await using var sidecar = FileMap.OpenAppend(sidecarPath);
         await using var recorder = recordPath is null ? null : new BlockRecorder(recordPath);
-        var volumes = await VolumeWriter.StartAsync(database, repository, settings.VolumeSize, stats, cancellationToken).ConfigureAwait(false);
+        var volumes = await VolumeWriter.StartAsync(database, repository, settings.VolumeSize, stats, leaveTemporary: duplicati is not null, cancellationToken).ConfigureAwait(false);
         var writer = new IndexWriter(repository, volumes, stats, sidecar, recorder, app.LoggerFactory.CreateLogger("blockdb-backup"), duplicati);
         var pipeline = new IndexPipeline(walker, checked((int)blockSize), settings.Hashers, writer);
         var completed = false;
@@ -124,7 +124,7 @@ internal static class IndexCommand
     }
 
     private static string DuplicatiNotice(DuplicatiTarget duplicati) =>
-        $"Duplicati database: block size {duplicati.Blocksize:N0} bytes and SHA256 from its Configuration; new blocks, blocklist blocks and blocksets go into Temporary Blocks volumes "
+        $"Duplicati database: block size {duplicati.Blocksize:N0} bytes and SHA256 from its Configuration; new blocks and blocklist blocks go into Blocks volumes left Temporary (no dblock file is written) "
         + (duplicati.OperationInserted
             ? $"of a new Operation row ({duplicati.OperationId}, 'Backup') the sample inserted, as Duplicati does per run, because the file had none."
             : $"of its latest Operation row ({duplicati.OperationId}).")

@@ -71,8 +71,8 @@ internal sealed record IndexReport(
         var text = uploaded.Count switch
         {
             0 => "0",
-            1 => $"1 Uploaded ({uploaded[0]})",
-            _ => $"{ReportTable.Count(uploaded.Count)} Uploaded ({uploaded[0]} … {uploaded[^1]})",
+            1 => $"1 {volumes.ClosedState} ({uploaded[0]})",
+            _ => $"{ReportTable.Count(uploaded.Count)} {volumes.ClosedState} ({uploaded[0]} … {uploaded[^1]})",
         };
         return volumes.Open is { } open
             ? $"{text}; {open.Name} left Temporary ({ByteSize.Format(open.Bytes)} of new blocks)"

@@ -54,12 +54,17 @@ public sealed class DuplicatiIndexCommandTests : IDisposable
     {
         ReplayedBackup();
         var before = Counts();
+        var lastVolume = Scalar("""SELECT MAX("ID") FROM "Remotevolume" """);
 
-        var (code, output, error) = await SampleCommandLine.RunAsync("index", _tree, "--db", _db, "--progress", "none");
+        var (code, output, error) = await SampleCommandLine.RunAsync("index", _tree, "--db", _db, "--volume-size", "16KiB", "--progress", "none");
 
         Assert.True(code == ExitCodes.Success, error);
         Assert.Empty(DuplicatiConsistency.CheckFile(_db));
         var after = Counts();
+        // 47 KiB of new blocks in 16 KiB volumes: 3 or more new Blocks volumes, all left Temporary (no dblock file exists).
+        var volumes = after["Remotevolume"] - before["Remotevolume"];
+        Assert.InRange(volumes, 3, 5);
+        Assert.Equal(volumes, Scalar($"""SELECT COUNT(*) FROM "Remotevolume" WHERE "ID" > {lastVolume} AND "State" = 'Temporary' AND "Type" = 'Blocks'"""));
         // Blocks 40 + 1 (the 100-byte tail), 5 and 1, the blocklists 2 + 1, and the empty file's blockset of length 0.
         Assert.Equal(4, after["Blockset"] - before["Blockset"]);
         Assert.Equal(41 + 5 + 1, after["BlocksetEntry"] - before["BlocksetEntry"]);
