@@ -124,10 +124,10 @@ internal static class IndexCommand
     }
 
     private static string DuplicatiNotice(DuplicatiTarget duplicati) =>
-        $"Duplicati database: block size {duplicati.Blocksize:N0} bytes and SHA256 from its Configuration; new blocks and blocklist blocks go into Blocks volumes left Temporary (no dblock file is written) "
+        $"Duplicati database: block size {duplicati.Blocksize:N0} bytes and SHA256 from its Configuration; new blocks and blocklist blocks go into Blocks volumes left Temporary (no dblock file is written), registered under "
         + (duplicati.OperationInserted
-            ? $"of a new Operation row ({duplicati.OperationId}, 'Backup') the sample inserted, as Duplicati does per run, because the file had none."
-            : $"of its latest Operation row ({duplicati.OperationId}).")
+            ? $"a new Operation row ({duplicati.OperationId}, 'Backup') that the sample inserted, as Duplicati does per run, because the file had none."
+            : $"its latest Operation row ({duplicati.OperationId}).")
         + " No File or FilesetEntry rows are written: this is a block indexer, not a backup.";
 
     private static string Status(IndexStats s) =>

@@ -49,14 +49,17 @@ public sealed class DuplicatiIndexCommandTests : IDisposable
         }
     }
 
-    [Fact]
-    public async Task Index_writes_blocks_blocklists_and_blocksets_that_Duplicatis_rules_accept()
+    [Theory]
+    [InlineData("MicrosoftData")]
+    [InlineData("SystemData")]
+    [InlineData("PInvoke")]
+    public async Task Index_writes_blocks_blocklists_and_blocksets_that_Duplicatis_rules_accept(string provider)
     {
         ReplayedBackup();
         var before = Counts();
         var lastVolume = Scalar("""SELECT MAX("ID") FROM "Remotevolume" """);
 
-        var (code, output, error) = await SampleCommandLine.RunAsync("index", _tree, "--db", _db, "--volume-size", "16KiB", "--progress", "none");
+        var (code, output, error) = await SampleCommandLine.RunAsync("index", _tree, "--db", _db, "--provider", provider, "--volume-size", "16KiB", "--progress", "none");
 
         Assert.True(code == ExitCodes.Success, error);
         Assert.Empty(DuplicatiConsistency.CheckFile(_db));
@@ -76,7 +79,7 @@ public sealed class DuplicatiIndexCommandTests : IDisposable
         Assert.Contains("not a backup", output, StringComparison.Ordinal);
         Assert.Contains("Duplicati database", error, StringComparison.Ordinal);
 
-        var (checkCode, checkOutput, _) = await SampleCommandLine.RunAsync("check", "--db", _db);
+        var (checkCode, checkOutput, _) = await SampleCommandLine.RunAsync("check", "--db", _db, "--provider", provider);
         Assert.True(checkCode == ExitCodes.Success, checkOutput);
     }
 
