@@ -30,17 +30,28 @@ internal sealed record DuplicatiTarget(int Blocksize, int HashSize, long Operati
     /// </summary>
     /// <param name="path">The Duplicati database.</param>
     /// <param name="requestedBlockSize">The <c>--block-size</c> given, or <see langword="null"/>.</param>
+    /// <param name="busyTimeout">How long to wait for another writer's lock (Duplicati's), in milliseconds: <c>BlockDb:Pragmas:BusyTimeout</c>.</param>
     /// <param name="now">The Operation row's time.</param>
     /// <returns>The settings to index with.</returns>
     /// <exception cref="UsageException">A <c>--block-size</c> other than the file's, or a <c>blockhash</c>/<c>filehash</c> other than SHA256, or no valid <c>blocksize</c>; nothing was written.</exception>
-    public static DuplicatiTarget Prepare(string path, long? requestedBlockSize, DateTime now)
+    /// <exception cref="SqliteException">SQLite failed, e.g. <c>SQLITE_BUSY</c> after <paramref name="busyTimeout"/> while Duplicati holds the write lock; nothing was written.</exception>
+    public static DuplicatiTarget Prepare(string path, long? requestedBlockSize, int busyTimeout, DateTime now)
     {
-        using var connection = new SqliteConnection(new SqliteConnectionStringBuilder { DataSource = path, Mode = SqliteOpenMode.ReadWrite, Pooling = false }.ToString());
+        // Microsoft.Data.Sqlite retries a busy statement until its command timeout (30 s by default) on top of busy_timeout:
+        // bound that by the busy timeout too (whole seconds, at least 1; 0 would mean forever).
+        var builder = new SqliteConnectionStringBuilder
+        {
+            DataSource = path,
+            Mode = SqliteOpenMode.ReadWrite,
+            Pooling = false,
+            DefaultTimeout = Math.Max(1, (busyTimeout + 999) / 1000),
+        };
+        using var connection = new SqliteConnection(builder.ToString());
         connection.Open();
         using (var pragma = connection.CreateCommand())
         {
-            // Duplicati's own busy timeout (10 s): wait for its write, never take its file from it.
-            pragma.CommandText = "PRAGMA busy_timeout=10000";
+            // Wait for Duplicati's write as BlockDb's connection would; never take the file from it.
+            pragma.CommandText = string.Create(CultureInfo.InvariantCulture, $"PRAGMA busy_timeout={busyTimeout}");
             pragma.ExecuteNonQuery();
         }
 

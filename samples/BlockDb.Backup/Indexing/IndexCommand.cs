@@ -14,6 +14,9 @@ internal static class IndexCommand
     /// <summary>The block size when --block-size is not given (Duplicati's default, 1 MiB); a Duplicati database's own otherwise.</summary>
     private const long DefaultBlockSize = 1 << 20;
 
+    /// <summary>Duplicati's own busy timeout, in milliseconds, when BlockDb:Pragmas sets none.</summary>
+    private const int DuplicatiBusyTimeout = 10_000;
+
     public static async Task<int> RunAsync(CommonSettings common, IndexSettings settings, CancellationToken cancellationToken)
     {
         var root = Path.TrimEndingDirectorySeparator(Path.GetFullPath(settings.Directory));
@@ -106,9 +109,11 @@ internal static class IndexCommand
     private static async Task<DuplicatiTarget?> PrepareDuplicatiAsync(CommonSettings common, IndexSettings settings)
     {
         string path;
+        int busyTimeout;
         await using (var probe = AppServices.Create(common))
         {
             path = probe.DatabasePath;
+            busyTimeout = probe.Options.Pragmas.Resolve().BusyTimeout ?? DuplicatiBusyTimeout;
             if (probe.Options.ConnectionString is not null || !File.Exists(path) || new FileInfo(path).Length == 0 || probe.Database.Layout != BlockLayout.Duplicati)
             {
                 return null;
@@ -120,7 +125,7 @@ internal static class IndexCommand
             throw new UsageException($"'{path}' is a Duplicati database: --fresh would delete the backup's database. Index into it without --fresh, or give another --db.");
         }
 
-        return DuplicatiTarget.Prepare(path, settings.BlockSize, DateTime.UtcNow);
+        return DuplicatiTarget.Prepare(path, settings.BlockSize, busyTimeout, DateTime.UtcNow);
     }
 
     private static string DuplicatiNotice(DuplicatiTarget duplicati) =>

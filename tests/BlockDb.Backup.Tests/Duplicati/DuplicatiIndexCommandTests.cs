@@ -155,6 +155,24 @@ public sealed class DuplicatiIndexCommandTests : IDisposable
         Assert.Equal(before, Counts());
     }
 
+    [Fact]
+    public async Task Index_while_Duplicati_holds_the_write_lock_fails_with_the_failure_code_and_writes_nothing()
+    {
+        ReplayedBackup();
+        var before = Counts();
+        using (var duplicati = DuplicatiConnection.Open(_db))
+        {
+            using var transaction = duplicati.BeginTransaction(deferred: false);
+
+            var (code, _, error) = await SampleCommandLine.RunAsync("index", _tree, "--db", _db, "--progress", "none", "--BlockDb:Pragmas:BusyTimeout=100");
+
+            Assert.Equal(ExitCodes.Failure, code);
+            Assert.Contains("database is locked", error, StringComparison.Ordinal);
+        }
+
+        Assert.Equal(before, Counts());
+    }
+
     private void ReplayedBackup()
     {
         var configuration = new DuplicatiConfiguration { Blocksize = Blocksize, VolumeSize = 64 * 1024 };
