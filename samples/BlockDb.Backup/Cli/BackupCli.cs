@@ -109,11 +109,10 @@ internal sealed class BackupCli
     {
         var directory = new Argument<string>("directory") { Description = "The directory to index, recursively" };
         var fresh = new Option<bool>("--fresh") { Description = "Delete the database (and its -wal, -shm and sidecar) first" };
-        var blockSize = new Option<long>("--block-size")
+        var blockSize = new Option<long?>("--block-size")
         {
-            Description = "The fixed block size: bytes, or with a unit such as 100KiB or 1MiB (K, M, G are 1024-based)",
+            Description = "The fixed block size: bytes, or with a unit such as 100KiB or 1MiB (K, M, G are 1024-based); default 1MiB, on a Duplicati database its own blocksize (another one is refused)",
             HelpName = "size",
-            DefaultValueFactory = _ => 1 << 20,
             CustomParser = ParseBlockSize,
         };
         var volumeSize = new Option<long>("--volume-size")
@@ -372,7 +371,7 @@ internal sealed class BackupCli
         return default;
     }
 
-    private static long ParseBlockSize(ArgumentResult result)
+    private static long? ParseBlockSize(ArgumentResult result)
     {
         var text = result.Tokens.Count == 1 ? result.Tokens[0].Value : string.Empty;
         if (ByteSize.TryParse(text, out var bytes) && bytes is >= MinBlockSize and <= MaxBlockSize)
@@ -381,6 +380,6 @@ internal sealed class BackupCli
         }
 
         result.AddError($"--block-size '{text}' is not valid: give {MinBlockSize} to {MaxBlockSize} bytes, e.g. 1048576, 100KiB or 1MiB.");
-        return 0;
+        return null;
     }
 }

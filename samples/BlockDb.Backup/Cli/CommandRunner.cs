@@ -1,6 +1,10 @@
 namespace BlockDb.Backup.Cli;
 
-/// <summary>Runs a command and turns the errors a user can fix into one line on standard error and an exit code, without a stack trace.</summary>
+/// <summary>
+/// Runs a command and turns the errors a user can fix into one line on standard error and an exit code, without a stack
+/// trace. A <see cref="System.Data.Common.DbException"/> comes from the sample's own SQL (a Duplicati database's
+/// Configuration, <c>index</c>), e.g. busy while Duplicati writes.
+/// </summary>
 internal static class CommandRunner
 {
     public static async Task<int> RunAsync(Func<Task<int>> command, CancellationToken cancellationToken)
@@ -25,7 +29,7 @@ internal static class CommandRunner
         {
             return await FailAsync(e.Message, ExitCodes.Conflict).ConfigureAwait(false);
         }
-        catch (Exception e) when (e is BlockDbException or IOException or UnauthorizedAccessException)
+        catch (Exception e) when (e is BlockDbException or IOException or UnauthorizedAccessException or System.Data.Common.DbException)
         {
             return await FailAsync(e.Message, ExitCodes.Failure).ConfigureAwait(false);
         }

@@ -8,6 +8,8 @@ internal sealed record IndexReport(
     IBlockDatabase Database,
     string Root,
     IndexSettings Settings,
+    long BlockSize,
+    DuplicatiTarget? Duplicati,
     IndexStats Stats,
     VolumeWriter Volumes,
     BlockDbCounts Counts,
@@ -31,7 +33,7 @@ internal sealed record IndexReport(
             .Row("applied pragmas", ReportTable.Pragmas(r.Database.AppliedPragmas))
             .Row("batching", $"CommitEvery={options.Batching.CommitEvery} OnDispose={options.Batching.OnDispose}")
             .Row("select-xor-insert", options.SelectXorInsert.ToString())
-            .Row("block size", $"{ByteSize.Format(r.Settings.BlockSize)} ({ReportTable.Count(r.Settings.BlockSize)} bytes)")
+            .Row("block size", $"{ByteSize.Format(r.BlockSize)} ({ReportTable.Count(r.BlockSize)} bytes){(r.Duplicati is null ? string.Empty : ", the Duplicati database's")}")
             .Row("hasher tasks", r.Settings.Hashers.ToString(System.Globalization.CultureInfo.InvariantCulture))
             .Row("files indexed", ReportTable.Count(s.FilesIndexed))
             .Row("skipped", $"{ReportTable.Count(s.Skipped)} ({ReportTable.Count(s.Symlinks)} symlinks, {ReportTable.Count(s.Special)} special, {ReportTable.Count(s.Unreadable)} unreadable, {ReportTable.Count(s.OwnFiles)} own db files)")
@@ -48,6 +50,13 @@ internal sealed record IndexReport(
             .Row("elapsed", ReportTable.Duration(r.Elapsed))
             .Row("blocks per second", ReportTable.Number(s.Blocks / seconds, "N0"))
             .Row("MB/s", ReportTable.Number(s.Bytes / 1e6 / seconds, "N1"));
+        if (r.Duplicati is { } duplicati)
+        {
+            table.Row("Duplicati blocklist blocks (new Block rows)", ReportTable.Count(s.NewBlocklistBlocks))
+                .Row("Duplicati operation", duplicati.OperationInserted ? $"{duplicati.OperationId} ('Backup', inserted by the sample: the file had none)" : $"{duplicati.OperationId} (the file's latest)")
+                .Row("Duplicati File/FilesetEntry rows", "none written: a block indexer, not a backup (the blocksets belong to no fileset)");
+        }
+
         if (r.RecordPath is not null)
         {
             table.Row("record", r.RecordPath);
@@ -62,8 +71,8 @@ internal sealed record IndexReport(
         var text = uploaded.Count switch
         {
             0 => "0",
-            1 => $"1 Uploaded ({uploaded[0]})",
-            _ => $"{ReportTable.Count(uploaded.Count)} Uploaded ({uploaded[0]} … {uploaded[^1]})",
+            1 => $"1 {volumes.ClosedState} ({uploaded[0]})",
+            _ => $"{ReportTable.Count(uploaded.Count)} {volumes.ClosedState} ({uploaded[0]} … {uploaded[^1]})",
         };
         return volumes.Open is { } open
             ? $"{text}; {open.Name} left Temporary ({ByteSize.Format(open.Bytes)} of new blocks)"

@@ -11,6 +11,7 @@ internal sealed class IndexStats
     private long _newBlocks;
     private long _newBytes;
     private long _empty;
+    private long _newBlocklistBlocks;
     private long _reusedBlocksets;
     private long _newBlocksets;
     private long _volumes;
@@ -39,6 +40,9 @@ internal sealed class IndexStats
 
     /// <summary>Bytes in the new blocks: what a backup would upload.</summary>
     public long NewBytes => Interlocked.Read(ref _newBytes);
+
+    /// <summary>Blocklist blocks new to a Duplicati database (Block rows added besides <see cref="NewBlocks"/>; their bytes are in no file).</summary>
+    public long NewBlocklistBlocks => Interlocked.Read(ref _newBlocklistBlocks);
 
     /// <summary>Empty regular files: recorded as a blockset of length 0 with no blocks.</summary>
     public long Empty => Interlocked.Read(ref _empty);
@@ -78,6 +82,8 @@ internal sealed class IndexStats
         Interlocked.Increment(ref _newBlocks);
         Interlocked.Add(ref _newBytes, size);
     }
+
+    public void AddNewBlocklistBlock() => Interlocked.Increment(ref _newBlocklistBlocks);
 
     /// <summary>Counts a file recorded: as a new blockset, or reusing one.</summary>
     public void AddIndexed(long length, int blocks, bool reused)

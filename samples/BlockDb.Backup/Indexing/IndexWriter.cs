@@ -11,11 +11,14 @@ namespace BlockDb.Backup.Indexing;
 /// the current volume (<see cref="VolumeWriter"/>), then <c>AddBlocksetAsync(blockIds, fullHash)</c>; an empty file is
 /// a blockset of length 0 without blocks. A file's sidecar line is written only once its blockset is committed (the
 /// session's <c>PendingWrites</c> is back to 0 after a call), so the sidecar never names a blockset that a rollback or
-/// a crash took away. Single-threaded, as a session is.
+/// a crash took away. On a Duplicati database (<paramref name="duplicati"/> given) a new file's blocklist blocks are
+/// recorded into the volume after its blocks and before its blockset, as Duplicati's block splitter does; BlockDb then
+/// writes the blockset's <c>BlocklistHash</c> rows itself. Single-threaded, as a session is.
 /// </summary>
-internal sealed class IndexWriter(IBlockRepository repository, VolumeWriter volumes, IndexStats stats, TextWriter sidecar, BlockRecorder? recorder, ILogger logger)
+internal sealed class IndexWriter(IBlockRepository repository, VolumeWriter volumes, IndexStats stats, TextWriter sidecar, BlockRecorder? recorder, ILogger logger, DuplicatiTarget? duplicati = null)
 {
     private readonly List<long> _blockIds = new(1024);
+    private readonly byte[] _blocklist = duplicati is null ? [] : new byte[duplicati.Blocksize];
     private readonly List<FileMapEntry> _uncommitted = [];
     private long _fileIndex;
 
@@ -46,6 +49,21 @@ internal sealed class IndexWriter(IBlockRepository repository, VolumeWriter volu
                 stats.AddNewBlock(block.Size);
                 await volumes.AddedAsync(block.Size, cancellationToken).ConfigureAwait(false);
                 FlushIfCommitted();
+            }
+        }
+
+        if (duplicati is not null)
+        {
+            foreach (var list in duplicati.Blocklists(file.Blocks, _blocklist))
+            {
+                var volumeId = await volumes.CurrentAsync(cancellationToken).ConfigureAwait(false);
+                var result = await repository.SelectXorInsertAsync(list.Hash, list.Size, volumeId, cancellationToken).ConfigureAwait(false);
+                if (result.Created)
+                {
+                    stats.AddNewBlocklistBlock();
+                    await volumes.AddedAsync(list.Size, cancellationToken).ConfigureAwait(false);
+                    FlushIfCommitted();
+                }
             }
         }
 

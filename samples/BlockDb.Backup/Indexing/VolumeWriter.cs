@@ -10,6 +10,9 @@ namespace BlockDb.Backup.Indexing;
 /// and the next one starts. Blocks that already exist keep their volume. Nothing is uploaded: the volumes are rows.
 /// A run that ends with a volume holding no block yet leaves it <see cref="VolumeState.Temporary"/>; so does a cancelled
 /// run with the volume it was filling. The next run goes on filling it (the highest-numbered volume, when Temporary).
+/// On a Duplicati database (<c>leaveTemporary</c>) a full volume is not set Uploaded but left
+/// <see cref="VolumeState.Temporary"/>: no dblock file exists, and Duplicati's next run drops Temporary volumes its
+/// remote listing lacks, where an Uploaded one missing remotely would stop it ("missing from the remote storage").
 /// Single-threaded, as the session is.
 /// </summary>
 internal sealed class VolumeWriter
@@ -24,20 +27,25 @@ internal sealed class VolumeWriter
     private readonly long _volumeSize;
     private readonly IndexStats _stats;
     private readonly List<string> _uploaded = [];
+    private readonly bool _leaveTemporary;
     private long _nextNumber;
     private long? _current;
     private string? _currentName;
     private long _currentBytes;
 
-    private VolumeWriter(IBlockRepository repository, long volumeSize, IndexStats stats, long nextNumber)
+    private VolumeWriter(IBlockRepository repository, long volumeSize, IndexStats stats, long nextNumber, bool leaveTemporary)
     {
+        _leaveTemporary = leaveTemporary;
         _repository = repository;
         _volumeSize = volumeSize;
         _stats = stats;
         _nextNumber = nextNumber;
     }
 
-    /// <summary>The volumes this run set Uploaded, in order.</summary>
+    /// <summary>The state a full volume is left in: Uploaded, or Temporary on a Duplicati database.</summary>
+    public VolumeState ClosedState => _leaveTemporary ? VolumeState.Temporary : VolumeState.Uploaded;
+
+    /// <summary>The volumes this run closed (set <see cref="ClosedState"/>), in order.</summary>
     public IReadOnlyList<string> Uploaded => _uploaded;
 
     /// <summary>The volume being filled and the bytes of new blocks in it, or <see langword="null"/> when none is open.</summary>
@@ -64,9 +72,10 @@ internal sealed class VolumeWriter
     /// <param name="repository">The run's session, which records the blocks and the volumes.</param>
     /// <param name="volumeSize">The volume size in bytes.</param>
     /// <param name="stats">Where volumes started are counted.</param>
+    /// <param name="leaveTemporary">Leave full volumes Temporary (a Duplicati database) instead of setting them Uploaded.</param>
     /// <param name="cancellationToken">Cancels the enumeration.</param>
     /// <returns>The writer.</returns>
-    public static async Task<VolumeWriter> StartAsync(IBlockDatabase database, IBlockRepository repository, long volumeSize, IndexStats stats, CancellationToken cancellationToken)
+    public static async Task<VolumeWriter> StartAsync(IBlockDatabase database, IBlockRepository repository, long volumeSize, IndexStats stats, bool leaveTemporary, CancellationToken cancellationToken)
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(volumeSize, 1);
         VolumeInfo? last = null;
@@ -79,7 +88,7 @@ internal sealed class VolumeWriter
             }
         }
 
-        var writer = new VolumeWriter(repository, volumeSize, stats, lastNumber + 1);
+        var writer = new VolumeWriter(repository, volumeSize, stats, lastNumber + 1, leaveTemporary);
         if (last is { State: VolumeState.Temporary })
         {
             writer._current = last.Id;
@@ -121,7 +130,7 @@ internal sealed class VolumeWriter
         }
     }
 
-    /// <summary>Sets the current volume Uploaded with its size, when it holds new blocks; a volume without any stays Temporary for the next run.</summary>
+    /// <summary>Sets the current volume Uploaded with its size (or leaves it Temporary, see the class), when it holds new blocks; a volume without any stays Temporary and open for the next run.</summary>
     /// <param name="cancellationToken">Cancels the state change.</param>
     /// <returns>A task that completes when the change is in the batch.</returns>
     public async ValueTask CloseAsync(CancellationToken cancellationToken)
@@ -131,7 +140,11 @@ internal sealed class VolumeWriter
             return;
         }
 
-        await _repository.SetVolumeStateAsync(id, VolumeState.Uploaded, _currentBytes, cancellationToken).ConfigureAwait(false);
+        if (!_leaveTemporary)
+        {
+            await _repository.SetVolumeStateAsync(id, VolumeState.Uploaded, _currentBytes, cancellationToken).ConfigureAwait(false);
+        }
+
         _uploaded.Add(_currentName!);
         (_current, _currentName, _currentBytes) = (null, null, 0);
     }

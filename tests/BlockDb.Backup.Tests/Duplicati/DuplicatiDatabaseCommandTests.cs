@@ -2,13 +2,8 @@ using BlockDb.Backup.Cli;
 using BlockDb.Duplicati.Fixture;
 using BlockDb.Duplicati.Fixture.Replay;
 using BlockDb.Duplicati.Fixture.Source;
-using Spectre.Console;
 
 namespace BlockDb.Backup.Tests.Duplicati;
-
-/// <summary>Output written to the console by the sample's tables; one test at a time captures it.</summary>
-[CollectionDefinition(nameof(ConsoleCapture), DisableParallelization = true)]
-public sealed class ConsoleCapture;
 
 /// <summary>
 /// The sample's <c>info</c>, <c>check</c> and <c>upgrade-duplicati</c> on a Duplicati v19 database built by Duplicati's
@@ -124,25 +119,8 @@ public sealed class DuplicatiDatabaseCommandTests : IDisposable
 
     private static async Task<(int Code, string Output)> RunAsync(params string[] args)
     {
-        var (commandArgs, configurationArgs) = ConfigArgs.Split(args);
-        var writer = new StringWriter();
-        var previous = AnsiConsole.Console;
-        AnsiConsole.Console = AnsiConsole.Create(new AnsiConsoleSettings
-        {
-            Out = new AnsiConsoleOutput(writer),
-            Ansi = AnsiSupport.No,
-            ColorSystem = ColorSystemSupport.NoColors,
-        });
-        AnsiConsole.Profile.Width = 400;
-        try
-        {
-            var code = await BackupCli.Create(configurationArgs).Parse(commandArgs).InvokeAsync();
-            return (code, writer.ToString());
-        }
-        finally
-        {
-            AnsiConsole.Console = previous;
-        }
+        var (code, output, _) = await SampleCommandLine.RunAsync(args);
+        return (code, output);
     }
 
     private long Scalar(string sql)
