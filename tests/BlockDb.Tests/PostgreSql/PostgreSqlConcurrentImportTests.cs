@@ -7,22 +7,9 @@ namespace BlockDb.Tests.PostgreSql;
 /// batch can still close a cycle with a merge; the merge then runs again from its savepoint. (Blockset merges insert only
 /// rows with new IDs, so they never wait for another transaction's rows.)
 /// </summary>
-public sealed class PostgreSqlConcurrentImportTests : IDisposable
+public sealed class PostgreSqlConcurrentImportTests : PostgreSqlSchemaTestBase
 {
     private const int Imports = 4;
-
-    private string? _schema;
-    private string? _connectionString;
-
-    private string ConnectionString => _connectionString ??= PostgreSqlServer.CreateSchema(out _schema);
-
-    public void Dispose()
-    {
-        if (_schema is not null)
-        {
-            PostgreSqlServer.DropSchema(_schema);
-        }
-    }
 
     [PostgresFact]
     public async Task Four_imports_of_overlapping_blocks_in_different_orders_at_once_finish_without_deadlock_and_store_each_block_once()
@@ -130,12 +117,5 @@ public sealed class PostgreSqlConcurrentImportTests : IDisposable
         }
 
         await Task.CompletedTask;
-    }
-
-    private IBlockDatabase Open(Action<BlockDbOptions>? configure = null)
-    {
-        var options = new BlockDbOptions { Provider = BlockDbProviders.PostgreSql, ConnectionString = ConnectionString };
-        configure?.Invoke(options);
-        return BlockDatabase.Open(options);
     }
 }

@@ -8,21 +8,8 @@ namespace BlockDb.Tests.PostgreSql;
 /// connection: concurrent writers of the same blocks, a volume that starts being deleted between two calls or two import
 /// transactions, a lost connection before a batch call.
 /// </summary>
-public sealed class PostgreSqlFastPathTests : IDisposable
+public sealed class PostgreSqlFastPathTests : PostgreSqlSchemaTestBase
 {
-    private string? _schema;
-    private string? _connectionString;
-
-    private string ConnectionString => _connectionString ??= PostgreSqlServer.CreateSchema(out _schema);
-
-    public void Dispose()
-    {
-        if (_schema is not null)
-        {
-            PostgreSqlServer.DropSchema(_schema);
-        }
-    }
-
     private static async IAsyncEnumerable<T> Stream<T>(IEnumerable<T> items)
     {
         foreach (var item in items)
@@ -317,13 +304,6 @@ public sealed class PostgreSqlFastPathTests : IDisposable
         Assert.Contains("Block 1 of blockset 1", conflict.Message, StringComparison.Ordinal);
         Assert.Equal(5, (await check.GetCountsAsync()).Blocksets); // the whole transaction rolled back
         Assert.True((await db.CheckAsync()).IsClean);
-    }
-
-    private IBlockDatabase Open(Action<BlockDbOptions>? configure = null, string? connectionString = null)
-    {
-        var options = new BlockDbOptions { Provider = BlockDbProviders.PostgreSql, ConnectionString = connectionString ?? ConnectionString };
-        configure?.Invoke(options);
-        return BlockDatabase.Open(options);
     }
 
     /// <summary>The last progress an import reported (synchronously, after each commit).</summary>

@@ -4,21 +4,8 @@ using Npgsql;
 namespace BlockDb.Tests.PostgreSql;
 
 /// <summary>What only a server has: many writer processes at once, a connection lost mid-batch, a statement timeout, the schema on a shared server, bulk import by COPY.</summary>
-public sealed class PostgreSqlServerTests : IDisposable
+public sealed class PostgreSqlServerTests : PostgreSqlSchemaTestBase
 {
-    private string? _schema;
-    private string? _connectionString;
-
-    private string ConnectionString => _connectionString ??= PostgreSqlServer.CreateSchema(out _schema);
-
-    public void Dispose()
-    {
-        if (_schema is not null)
-        {
-            PostgreSqlServer.DropSchema(_schema);
-        }
-    }
-
     [PostgresFact]
     public async Task Sixteen_writer_processes_over_overlapping_blocks_store_each_block_once_and_agree_on_its_id()
     {
@@ -253,12 +240,5 @@ public sealed class PostgreSqlServerTests : IDisposable
         Assert.Equal(0, repaired.After.DuplicateGroups);
         await using var check = await db.OpenSessionAsync();
         Assert.Equal(1, (await check.ListBlocksetBlocksAsync(blockset))[0].BlockId);
-    }
-
-    private IBlockDatabase Open(Action<BlockDbOptions>? configure = null, string? connectionString = null)
-    {
-        var options = new BlockDbOptions { Provider = BlockDbProviders.PostgreSql, ConnectionString = connectionString ?? ConnectionString };
-        configure?.Invoke(options);
-        return BlockDatabase.Open(options);
     }
 }

@@ -1,0 +1,36 @@
+namespace BlockDb.Tests.Support;
+
+/// <summary>
+/// A PostgreSQL test class's own schema on the test server, created on first use and dropped after the class's test,
+/// and <see cref="Open"/> onto it.
+/// </summary>
+public abstract class PostgreSqlSchemaTestBase : IDisposable
+{
+    private string? _schema;
+    private string? _connectionString;
+
+    /// <summary>The connection string of this test's own schema (created on first use).</summary>
+    protected string ConnectionString => _connectionString ??= PostgreSqlServer.CreateSchema(out _schema);
+
+    public void Dispose()
+    {
+        if (_schema is not null)
+        {
+            PostgreSqlServer.DropSchema(_schema);
+        }
+
+        GC.SuppressFinalize(this);
+    }
+
+    /// <summary>A PostgreSQL database on this test's schema (or <paramref name="connectionString"/>), after <paramref name="configure"/>.</summary>
+    protected static IBlockDatabase Open(string connectionString, Action<BlockDbOptions>? configure = null)
+    {
+        var options = new BlockDbOptions { Provider = BlockDbProviders.PostgreSql, ConnectionString = connectionString };
+        configure?.Invoke(options);
+        return BlockDatabase.Open(options);
+    }
+
+    /// <inheritdoc cref="Open(string, Action{BlockDbOptions}?)"/>
+    protected IBlockDatabase Open(Action<BlockDbOptions>? configure = null, string? connectionString = null) =>
+        Open(connectionString ?? ConnectionString, configure);
+}
