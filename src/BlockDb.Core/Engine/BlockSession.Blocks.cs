@@ -31,7 +31,11 @@ internal sealed partial class BlockSession<TEngine>
         using var call = new CallScope(_site, nameof(FindBlockAsync));
         try
         {
-            call.Enter(this, cancellationToken);
+            if (!call.TryEnter(this, cancellationToken))
+            {
+                return FindBlockLaterAsync(call.Hand(), isText, text, hash, size, cancellationToken);
+            }
+
             var block = Require.Block(isText, text, hash, size);
             var running = _engine.FindBlockAsync(block, text, cancellationToken);
             return running.IsCompletedSuccessfully ? running : RestAsync(call.Hand(), running, write: false);
@@ -42,12 +46,34 @@ internal sealed partial class BlockSession<TEngine>
         }
     }
 
+    /// <summary>A lookup that met background work (the age commit) in the gate: awaits it without blocking the thread [G1].</summary>
+    private async ValueTask<long?> FindBlockLaterAsync(CallScope handed, bool isText, string? text, BlockHash hash, long size, CancellationToken cancellationToken)
+    {
+        using var call = handed;
+        try
+        {
+            await call.EnterAsync(this, cancellationToken).ConfigureAwait(false);
+            call.Entered(cancellationToken);
+            var block = Require.Block(isText, text, hash, size);
+            return await call.WhilePending(_engine.FindBlockAsync(block, text, cancellationToken)).ConfigureAwait(false);
+        }
+        catch (Exception e) when (call.Failing(e))
+        {
+            call.Rethrow();
+            throw;
+        }
+    }
+
     private ValueTask<SelectXorInsertResult> SelectXorInsert(bool isText, string? text, in BlockHash hash, long size, long? volumeId, CancellationToken cancellationToken)
     {
         using var call = new CallScope(_site, nameof(SelectXorInsertAsync));
         try
         {
-            call.Enter(this, cancellationToken);
+            if (!call.TryEnter(this, cancellationToken))
+            {
+                return SelectXorInsertLaterAsync(call.Hand(), isText, text, hash, size, volumeId, cancellationToken);
+            }
+
             var block = Require.Block(isText, text, hash, size);
             RequireWritable(nameof(SelectXorInsertAsync));
             var running = _engine.SelectXorInsertAsync(block, text, volumeId, cancellationToken);
@@ -65,12 +91,34 @@ internal sealed partial class BlockSession<TEngine>
         }
     }
 
+    /// <summary>A select-xor-insert that met background work (the age commit) in the gate: awaits it without blocking the thread [G1].</summary>
+    private async ValueTask<SelectXorInsertResult> SelectXorInsertLaterAsync(CallScope handed, bool isText, string? text, BlockHash hash, long size, long? volumeId, CancellationToken cancellationToken)
+    {
+        using var call = handed;
+        try
+        {
+            await call.EnterAsync(this, cancellationToken).ConfigureAwait(false);
+            call.Entered(cancellationToken);
+            var block = Require.Block(isText, text, hash, size);
+            RequireWritable(nameof(SelectXorInsertAsync));
+            var result = await call.WhilePending(_engine.SelectXorInsertAsync(block, text, volumeId, cancellationToken)).ConfigureAwait(false);
+            await call.WhilePending(_policy.AfterWriteAsync()).ConfigureAwait(false);
+            return result;
+        }
+        catch (Exception e) when (call.Failing(e))
+        {
+            call.Rethrow();
+            throw;
+        }
+    }
+
     private async ValueTask<long> InsertBlock(bool isText, string? text, BlockHash hash, long size, long? volumeId, CancellationToken cancellationToken)
     {
         using var call = new CallScope(_site, nameof(InsertBlockAsync));
         try
         {
-            call.Enter(this, cancellationToken);
+            await call.EnterAsync(this, cancellationToken).ConfigureAwait(false);
+            call.Entered(cancellationToken);
             var block = Require.Block(isText, text, hash, size);
             RequireWritable(nameof(InsertBlockAsync));
             var id = await call.WhilePending(_engine.InsertBlockAsync(block, text, volumeId, cancellationToken)).ConfigureAwait(false);
@@ -89,7 +137,8 @@ internal sealed partial class BlockSession<TEngine>
         using var call = new CallScope(_site, nameof(SelectXorInsertAsync));
         try
         {
-            call.Enter(this, cancellationToken);
+            await call.EnterAsync(this, cancellationToken).ConfigureAwait(false);
+            call.Entered(cancellationToken);
             Require.Blocks(blocks.Span, results.Length);
             RequireWritable(nameof(SelectXorInsertAsync));
             var created = await call.WhilePending(_engine.SelectXorInsertManyAsync(blocks, results, volumeId, cancellationToken)).ConfigureAwait(false);

@@ -10,7 +10,8 @@ internal sealed partial class BlockSession<TEngine>
         using var call = new CallScope(_site, nameof(SelectXorInsertBlocksetAsync));
         try
         {
-            call.Enter(this, cancellationToken);
+            await call.EnterAsync(this, cancellationToken).ConfigureAwait(false);
+            call.Entered(cancellationToken);
             Require.Blocks(blocks.Span, results.Length);
             RequireWritable(nameof(SelectXorInsertBlocksetAsync));
             var id = await call.WhilePending(_engine.SelectXorInsertBlocksetAsync(blocks, results[..blocks.Length], fullHash, volumeId, cancellationToken)).ConfigureAwait(false);
@@ -29,7 +30,8 @@ internal sealed partial class BlockSession<TEngine>
         using var call = new CallScope(_site, nameof(AddBlocksetAsync));
         try
         {
-            call.Enter(this, cancellationToken);
+            await call.EnterAsync(this, cancellationToken).ConfigureAwait(false);
+            call.Entered(cancellationToken);
             Require.Blockset(blocks, fullHash);
             RequireWritable(nameof(AddBlocksetAsync));
             var id = await call.WhilePending(_engine.AddBlocksetAsync(blocks, fullHash, cancellationToken)).ConfigureAwait(false);
@@ -48,7 +50,8 @@ internal sealed partial class BlockSession<TEngine>
         using var call = new CallScope(_site, nameof(AddBlocksetAsync));
         try
         {
-            call.Enter(this, cancellationToken);
+            await call.EnterAsync(this, cancellationToken).ConfigureAwait(false);
+            call.Entered(cancellationToken);
             Require.Blockset(blockIds, fullHash);
             RequireWritable(nameof(AddBlocksetAsync));
             var id = await call.WhilePending(_engine.AddBlocksetAsync(blockIds, fullHash, cancellationToken)).ConfigureAwait(false);
@@ -71,7 +74,8 @@ internal sealed partial class BlockSession<TEngine>
         using var call = new CallScope(_site, nameof(ImportBlocksetAsync));
         try
         {
-            call.Enter(this, cancellationToken);
+            await call.EnterAsync(this, cancellationToken).ConfigureAwait(false);
+            call.Entered(cancellationToken);
             RequireWritable(nameof(IBlockDatabase.ImportBlocksetsAsync));
             var fullHash = blockset.FullHash.IsEmpty ? null : blockset.FullHash.ToString();
             var added = await call.WhilePending(_engine.ImportBlocksetAsync(blockset.Blocks, fullHash, length, cancellationToken)).ConfigureAwait(false);
@@ -90,7 +94,8 @@ internal sealed partial class BlockSession<TEngine>
         using var call = new CallScope(_site, nameof(GetBlockAsync));
         try
         {
-            call.Enter(this, cancellationToken);
+            await call.EnterAsync(this, cancellationToken).ConfigureAwait(false);
+            call.Entered(cancellationToken);
             return await call.WhilePending(_engine.GetBlockAsync(blockId, cancellationToken)).ConfigureAwait(false);
         }
         catch (Exception e) when (call.Failing(e))
@@ -105,7 +110,8 @@ internal sealed partial class BlockSession<TEngine>
         using var call = new CallScope(_site, nameof(FindBlocksetAsync));
         try
         {
-            call.Enter(this, cancellationToken);
+            await call.EnterAsync(this, cancellationToken).ConfigureAwait(false);
+            call.Entered(cancellationToken);
             Require.FullHash(fullHash, length);
             return await call.WhilePending(_engine.FindBlocksetAsync(fullHash, length, cancellationToken)).ConfigureAwait(false);
         }
@@ -121,7 +127,8 @@ internal sealed partial class BlockSession<TEngine>
         using var call = new CallScope(_site, nameof(ListBlocksetBlocksAsync));
         try
         {
-            call.Enter(this, cancellationToken);
+            await call.EnterAsync(this, cancellationToken).ConfigureAwait(false);
+            call.Entered(cancellationToken);
             return await call.WhilePending(_engine.ListBlocksetBlocksAsync(blocksetId, cancellationToken)).ConfigureAwait(false);
         }
         catch (Exception e) when (call.Failing(e))
@@ -136,7 +143,8 @@ internal sealed partial class BlockSession<TEngine>
         using var call = new CallScope(_site, nameof(GetBlocksetAsync));
         try
         {
-            call.Enter(this, cancellationToken);
+            await call.EnterAsync(this, cancellationToken).ConfigureAwait(false);
+            call.Entered(cancellationToken);
             return await call.WhilePending(_engine.GetBlocksetAsync(blocksetId, cancellationToken)).ConfigureAwait(false);
         }
         catch (Exception e) when (call.Failing(e))
@@ -151,7 +159,8 @@ internal sealed partial class BlockSession<TEngine>
         using var call = new CallScope(_site, nameof(DeleteBlocksetAsync));
         try
         {
-            call.Enter(this, cancellationToken);
+            await call.EnterAsync(this, cancellationToken).ConfigureAwait(false);
+            call.Entered(cancellationToken);
             RequireWritable(nameof(DeleteBlocksetAsync));
             await call.WhilePending(_engine.DeleteBlocksetAsync(blocksetId, cancellationToken)).ConfigureAwait(false);
             await call.WhilePending(_policy.AfterWriteAsync()).ConfigureAwait(false);
@@ -168,7 +177,8 @@ internal sealed partial class BlockSession<TEngine>
         using var call = new CallScope(_site, nameof(DeleteUnreferencedBlocksAsync));
         try
         {
-            call.Enter(this, cancellationToken);
+            await call.EnterAsync(this, cancellationToken).ConfigureAwait(false);
+            call.Entered(cancellationToken);
             RequireWritable(nameof(DeleteUnreferencedBlocksAsync));
             var result = await call.WhilePending(_engine.CollectAsync(volumeId, cancellationToken)).ConfigureAwait(false);
             await call.WhilePending(_policy.AfterWriteAsync()).ConfigureAwait(false);

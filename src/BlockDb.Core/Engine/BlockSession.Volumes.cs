@@ -8,7 +8,8 @@ internal sealed partial class BlockSession<TEngine>
         using var call = new CallScope(_site, nameof(RegisterVolumeAsync));
         try
         {
-            call.Enter(this, cancellationToken);
+            await call.EnterAsync(this, cancellationToken).ConfigureAwait(false);
+            call.Entered(cancellationToken);
             Require.VolumeName(name);
             Require.NewVolumeState(state);
             RequireWritable(nameof(RegisterVolumeAsync));
@@ -28,7 +29,8 @@ internal sealed partial class BlockSession<TEngine>
         using var call = new CallScope(_site, nameof(SetVolumeStateAsync));
         try
         {
-            call.Enter(this, cancellationToken);
+            await call.EnterAsync(this, cancellationToken).ConfigureAwait(false);
+            call.Entered(cancellationToken);
             Require.VolumeState(state);
             Require.VolumeSize(size);
             RequireWritable(nameof(SetVolumeStateAsync));
@@ -47,7 +49,8 @@ internal sealed partial class BlockSession<TEngine>
         using var call = new CallScope(_site, nameof(MoveBlocksAsync));
         try
         {
-            call.Enter(this, cancellationToken);
+            await call.EnterAsync(this, cancellationToken).ConfigureAwait(false);
+            call.Entered(cancellationToken);
             ArgumentNullException.ThrowIfNull(blockIds);
             RequireWritable(nameof(MoveBlocksAsync));
             var moved = await call.WhilePending(_engine.MoveBlocksAsync(blockIds, toVolumeId, cancellationToken)).ConfigureAwait(false);
@@ -66,7 +69,8 @@ internal sealed partial class BlockSession<TEngine>
         using var call = new CallScope(_site, nameof(GetVolumeAsync));
         try
         {
-            call.Enter(this, cancellationToken);
+            await call.EnterAsync(this, cancellationToken).ConfigureAwait(false);
+            call.Entered(cancellationToken);
             return await call.WhilePending(_engine.GetVolumeAsync(volumeId, cancellationToken)).ConfigureAwait(false);
         }
         catch (Exception e) when (call.Failing(e))
@@ -81,7 +85,8 @@ internal sealed partial class BlockSession<TEngine>
         using var call = new CallScope(_site, nameof(FindVolumeAsync));
         try
         {
-            call.Enter(this, cancellationToken);
+            await call.EnterAsync(this, cancellationToken).ConfigureAwait(false);
+            call.Entered(cancellationToken);
             Require.VolumeName(name);
             return await call.WhilePending(_engine.FindVolumeAsync(name, cancellationToken)).ConfigureAwait(false);
         }

@@ -43,6 +43,8 @@ internal sealed partial class BlockSession<TEngine> : ISessionHandle
 
     public int PendingWrites => _policy.Pending;
 
+    public IdleTimer? IdleTimer => _idleTimer;
+
     public SqliteCacheStats? ReadCacheStats()
     {
         ObjectDisposedException.ThrowIf(_gate.IsClosed, this);
@@ -87,7 +89,8 @@ internal sealed partial class BlockSession<TEngine> : ISessionHandle
         using var call = new CallScope(_site, nameof(CommitAsync));
         try
         {
-            call.Enter(this, cancellationToken);
+            await call.EnterAsync(this, cancellationToken).ConfigureAwait(false);
+            call.Entered(cancellationToken);
             await call.WhilePending(_engine.CommitAsync()).ConfigureAwait(false);
         }
         catch (Exception e) when (call.Failing(e))
@@ -102,7 +105,8 @@ internal sealed partial class BlockSession<TEngine> : ISessionHandle
         using var call = new CallScope(_site, nameof(RollbackAsync));
         try
         {
-            call.Enter(this, cancellationToken);
+            await call.EnterAsync(this, cancellationToken).ConfigureAwait(false);
+            call.Entered(cancellationToken);
             await call.WhilePending(_engine.RollbackAsync()).ConfigureAwait(false);
         }
         catch (Exception e) when (call.Failing(e))
@@ -117,7 +121,8 @@ internal sealed partial class BlockSession<TEngine> : ISessionHandle
         using var call = new CallScope(_site, nameof(GetCountsAsync));
         try
         {
-            call.Enter(this, cancellationToken);
+            await call.EnterAsync(this, cancellationToken).ConfigureAwait(false);
+            call.Entered(cancellationToken);
             return await call.WhilePending(_engine.GetCountsAsync(cancellationToken)).ConfigureAwait(false);
         }
         catch (Exception e) when (call.Failing(e))

@@ -21,36 +21,29 @@ internal sealed class CallGate
     /// <summary>Whether the gate was closed (the session disposed).</summary>
     public bool IsClosed => Volatile.Read(ref _state) == Closed;
 
-    /// <summary>Enters for a caller's call, first waiting (blocking the thread) for background work inside.</summary>
+    /// <summary>
+    /// Enters an idle gate for a caller's call (true) in one compare-and-swap; false, without waiting, when background
+    /// work (the idle timer's age commit) is inside: the call then awaits <see cref="EnterAsync"/>, never blocking its
+    /// thread behind that work (on PostgreSQL a server round trip).
+    /// </summary>
     /// <exception cref="ObjectDisposedException">The session is disposed.</exception>
     /// <exception cref="InvalidOperationException">Another call is running (sessions are not thread-safe).</exception>
     /// <exception cref="OperationCanceledException">The token was cancelled.</exception>
-    public void Enter(object session, CancellationToken cancellationToken)
+    public bool TryEnter(object session, CancellationToken cancellationToken)
     {
-        while (!TryEnter(session))
+        if (!TryTake(session))
         {
-            var left = WhenLeft();
-            if (Volatile.Read(ref _state) == Background)
-            {
-                left.Wait(cancellationToken);
-            }
+            return false;
         }
 
         Entered(cancellationToken);
+        return true;
     }
 
-    /// <summary>Enters for a caller's call; completes synchronously unless background work is inside, which it awaits.</summary>
-    /// <inheritdoc cref="Enter" path="/exception"/>
-    public ValueTask EnterAsync(object session, CancellationToken cancellationToken)
-    {
-        if (TryEnter(session))
-        {
-            Entered(cancellationToken);
-            return ValueTask.CompletedTask;
-        }
-
-        return WaitAndEnterAsync(session, cancellationToken);
-    }
+    /// <summary>Enters for a caller's call; completes synchronously unless background work is inside, which it awaits (the caller's thread is then not the call's owner [G2]).</summary>
+    /// <inheritdoc cref="TryEnter(object, CancellationToken)" path="/exception"/>
+    public ValueTask EnterAsync(object session, CancellationToken cancellationToken) =>
+        TryEnter(session, cancellationToken) ? ValueTask.CompletedTask : WaitAndEnterAsync(session, cancellationToken);
 
     private async ValueTask WaitAndEnterAsync(object session, CancellationToken cancellationToken)
     {
@@ -62,13 +55,14 @@ internal sealed class CallGate
                 await left.WaitAsync(cancellationToken).ConfigureAwait(false);
             }
         }
-        while (!TryEnter(session));
+        while (!TryTake(session));
 
         Entered(cancellationToken);
+        Detach();
     }
 
     /// <summary>Takes an idle gate (true), finds background work inside (false), or throws for a closed gate or a concurrent call.</summary>
-    private bool TryEnter(object session)
+    private bool TryTake(object session)
     {
         var state = Interlocked.CompareExchange(ref _state, Caller, Idle);
         if (state is Idle or Background)

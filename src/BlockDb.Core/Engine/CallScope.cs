@@ -13,7 +13,7 @@ namespace BlockDb.Engine;
 /// <example>
 /// <code>
 /// using var call = new CallScope(_site, nameof(FindBlockAsync));
-/// try { call.Enter(this, cancellationToken); return new(Find(...)); }
+/// try { if (!call.TryEnter(this, cancellationToken)) { return FindLaterAsync(call.Hand(), ...); } return new(Find(...)); }
 /// catch (Exception e) when (call.Failing(e)) { return call.Failed&lt;long?&gt;(); }
 /// </code>
 /// </example>
@@ -33,13 +33,36 @@ internal struct CallScope : IDisposable
         _started = site.Start();
     }
 
-    /// <summary>Enters the gate for <paramref name="session"/> and starts the call.</summary>
+    /// <summary>
+    /// A hot call's entry: enters an idle gate for <paramref name="session"/> and starts the call (true); false when
+    /// background work is inside, and the call goes on in its async rest (<see cref="Hand"/>), which enters with
+    /// <see cref="EnterAsync"/>.
+    /// </summary>
     /// <exception cref="ObjectDisposedException">The session is disposed.</exception>
     /// <exception cref="InvalidOperationException">Another call is running.</exception>
     /// <exception cref="OperationCanceledException">The token was cancelled.</exception>
-    public void Enter(object session, CancellationToken cancellationToken)
+    public bool TryEnter(object session, CancellationToken cancellationToken)
     {
-        _site.Gate.Enter(session, cancellationToken);
+        if (!_site.Gate.TryEnter(session, cancellationToken))
+        {
+            return false;
+        }
+
+        Entered(cancellationToken);
+        return true;
+    }
+
+    /// <summary>
+    /// An async call's entry, first half: enters the gate for <paramref name="session"/>, awaiting background work inside
+    /// without blocking the thread. The second half, <see cref="Entered"/>, follows at once (the scope is a struct that an
+    /// async method cannot change, so the call marks itself entered): <c>await call.EnterAsync(this, ct); call.Entered(ct);</c>
+    /// </summary>
+    /// <inheritdoc cref="TryEnter" path="/exception"/>
+    public readonly ValueTask EnterAsync(object session, CancellationToken cancellationToken) => _site.Gate.EnterAsync(session, cancellationToken);
+
+    /// <summary>After <see cref="EnterAsync"/>: the call is inside the gate (its dispose leaves it) and starts; throws an age commit's failure [B4].</summary>
+    public void Entered(CancellationToken cancellationToken)
+    {
         _entered = true;
         _site.Policy.CallStarted(cancellationToken);
     }
@@ -71,10 +94,14 @@ internal struct CallScope : IDisposable
     /// <summary>In an async call's catch, after <see cref="Failing"/>: the engine's clean-up [B1], then throws the failure to report (the stack trace kept).</summary>
     public void Rethrow() => ExceptionDispatchInfo.Throw(Fail());
 
-    /// <summary>Gives the call to the async rest of it (a copy that the rest disposes); this scope's dispose then does nothing. The caller's thread is free from here (<see cref="CallGate.Detach"/>).</summary>
+    /// <summary>Gives the call to the async rest of it (a copy that the rest disposes); this scope's dispose then does nothing. The caller's thread is free from here (<see cref="CallGate.Detach"/>). A call not yet entered (<see cref="TryEnter"/> met background work) enters in its rest.</summary>
     public CallScope Hand()
     {
-        _site.Gate.Detach();
+        if (_entered)
+        {
+            _site.Gate.Detach();
+        }
+
         var rest = this;
         _handed = true;
         return rest;

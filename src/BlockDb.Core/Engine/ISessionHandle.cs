@@ -13,6 +13,9 @@ internal interface ISessionHandle : IBlockRepository
     /// </summary>
     (long Hits, long Misses) SampleCacheStats();
 
+    /// <summary>The session's idle timer (age commit and old reads), or null when it has none.</summary>
+    IdleTimer? IdleTimer { get; }
+
     /// <summary>A bulk import's blockset: found by full hash and length (nothing written), else added from its blocks, inside the write transaction.</summary>
     ValueTask<bool> ImportBlocksetAsync(ImportBlockset blockset, long length, CancellationToken cancellationToken);
 }

@@ -41,6 +41,9 @@ internal sealed class IdleTimer : IDisposable
         }
     }
 
+    /// <summary>Test seam: awaited inside the gate, as background work, before the age commit (a test holds the work there to race calls against it).</summary>
+    internal Func<Task>? BeforeAgeCommit { get; set; }
+
     public void Dispose() => _timer.Dispose();
 
     private void Fire()
@@ -63,6 +66,11 @@ internal sealed class IdleTimer : IDisposable
     {
         try
         {
+            if (BeforeAgeCommit is { } hold)
+            {
+                await hold().ConfigureAwait(false);
+            }
+
             if ((await _policy.CommitIfOldAsync().ConfigureAwait(false) ?? EndOldReads()) is { } remaining)
             {
                 Schedule(remaining);

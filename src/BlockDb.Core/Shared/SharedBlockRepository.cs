@@ -4,8 +4,8 @@ using BlockDb.Sqlite;
 namespace BlockDb.Shared;
 
 /// <summary>
-/// The thread-safe repository: a <see cref="GroupCommitWriter"/> for the writes and a <see cref="ReaderPool"/> for the
-/// reads, both owned by it alone. See <see cref="ISharedBlockRepository"/>.
+/// The thread-safe repository: a <see cref="GroupCommitWriter"/> for the writes and a <see cref="SessionPool"/> of reader
+/// sessions for the reads, both owned by it alone. See <see cref="ISharedBlockRepository"/>.
 /// </summary>
 /// <remarks>
 /// Invariants: once <c>_disposal</c> has begun no new call starts; <see cref="DisposeAsync"/> runs its work once (a
@@ -19,7 +19,7 @@ internal sealed class SharedBlockRepository : ISharedBlockRepository
     private readonly SqliteDatabase _database;
     private readonly Action<SharedBlockRepository> _onDisposed;
     private readonly GroupCommitWriter _writer;
-    private readonly ReaderPool _readers;
+    private readonly SessionPool _readers;
     private readonly DisposeOnce _disposal = new();
 
     public SharedBlockRepository(SqliteDatabase database, GroupCommitOptions options, Action<SharedBlockRepository> onDisposed)
@@ -38,7 +38,7 @@ internal sealed class SharedBlockRepository : ISharedBlockRepository
             ReadsPerTransaction = configured.ReadsPerTransaction,
             ReadTransactionMilliseconds = configured.ReadTransactionMilliseconds,
         };
-        _readers = new ReaderPool(
+        _readers = new SessionPool(
             () => database.OpenSession(readerBatching, register: false),
             options.MaxReaders > 0 ? options.MaxReaders : 2 * Environment.ProcessorCount);
     }
@@ -54,29 +54,50 @@ internal sealed class SharedBlockRepository : ISharedBlockRepository
     {
         BlockHash.Validate(hash, nameof(hash));
         BlockHash.ValidateSize(size, nameof(size));
-        return _readers.ReadAsync(static (r, s, ct) => r.FindBlockAsync(s.hash, s.size, ct), (hash, size), cancellationToken);
+        return FindAsync(hash, default, size, cancellationToken);
     }
 
-    public ValueTask<IReadOnlyList<BlocksetBlock>> ListBlocksetBlocksAsync(long blocksetId, CancellationToken cancellationToken = default) =>
-        _readers.ReadAsync(static (r, id, ct) => r.ListBlocksetBlocksAsync(id, ct), blocksetId, cancellationToken);
+    public async ValueTask<IReadOnlyList<BlocksetBlock>> ListBlocksetBlocksAsync(long blocksetId, CancellationToken cancellationToken = default)
+    {
+        using var lease = await _readers.RentAsync(cancellationToken).ConfigureAwait(false);
+        return await lease.Session.ListBlocksetBlocksAsync(blocksetId, cancellationToken).ConfigureAwait(false);
+    }
 
-    public ValueTask<BlocksetInfo> GetBlocksetAsync(long blocksetId, CancellationToken cancellationToken = default) =>
-        _readers.ReadAsync(static (r, id, ct) => r.GetBlocksetAsync(id, ct), blocksetId, cancellationToken);
+    public async ValueTask<BlocksetInfo> GetBlocksetAsync(long blocksetId, CancellationToken cancellationToken = default)
+    {
+        using var lease = await _readers.RentAsync(cancellationToken).ConfigureAwait(false);
+        return await lease.Session.GetBlocksetAsync(blocksetId, cancellationToken).ConfigureAwait(false);
+    }
 
-    public ValueTask<BlockDbCounts> GetCountsAsync(CancellationToken cancellationToken = default) =>
-        _readers.ReadAsync(static (r, _, ct) => r.GetCountsAsync(ct), 0, cancellationToken);
+    public async ValueTask<BlockDbCounts> GetCountsAsync(CancellationToken cancellationToken = default)
+    {
+        using var lease = await _readers.RentAsync(cancellationToken).ConfigureAwait(false);
+        return await lease.Session.GetCountsAsync(cancellationToken).ConfigureAwait(false);
+    }
 
-    public ValueTask<BlockInfo> GetBlockAsync(long blockId, CancellationToken cancellationToken = default) =>
-        _readers.ReadAsync(static (r, id, ct) => r.GetBlockAsync(id, ct), blockId, cancellationToken);
+    public async ValueTask<BlockInfo> GetBlockAsync(long blockId, CancellationToken cancellationToken = default)
+    {
+        using var lease = await _readers.RentAsync(cancellationToken).ConfigureAwait(false);
+        return await lease.Session.GetBlockAsync(blockId, cancellationToken).ConfigureAwait(false);
+    }
 
-    public ValueTask<long?> FindBlocksetAsync(string fullHash, long length, CancellationToken cancellationToken = default) =>
-        _readers.ReadAsync(static (r, s, ct) => r.FindBlocksetAsync(s.fullHash, s.length, ct), (fullHash, length), cancellationToken);
+    public async ValueTask<long?> FindBlocksetAsync(string fullHash, long length, CancellationToken cancellationToken = default)
+    {
+        using var lease = await _readers.RentAsync(cancellationToken).ConfigureAwait(false);
+        return await lease.Session.FindBlocksetAsync(fullHash, length, cancellationToken).ConfigureAwait(false);
+    }
 
-    public ValueTask<VolumeInfo> GetVolumeAsync(long volumeId, CancellationToken cancellationToken = default) =>
-        _readers.ReadAsync(static (r, id, ct) => r.GetVolumeAsync(id, ct), volumeId, cancellationToken);
+    public async ValueTask<VolumeInfo> GetVolumeAsync(long volumeId, CancellationToken cancellationToken = default)
+    {
+        using var lease = await _readers.RentAsync(cancellationToken).ConfigureAwait(false);
+        return await lease.Session.GetVolumeAsync(volumeId, cancellationToken).ConfigureAwait(false);
+    }
 
-    public ValueTask<VolumeInfo?> FindVolumeAsync(string name, CancellationToken cancellationToken = default) =>
-        _readers.ReadAsync(static (r, n, ct) => r.FindVolumeAsync(n, ct), name, cancellationToken);
+    public async ValueTask<VolumeInfo?> FindVolumeAsync(string name, CancellationToken cancellationToken = default)
+    {
+        using var lease = await _readers.RentAsync(cancellationToken).ConfigureAwait(false);
+        return await lease.Session.FindVolumeAsync(name, cancellationToken).ConfigureAwait(false);
+    }
 
     public ValueTask<long> InsertBlockAsync(string hash, long size, long volumeId, CancellationToken cancellationToken = default)
     {
@@ -136,7 +157,16 @@ internal sealed class SharedBlockRepository : ISharedBlockRepository
     {
         BlockHash.Validate(hash, nameof(hash));
         BlockHash.ValidateSize(size, nameof(size));
-        return _readers.ReadAsync(static (r, s, ct) => r.FindBlockAsync(s.hash, s.size, ct), (hash, size), cancellationToken);
+        return FindAsync(null, hash, size, cancellationToken);
+    }
+
+    /// <summary>A lookup on a reader session, the hash checked already (text when <paramref name="text"/> is set, else <paramref name="hash"/>).</summary>
+    private async ValueTask<long?> FindAsync(string? text, BlockHash hash, long size, CancellationToken cancellationToken)
+    {
+        using var lease = await _readers.RentAsync(cancellationToken).ConfigureAwait(false);
+        return await (text is null
+            ? lease.Session.FindBlockAsync(hash, size, cancellationToken)
+            : lease.Session.FindBlockAsync(text, size, cancellationToken)).ConfigureAwait(false);
     }
 
     public async ValueTask<SelectXorInsertResult> SelectXorInsertAsync(BlockHash hash, long size, long? volumeId = null, CancellationToken cancellationToken = default)

@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using BlockDb.Drivers;
 using BlockDb.Engine;
 using BlockDb.Sql;
@@ -63,7 +64,11 @@ internal sealed class ReadCursor<T>(SqliteDatabase database, SqlStatement query,
         {
             try
             {
-                _gate.Enter(this, _first.IsCancellationRequested ? _first : _second);
+                if (!_gate.TryEnter(this, _first.IsCancellationRequested ? _first : _second))
+                {
+                    throw new UnreachableException("A cursor's gate has no background work.");
+                }
+
                 try
                 {
                     if (!_statement.Step())

@@ -4,7 +4,7 @@ namespace BlockDb.Tests.Engine;
 
 /// <summary>
 /// The session's one gate (<see cref="CallGate"/>, invariants G1 and G2 in docs/ARCHITECTURE.md): one party inside at a
-/// time, a caller waits behind background work (sync and async) and is refused beside another caller, and closing waits
+/// time, a caller waits behind background work (asynchronously) and is refused beside another caller, and closing waits
 /// for the party inside. The sessions' own tests (SessionGateTests, BatchEndingTests, the Disposal tests) prove the same
 /// through the public calls; these race the gate itself, including <see cref="CallGate.EnterAsync"/>, which PostgreSQL
 /// takes in a later step.
@@ -52,7 +52,10 @@ public sealed class CallGateTests
             {
                 if (i % 2 == 0)
                 {
-                    gate.Enter(this, CancellationToken.None);
+                    if (!gate.TryEnter(this, CancellationToken.None))
+                    {
+                        await gate.EnterAsync(this, CancellationToken.None);
+                    }
                 }
                 else
                 {
@@ -75,8 +78,9 @@ public sealed class CallGateTests
     {
         var gate = new CallGate();
         Assert.True(gate.TryEnterBackground());
+        Assert.False(gate.TryEnter(this, CancellationToken.None)); // does not wait: the caller goes on to EnterAsync
         var entering = gate.EnterAsync(this, CancellationToken.None).AsTask();
-        var blocking = Task.Run(() => gate.Enter(this, CancellationToken.None));
+        var blocking = Task.Run(() => gate.EnterAsync(this, CancellationToken.None).AsTask());
         await Task.Delay(50);
         Assert.False(entering.IsCompleted);
         Assert.False(blocking.IsCompleted);
@@ -99,14 +103,14 @@ public sealed class CallGateTests
         Assert.True(gate.TryEnterBackground());
         using var cancel = new CancellationTokenSource();
         var entering = gate.EnterAsync(this, cancel.Token).AsTask();
-        var blocking = Task.Run(() => gate.Enter(this, cancel.Token));
+        var blocking = Task.Run(() => gate.EnterAsync(this, cancel.Token).AsTask());
         await Task.Delay(50);
         await cancel.CancelAsync();
         await Assert.ThrowsAnyAsync<OperationCanceledException>(() => entering.WaitAsync(Wait));
         await Assert.ThrowsAnyAsync<OperationCanceledException>(() => blocking.WaitAsync(Wait));
 
         gate.Exit();
-        gate.Enter(this, CancellationToken.None);
+        Assert.True(gate.TryEnter(this, CancellationToken.None));
         gate.Exit();
     }
 
@@ -126,7 +130,7 @@ public sealed class CallGateTests
         await Task.WhenAll(closing, closingAsync).WaitAsync(Wait);
         Assert.Equal(1, disposed);
         Assert.True(gate.IsClosed);
-        Assert.Throws<ObjectDisposedException>(() => gate.Enter(this, CancellationToken.None));
+        Assert.Throws<ObjectDisposedException>(() => gate.TryEnter(this, CancellationToken.None));
         await Assert.ThrowsAsync<ObjectDisposedException>(() => gate.EnterAsync(this, CancellationToken.None).AsTask());
         Assert.False(gate.TryEnterBackground());
     }
@@ -135,7 +139,7 @@ public sealed class CallGateTests
     public void Closing_from_inside_the_callers_own_call_is_refused()
     {
         var gate = new CallGate();
-        gate.Enter(this, CancellationToken.None);
+        Assert.True(gate.TryEnter(this, CancellationToken.None));
         Assert.Throws<InvalidOperationException>(() => gate.Close(() => { }));
         gate.Exit();
         gate.Close(() => { });
