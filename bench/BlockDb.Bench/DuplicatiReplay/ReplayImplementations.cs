@@ -31,7 +31,7 @@ internal static class ReplayImplementations
     public static readonly ReplayImplementation Duplicati = new(
         "duplicati",
         "Duplicati's own LocalBackupDatabase statements on Microsoft.Data.Sqlite, its pragmas, Pooling=false, one always-open deferred transaction",
-        async (path, time, cancellationToken) => await DuplicatiBackupStatements.OpenAsync(DuplicatiConnection.Open(path), time, ownsConnection: true, cancellationToken: cancellationToken));
+        async (path, time, cancellationToken) => await DuplicatiBackupStatements.OpenAsync(StatementTrace.Attach(DuplicatiConnection.Open(path)), time, ownsConnection: true, cancellationToken: cancellationToken));
 
     /// <summary>No database at all: what the replay itself costs (source, hashing, blocklists), to read the other figures against.</summary>
     public static readonly ReplayImplementation None = new(
@@ -78,7 +78,7 @@ internal static class ReplayImplementations
     public static readonly ReplayImplementation BlockDbInPlace = new(
         "blockdb-inplace",
         "BlockDb on Duplicati's connection and always-open transaction (UseCallerConnection + MicrosoftDataDriver.Borrow): blocks, blocksets, BlocklistHash rows and Blocks volumes; the file rows Duplicati's statements; Duplicati's commits",
-        async (path, time, cancellationToken) => await BlockDbBackupDatabase.OpenFileAsync(path, time, cancellationToken));
+        async (path, time, cancellationToken) => await BlockDbBackupDatabase.OpenAsync(StatementTrace.Attach(DuplicatiConnection.Open(path)), time, ownsConnection: true, cancellationToken));
 
     /// <summary>As <see cref="BlockDbInPlace"/>, on the file after <see cref="DuplicatiUpgrade.Statements"/>.</summary>
     public static readonly ReplayImplementation BlockDbUpgraded = new(
