@@ -1,3 +1,5 @@
+using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Logging.Abstractions;
 using Npgsql;
 
 namespace BlockDb.PostgreSql;
@@ -10,6 +12,9 @@ internal sealed record PgContext(NpgsqlDataSource DataSource, string Server, Blo
 {
     /// <summary>The provider's name in metrics (the configured name, else <c>PostgreSql</c>).</summary>
     public string ProviderName { get; } = Options.Provider ?? "PostgreSql";
+
+    /// <summary>The database's logger (from the application's <c>ILoggerFactory</c>): the sessions' events (Collected) go there.</summary>
+    public ILogger Logger { get; init; } = NullLogger.Instance;
 
     /// <summary>The error for a write on a read-only database (SQLSTATE 25006), before the server is reached.</summary>
     public void RequireWritable(string operation)

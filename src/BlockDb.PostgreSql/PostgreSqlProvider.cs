@@ -1,4 +1,5 @@
 using BlockDb.Opening;
+using Microsoft.Extensions.Logging;
 using Npgsql;
 
 namespace BlockDb.PostgreSql;
@@ -50,7 +51,7 @@ internal sealed class PostgreSqlProvider : IEngineProvider
         ArgumentNullException.ThrowIfNull(context);
         var (dataSource, owned) = DataSourceFor(context);
         var server = Describe(dataSource);
-        var pg = new PgContext(dataSource, server, context.Options);
+        var pg = new PgContext(dataSource, server, context.Options) { Logger = context.LoggerFactory.CreateLogger<PostgreSqlDatabase>() };
         return PostgreSqlDatabase.OpenAsync(pg, owned, CancellationToken.None).GetAwaiter().GetResult();
     }
 

@@ -3,7 +3,6 @@ using BlockDb.PostgreSql.Blocks;
 using BlockDb.PostgreSql.Blocksets;
 using BlockDb.PostgreSql.Collection;
 using BlockDb.PostgreSql.Volumes;
-using Microsoft.Extensions.Logging.Abstractions;
 using Npgsql;
 
 namespace BlockDb.PostgreSql.Engine;
@@ -46,7 +45,7 @@ internal readonly struct PgSession : IEngineSession
         var transaction = new PgTransaction(options.Batching);
         var policy = new CommitPolicy(options.Batching, transaction);
         var gate = new CallGate();
-        var site = new CallSite(gate, policy, "postgresql", context.ProviderName, context.Server, NullLogger.Instance);
+        var site = new CallSite(gate, policy, "postgresql", context.ProviderName, context.Server, context.Logger);
         var idleTimer = options.Batching.CommitAfterMilliseconds is { } age && !options.ReadOnly
             ? new IdleTimer(gate, policy, transaction, null, age)
             : null;

@@ -252,6 +252,24 @@ public sealed class ObservabilityTests : IDisposable
         Assert.Equal(20, rows[^1]);
     }
 
+    [PostgresFact]
+    public async Task PostgreSql_sessions_log_the_collection_through_the_applications_logger_factory()
+    {
+        var connectionString = PostgreSqlServer.CreateSchema(out _schema);
+        var log = new CapturingLoggerFactory();
+        await using var db = new BlockDatabaseBuilder(new BlockDbOptions { Provider = BlockDbProviders.PostgreSql, ConnectionString = connectionString }).UseLoggerFactory(log).Build();
+        await using var session = await db.OpenSessionAsync();
+        for (var i = 0; i < 3; i++)
+        {
+            await session.SelectXorInsertAsync(TestData.Bytes(i), 4096);
+        }
+
+        await session.CommitAsync();
+        Assert.Equal(3, (await session.DeleteUnreferencedBlocksAsync()).Blocks);
+        Assert.Equal(1, log.Count(41, "Collected"));
+        Assert.Contains(log.Messages, m => m.Id == 41 && m.Text.Contains("3 unreferenced blocks", StringComparison.Ordinal));
+    }
+
     private static async IAsyncEnumerable<ImportBlock> Blocks(int from, int count)
     {
         for (var i = from; i < from + count; i++)
