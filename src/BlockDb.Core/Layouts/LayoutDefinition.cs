@@ -50,9 +50,6 @@ internal abstract class LayoutDefinition
     /// </summary>
     public virtual string? CreateRefused => null;
 
-    /// <summary>Why sessions (and what opens them: the shared repository, bulk imports) are refused on this layout, or <see langword="null"/>.</summary>
-    public virtual string? SessionsRefused => null;
-
     /// <summary>Why <see cref="IBlockDatabase.RepairAsync"/> is refused on this layout, or <see langword="null"/>.</summary>
     public virtual string? RepairRefused => null;
 

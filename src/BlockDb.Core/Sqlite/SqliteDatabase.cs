@@ -216,7 +216,6 @@ internal sealed class SqliteDatabase : IBlockDatabase, IBlockDbObservable
     public ISharedBlockRepository OpenSharedRepository()
     {
         ObjectDisposedException.ThrowIf(_disposal.Begun, this);
-        RefuseSessions();
         RefuseOnCallerConnection(nameof(OpenSharedRepository), "its writer commits group commits of its own");
         var shared = new SharedBlockRepository(this, _options.GroupCommit, s => _shared.TryRemove(s, out _));
         _shared.TryAdd(shared, 0);
@@ -292,7 +291,6 @@ internal sealed class SqliteDatabase : IBlockDatabase, IBlockDbObservable
     internal ISessionHandle OpenSession(BatchingOptions batching, bool register = true, bool wholeCalls = false, bool bulkImport = false)
     {
         ObjectDisposedException.ThrowIf(_disposal.Begun, this);
-        RefuseSessions();
         _caller?.TakeSession();
         ISqliteConnection? connection = null;
         ISessionHandle session;
@@ -325,16 +323,6 @@ internal sealed class SqliteDatabase : IBlockDatabase, IBlockDbObservable
         }
 
         return session;
-    }
-
-    /// <summary>Refuses a session before any connection opens, on a layout that has none yet (<see cref="LayoutDefinition.SessionsRefused"/>).</summary>
-    /// <exception cref="NotSupportedException">The layout refuses sessions.</exception>
-    private void RefuseSessions()
-    {
-        if (_layout.Definition.SessionsRefused is { } refused)
-        {
-            throw new NotSupportedException($"{Quoted.Path(DataSource)} has the {Layout} layout: {refused}.");
-        }
     }
 
     /// <summary>A registered session closed: its final page-cache counters join the closed sessions' totals (so the counters never go down).</summary>
