@@ -23,14 +23,10 @@ public abstract class PostgreSqlSchemaTestBase : IDisposable
     }
 
     /// <summary>A PostgreSQL database on this test's schema (or <paramref name="connectionString"/>), after <paramref name="configure"/>.</summary>
-    protected static IBlockDatabase Open(string connectionString, Action<BlockDbOptions>? configure = null)
+    protected IBlockDatabase Open(Action<BlockDbOptions>? configure = null, string? connectionString = null)
     {
-        var options = new BlockDbOptions { Provider = BlockDbProviders.PostgreSql, ConnectionString = connectionString };
+        var options = new BlockDbOptions { Provider = BlockDbProviders.PostgreSql, ConnectionString = connectionString ?? ConnectionString };
         configure?.Invoke(options);
         return BlockDatabase.Open(options);
     }
-
-    /// <inheritdoc cref="Open(string, Action{BlockDbOptions}?)"/>
-    protected IBlockDatabase Open(Action<BlockDbOptions>? configure = null, string? connectionString = null) =>
-        Open(connectionString ?? ConnectionString, configure);
 }
