@@ -11,7 +11,7 @@ namespace BlockDb.Stress;
 /// stack at every statement BlockDb runs (<see cref="ISqliteStatement.Step"/>, <see cref="ISqliteStatement.ExecuteNonQuery"/>,
 /// <see cref="ISqliteConnection.Execute"/>) during one <c>SelectXorInsertAsync(string, long)</c> that finds an existing
 /// block (hit) and one that inserts a new one, the first write of its batch (miss), under KeyMap, WAL and default
-/// options on a file of <c>blocks</c> blocks. It prints, for each, the BlockDb frames from the public call down to the
+/// options (but for a read transaction held up to a minute, below) on a file of <c>blocks</c> blocks. It prints, for each, the BlockDb frames from the public call down to the
 /// statement (outermost first, with their files) and two lines the tests read:
 /// <c>HIT frames=N files=F statements=S</c> and the same for <c>MISS</c>, where N counts the BlockDb frames below the
 /// public method on the deepest stack (the public method itself not counted) and F the distinct files of those frames
@@ -27,7 +27,17 @@ internal static class StackProbe
         try
         {
             var path = Path.Combine(folder, "probe.db");
-            var options = new BlockDbOptions { Provider = provider, DataSource = path, Index = { Layout = BlockLayout.KeyMap } };
+            // The read transaction's idle timer (50 ms by default) enters the session's gate; a traced call that meets it
+            // takes the async rest, one frame deeper, so on a loaded machine the count would depend on timing. Held for
+            // up to a minute, the timer cannot fire between the warm-up and the traced calls: the probe measures the
+            // synchronous path every run.
+            var options = new BlockDbOptions
+            {
+                Provider = provider,
+                DataSource = path,
+                Index = { Layout = BlockLayout.KeyMap },
+                Batching = { ReadTransactionMilliseconds = 60_000 },
+            };
             await using (var fill = BlockDatabase.Open(new BlockDbOptions { Provider = provider, DataSource = path, Index = { Layout = BlockLayout.KeyMap }, Batching = { CommitEvery = 100_000 } }))
             await using (var session = await fill.OpenSessionAsync())
             {
