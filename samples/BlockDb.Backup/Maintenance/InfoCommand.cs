@@ -50,14 +50,8 @@ internal static class InfoCommand
 
         var database = app.Database;
         BlockDbCounts counts;
-        if (database.Layout == BlockLayout.Duplicati)
+        await using (var session = await database.OpenSessionAsync(cancellationToken).ConfigureAwait(false))
         {
-            // BlockDb opens no session on a Duplicati database yet; the enumerations read the same rows.
-            counts = await CountAsync(database, cancellationToken).ConfigureAwait(false);
-        }
-        else
-        {
-            await using var session = await database.OpenSessionAsync(cancellationToken).ConfigureAwait(false);
             counts = await session.GetCountsAsync(cancellationToken).ConfigureAwait(false);
             if (loadMap && database.Layout == BlockLayout.KeyMap)
             {
@@ -89,24 +83,6 @@ internal static class InfoCommand
                 : $"{ReportTable.Count(volumes.Values.Sum())} ({string.Join(", ", volumes.OrderBy(v => v.Key).Select(v => $"{v.Value} {v.Key}"))}), holding {ReportTable.Count(volumeBlocks)} blocks");
         table.Write();
         return ExitCodes.Success;
-    }
-
-    /// <summary>Blocks, blocksets and entries (the sum of each blockset's block count), from one pass over each enumeration.</summary>
-    private static async Task<BlockDbCounts> CountAsync(IBlockDatabase database, CancellationToken cancellationToken)
-    {
-        long blocks = 0, blocksets = 0, entries = 0;
-        await foreach (var _ in database.EnumerateBlocksAsync(cancellationToken: cancellationToken).ConfigureAwait(false))
-        {
-            blocks++;
-        }
-
-        await foreach (var blockset in database.EnumerateBlocksetsAsync(cancellationToken).ConfigureAwait(false))
-        {
-            blocksets++;
-            entries += blockset.BlockCount;
-        }
-
-        return new BlockDbCounts(blocks, blocksets, entries);
     }
 
     /// <summary>

@@ -37,7 +37,7 @@ public sealed class DuplicatiDatabaseCommandTests : IDisposable
     }
 
     [Fact]
-    public async Task Info_shows_a_Duplicati_database_and_its_counts_without_opening_a_session()
+    public async Task Info_shows_a_Duplicati_database_and_its_counts_read_through_a_read_only_session()
     {
         var (code, output) = await RunAsync("info", "--db", _db);
 
