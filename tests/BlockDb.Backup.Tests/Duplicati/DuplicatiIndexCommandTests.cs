@@ -100,6 +100,37 @@ public sealed class DuplicatiIndexCommandTests : IDisposable
     }
 
     [Fact]
+    public async Task Index_with_verify_reads_every_file_back_through_Duplicatis_blocksets()
+    {
+        ReplayedBackup();
+
+        var (code, output, error) = await SampleCommandLine.RunAsync("index", _tree, "--db", _db, "--verify", "--progress", "none");
+
+        Assert.True(code == ExitCodes.Success, error + output);
+        Assert.Contains("files verified", output, StringComparison.Ordinal);
+        Assert.Matches(@"files verified\W+5 of 5", output);
+        Assert.Matches(@"mismatches\W+0\b", output);
+    }
+
+    [Fact]
+    public async Task Verify_finds_a_file_changed_after_it_was_indexed_into_a_Duplicati_database()
+    {
+        ReplayedBackup();
+        var (code, _, error) = await SampleCommandLine.RunAsync("index", _tree, "--db", _db, "--progress", "none");
+        Assert.True(code == ExitCodes.Success, error);
+        var changed = Path.Combine(_tree, "five-blocks.bin");
+        var bytes = File.ReadAllBytes(changed);
+        bytes[(2 * Blocksize) + 7] ^= 0xFF;
+        File.WriteAllBytes(changed, bytes);
+
+        (code, var output, _) = await SampleCommandLine.RunAsync("verify", "--db", _db, "--progress", "none");
+
+        Assert.NotEqual(ExitCodes.Success, code);
+        Assert.Contains("five-blocks.bin", output, StringComparison.Ordinal);
+        Assert.Matches(@"mismatches\W+1\b", output);
+    }
+
+    [Fact]
     public async Task A_block_size_other_than_the_files_is_refused_with_nothing_written()
     {
         ReplayedBackup();
