@@ -25,7 +25,6 @@ internal static class SqliteCheck
     public static BlockDbRepairResult Repair(ISqliteConnection connection, LayoutState layout, ILogger logger, string path, CancellationToken cancellationToken)
     {
         cancellationToken.ThrowIfCancellationRequested();
-        connection.Execute("PRAGMA busy_timeout = 0");
         long merged, deleted, repointed, renumbered;
         try
         {

@@ -463,7 +463,7 @@ internal sealed class SqliteDatabase : IBlockDatabase, IBlockDbObservable
         var connection = OpenConnection(busyTimeoutMilliseconds);
         try
         {
-            Pragmas.ApplyAndVerify(connection, _requested, _logger, DataSource, _options.ReadOnly);
+            Pragmas.ApplyAndVerify(connection, Requested(busyTimeoutMilliseconds), _logger, DataSource, _options.ReadOnly);
             return connection;
         }
         catch
@@ -482,10 +482,11 @@ internal sealed class SqliteDatabase : IBlockDatabase, IBlockDbObservable
         }
 
         var mode = _options.ReadOnly ? SqliteOpenMode.ReadOnly : SqliteOpenMode.ReadWriteCreate;
-        var connection = _driver.Open(new SqliteOpenOptions(DataSource, mode, busyTimeoutMilliseconds ?? _requested.BusyTimeout ?? 0));
+        var requested = Requested(busyTimeoutMilliseconds);
+        var connection = _driver.Open(new SqliteOpenOptions(DataSource, mode, requested.BusyTimeout ?? 0));
         try
         {
-            Pragmas.ApplyBusyTimeout(connection, _requested);
+            Pragmas.ApplyBusyTimeout(connection, requested);
             return connection;
         }
         catch
@@ -494,6 +495,10 @@ internal sealed class SqliteDatabase : IBlockDatabase, IBlockDbObservable
             throw;
         }
     }
+
+    /// <summary>The requested pragmas, with a connection's own busy timeout in place of the configured one when it has one (the repair waits for no lock).</summary>
+    private PragmaSettings Requested(int? busyTimeoutMilliseconds) =>
+        busyTimeoutMilliseconds is { } ms ? _requested with { BusyTimeout = ms } : _requested;
 
     /// <summary>Refuses an operation that commits on its own, in External mode.</summary>
     /// <exception cref="NotSupportedException">The database runs on a caller's connection.</exception>

@@ -110,7 +110,12 @@ public sealed class CheckRepairTests : IDisposable
     [MemberData(nameof(Providers))]
     public async Task Repair_refuses_to_run_beside_another_writer_and_changes_nothing(string provider)
     {
-        await using var db = await Filled(provider, "busy.db", BlockLayout.KeyMap, o => o.Batching.CommitEvery = 0);
+        // A busy timeout of a minute: a repair that waited for the lock would run once the writer commits and succeed.
+        await using var db = await Filled(provider, "busy.db", BlockLayout.KeyMap, o =>
+        {
+            o.Batching.CommitEvery = 0;
+            o.Pragmas.BusyTimeout = 60_000;
+        });
         using (var raw = new RawSql(db.DataSource))
         {
             raw.InsertBlock(TestData.Hash(3), 1000);
@@ -118,10 +123,12 @@ public sealed class CheckRepairTests : IDisposable
 
         await using var writer = await db.OpenSessionAsync();
         await writer.SelectXorInsertAsync(TestData.Hash(500), 1); // an open batch: this session holds the write lock
-        var e = await Assert.ThrowsAsync<BlockDbException>(async () => await db.RepairAsync());
+        var repair = db.RepairAsync().AsTask();
+        await Task.WhenAny(repair, Task.Delay(TimeSpan.FromSeconds(15)));
+        await writer.CommitAsync(); // a repair still waiting for the lock (the configured busy timeout) now gets it
+        var e = await Assert.ThrowsAsync<BlockDbException>(() => repair);
         Assert.Equal(SqliteResultCode.Busy, e.SqliteErrorCode);
         Assert.Contains("another writer", e.Message, StringComparison.Ordinal);
-        await writer.CommitAsync();
 
         Assert.Equal(1, (await db.CheckAsync()).DuplicateGroups);
         Assert.Equal(1, (await db.RepairAsync()).MergedGroups);
