@@ -8,9 +8,8 @@ namespace BlockDb.Drivers;
 /// </summary>
 internal interface IBlockInsertStatement
 {
-    /// <summary>Binds ?1 = <paramref name="id"/>, ?2 = <paramref name="hash"/> (a BLOB, copied), ?3 = <paramref name="size"/>, ?4 = <paramref name="volumeId"/> (NULL when null), runs the statement to completion and resets it.</summary>
-    /// <returns>The rows it changed (<c>sqlite3_changes()</c>).</returns>
+    /// <summary>Binds ?1 = <paramref name="id"/>, ?2 = <paramref name="hash"/> (a BLOB, copied), ?3 = <paramref name="size"/>, ?4 = <paramref name="volumeId"/> (NULL when null), runs the statement to completion and resets it (an insert without a trigger that ignores it writes its one row or fails, so the count of changed rows is not read).</summary>
     /// <exception cref="BlockDbException">SQLite failed (its result code); the statement is reset.</exception>
     /// <exception cref="ObjectDisposedException">The statement or its connection is disposed.</exception>
-    int InsertBlock(long id, ReadOnlySpan<byte> hash, long size, long? volumeId);
+    void InsertBlock(long id, ReadOnlySpan<byte> hash, long size, long? volumeId);
 }

@@ -94,7 +94,7 @@ internal sealed unsafe partial class PInvokeStatement : ISqliteStatement, IBlock
     /// once, then the four binds, the step and the reset, the same native calls as
     /// <see cref="BindInt64"/>, <see cref="BindBlob(int, ReadOnlySpan{byte})"/>, <see cref="BindNull"/> and <see cref="ExecuteNonQuery"/>.
     /// </summary>
-    public int InsertBlock(long id, ReadOnlySpan<byte> hash, long size, long? volumeId)
+    public void InsertBlock(long id, ReadOnlySpan<byte> hash, long size, long? volumeId)
     {
         var stmt = CheckBindable(4, nameof(InsertBlock));
         var rc = NativeMethods.sqlite3_bind_int64(stmt, 1, id);
@@ -114,7 +114,7 @@ internal sealed unsafe partial class PInvokeStatement : ISqliteStatement, IBlock
             throw Failure(rc, nameof(InsertBlock));
         }
 
-        return Execute(stmt, nameof(InsertBlock));
+        Execute(stmt, nameof(InsertBlock), countChanges: false);
     }
 
     /// <summary>Copies <paramref name="value"/> into the parameter's native buffer and binds it there (<c>SQLITE_STATIC</c>).</summary>
@@ -222,10 +222,10 @@ internal sealed unsafe partial class PInvokeStatement : ISqliteStatement, IBlock
         return value;
     }
 
-    public int ExecuteNonQuery() => Execute(Live(nameof(ExecuteNonQuery)), nameof(ExecuteNonQuery));
+    public int ExecuteNonQuery() => Execute(Live(nameof(ExecuteNonQuery)), nameof(ExecuteNonQuery), countChanges: true);
 
-    /// <summary>Steps <paramref name="stmt"/> to completion, resets it and returns the rows it changed.</summary>
-    private int Execute(nint stmt, string call)
+    /// <summary>Steps <paramref name="stmt"/> to completion, resets it and returns the rows it changed (0 unless <paramref name="countChanges"/>).</summary>
+    private int Execute(nint stmt, string call, bool countChanges)
     {
         _state.BeginStep();
         int rc;
@@ -240,7 +240,7 @@ internal sealed unsafe partial class PInvokeStatement : ISqliteStatement, IBlock
             throw StepFailure(rc, call);
         }
 
-        var changes = NativeMethods.sqlite3_changes(_db);
+        var changes = countChanges ? NativeMethods.sqlite3_changes(_db) : 0;
         _ = NativeMethods.sqlite3_reset(stmt);
         _state.Cleared();
         GC.KeepAlive(this);
