@@ -148,7 +148,7 @@ internal sealed class KeyMapWrites : IBatchParticipant
 
     public void AfterCommit()
     {
-        if (_maxInserted > 0 || _restoredAt is not null)
+        if (Inserts.Count > 0 || _restoredAt is not null)
         {
             _map.Merge(Inserts, _maxInserted, _version, _restoredAt ?? _version);
         }
