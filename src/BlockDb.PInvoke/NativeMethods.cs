@@ -69,7 +69,14 @@ internal static unsafe partial class NativeMethods
     [LibraryImport(Library)]
     internal static partial int sqlite3_clear_bindings(nint stmt);
 
+    // [SuppressGCTransition] (no switch to preemptive GC mode around the call, which costs more than these calls do): only
+    // for calls that return at once, never block and never call back into .NET. The binds take only the connection's
+    // mutex, which one thread at a time uses (a session's calls are serialized, G1), and free nothing of ours: every value
+    // BlockDb binds is SQLITE_STATIC or an integer. SQLite's log callback (sqlite3_log, where an application may install
+    // one) is reached from a bind only by misuse (a finalized statement, a bind while busy), which the statement's state
+    // checks refuse before the call (PInvokeStatement.CheckBindable). The getters read one field.
     [LibraryImport(Library)]
+    [SuppressGCTransition]
     internal static partial int sqlite3_bind_int64(nint stmt, int index, long value);
 
     [LibraryImport(Library)]
@@ -79,9 +86,11 @@ internal static unsafe partial class NativeMethods
     internal static partial int sqlite3_bind_text(nint stmt, int index, byte* text, int byteCount, nint destructor);
 
     [LibraryImport(Library)]
+    [SuppressGCTransition]
     internal static partial int sqlite3_bind_blob(nint stmt, int index, byte* value, int byteCount, nint destructor);
 
     [LibraryImport(Library)]
+    [SuppressGCTransition]
     internal static partial int sqlite3_bind_null(nint stmt, int index);
 
     [LibraryImport(Library)]
@@ -115,12 +124,14 @@ internal static unsafe partial class NativeMethods
     internal static partial int sqlite3_column_type(nint stmt, int column);
 
     [LibraryImport(Library)]
+    [SuppressGCTransition]
     internal static partial int sqlite3_changes(nint db);
 
     [LibraryImport(Library)]
     internal static partial int sqlite3_db_status(nint db, int op, int* current, int* highwater, int resetFlag);
 
     [LibraryImport(Library)]
+    [SuppressGCTransition]
     internal static partial int sqlite3_get_autocommit(nint db);
 
     [LibraryImport(Library)]

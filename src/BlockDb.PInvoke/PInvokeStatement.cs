@@ -9,7 +9,7 @@ namespace BlockDb.PInvoke;
 /// forgets to dispose). Hot-path calls take the raw handle cached in a field and allocate nothing: text is
 /// encoded into a native buffer per parameter and bound with <c>SQLITE_STATIC</c>.
 /// </summary>
-internal sealed unsafe partial class PInvokeStatement : ISqliteStatement
+internal sealed unsafe partial class PInvokeStatement : ISqliteStatement, IBlockInsertStatement
 {
     private readonly PInvokeConnection _connection;
     private readonly SqliteStatementHandle _handle;
@@ -85,7 +85,41 @@ internal sealed unsafe partial class PInvokeStatement : ISqliteStatement
 
     public void BindBlob(int index, ReadOnlySpan<byte> value)
     {
-        var stmt = CheckBindable(index, nameof(BindBlob));
+        BindBlob(CheckBindable(index, nameof(BindBlob)), index, value, nameof(BindBlob));
+        GC.KeepAlive(this);
+    }
+
+    /// <summary>
+    /// Binds a <c>Block</c> row and runs the insert in one call (<see cref="IBlockInsertStatement"/>): the state checked
+    /// once, then the four binds, the step and the reset, the same native calls as
+    /// <see cref="BindInt64"/>, <see cref="BindBlob(int, ReadOnlySpan{byte})"/>, <see cref="BindNull"/> and <see cref="ExecuteNonQuery"/>.
+    /// </summary>
+    public void InsertBlock(long id, ReadOnlySpan<byte> hash, long size, long? volumeId)
+    {
+        var stmt = CheckBindable(4, nameof(InsertBlock));
+        var rc = NativeMethods.sqlite3_bind_int64(stmt, 1, id);
+        if (rc == NativeMethods.SQLITE_OK)
+        {
+            BindBlob(stmt, 2, hash, nameof(InsertBlock));
+            rc = NativeMethods.sqlite3_bind_int64(stmt, 3, size);
+        }
+
+        if (rc == NativeMethods.SQLITE_OK)
+        {
+            rc = volumeId is { } volume ? NativeMethods.sqlite3_bind_int64(stmt, 4, volume) : NativeMethods.sqlite3_bind_null(stmt, 4);
+        }
+
+        if (rc != NativeMethods.SQLITE_OK)
+        {
+            throw Failure(rc, nameof(InsertBlock));
+        }
+
+        Execute(stmt, nameof(InsertBlock), countChanges: false);
+    }
+
+    /// <summary>Copies <paramref name="value"/> into the parameter's native buffer and binds it there (<c>SQLITE_STATIC</c>).</summary>
+    private void BindBlob(nint stmt, int index, ReadOnlySpan<byte> value, string call)
+    {
         var slot = index - 1;
         var buffer = _buffers[slot];
         var capacity = _capacities[slot];
@@ -99,10 +133,8 @@ internal sealed unsafe partial class PInvokeStatement : ISqliteStatement
         _handle.Adopt(slot, buffer, capacity);
         if (rc != NativeMethods.SQLITE_OK)
         {
-            throw Failure(rc, nameof(BindBlob));
+            throw Failure(rc, call);
         }
-
-        GC.KeepAlive(this);
     }
 
     public void BindNull(int index)
@@ -190,10 +222,11 @@ internal sealed unsafe partial class PInvokeStatement : ISqliteStatement
         return value;
     }
 
-    public int ExecuteNonQuery()
-    {
-        var stmt = Live(nameof(ExecuteNonQuery));
+    public int ExecuteNonQuery() => Execute(Live(nameof(ExecuteNonQuery)), nameof(ExecuteNonQuery), countChanges: true);
 
+    /// <summary>Steps <paramref name="stmt"/> to completion, resets it and returns the rows it changed (0 unless <paramref name="countChanges"/>).</summary>
+    private int Execute(nint stmt, string call, bool countChanges)
+    {
         _state.BeginStep();
         int rc;
         do
@@ -204,10 +237,10 @@ internal sealed unsafe partial class PInvokeStatement : ISqliteStatement
 
         if (rc != NativeMethods.SQLITE_DONE)
         {
-            throw StepFailure(rc, nameof(ExecuteNonQuery));
+            throw StepFailure(rc, call);
         }
 
-        var changes = NativeMethods.sqlite3_changes(_db);
+        var changes = countChanges ? NativeMethods.sqlite3_changes(_db) : 0;
         _ = NativeMethods.sqlite3_reset(stmt);
         _state.Cleared();
         GC.KeepAlive(this);

@@ -19,6 +19,26 @@ internal sealed partial class BlockKeyMap
         }
     }
 
+    /// <summary>
+    /// Adds a bulk import's entry before its row is inserted [M3, M6]: the import holds the write lock and looks blocks up
+    /// in this map only, so it finds its own rows with one probe. Should the row not commit, the entry stays as a stale
+    /// one that verification rejects, like the entry of a deleted row; (W, V) move only after <c>COMMIT</c> (<see cref="Merge"/>).
+    /// </summary>
+    /// <exception cref="BlockDbConfigurationException">It would take the map above its memory limit; nothing was added.</exception>
+    public void AddUncommitted(ulong slot)
+    {
+        lock (_gate)
+        {
+            ThrowIfFailed();
+            if (!TryReserveLocked(1))
+            {
+                throw LimitError(_table.Count + 1);
+            }
+
+            _table.Add(slot);
+        }
+    }
+
     /// <summary>Grows the table when needed, counting the old and the new array together against the limit.</summary>
     private bool TryReserveLocked(long more, double headroom = KeyTable.GrowthHeadroom)
     {

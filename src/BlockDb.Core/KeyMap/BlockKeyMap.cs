@@ -179,16 +179,17 @@ internal sealed partial class BlockKeyMap
     }
 
     /// <summary>
-    /// After a session's commit: adds its inserts (its own table) and advances W to <paramref name="committedMaxId"/>
-    /// when the map is still at the version that session caught up at, and V to <paramref name="versionCommitted"/> (the
-    /// same version, or the one a bulk import's own guard DDL moved it to [M6]). Never throws: the rows are committed, and
-    /// when they cannot be added here a later catch-up reads them.
+    /// After a session's commit: adds its inserts (its own table; a bulk import's are in the map already,
+    /// <see cref="AddUncommitted"/>) and advances W to <paramref name="committedMaxId"/> when the map is still at the
+    /// version that session caught up at, and V to <paramref name="versionCommitted"/> (the same version, or the one a
+    /// bulk import's own guard DDL moved it to [M6]). Never throws: the rows are committed, and when they cannot be added
+    /// here a later catch-up reads them.
     /// </summary>
     public void Merge(KeyTable inserts, long committedMaxId, MapVersion versionSeen, MapVersion versionCommitted)
     {
         lock (_gate)
         {
-            _wrote |= inserts.Count > 0;
+            _wrote |= committedMaxId > 0;
             if (_failure is not null || !TryReserveLocked(inserts.Count))
             {
                 return;

@@ -119,7 +119,8 @@ internal readonly struct KeyMapSession : ILayoutSession
         var inWrite = _own.Transaction.IsOpen;
         if (inWrite)
         {
-            if (FindIn(_own.Inserts.Slots, block, key, getById, mode, out volumeId) is { } own)
+            // A bulk import's own rows are in the shared map already [M6].
+            if (!_own.Bulk && FindIn(_own.Inserts.Slots, block, key, getById, mode, out volumeId) is { } own)
             {
                 return own;
             }
@@ -208,23 +209,7 @@ internal readonly struct KeyMapSession : ILayoutSession
         }
 
         _own.Volumes.RequireRecordable(volumeId);
-        _map.Reserve(_own.Inserts.Count + 1);
-        _own.Inserts.EnsureRoomFor(1);
-        var insert = _own.Insert;
-        insert.BindInt64(1, id);
-        insert.BindBlob(2, block.Hash.Bytes);
-        insert.BindInt64(3, block.Size);
-        if (volumeId is { } volume)
-        {
-            insert.BindInt64(4, volume);
-        }
-        else
-        {
-            insert.BindNull(4);
-        }
-
-        insert.ExecuteNonQuery();
-        _own.Inserted(key, id);
+        _own.Insert(block, key, id, volumeId);
         return id;
     }
 

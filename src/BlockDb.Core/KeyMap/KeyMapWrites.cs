@@ -16,6 +16,8 @@ namespace BlockDb.KeyMap;
 internal sealed class KeyMapWrites : IBatchParticipant
 {
     private readonly ISqliteStatement _raiseMaxBlockId;
+    private readonly ISqliteStatement _insert;
+    private readonly IBlockInsertStatement? _insertBlock;
     private readonly BlockKeyMap _map;
     private readonly ISqliteConnection _connection;
     private readonly bool _bulk;
@@ -40,12 +42,16 @@ internal sealed class KeyMapWrites : IBatchParticipant
         GetById = connection.Prepare(BlockDbSql.GetBlockById);
         GetByIdWithVolume = connection.Prepare(BlockDbSql.GetBlockByIdWithVolume);
         Queries = new KeyMapQueries(connection);
-        Insert = connection.Prepare(BlockDbSql.InsertBlockWithId);
+        _insert = connection.Prepare(BlockDbSql.InsertBlockWithId);
+        _insertBlock = _insert as IBlockInsertStatement;
         _raiseMaxBlockId = connection.Prepare(BlockDbSql.RaiseMaxBlockId);
         transaction.Attach(this);
     }
 
     public SqliteTransaction Transaction { get; }
+
+    /// <summary>A bulk import's session: its inserts go into the shared map as they are written [M6].</summary>
+    public bool Bulk => _bulk;
 
     public VolumeGuard Volumes { get; }
 
@@ -57,9 +63,7 @@ internal sealed class KeyMapWrites : IBatchParticipant
 
     public KeyMapQueries Queries { get; }
 
-    public ISqliteStatement Insert { get; }
-
-    /// <summary>This transaction's inserts, until they commit [M3].</summary>
+    /// <summary>This transaction's inserts, until they commit [M3]; a bulk import's are in the shared map instead [M6].</summary>
     public KeyTable Inserts { get; } = new();
 
     /// <summary>Whether this write transaction has caught up: from then on a miss is authoritative [M4].</summary>
@@ -79,10 +83,52 @@ internal sealed class KeyMapWrites : IBatchParticipant
         }
     }
 
-    /// <summary>Records an insert at <see cref="NextId"/>.</summary>
-    public void Inserted(uint key, long id)
+    /// <summary>
+    /// Inserts a block at <paramref name="id"/> (<see cref="NextId"/>) and records it: its entry joins this transaction's
+    /// own table, or for a bulk import the shared map before the row goes in [M3, M6] (one probe finds it). Room for the
+    /// entry is made before the row is written, so a map at its memory limit writes nothing.
+    /// </summary>
+    /// <exception cref="BlockDbConfigurationException">The map would pass its memory limit; nothing was written.</exception>
+    public void Insert(in BinaryBlockKey block, uint key, long id, long? volumeId)
     {
-        Inserts.Add(KeyTable.SlotOf(key, id));
+        var slot = KeyTable.SlotOf(key, id);
+        if (Bulk)
+        {
+            _map.AddUncommitted(slot);
+        }
+        else
+        {
+            _map.Reserve(Inserts.Count + 1);
+            Inserts.EnsureRoomFor(1);
+        }
+
+        var hash = block.Hash.Bytes;
+        if (_insertBlock is { } insert)
+        {
+            insert.InsertBlock(id, hash, block.Size, volumeId);
+        }
+        else
+        {
+            _insert.BindInt64(1, id);
+            _insert.BindBlob(2, hash);
+            _insert.BindInt64(3, block.Size);
+            if (volumeId is { } volume)
+            {
+                _insert.BindInt64(4, volume);
+            }
+            else
+            {
+                _insert.BindNull(4);
+            }
+
+            _insert.ExecuteNonQuery();
+        }
+
+        if (!Bulk)
+        {
+            Inserts.Add(slot);
+        }
+
         (_maxInserted, NextId) = (id, id + 1);
     }
 
