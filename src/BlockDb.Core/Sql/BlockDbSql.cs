@@ -105,6 +105,12 @@ internal static partial class BlockDbSql
         """SELECT E."Index", B."ID", B."Hash", B."Size" FROM "BlocksetEntry" E JOIN "Block" B ON B."ID" = E."BlockID" WHERE E."BlocksetID" = @BlocksetID ORDER BY E."Index" """,
         "@BlocksetID");
 
+    /// <summary>Up to @Count of a blockset's blocks from @From on, in order (a listing into the caller's buffer).</summary>
+    public static readonly SqlStatement ListBlocksetBlocksFrom = new(
+        nameof(ListBlocksetBlocksFrom),
+        """SELECT E."Index", B."ID", B."Hash", B."Size" FROM "BlocksetEntry" E JOIN "Block" B ON B."ID" = E."BlockID" WHERE E."BlocksetID" = @BlocksetID AND E."Index" >= @From ORDER BY E."Index" LIMIT @Count""",
+        "@BlocksetID", "@From", "@Count");
+
     /// <summary>Row counts of the three tables.</summary>
     public static readonly SqlStatement Counts = new(
         nameof(Counts),
