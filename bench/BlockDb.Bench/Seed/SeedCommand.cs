@@ -32,13 +32,15 @@ internal static class SeedCommand
         var ops = new Option<int?>("--ops") { Description = "Blocks per timed run (join: blocks listed, whole blocksets) (default 10,000, the seed's)." };
         var warmup = new Option<int?>("--warmup") { Description = "Blocks of the same workload run untimed first on the same copy (default 1,000)." };
         var rounds = new Option<int?>("--rounds", "-r") { Description = "Rounds; each runs every pair once (default 5)." };
+        var jitRounds = new Option<int?>("--jit-rounds") { Description = "Rounds run first and not recorded, so every path is compiled at its final tier before the measured rounds (a run is milliseconds: too short for tiering) (default 1)." };
         var seed = new Option<int?>("--seed") { Description = "Data seed (default 20250708, the seed's)." };
         var work = new Option<DirectoryInfo?>("--work") { Description = "Scratch folder for templates and copies (default $TMPDIR/blockdb-bench/seed)." };
         var joinCalls = ListParser.ListOption("--join-calls", "BlockDb's join: buffer (ListBlocksetBlocksAsync into a reused buffer, binary hashes), list (the list of records with a base64 string each) (default buffer).");
+        var only = ListParser.ListOption("--sides", "Run only these sides, e.g. seed or \"KeyMap list\" (no ratios then; for callgrind: instructions at two --ops, subtracted) (default all).");
         var output = new Option<DirectoryInfo?>("--out", "-o") { Description = "Writes runs.csv and summary.md here." };
         var command = new Command("seed", "Issue 25 item 5: seed 000's six workloads, its naive code on its schema against BlockDb's public API, paired per provider and layout; prints BlockDb's speed as a multiple of the seed's.")
         {
-            sizes, providers, layouts, workloads, ops, warmup, rounds, seed, work, joinCalls, output,
+            sizes, providers, layouts, workloads, ops, warmup, rounds, seed, work, joinCalls, only, jitRounds, output,
         };
         command.SetAction(async (result, cancellationToken) =>
         {
@@ -78,17 +80,32 @@ internal static class SeedCommand
             {
                 var data = new SeedData(size, settings.Seed);
                 var templates = await TemplatesAsync(settings, data, size, chosenLayouts);
-                for (var round = 0; round < n; round++)
+                var unrecorded = result.GetValue(jitRounds) ?? 1;
+                for (var round = -unrecorded; round < n; round++)
                 {
                     foreach (var workload in chosenWorkloads)
                     {
-                        var inputs = MakeInputs(data, workload, settings, round);
+                        var inputs = MakeInputs(data, workload, settings, round + unrecorded);
                         foreach (var provider in chosenProviders)
                         {
                             var sides = new List<string> { SeedSide };
                             sides.AddRange(workload == SeedWorkload.Join
                                 ? chosenLayouts.SelectMany(l => chosenJoinCalls.Select(c => c == "list" ? $"{l} {ListSuffix}" : l.ToString()))
                                 : chosenLayouts.Select(l => l.ToString()));
+                            if (ListParser.Values(result, only) is { } kept)
+                            {
+                                sides.RemoveAll(s => !kept.Contains(s, StringComparer.OrdinalIgnoreCase));
+                                foreach (var side in sides)
+                                {
+                                    var (wall, cpu, digest) = side == SeedSide
+                                        ? RunSeed(provider, templates[side], settings, workload, inputs)
+                                        : await RunBlockDbAsync(provider, Enum.Parse<BlockLayout>(side.Split(' ')[0]), templates[side.Split(' ')[0]], settings, workload, inputs, side.EndsWith(ListSuffix, StringComparison.Ordinal));
+                                    Console.WriteLine($"{Fmt(size)} {workload} {provider} {side}: {wall / 1e6:F1} ms wall, {cpu / 1e6:F1} ms CPU, digest {digest}");
+                                }
+
+                                continue;
+                            }
+
                             var offset = (round + (int)workload) % sides.Count;
                             foreach (var side in sides.Skip(offset).Concat(sides.Take(offset)))
                             {
@@ -97,6 +114,12 @@ internal static class SeedCommand
                                     ? RunSeed(provider, templates[side], settings, workload, inputs)
                                     : await RunBlockDbAsync(provider, Enum.Parse<BlockLayout>(side.Split(' ')[0]), templates[side.Split(' ')[0]], settings, workload, inputs, side.EndsWith(ListSuffix, StringComparison.Ordinal));
                                 runs.Add(new Run(round, size, workload, provider, side, wall, cpu, digest));
+                            }
+
+                            if (round < 0)
+                            {
+                                runs.RemoveAll(r => r.Round == round);
+                                continue;
                             }
 
                             var pair = runs.Where(r => r.Round == round && r.Size == size && r.Workload == workload && r.Provider == provider).ToList();
@@ -257,6 +280,11 @@ internal static class SeedCommand
                 }
 
                 File.Move(building, path);
+                foreach (var sidecar in Directory.GetFiles(folder, Path.GetFileName(building) + "-*"))
+                {
+                    File.Delete(sidecar); // the KeyMap's map snapshot, named after the file it was built as: rebuilt from a scan when a copy opens
+                }
+
                 FreshCopy.Delete(building);
                 Console.WriteLine($"built the {layout} file at {Fmt(size)} in {clock.Elapsed.TotalSeconds:F1} s");
             }

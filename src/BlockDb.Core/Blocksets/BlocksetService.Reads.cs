@@ -39,7 +39,6 @@ internal sealed partial class BlocksetService
         var list = _listFrom ??= _connection.Prepare(BlockDbSql.ListBlocksetBlocksFrom);
         list.BindInt64(1, blocksetId);
         list.BindInt64(2, fromIndex);
-        list.BindInt64(3, into.Length);
         var count = 0;
         try
         {
