@@ -42,6 +42,22 @@ public interface IBlockReader
     /// <exception cref="BlockDbException">The database failed.</exception>
     ValueTask<IReadOnlyList<BlocksetBlock>> ListBlocksetBlocksAsync(long blocksetId, CancellationToken cancellationToken = default);
 
+    /// <summary>
+    /// Lists a blockset's blocks from <paramref name="fromIndex"/> on, in <c>Index</c> order, into the caller's buffer with
+    /// binary hashes: the listing allocates nothing per block. Fewer blocks than <paramref name="into"/> holds means the
+    /// blockset ends there; to read a blockset of any length, call again from the last index + 1 until it does.
+    /// </summary>
+    /// <param name="blocksetId">The blockset ID.</param>
+    /// <param name="fromIndex">The first <c>Index</c> to list (0 for the start).</param>
+    /// <param name="into">Receives the blocks; at least one element.</param>
+    /// <param name="cancellationToken">Cancels before the query.</param>
+    /// <returns>How many blocks were written to the start of <paramref name="into"/> (0 when the blockset has none from <paramref name="fromIndex"/> on).</returns>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="fromIndex"/> is negative, or <paramref name="into"/> is empty.</exception>
+    /// <exception cref="BlocksetNotFoundException">No blockset has that ID.</exception>
+    /// <exception cref="ObjectDisposedException">The session or repository was disposed.</exception>
+    /// <exception cref="BlockDbException">The database failed.</exception>
+    ValueTask<int> ListBlocksetBlocksAsync(long blocksetId, int fromIndex, Memory<BinaryBlocksetBlock> into, CancellationToken cancellationToken = default);
+
     /// <summary>Gets a blockset's length in bytes, full hash and block count.</summary>
     /// <param name="blocksetId">The blockset ID.</param>
     /// <param name="cancellationToken">Cancels before the query.</param>

@@ -171,18 +171,23 @@ internal sealed unsafe partial class PInvokeStatement : ISqliteStatement, IBlock
     public int ColumnBlob(int column, Span<byte> destination)
     {
         var stmt = CheckReadable(column, nameof(ColumnBlob));
-        if (NativeMethods.sqlite3_column_type(stmt, column) == NativeMethods.SQLITE_NULL)
-        {
-            GC.KeepAlive(this);
-            return -1;
-        }
-
+        // Two native calls, not three: the type is asked only when there are no bytes (NULL, or an empty value; a NULL
+        // stays NULL through sqlite3_column_blob). Each call takes the connection's mutex.
         var bytes = NativeMethods.sqlite3_column_blob(stmt, column);
         var length = NativeMethods.sqlite3_column_bytes(stmt, column);
-        if (bytes == null && length > 0)
+        if (bytes == null)
         {
-            // Not NULL and not empty, so SQLite failed to convert the value (out of memory).
-            throw SqliteErrors.FromConnection(_db, SqliteCodes.NoMem, $"ColumnBlob of statement '{Statement.Name}'");
+            if (length > 0)
+            {
+                // Not NULL and not empty, so SQLite failed to convert the value (out of memory).
+                throw SqliteErrors.FromConnection(_db, SqliteCodes.NoMem, $"ColumnBlob of statement '{Statement.Name}'");
+            }
+
+            if (NativeMethods.sqlite3_column_type(stmt, column) == NativeMethods.SQLITE_NULL)
+            {
+                GC.KeepAlive(this);
+                return -1;
+            }
         }
 
         new ReadOnlySpan<byte>(bytes, Math.Min(length, destination.Length)).CopyTo(destination);

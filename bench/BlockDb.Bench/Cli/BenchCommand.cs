@@ -79,6 +79,7 @@ internal static class BenchCommand
         root.Add(Lifecycle.LifecycleCommand.Create());
         root.Add(Blocksets.BlocksetGrowthCommand.Create());
         root.Add(DuplicatiReplay.DuplicatiReplayCommand.Create());
+        root.Add(BlockDb.Bench.Seed.SeedCommand.Create());
         return root;
     }
 

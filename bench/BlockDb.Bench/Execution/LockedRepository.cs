@@ -87,6 +87,14 @@ internal sealed class LockedRepository(IBlockRepository inner) : IBlockRepositor
         }
     }
 
+    public ValueTask<int> ListBlocksetBlocksAsync(long blocksetId, int fromIndex, Memory<BinaryBlocksetBlock> into, CancellationToken cancellationToken = default)
+    {
+        lock (_gate)
+        {
+            return Done(inner.ListBlocksetBlocksAsync(blocksetId, fromIndex, into, cancellationToken));
+        }
+    }
+
     public ValueTask<IReadOnlyList<BlocksetBlock>> ListBlocksetBlocksAsync(long blocksetId, CancellationToken cancellationToken = default)
     {
         lock (_gate)

@@ -1,3 +1,5 @@
+using BlockDb.Sql;
+
 namespace BlockDb.Blocksets;
 
 // The reads: a blockset, its blocks, a block; outside a write transaction they run in the session's read transaction.
@@ -28,6 +30,35 @@ internal sealed partial class BlocksetService
         }
 
         return blocks;
+    }
+
+    /// <summary>Up to <paramref name="into"/>'s length of a blockset's blocks from <paramref name="fromIndex"/> on, in order, hashes as bytes; how many.</summary>
+    /// <exception cref="BlocksetNotFoundException">No blockset has that ID.</exception>
+    public int List(long blocksetId, int fromIndex, Span<BinaryBlocksetBlock> into)
+    {
+        var list = _listFrom ??= _connection.Prepare(BlockDbSql.ListBlocksetBlocksFrom);
+        list.BindInt64(1, blocksetId);
+        list.BindInt64(2, fromIndex);
+        var count = 0;
+        try
+        {
+            while (count < into.Length && list.Step())
+            {
+                into[count++] = new BinaryBlocksetBlock((int)list.ColumnInt64(0), list.ColumnInt64(1), _layout.ReadBinaryHash(list, 2), list.ColumnInt64(3));
+            }
+        }
+        finally
+        {
+            list.Reset();
+        }
+
+        if (count == 0)
+        {
+            // No entries from there on: past the end, an empty file's blockset, or no such blockset (Get throws the typed error).
+            Get(blocksetId);
+        }
+
+        return count;
     }
 
     /// <summary>The lowest blockset ID with this full hash and length, or null.</summary>

@@ -26,6 +26,7 @@ internal sealed partial class BlocksetService
     private ISqliteStatement? _insertEntries;
     private readonly ISqliteStatement _getBlockset;
     private readonly ISqliteStatement _list;
+    private ISqliteStatement? _listFrom;
     private readonly ISqliteStatement _find;
     private readonly ISqliteStatement _deleteEntries;
     private readonly ISqliteStatement _delete;

@@ -138,6 +138,23 @@ internal sealed partial class BlockSession<TEngine>
         }
     }
 
+    public async ValueTask<int> ListBlocksetBlocksAsync(long blocksetId, int fromIndex, Memory<BinaryBlocksetBlock> into, CancellationToken cancellationToken = default)
+    {
+        using var call = new CallScope(_site, nameof(ListBlocksetBlocksAsync));
+        try
+        {
+            await call.EnterAsync(this, cancellationToken).ConfigureAwait(false);
+            call.Entered(cancellationToken);
+            Require.Listing(fromIndex, into.Length);
+            return await call.WhilePending(_engine.ListBlocksetBlocksAsync(blocksetId, fromIndex, into, cancellationToken)).ConfigureAwait(false);
+        }
+        catch (Exception e) when (call.Failing(e))
+        {
+            call.Rethrow();
+            throw;
+        }
+    }
+
     public async ValueTask<BlocksetInfo> GetBlocksetAsync(long blocksetId, CancellationToken cancellationToken = default)
     {
         using var call = new CallScope(_site, nameof(GetBlocksetAsync));

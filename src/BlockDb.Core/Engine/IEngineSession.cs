@@ -47,6 +47,9 @@ internal interface IEngineSession
 
     ValueTask<IReadOnlyList<BlocksetBlock>> ListBlocksetBlocksAsync(long blocksetId, CancellationToken cancellationToken);
 
+    /// <summary>Up to <paramref name="into"/>'s length of a blockset's blocks from <paramref name="fromIndex"/> on, hashes as bytes; how many.</summary>
+    ValueTask<int> ListBlocksetBlocksAsync(long blocksetId, int fromIndex, Memory<BinaryBlocksetBlock> into, CancellationToken cancellationToken);
+
     ValueTask DeleteBlocksetAsync(long blocksetId, CancellationToken cancellationToken);
 
     ValueTask<CollectResult> CollectAsync(long? volumeId, CancellationToken cancellationToken);

@@ -36,6 +36,17 @@ internal static class Require
         return new BinaryBlockKey(bytes, size);
     }
 
+    /// <summary>A listing into the caller's buffer: from index 0 or more, into at least one element.</summary>
+    /// <exception cref="ArgumentOutOfRangeException">The index is negative or the buffer empty.</exception>
+    public static void Listing(int fromIndex, int intoLength)
+    {
+        ArgumentOutOfRangeException.ThrowIfNegative(fromIndex, nameof(fromIndex));
+        if (intoLength < 1)
+        {
+            throw new ArgumentOutOfRangeException("into", intoLength, "The buffer to list blocks into is empty; give it at least one element (a blockset's block count is in GetBlocksetAsync).");
+        }
+    }
+
     /// <summary>A span call's blocks and results buffer.</summary>
     /// <exception cref="ArgumentException">The buffer is too short, or a block's hash is empty or its size below 1.</exception>
     public static void Blocks(ReadOnlySpan<BinaryBlockKey> blocks, int resultsLength)

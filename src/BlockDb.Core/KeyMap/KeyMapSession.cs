@@ -105,6 +105,8 @@ internal readonly struct KeyMapSession : ILayoutSession
 
     public string ReadHash(ISqliteStatement statement, int column) => BlobHashCodec.Read(statement, column);
 
+    public BlockHash ReadBinaryHash(ISqliteStatement statement, int column) => BlobHashCodec.ReadBinary(statement, column);
+
     private uint KeyOf(in BinaryBlockKey block) => _map.Hasher.KeyOf(block.Hash.Bytes, block.Size);
 
     /// <summary>The one lookup: the block's verified ID, or null when <paramref name="mode"/> lets it call the block missing.</summary>

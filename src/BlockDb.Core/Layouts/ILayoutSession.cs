@@ -33,4 +33,7 @@ internal interface ILayoutSession
 
     /// <summary>Reads a stored hash back as base64 text.</summary>
     string ReadHash(ISqliteStatement statement, int column);
+
+    /// <summary>Reads a stored hash back as bytes.</summary>
+    BlockHash ReadBinaryHash(ISqliteStatement statement, int column);
 }

@@ -63,6 +63,12 @@ internal sealed class SharedBlockRepository : ISharedBlockRepository
         return await lease.Session.ListBlocksetBlocksAsync(blocksetId, cancellationToken).ConfigureAwait(false);
     }
 
+    public async ValueTask<int> ListBlocksetBlocksAsync(long blocksetId, int fromIndex, Memory<BinaryBlocksetBlock> into, CancellationToken cancellationToken = default)
+    {
+        using var lease = await _readers.RentAsync(cancellationToken).ConfigureAwait(false);
+        return await lease.Session.ListBlocksetBlocksAsync(blocksetId, fromIndex, into, cancellationToken).ConfigureAwait(false);
+    }
+
     public async ValueTask<BlocksetInfo> GetBlocksetAsync(long blocksetId, CancellationToken cancellationToken = default)
     {
         using var lease = await _readers.RentAsync(cancellationToken).ConfigureAwait(false);

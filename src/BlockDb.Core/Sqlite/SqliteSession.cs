@@ -142,6 +142,12 @@ internal readonly struct SqliteSession<TLayout> : IEngineSession
         return new(_blocksets.List(blocksetId));
     }
 
+    public ValueTask<int> ListBlocksetBlocksAsync(long blocksetId, int fromIndex, Memory<BinaryBlocksetBlock> into, CancellationToken cancellationToken)
+    {
+        Tx.EnterRead();
+        return new(_blocksets.List(blocksetId, fromIndex, into.Span));
+    }
+
     public ValueTask DeleteBlocksetAsync(long blocksetId, CancellationToken cancellationToken)
     {
         _blocksets.Delete(blocksetId);

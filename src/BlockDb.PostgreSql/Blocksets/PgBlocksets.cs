@@ -61,6 +61,35 @@ internal static class PgBlocksets
         return blocks;
     }
 
+    /// <summary>Up to <paramref name="into"/>'s length of a blockset's blocks from <paramref name="fromIndex"/> on, hashes as bytes; how many.</summary>
+    public static async Task<int> ListAsync(NpgsqlConnection connection, NpgsqlTransaction? transaction, long blocksetId, int fromIndex, Memory<BinaryBlocksetBlock> into, CancellationToken cancellationToken)
+    {
+        var count = 0;
+        var hash = new byte[BlockHash.MaxBytes]; // one per call, not per block
+        using (var command = Command(PgSql.ListBlocksetBlocksFrom, connection, transaction, blocksetId))
+        {
+            command.Parameters.Add(new NpgsqlParameter<int> { NpgsqlDbType = NpgsqlDbType.Integer, TypedValue = fromIndex });
+            command.Parameters.Add(new NpgsqlParameter<int> { NpgsqlDbType = NpgsqlDbType.Integer, TypedValue = into.Length });
+            var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
+            await using var readerScope = reader.ConfigureAwait(false);
+            while (count < into.Length && await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
+            {
+                into.Span[count++] = new BinaryBlocksetBlock(reader.GetInt32(0), reader.GetInt64(1), new BlockHash(hash.AsSpan(0, (int)reader.GetBytes(2, 0, hash, 0, hash.Length))), reader.GetInt64(3));
+            }
+        }
+
+        if (count == 0)
+        {
+            using var exists = Command(PgSql.BlocksetExists, connection, transaction, blocksetId);
+            if (await exists.ExecuteScalarAsync(cancellationToken).ConfigureAwait(false) is null)
+            {
+                throw new BlocksetNotFoundException(blocksetId);
+            }
+        }
+
+        return count;
+    }
+
     public static async Task<BlocksetInfo> GetBlocksetAsync(NpgsqlConnection connection, NpgsqlTransaction? transaction, long blocksetId, CancellationToken cancellationToken)
     {
         using var command = Command(PgSql.GetBlockset, connection, transaction, blocksetId);

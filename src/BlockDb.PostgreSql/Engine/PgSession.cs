@@ -202,6 +202,9 @@ internal readonly struct PgSession : IEngineSession
     public ValueTask<IReadOnlyList<BlocksetBlock>> ListBlocksetBlocksAsync(long blocksetId, CancellationToken cancellationToken) =>
         _db.RunAsync(nameof(IBlockReader.ListBlocksetBlocksAsync), (c, t, token) => PgBlocksets.ListAsync(c, t, blocksetId, token), write: false, retryable: true, cancellationToken);
 
+    public ValueTask<int> ListBlocksetBlocksAsync(long blocksetId, int fromIndex, Memory<BinaryBlocksetBlock> into, CancellationToken cancellationToken) =>
+        _db.RunAsync(nameof(IBlockReader.ListBlocksetBlocksAsync), (c, t, token) => PgBlocksets.ListAsync(c, t, blocksetId, fromIndex, into, token), write: false, retryable: true, cancellationToken);
+
     public async ValueTask DeleteBlocksetAsync(long blocksetId, CancellationToken cancellationToken)
     {
         var deleted = await _db.RunAsync(nameof(IBlockWriter.DeleteBlocksetAsync), (c, t, token) => PgBlocksets.DeleteBlocksetAsync(c, t, blocksetId, token), write: true, WriteRetryable, cancellationToken).ConfigureAwait(false);

@@ -60,6 +60,12 @@ internal static partial class PgSql
         WHERE e."BlocksetID" = $1 ORDER BY e."Index"
         """;
 
+    /// <summary>Up to $3 of a blockset's blocks from index $2 on, in order (a listing into the caller's buffer).</summary>
+    public const string ListBlocksetBlocksFrom = """
+        SELECT e."Index", b."ID", b."Hash", b."Size" FROM "BlocksetEntry" e JOIN "Block" b ON b."ID" = e."BlockID"
+        WHERE e."BlocksetID" = $1 AND e."Index" >= $2 ORDER BY e."Index" LIMIT $3
+        """;
+
     /// <summary>Whether a blockset exists (for a blockset whose list came back empty).</summary>
     public const string BlocksetExists = """SELECT 1 FROM "Blockset" WHERE "ID" = $1""";
 

@@ -53,6 +53,12 @@ internal sealed partial class PostgreSqlSharedRepository : ISharedBlockRepositor
     public ValueTask<IReadOnlyList<BlocksetBlock>> ListBlocksetBlocksAsync(long blocksetId, CancellationToken cancellationToken = default) =>
         RunAsync(nameof(ListBlocksetBlocksAsync), (c, ct) => PgBlocksets.ListAsync(c, null, blocksetId, ct), PgAccess.Read, cancellationToken);
 
+    public ValueTask<int> ListBlocksetBlocksAsync(long blocksetId, int fromIndex, Memory<BinaryBlocksetBlock> into, CancellationToken cancellationToken = default)
+    {
+        Require.Listing(fromIndex, into.Length);
+        return RunAsync(nameof(ListBlocksetBlocksAsync), (c, ct) => PgBlocksets.ListAsync(c, null, blocksetId, fromIndex, into, ct), PgAccess.Read, cancellationToken);
+    }
+
     public ValueTask<BlocksetInfo> GetBlocksetAsync(long blocksetId, CancellationToken cancellationToken = default) =>
         RunAsync(nameof(GetBlocksetAsync), (c, ct) => PgBlocksets.GetBlocksetAsync(c, null, blocksetId, ct), PgAccess.Read, cancellationToken);
 

@@ -80,6 +80,8 @@ internal readonly struct DuplicatiSession : ILayoutSession
 
     public string ReadHash(ISqliteStatement statement, int column) => TextHashCodec.Read(statement, column);
 
+    public BlockHash ReadBinaryHash(ISqliteStatement statement, int column) => TextHashCodec.ReadBinary(statement, column);
+
     /// <summary>The block's ID through the unique (Hash, Size) index, or null.</summary>
     private long? Find(in BinaryBlockKey block, string? text)
     {

@@ -10,4 +10,7 @@ internal interface IHashCodec
 
     /// <summary>Reads a stored hash back as base64 text.</summary>
     static abstract string Read(ISqliteStatement statement, int column);
+
+    /// <summary>Reads a stored hash back as bytes (no base64 text built).</summary>
+    static abstract BlockHash ReadBinary(ISqliteStatement statement, int column);
 }

@@ -10,4 +10,8 @@ internal readonly struct TextHashCodec : IHashCodec
 
     public static string Read(ISqliteStatement statement, int column) =>
         statement.ColumnText(column) ?? throw new BlockDbFormatException("A stored block hash is NULL.");
+
+    // The stored text decoded (the text is read as a string first: the layout stores text).
+    public static BlockHash ReadBinary(ISqliteStatement statement, int column) =>
+        BlockHash.TryParse(Read(statement, column), out var hash) ? hash : throw new BlockDbFormatException("A stored block hash is not canonical base64 of 1 to 66 bytes.");
 }

@@ -1,0 +1,155 @@
+namespace BlockDb.Bench.Seed;
+
+/// <summary>
+/// The seed's six workloads as a backup engine calls BlockDb: one session, the public API with base64 text hashes
+/// (the seed's keys as they are), <c>CommitEvery</c> 0 and one <see cref="IBlockRepository.CommitAsync"/> at the end
+/// (one transaction per run, as the seed).
+/// </summary>
+internal static class SeedBlockDb
+{
+    /// <summary>Writes the pre-filled blocks and blocksets, one <see cref="IBlockWriter.SelectXorInsertBlocksetAsync"/> per blockset; checks every ID is the seed's.</summary>
+    public static async Task FillAsync(IBlockRepository session, SeedData data)
+    {
+        var next = 0;
+        foreach (var b in data.Blocksets)
+        {
+            var keys = new BinaryBlockKey[b.Count];
+            for (var i = 0; i < keys.Length; i++)
+            {
+                var e = data.Entries[next + i];
+                keys[i] = new BinaryBlockKey(BlockHash.Parse(e.Hash), e.Size);
+            }
+
+            var results = new SelectXorInsertResult[keys.Length];
+            var id = await session.SelectXorInsertBlocksetAsync(keys, results);
+            for (var i = 0; i < keys.Length; i++)
+            {
+                if (results[i].Id != data.Entries[next + i].Id)
+                {
+                    throw new InvalidOperationException($"Block {next + i} got ID {results[i].Id}, not {data.Entries[next + i].Id}: the pair would not compare the same rows.");
+                }
+            }
+
+            if (id != b.Id)
+            {
+                throw new InvalidOperationException($"Blockset {b.Id} got ID {id}.");
+            }
+
+            next += keys.Length;
+        }
+
+        await session.CommitAsync();
+    }
+
+    /// <summary>Runs one input and commits; returns a digest of what it read (the same as the naive side's).</summary>
+    public static ValueTask<long> RunAsync(IBlockRepository s, SeedWorkload workload, SeedInput input, bool listCall = false) => workload switch
+    {
+        SeedWorkload.Join when listCall => JoinList(s, input.Blocksets),
+        SeedWorkload.Insert => Insert(s, input.Entries),
+        SeedWorkload.Select => Select(s, input.Entries),
+        SeedWorkload.Xor1 or SeedWorkload.Xor2 => Xor(s, input.Entries),
+        SeedWorkload.Join => Join(s, input.Blocksets),
+        _ => NewBlockset(s, input.Entries, input.Breaks),
+    };
+
+    private static async ValueTask<long> Insert(IBlockRepository s, SeedEntry[] entries)
+    {
+        long digest = 0;
+        foreach (var e in entries)
+        {
+            digest += await s.InsertBlockAsync(e.Hash, e.Size);
+        }
+
+        await s.CommitAsync();
+        return digest;
+    }
+
+    private static async ValueTask<long> Select(IBlockRepository s, SeedEntry[] entries)
+    {
+        long digest = 0;
+        foreach (var e in entries)
+        {
+            digest += await s.FindBlockAsync(e.Hash, e.Size) ?? -1;
+        }
+
+        await s.CommitAsync();
+        return digest;
+    }
+
+    private static async ValueTask<long> Xor(IBlockRepository s, SeedEntry[] entries)
+    {
+        long digest = 0;
+        foreach (var e in entries)
+        {
+            digest += (await s.SelectXorInsertAsync(e.Hash, e.Size)).Id;
+        }
+
+        await s.CommitAsync();
+        return digest;
+    }
+
+    /// <summary>The listing restore would use: into one reused buffer, binary hashes, paged until a page comes back short.</summary>
+    private static async ValueTask<long> Join(IBlockRepository s, SeedBlockset[] blocksets)
+    {
+        long digest = 0;
+        var buffer = new BinaryBlocksetBlock[1024];
+        foreach (var b in blocksets)
+        {
+            for (var from = 0; ;)
+            {
+                var count = await s.ListBlocksetBlocksAsync(b.Id, from, buffer);
+                for (var i = 0; i < count; i++)
+                {
+                    digest += buffer[i].Size + 1;
+                }
+
+                if (count < buffer.Length)
+                {
+                    break;
+                }
+
+                from = buffer[count - 1].Index + 1;
+            }
+        }
+
+        await s.CommitAsync();
+        return digest;
+    }
+
+    /// <summary>The list call: a record with a base64 string per block.</summary>
+    private static async ValueTask<long> JoinList(IBlockRepository s, SeedBlockset[] blocksets)
+    {
+        long digest = 0;
+        foreach (var b in blocksets)
+        {
+            var blocks = await s.ListBlocksetBlocksAsync(b.Id);
+            for (var i = 0; i < blocks.Count; i++)
+            {
+                digest += blocks[i].Size + 1;
+            }
+        }
+
+        await s.CommitAsync();
+        return digest;
+    }
+
+    private static async ValueTask<long> NewBlockset(IBlockRepository s, SeedEntry[] entries, bool[] breaks)
+    {
+        long digest = 0;
+        var ids = new List<long>(64);
+        for (var i = 0; i < entries.Length; i++)
+        {
+            var id = (await s.SelectXorInsertAsync(entries[i].Hash, entries[i].Size)).Id;
+            ids.Add(id);
+            digest += id;
+            if (breaks[i] || i == entries.Length - 1)
+            {
+                await s.AddBlocksetAsync(ids);
+                ids.Clear();
+            }
+        }
+
+        await s.CommitAsync();
+        return digest;
+    }
+}
