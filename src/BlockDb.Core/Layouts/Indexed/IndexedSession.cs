@@ -53,6 +53,13 @@ internal readonly struct IndexedSession<TCodec, TStrategy> : ILayoutSession
         }
     }
 
+    long? ILayoutSession.FindInWrite(in BinaryBlockKey block, string? text, out BlockVolume volume)
+    {
+        // The index lookup reads no VolumeID: the blockset reads the row.
+        volume = BlockVolume.Unknown;
+        return Find(block, text);
+    }
+
     SelectXorInsertResult ILayoutSession.SelectXorInsert(in BinaryBlockKey block, string? text, long? volumeId) => _strategy.SelectXorInsert(this, block, text, volumeId);
 
     SelectXorInsertResult ILayoutSession.SelectXorInsertInWrite(in BinaryBlockKey block, long? volumeId, out BlockVolume volume)
