@@ -18,6 +18,10 @@ internal static partial class BlockDbSql
     private const string DuplicatiUnreferenced =
         """NOT EXISTS (SELECT 1 FROM "BlocksetEntry" E WHERE E."BlockID" = B."ID") AND B."Hash" NOT IN (SELECT "Hash" FROM "BlocklistHash")""";
 
+    /// <summary>The <c>DeletedBlock</c> row of (<c>@Hash</c>, <c>@Size</c>) a select-xor-insert takes back: see <see cref="DuplicatiFindDeletedBlock"/>.</summary>
+    private const string DuplicatiTakeBackRow =
+        """SELECT D."ID" FROM "DeletedBlock" D JOIN "Remotevolume" V ON V."ID" = D."VolumeID" WHERE D."Hash" = @Hash AND D."Size" = @Size AND V."Type" = 'Blocks' AND V."State" NOT IN ('Deleting', 'Deleted') ORDER BY D."ID" DESC LIMIT 1""";
+
     /// <summary>A Duplicati volume <c>V</c> as <see cref="Volumes.VolumeService.ReadVolume"/> reads it: its size −1 ("not known") as NULL.</summary>
     private const string DuplicatiVolumeColumns =
         $"""V."ID", V."Name", V."State", NULLIF(V."Size", -1), (SELECT COUNT(*) FROM "Block" B WHERE B."VolumeID" = V."ID"), (SELECT COALESCE(SUM(B."Size"), 0) FROM "Block" B WHERE B."VolumeID" = V."ID"), (SELECT COUNT(*) FROM "Block" B WHERE B."VolumeID" = V."ID" AND {DuplicatiUnreferenced}), (SELECT COALESCE(SUM(B."Size"), 0) FROM "Block" B WHERE B."VolumeID" = V."ID" AND {DuplicatiUnreferenced})""";
@@ -32,7 +36,7 @@ internal static partial class BlockDbSql
     /// </summary>
     public static readonly SqlStatement DuplicatiFindDeletedBlock = new(
         nameof(DuplicatiFindDeletedBlock),
-        """SELECT D."ID" FROM "DeletedBlock" D JOIN "Remotevolume" V ON V."ID" = D."VolumeID" WHERE D."Hash" = @Hash AND D."Size" = @Size AND V."Type" = 'Blocks' AND V."State" NOT IN ('Deleting', 'Deleted') ORDER BY D."ID" DESC LIMIT 1""",
+        DuplicatiTakeBackRow,
         "@Hash", "@Size");
 
     /// <summary>
@@ -50,7 +54,7 @@ internal static partial class BlockDbSql
     /// </summary>
     public static readonly SqlStatement DuplicatiAfterMiss = new(
         nameof(DuplicatiAfterMiss),
-        """SELECT (SELECT "State" FROM "Remotevolume" WHERE "ID" = @VolumeID AND "Type" = 'Blocks'), (SELECT D."ID" FROM "DeletedBlock" D JOIN "Remotevolume" V ON V."ID" = D."VolumeID" WHERE D."Hash" = @Hash AND D."Size" = @Size AND V."Type" = 'Blocks' AND V."State" NOT IN ('Deleting', 'Deleted') ORDER BY D."ID" DESC LIMIT 1)""",
+        $"""SELECT (SELECT "State" FROM "Remotevolume" WHERE "ID" = @VolumeID AND "Type" = 'Blocks'), ({DuplicatiTakeBackRow})""",
         "@VolumeID", "@Hash", "@Size");
 
     /// <summary>Puts a <c>DeletedBlock</c> row back into <c>Block</c> with its volume (a new block ID, as Duplicati's move gives) and returns the ID.</summary>
