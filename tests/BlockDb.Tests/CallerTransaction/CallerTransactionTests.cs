@@ -111,18 +111,11 @@ public sealed class CallerTransactionTests : IDisposable
     {
         CreateIndex(BlockLayout.TextHash);
         using var caller = OpenCaller();
-        var statements = new List<string>();
-        var tracing = false;
-        raw.sqlite3_trace(caller.Handle!, (_, sql) =>
-        {
-            if (tracing)
-            {
-                statements.Add(sql);
-            }
-        }, null);
+        using var trace = new StatementTracer(caller);
+        var statements = trace.Statements;
 
         using var transaction = caller.BeginTransaction(deferred: true);
-        tracing = true;
+        trace.On = true;
         await using (var blocks = Build(caller))
         {
             await using (var session = await blocks.OpenSessionAsync())
@@ -146,7 +139,7 @@ public sealed class CallerTransactionTests : IDisposable
             }
         }
 
-        tracing = false;
+        trace.On = false;
         Assert.NotEmpty(statements);
         Assert.Contains(statements, s => s.Contains("BlockDbStep", StringComparison.Ordinal));
         Assert.DoesNotContain(statements, s => TransactionStatements.Classify(s) == TransactionStatements.StatementKind.Transaction);
@@ -168,25 +161,18 @@ public sealed class CallerTransactionTests : IDisposable
     {
         CreateIndex(layout);
         using var caller = OpenCaller();
-        var statements = new List<string>();
-        var tracing = false;
-        raw.sqlite3_trace(caller.Handle!, (_, sql) =>
-        {
-            if (tracing)
-            {
-                statements.Add(sql);
-            }
-        }, null);
+        using var trace = new StatementTracer(caller);
+        var statements = trace.Statements;
 
         using var transaction = caller.BeginTransaction(deferred: true);
         await using (var blocks = Build(caller, new BlockDbOptions { SelectXorInsert = strategy }))
         await using (var session = await blocks.OpenSessionAsync())
         {
             var volume = await session.RegisterVolumeAsync("v1");
-            tracing = true;
+            trace.On = true;
             Assert.True((await session.SelectXorInsertAsync(TestData.Hash(1), 10, volume)).Created);
             await session.InsertBlockAsync(TestData.Hash(2), 10, volume);
-            tracing = false;
+            trace.On = false;
             Assert.NotEmpty(statements);
             Assert.DoesNotContain(statements, s => s.Contains("SAVEPOINT", StringComparison.OrdinalIgnoreCase) || s.TrimStart().StartsWith("RELEASE", StringComparison.OrdinalIgnoreCase));
 

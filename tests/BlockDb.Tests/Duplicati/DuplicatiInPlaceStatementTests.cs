@@ -1,4 +1,3 @@
-using SQLitePCL;
 using static BlockDb.Tests.Duplicati.DuplicatiSessions;
 
 namespace BlockDb.Tests.Duplicati;
@@ -24,7 +23,7 @@ public sealed class DuplicatiInPlaceStatementTests(DuplicatiTemplate template) :
         var path = template.CopyTo(_folder);
         await using var scope = await DuplicatiScope.OpenAsync(path, Caller);
         var volume = await scope.Session.RegisterVolumeAsync("duplicati-b0000000000000001.dblock.zip");
-        var trace = new Trace(scope);
+        using var trace = new StatementTracer(scope.Connection!, on: true);
 
         var blocks = File("new", 5);
         foreach (var block in blocks)
@@ -32,7 +31,8 @@ public sealed class DuplicatiInPlaceStatementTests(DuplicatiTemplate template) :
             Assert.True((await scope.Session.SelectXorInsertAsync(block.Hash, block.Size, volume)).Created);
         }
 
-        var statements = trace.Stop();
+        trace.On = false;
+        var statements = trace.Statements;
         Assert.DoesNotContain(statements, s => s.Contains("SAVEPOINT", StringComparison.OrdinalIgnoreCase) || s.StartsWith("RELEASE", StringComparison.OrdinalIgnoreCase));
         Assert.DoesNotContain(statements, s => s.Contains("RETURNING", StringComparison.OrdinalIgnoreCase));
         Assert.Equal(3 * blocks.Count, statements.Count); // find, the take-back and volume read, the insert
@@ -52,9 +52,10 @@ public sealed class DuplicatiInPlaceStatementTests(DuplicatiTemplate template) :
             await s.SelectXorInsertAsync(block.Hash, block.Size, volume);
         }
 
-        var trace = new Trace(scope);
+        using var trace = new StatementTracer(scope.Connection!, on: true);
         var blockset = await s.AddBlocksetAsync(file, FullHash("forty"));
-        var statements = trace.Stop();
+        trace.On = false;
+        var statements = trace.Statements;
 
         Assert.Equal(1, statements.Count(t => t.StartsWith("SAVEPOINT", StringComparison.Ordinal)));
         // One read per block (its ID and its volume's state), and one per blocklist block (it must exist).
@@ -113,24 +114,5 @@ public sealed class DuplicatiInPlaceStatementTests(DuplicatiTemplate template) :
         command.Transaction = scope.Transaction!.Current;
         command.CommandText = sql;
         return (long)command.ExecuteScalar()!;
-    }
-
-    /// <summary>The statements run on the caller's connection from now until <see cref="Stop"/> (SQLite's legacy trace: one line per statement run).</summary>
-    private sealed class Trace
-    {
-        private readonly DuplicatiScope _scope;
-        private readonly List<string> _statements = [];
-
-        public Trace(DuplicatiScope scope)
-        {
-            _scope = scope;
-            raw.sqlite3_trace(scope.Connection!.Handle!, (_, sql) => _statements.Add(sql.Trim()), null);
-        }
-
-        public List<string> Stop()
-        {
-            raw.sqlite3_trace(_scope.Connection!.Handle!, (strdelegate_trace?)null, null);
-            return _statements;
-        }
     }
 }
