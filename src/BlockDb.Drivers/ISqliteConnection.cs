@@ -48,6 +48,15 @@ public interface ISqliteConnection : IDisposable
     /// <summary><see langword="true"/> while a transaction is open (<c>sqlite3_get_autocommit() == 0</c>).</summary>
     bool InTransaction { get; }
 
+    /// <summary>
+    /// The rowid of the last row a successful <c>INSERT</c> on this connection wrote, 0 when none has
+    /// (<see href="https://www.sqlite.org/c3ref/last_insert_rowid.html">sqlite3_last_insert_rowid</see>): an insert's ID
+    /// without a <c>RETURNING</c> clause, whose result table costs SQLite an ephemeral B-tree per run. The default runs
+    /// <c>SELECT last_insert_rowid()</c>; a driver with the native handle calls the function.
+    /// </summary>
+    /// <exception cref="BlockDbException">SQLite failed; the exception keeps its result code.</exception>
+    long LastInsertRowId => long.Parse(QueryText("SELECT last_insert_rowid()") ?? "0", System.Globalization.CultureInfo.InvariantCulture);
+
     /// <summary>Reads the connection's page-cache counters (<c>sqlite3_db_status</c>), or <see langword="null"/> when the provider does not expose them.</summary>
     /// <returns>The counters since the connection opened, or <see langword="null"/>.</returns>
     SqliteCacheStats? ReadCacheStats();

@@ -9,6 +9,8 @@ internal sealed class MicrosoftDataConnection(SqliteConnection connection) : Ado
 {
     public override bool InTransaction => SQLitePCL.raw.sqlite3_get_autocommit(connection.Handle) == 0;
 
+    public override long LastInsertRowId => SQLitePCL.raw.sqlite3_last_insert_rowid(connection.Handle);
+
     /// <summary>One <c>sqlite3_exec</c> on the native handle: SqliteCommand would retry <c>SQLITE_BUSY</c> until its command timeout (at least 1 s).</summary>
     public override void ExecuteWithoutRetry(string sql)
     {

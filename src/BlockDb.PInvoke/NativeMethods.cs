@@ -135,6 +135,9 @@ internal static unsafe partial class NativeMethods
     internal static partial int sqlite3_get_autocommit(nint db);
 
     [LibraryImport(Library)]
+    internal static partial long sqlite3_last_insert_rowid(nint db);
+
+    [LibraryImport(Library)]
     internal static partial int sqlite3_exec(nint db, byte* sql, nint callback, nint callbackArgument, byte** errmsg);
 
     [LibraryImport(Library)]

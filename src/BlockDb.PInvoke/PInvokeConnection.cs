@@ -35,6 +35,17 @@ internal sealed unsafe partial class PInvokeConnection : ISqliteConnection
         }
     }
 
+    public long LastInsertRowId
+    {
+        get
+        {
+            var db = ThrowIfDisposed(nameof(LastInsertRowId));
+            var rowId = NativeMethods.sqlite3_last_insert_rowid(db);
+            GC.KeepAlive(this);
+            return rowId;
+        }
+    }
+
     public ISqliteStatement Prepare(SqlStatement statement)
     {
         ArgumentNullException.ThrowIfNull(statement);

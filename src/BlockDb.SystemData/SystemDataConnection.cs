@@ -26,6 +26,8 @@ internal sealed class SystemDataConnection : AdoNetSqliteConnection
 
     public override bool InTransaction => !_connection.AutoCommit;
 
+    public override long LastInsertRowId => _connection.LastInsertRowId;
+
     /// <summary>One <c>sqlite3_exec</c> on the native handle: System.Data.SQLite's commands would retry <c>SQLITE_BUSY</c> until their timeout (at least 1 s).</summary>
     public override void ExecuteWithoutRetry(string sql)
     {

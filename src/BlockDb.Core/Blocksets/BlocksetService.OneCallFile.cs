@@ -17,7 +17,7 @@ internal sealed partial class BlocksetService
             try
             {
                 var length = SelectXorInsertBlocks(ids);
-                return Self.WriteBlockset(ids, count, length, FullHash, CancellationToken);
+                return Self.WriteBlockset(ids, null, count, length, FullHash, CancellationToken);
             }
             finally
             {

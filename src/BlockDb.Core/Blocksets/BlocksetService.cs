@@ -34,6 +34,7 @@ internal sealed partial class BlocksetService
     private readonly IdFloor? _floor;
     private readonly IBlocksetRules? _rules;
     private readonly bool _wholeCalls;
+    private readonly bool _insertReturnsId;
 
     /// <summary>The layout's blockset rules, or null.</summary>
     internal IBlocksetRules? Rules => _rules;
@@ -58,6 +59,7 @@ internal sealed partial class BlocksetService
         _volumes = volumes;
         _blockSize = connection.Prepare(BlockDbSql.GetBlockSizeAndVolumeState);
         _insertBlockset = connection.Prepare(sql.InsertBlockset);
+        _insertReturnsId = sql.InsertBlocksetReturnsId;
         _insertEntry = connection.Prepare(BlockDbSql.InsertBlocksetEntry);
         _getBlockset = connection.Prepare(BlockDbSql.GetBlockset);
         _list = connection.Prepare(BlockDbSql.ListBlocksetBlocks);
@@ -68,19 +70,32 @@ internal sealed partial class BlocksetService
         _floor = sql.BlocksetIdFloor is { } floor ? new IdFloor(connection, floor) : null;
     }
 
-    /// <summary>Adds a blockset from blocks named by hash and size, resolved inside the write transaction (so none can be deleted between the lookup and the entry).</summary>
+    /// <summary>
+    /// Adds a blockset from blocks named by hash and size, resolved inside the write transaction (so none can be deleted
+    /// between the lookup and the entry): each block's ID and, where the layout's read gives it, its volume in one read,
+    /// the volume's state read once per volume (<see cref="RequireReferable"/>); the keys go to the layout's rules as the
+    /// rows' own values (matched by hash and size in this transaction).
+    /// </summary>
     public long Add(IReadOnlyList<BlockKey> blocks, string? fullHash, CancellationToken cancellationToken) =>
-        Add(blocks, blocks.Count, fullHash, cancellationToken, static (self, blocks, i) =>
+        Add(blocks, blocks, blocks.Count, fullHash, cancellationToken, static (BlocksetService self, IReadOnlyList<BlockKey> blocks, int i, ref long? fit) =>
         {
             var block = blocks[i];
-            var id = self._layout.Find(new BinaryBlockKey(BlockHash.Parse(block.Hash), block.Size), block.Hash)
+            var id = self._layout.FindInWrite(new BinaryBlockKey(BlockHash.Parse(block.Hash), block.Size), block.Hash, out var volume)
                 ?? throw new BlockNotFoundException($"Block {i} of the blockset (hash {block.Hash}, {block.Size} bytes) is not in the index; add it first (SelectXorInsertAsync). Nothing of the blockset was written.", i);
-            return (id, self.BlockSize(id, i) ?? block.Size);
+            if (volume.IsUnknown)
+            {
+                // The layout's read gave no volume: the row's size and volume state, read here.
+                return (id, self.BlockSize(id, i) ?? block.Size);
+            }
+
+            // Matched by (hash, size) in this transaction: the size is the key's.
+            self.RequireReferable(id, i, volume, ref fit);
+            return (id, block.Size);
         });
 
     /// <summary>Adds a blockset from block IDs, each checked inside the write transaction.</summary>
     public long Add(IReadOnlyList<long> blockIds, string? fullHash, CancellationToken cancellationToken) =>
-        Add(blockIds, blockIds.Count, fullHash, cancellationToken, static (self, ids, i) => self.Known(ids[i], i));
+        Add(blockIds, null, blockIds.Count, fullHash, cancellationToken, static (BlocksetService self, IReadOnlyList<long> ids, int i, ref long? _) => self.Known(ids[i], i));
 
     /// <summary>
     /// A file in one call: select-xor-insert of each block (its result at the same index, new blocks recorded in
@@ -93,7 +108,7 @@ internal sealed partial class BlocksetService
     public long SelectXorInsertAdd(ReadOnlyMemory<BinaryBlockKey> blocks, Memory<SelectXorInsertResult> results, long? volumeId, string? fullHash, CancellationToken cancellationToken) =>
         _batch.Write(new OneCallFile(this, blocks, results, volumeId, fullHash, cancellationToken), static file =>
         {
-            var blocksetId = file.Self._wholeCalls ? file.Self._batch.InSavepoint(file, static f => f.Run()) : file.Run();
+            var blocksetId = file.Self._wholeCalls ? file.Self._batch.AllOrNothing(file, static f => f.Run()) : file.Run();
             file.Self._batch.Wrote();
             return blocksetId;
         });
@@ -111,7 +126,7 @@ internal sealed partial class BlocksetService
                 return false;
             }
 
-            self.Add(blocks, blocks.Count, fullHash, cancellationToken, static (self, blocks, i) =>
+            self.Add(blocks, null, blocks.Count, fullHash, cancellationToken, static (BlocksetService self, IReadOnlyList<BinaryBlockKey> blocks, int i, ref long? _) =>
             {
                 var block = blocks[i];
                 var id = self._layout.Find(block, null)
@@ -126,7 +141,7 @@ internal sealed partial class BlocksetService
     public void Delete(long blocksetId) => _batch.Write((this, blocksetId), static s =>
     {
         var (self, id) = s;
-        self._batch.InSavepoint((self, id), static d =>
+        self._batch.AllOrNothing((self, id), static d =>
         {
             d.self._rules?.Deleting(d.id);
             d.self._deleteEntries.BindInt64(1, d.id);
@@ -140,23 +155,27 @@ internal sealed partial class BlocksetService
         return true;
     });
 
-    /// <summary>Resolves each block to its ID and size inside the write transaction, then writes the blockset.</summary>
-    private long Add<TBlocks>(TBlocks blocks, int count, string? fullHash, CancellationToken cancellationToken, Func<BlocksetService, TBlocks, int, (long Id, long Size)> resolve) =>
-        _batch.Write((this, blocks, count, fullHash, cancellationToken, resolve), static s =>
+    /// <summary>Block <paramref name="i"/>'s ID and size, checked in the write transaction; <paramref name="fit"/> as <see cref="RequireReferable"/> takes it.</summary>
+    private delegate (long Id, long Size) Resolve<TBlocks>(BlocksetService self, TBlocks blocks, int i, ref long? fit);
+
+    /// <summary>Resolves each block to its ID and size inside the write transaction, then writes the blockset (<paramref name="keys"/>: the blocks' keys as matched, for the layout's rules, or null).</summary>
+    private long Add<TBlocks>(TBlocks blocks, IReadOnlyList<BlockKey>? keys, int count, string? fullHash, CancellationToken cancellationToken, Resolve<TBlocks> resolve) =>
+        _batch.Write((this, blocks, keys, count, fullHash, cancellationToken, resolve), static s =>
         {
-            var (self, blocks, count, fullHash, cancellationToken, resolve) = s;
+            var (self, blocks, keys, count, fullHash, cancellationToken, resolve) = s;
             var ids = ArrayPool<long>.Shared.Rent(count);
             try
             {
                 long length = 0;
+                long? fit = null;
                 for (var i = 0; i < count; i++)
                 {
                     Require.NotCancelled(i, cancellationToken);
-                    (ids[i], var size) = resolve(self, blocks, i);
+                    (ids[i], var size) = resolve(self, blocks, i, ref fit);
                     length = AddLength(length, size, i);
                 }
 
-                var blocksetId = self.WriteBlockset(ids, count, length, fullHash, cancellationToken);
+                var blocksetId = self.WriteBlockset(ids, keys, count, length, fullHash, cancellationToken);
                 self._batch.Wrote();
                 return blocksetId;
             }
@@ -215,16 +234,15 @@ internal sealed partial class BlocksetService
             ? length + size
             : throw new ArgumentOutOfRangeException("blocks", size, $"The blockset's length passes {long.MaxValue:N0} bytes at block {index} ({size:N0} bytes); a blockset's Length is the sum of its blocks' sizes and must fit a 64-bit integer. Nothing of the blockset was written.");
 
-    /// <summary>Writes a blockset and its entries inside a savepoint (all of it, or nothing); the caller counts the write.</summary>
-    private long WriteBlockset(long[] ids, int count, long length, string? fullHash, CancellationToken cancellationToken) =>
-        _batch.InSavepoint((this, ids, count, length, fullHash, cancellationToken), static s =>
+    /// <summary>
+    /// Writes a blockset and its entries as one unit (all of it, or nothing: <see cref="SqliteTransaction.AllOrNothing"/>);
+    /// the caller counts the write. <paramref name="keys"/>: the blocks' keys as matched, for the layout's rules, or null.
+    /// </summary>
+    private long WriteBlockset(long[] ids, IReadOnlyList<BlockKey>? keys, int count, long length, string? fullHash, CancellationToken cancellationToken) =>
+        _batch.AllOrNothing((this, ids, keys, count, length, fullHash, cancellationToken), static s =>
         {
-            var (self, ids, count, length, fullHash, cancellationToken) = s;
-            if (self._rules?.Prepare(ids, count, length, fullHash) is { } existing)
-            {
-                return existing;
-            }
-
+            var (self, ids, keys, count, length, fullHash, cancellationToken) = s;
+            self._rules?.Prepare(ids, keys, count, length, fullHash);
             var insert = self._insertBlockset;
             insert.BindInt64(1, length);
             if (fullHash is null)
@@ -236,15 +254,11 @@ internal sealed partial class BlocksetService
                 insert.BindText(2, fullHash);
             }
 
-            long blocksetId;
-            try
+            if (self.InsertBlockset() is not { } blocksetId)
             {
-                insert.Step();
-                blocksetId = insert.ColumnInt64(0);
-            }
-            finally
-            {
-                insert.Reset();
+                // The layout's find-or-add: its unique (FullHash, Length) holds the blockset already; nothing was written.
+                return self._rules?.Existing(fullHash!, length)
+                    ?? throw new InvalidOperationException($"The blockset insert wrote no row and no blockset has its full hash {fullHash} and length {length}.");
             }
 
             var i = 0;
@@ -279,6 +293,25 @@ internal sealed partial class BlocksetService
             self._rules?.Written(blocksetId);
             return blocksetId;
         });
+
+    /// <summary>Runs the bound blockset insert: the new ID, or null when it wrote no row (the layout's find-or-add found the blockset).</summary>
+    private long? InsertBlockset()
+    {
+        var insert = _insertBlockset;
+        if (!_insertReturnsId)
+        {
+            return insert.ExecuteNonQuery() == 0 ? null : _connection.LastInsertRowId;
+        }
+
+        try
+        {
+            return insert.Step() ? insert.ColumnInt64(0) : null;
+        }
+        finally
+        {
+            insert.Reset();
+        }
+    }
 
     /// <summary>A block's size, or null when it is unknown; a block of a volume being deleted cannot join a blockset.</summary>
     /// <exception cref="BlockDbConflictException">The block's volume is <see cref="VolumeState.Deleting"/> or <see cref="VolumeState.Deleted"/>.</exception>

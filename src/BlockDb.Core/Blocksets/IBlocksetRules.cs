@@ -8,16 +8,20 @@ namespace BlockDb.Blocksets;
 /// </summary>
 internal interface IBlocksetRules : IDisposable
 {
-    /// <summary>
-    /// Before anything of a new blockset is written: checks it, and returns the ID of the blockset that already has its
-    /// full hash and length (the call then answers with it and writes nothing), or null to write it.
-    /// </summary>
+    /// <summary>Before anything of a new blockset is written: checks it.</summary>
     /// <param name="ids">The blocks' IDs, in order (the first <paramref name="count"/>).</param>
+    /// <param name="keys">The blocks' hashes and sizes as matched to those IDs in this transaction, or null (the rules read them by ID).</param>
     /// <param name="count">The number of blocks.</param>
     /// <param name="length">The blockset's length in bytes (the sum of its blocks' sizes).</param>
     /// <param name="fullHash">The full hash given, or null.</param>
     /// <exception cref="ArgumentException">The blockset breaks the layout's rules (the message says which and what is allowed).</exception>
-    long? Prepare(long[] ids, int count, long length, string? fullHash);
+    void Prepare(long[] ids, IReadOnlyList<BlockKey>? keys, int count, long length, string? fullHash);
+
+    /// <summary>
+    /// When the layout's blockset insert wrote no row because a blockset with this full hash and length exists (its
+    /// find-or-add): that blockset's ID; the call answers with it, and nothing of it was written.
+    /// </summary>
+    long? Existing(string fullHash, long length);
 
     /// <summary>After the blockset's row and entries, in the same savepoint: writes what goes with them.</summary>
     /// <exception cref="BlockNotFoundException">A block the layout requires with the blockset is missing.</exception>

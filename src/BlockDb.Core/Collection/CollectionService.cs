@@ -36,7 +36,7 @@ internal sealed class CollectionService(ISqliteConnection connection, SqliteTran
             _ = self.Volumes.Read(volume);
         }
 
-        var result = self.Batch.InSavepoint((self, volumeId), static c => c.self.CountAndDelete(c.volumeId));
+        var result = self.Batch.AllOrNothing((self, volumeId), static c => c.self.CountAndDelete(c.volumeId));
         if (result.Blocks > 0)
         {
             self.Batch.Wrote();

@@ -42,6 +42,12 @@ internal readonly struct KeyMapSession : ILayoutSession
     // The members that take a block `in` are explicit: an implicit one gets a compiler bridge (one more frame).
     long? ILayoutSession.Find(in BinaryBlockKey block, string? text) => Lookup(block, KeyOf(block), LookupMode.Complete, out _);
 
+    long? ILayoutSession.FindInWrite(in BinaryBlockKey block, string? text, out BlockVolume volume)
+    {
+        volume = BlockVolume.Unknown;
+        return Lookup(block, KeyOf(block), LookupMode.Complete, out _);
+    }
+
     SelectXorInsertResult ILayoutSession.SelectXorInsert(in BinaryBlockKey block, string? text, long? volumeId)
     {
         var key = KeyOf(block);

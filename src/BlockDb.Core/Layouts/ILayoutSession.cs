@@ -18,6 +18,13 @@ internal interface ILayoutSession
     /// <param name="text">The caller's hash text when it gave one (checked, canonical), else null: a layout that stores the text binds it as given.</param>
     long? Find(in BinaryBlockKey block, string? text);
 
+    /// <summary>
+    /// A block's ID inside the open write transaction (a blockset's block named by hash and size), also saying what the
+    /// layout's own read tells about the block's volume in that transaction (<see cref="BlockVolume.Unknown"/>: the blockset
+    /// reads the row itself).
+    /// </summary>
+    long? FindInWrite(in BinaryBlockKey block, string? text, out BlockVolume volume);
+
     /// <summary>Finds a block, inserting it when absent (recorded in <paramref name="volumeId"/>, checked then).</summary>
     SelectXorInsertResult SelectXorInsert(in BinaryBlockKey block, string? text, long? volumeId);
 

@@ -18,13 +18,17 @@ internal static partial class BlockDbSql
     private const string DuplicatiUnreferenced =
         """NOT EXISTS (SELECT 1 FROM "BlocksetEntry" E WHERE E."BlockID" = B."ID") AND B."Hash" NOT IN (SELECT "Hash" FROM "BlocklistHash")""";
 
+    /// <summary>The <c>DeletedBlock</c> row of (<c>@Hash</c>, <c>@Size</c>) a select-xor-insert takes back: see <see cref="DuplicatiFindDeletedBlock"/>.</summary>
+    private const string DuplicatiTakeBackRow =
+        """SELECT D."ID" FROM "DeletedBlock" D JOIN "Remotevolume" V ON V."ID" = D."VolumeID" WHERE D."Hash" = @Hash AND D."Size" = @Size AND V."Type" = 'Blocks' AND V."State" NOT IN ('Deleting', 'Deleted') ORDER BY D."ID" DESC LIMIT 1""";
+
     /// <summary>A Duplicati volume <c>V</c> as <see cref="Volumes.VolumeService.ReadVolume"/> reads it: its size −1 ("not known") as NULL.</summary>
     private const string DuplicatiVolumeColumns =
         $"""V."ID", V."Name", V."State", NULLIF(V."Size", -1), (SELECT COUNT(*) FROM "Block" B WHERE B."VolumeID" = V."ID"), (SELECT COALESCE(SUM(B."Size"), 0) FROM "Block" B WHERE B."VolumeID" = V."ID"), (SELECT COUNT(*) FROM "Block" B WHERE B."VolumeID" = V."ID" AND {DuplicatiUnreferenced}), (SELECT COALESCE(SUM(B."Size"), 0) FROM "Block" B WHERE B."VolumeID" = V."ID" AND {DuplicatiUnreferenced})""";
 
-    /// <summary>Inserts a block into a volume (Duplicati's <c>AddBlockAsync</c> insert, LBD 245-258) and returns its ID.</summary>
+    /// <summary>Inserts a block into a volume (Duplicati's <c>AddBlockAsync</c> insert, LBD 245-258); its ID is the connection's last insert rowid, as Duplicati reads it.</summary>
     public static readonly SqlStatement DuplicatiInsertBlock = new(
-        nameof(DuplicatiInsertBlock), """INSERT INTO "Block" ("Hash", "VolumeID", "Size") VALUES (@Hash, @VolumeID, @Size) RETURNING "ID" """, "@Hash", "@VolumeID", "@Size");
+        nameof(DuplicatiInsertBlock), """INSERT INTO "Block" ("Hash", "VolumeID", "Size") VALUES (@Hash, @VolumeID, @Size)""", "@Hash", "@VolumeID", "@Size");
 
     /// <summary>
     /// The <c>DeletedBlock</c> row a select-xor-insert takes back (facts §4.6, by Duplicati's intent: the largest ID of the
@@ -32,8 +36,26 @@ internal static partial class BlockDbSql
     /// </summary>
     public static readonly SqlStatement DuplicatiFindDeletedBlock = new(
         nameof(DuplicatiFindDeletedBlock),
-        """SELECT D."ID" FROM "DeletedBlock" D JOIN "Remotevolume" V ON V."ID" = D."VolumeID" WHERE D."Hash" = @Hash AND D."Size" = @Size AND V."Type" = 'Blocks' AND V."State" NOT IN ('Deleting', 'Deleted') ORDER BY D."ID" DESC LIMIT 1""",
+        DuplicatiTakeBackRow,
         "@Hash", "@Size");
+
+    /// <summary>
+    /// A block's ID and its volume's state (NULL without a volume row, as <see cref="GetBlockSizeAndVolumeState"/> joins it)
+    /// through the unique (Hash, Size) index: a blockset's block and what its volume check needs, in one read.
+    /// </summary>
+    public static readonly SqlStatement DuplicatiFindBlockWithVolume = new(
+        nameof(DuplicatiFindBlockWithVolume),
+        """SELECT B."ID", V."State" FROM "Block" B LEFT JOIN "Remotevolume" V ON V."ID" = B."VolumeID" WHERE B."Hash" = @Hash AND B."Size" = @Size""",
+        "@Hash", "@Size");
+
+    /// <summary>
+    /// After a miss, in one statement: the caller's volume's state (NULL when no Blocks volume has that ID, as
+    /// <c>DuplicatiGetVolumeState</c> reads it) and the <c>DeletedBlock</c> row to take back (<see cref="DuplicatiFindDeletedBlock"/>'s, or NULL).
+    /// </summary>
+    public static readonly SqlStatement DuplicatiAfterMiss = new(
+        nameof(DuplicatiAfterMiss),
+        $"""SELECT (SELECT "State" FROM "Remotevolume" WHERE "ID" = @VolumeID AND "Type" = 'Blocks'), ({DuplicatiTakeBackRow})""",
+        "@VolumeID", "@Hash", "@Size");
 
     /// <summary>Puts a <c>DeletedBlock</c> row back into <c>Block</c> with its volume (a new block ID, as Duplicati's move gives) and returns the ID.</summary>
     public static readonly SqlStatement DuplicatiTakeBackBlock = new(
@@ -69,7 +91,11 @@ internal static partial class BlockDbSql
     public static SessionSql DuplicatiSession { get; } = new()
     {
         InsertBlockset = new(
-            "DuplicatiInsertBlockset", """INSERT INTO "Blockset" ("Length", "FullHash") VALUES (@Length, @FullHash) RETURNING "ID" """, "@Length", "@FullHash"),
+            // OR IGNORE: when the unique BlocksetFullHash holds (FullHash, Length) already, no row and no error; the blockset
+            // rules then answer with the existing one (find-or-add in one statement on the path that adds). FullHash is
+            // checked non-null before, and Blockset has no other constraint an IGNORE could hide.
+            "DuplicatiInsertBlockset", """INSERT OR IGNORE INTO "Blockset" ("Length", "FullHash") VALUES (@Length, @FullHash)""", "@Length", "@FullHash"),
+        InsertBlocksetReturnsId = false,
 
         // Recreate's −1 ("volume not known yet", facts §7) reads as no volume.
         GetBlock = new("DuplicatiGetBlock", """SELECT "Hash", "Size", NULLIF("VolumeID", -1) FROM "Block" WHERE "ID" = @ID""", "@ID"),

@@ -32,8 +32,15 @@ internal sealed record SessionSql
         BlocksetIdFloor = BlockDbSql.BlocksetIdFloor,
     };
 
-    /// <summary>Inserts a blockset (<c>@Length</c>, <c>@FullHash</c>) and returns its ID.</summary>
+    /// <summary>Inserts a blockset (<c>@Length</c>, <c>@FullHash</c>) and returns its ID; no row only when the layout's blockset rules find the blockset instead (<see cref="Blocksets.IBlocksetRules.Existing"/>).</summary>
     public required SqlStatement InsertBlockset { get; init; }
+
+    /// <summary>
+    /// Whether <see cref="InsertBlockset"/> returns the new ID as a row (<c>RETURNING</c>); false: the ID is the
+    /// connection's <see cref="ISqliteConnection.LastInsertRowId"/>, and a run that inserts no row means the layout's rules
+    /// find the blockset instead.
+    /// </summary>
+    public bool InsertBlocksetReturnsId { get; init; } = true;
 
     /// <summary>A block's hash, size and volume (NULL when it has none) by <c>@ID</c>.</summary>
     public required SqlStatement GetBlock { get; init; }

@@ -62,6 +62,8 @@ internal sealed class CallerConnection(ILentSqliteConnection lent) : IDisposable
 
         public string FileName => connection.FileName;
 
+        public long LastInsertRowId => connection.LastInsertRowId;
+
         public ISqliteStatement Prepare(SqlStatement statement)
         {
             var prepared = connection.Prepare(statement);

@@ -54,6 +54,13 @@ internal readonly struct SqliteSession<TLayout> : IEngineSession
         _s.Settings.Layout.RequireNewBlocks(blocks.Span, volumeId);
         if (!_s.Settings.WholeCalls)
         {
+            if (Tx.External)
+            {
+                // Many writes: the call's step savepoint first, so a failure undoes all of them [X1] (a block's own
+                // select-xor-insert would open a step without one, for a single write).
+                Tx.Begin();
+            }
+
             return new ManyBlocks(_layout, blocks, results, volumeId, cancellationToken, null, blocks.Length).Run();
         }
 
@@ -67,7 +74,7 @@ internal readonly struct SqliteSession<TLayout> : IEngineSession
             }
 
             Tx.Begin();
-            return Tx.InSavepoint(new ManyBlocks(_layout, blocks, results, volumeId, cancellationToken, misses, count), static m => m.Run());
+            return Tx.AllOrNothing(new ManyBlocks(_layout, blocks, results, volumeId, cancellationToken, misses, count), static m => m.Run());
         }
         finally
         {

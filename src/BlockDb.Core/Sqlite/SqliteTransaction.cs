@@ -20,8 +20,10 @@ namespace BlockDb.Sqlite;
 /// <para>
 /// <see cref="EngineTransaction.External"/> (a caller's connection and transaction): no <c>BEGIN</c>, <c>COMMIT</c> or <c>ROLLBACK</c> is
 /// even prepared [X1]. <see cref="Begin"/> requires the caller's transaction open [X2] and opens the call's step, the
-/// savepoint <c>"BlockDbStep"</c>; <see cref="EngineTransaction.IsOpen"/> is true while the step is open; the step is released
-/// (<see cref="ReleaseStep"/>) or undone (<see cref="UndoStep"/>) before the call returns. There is no read transaction,
+/// savepoint <c>"BlockDbStep"</c> (<see cref="BeginForOneWrite"/>: a step without a savepoint, for a call whose one write
+/// undoes itself); <see cref="EngineTransaction.IsOpen"/> is true while the step is open; the step is released
+/// (<see cref="ReleaseStep"/>) or undone (<see cref="UndoStep"/>) before the call returns; <see cref="AllOrNothing"/> inside
+/// a step savepoint adds no savepoint of its own. There is no read transaction,
 /// no WAL watch and no commit clock tick: BlockDb has no other connection to the file [X3]. The participant sees no
 /// ends: what the caller commits or rolls back later is not BlockDb's to see.
 /// </para>
@@ -36,6 +38,9 @@ internal sealed partial class SqliteTransaction : EngineTransaction
     private readonly TransactionMetrics _metrics;
     private readonly WalWatch? _wal;
     private IBatchParticipant? _participant;
+
+    // External: whether the open step is the savepoint "BlockDbStep" (false: a call of one atomic write opened none).
+    private bool _stepSavepoint;
 
     /// <param name="connection">The session's connection.</param>
     /// <param name="settings">The session's settings.</param>
@@ -293,12 +298,18 @@ internal sealed partial class SqliteTransaction : EngineTransaction
                     : Errors.BatchEndedEarlier(lost);
             }
 
+            if (External && !_stepSavepoint)
+            {
+                // The call was begun for one atomic write (BeginForOneWrite): a second could not be undone with the first.
+                throw new InvalidOperationException("A BlockDb call begun for one write wrote again outside a savepoint; nothing of it could be undone as a whole.");
+            }
+
             return;
         }
 
         if (External)
         {
-            BeginStep();
+            BeginStep(savepoint: true);
             return;
         }
 
@@ -315,6 +326,36 @@ internal sealed partial class SqliteTransaction : EngineTransaction
         Transaction++;
         MarkOpened();
     }
+
+    /// <summary>
+    /// As <see cref="Begin"/>, for a call whose writes are one atomic unit: one statement, or one <see cref="InSavepoint"/>.
+    /// In External mode it opens the call's step without the savepoint <c>"BlockDbStep"</c>: a failed statement is backed
+    /// out by SQLite itself (<see href="https://www.sqlite.org/lang_conflict.html"/>: ABORT undoes the statement's changes,
+    /// and a single-row write has nothing else to undo), and a savepoint undoes itself, so nothing of the call can stay after
+    /// it fails [X1]. A second write in the same call is refused (<see cref="Begin"/>). Outside External mode, <see cref="Begin"/>.
+    /// </summary>
+    /// <exception cref="BlockDbBatchRolledBackException">As <see cref="Begin"/>.</exception>
+    /// <exception cref="InvalidOperationException">External: the caller's transaction is not open [X2].</exception>
+    public void BeginForOneWrite()
+    {
+        if (External && !IsOpen)
+        {
+            BeginStep(savepoint: false);
+            return;
+        }
+
+        Begin();
+    }
+
+    /// <summary>
+    /// Runs <paramref name="body"/> so that all of its writes stay or none: in a savepoint (<see cref="InSavepoint"/>), except
+    /// in External mode inside a call's step savepoint, which is that unit already: a failure of <paramref name="body"/>
+    /// unwinds through the call, which rolls back to its step [X1]. Only for a body whose failure fails the call (no code
+    /// of the call catches it and goes on writing).
+    /// </summary>
+    /// <exception cref="BlockDbBatchRolledBackException">As <see cref="InSavepoint"/>.</exception>
+    public TResult AllOrNothing<TState, TResult>(TState state, Func<TState, TResult> body) =>
+        External && IsOpen && _stepSavepoint ? body(state) : InSavepoint(state, body);
 
     private void End(bool committed)
     {
@@ -342,15 +383,20 @@ internal sealed partial class SqliteTransaction : EngineTransaction
         }
     }
 
-    /// <summary>External: opens the call's step, a savepoint inside the caller's transaction [X1, X2].</summary>
-    private void BeginStep()
+    /// <summary>External: opens the call's step inside the caller's transaction, with <paramref name="savepoint"/> a savepoint [X1, X2].</summary>
+    private void BeginStep(bool savepoint)
     {
         if (!_connection.InTransaction)
         {
             throw Errors.NoCallerTransaction();
         }
 
-        _stepBegin!.ExecuteNonQuery();
+        if (savepoint)
+        {
+            _stepBegin!.ExecuteNonQuery();
+        }
+
+        _stepSavepoint = savepoint;
         Transaction++;
         MarkOpened(notify: false);
     }
@@ -363,7 +409,11 @@ internal sealed partial class SqliteTransaction : EngineTransaction
             return;
         }
 
-        _stepRelease!.ExecuteNonQuery();
+        if (_stepSavepoint)
+        {
+            _stepRelease!.ExecuteNonQuery();
+        }
+
         End(committed: true);
     }
 
@@ -381,9 +431,10 @@ internal sealed partial class SqliteTransaction : EngineTransaction
 
         try
         {
-            if (_connection.InTransaction)
+            Revise();
+            if (_stepSavepoint && _connection.InTransaction)
             {
-                Revise();
+                // Without the savepoint, the call's one write undid itself when it failed (BeginForOneWrite).
                 _stepUndo!.ExecuteNonQuery();
                 _stepRelease!.ExecuteNonQuery();
             }

@@ -23,12 +23,28 @@ internal sealed class VolumeGuard(ISqliteConnection connection, SqliteTransactio
     /// <exception cref="BlockDbConflictException">The volume is being deleted or is deleted.</exception>
     public void RequireRecordable(long? volumeId)
     {
-        if (volumeId is not { } id || (id == _checkedVolume && _checkedIn == (batch.Transaction, batch.Revision)))
+        if (volumeId is not { } id || IsRecordable(id))
         {
             return;
         }
 
-        var state = Read(id);
+        Accept(id, Read(id));
+    }
+
+    /// <summary>Whether the volume was found fit in this transaction and revision (<see cref="RequireRecordable(long?)"/> would read nothing).</summary>
+    public bool IsRecordable(long volumeId) => volumeId == _checkedVolume && _checkedIn == (batch.Transaction, batch.Revision);
+
+    /// <summary>
+    /// <see cref="RequireRecordable(long?)"/> from the volume's state as the caller's own statement read it in this
+    /// transaction (column <paramref name="column"/> of <paramref name="row"/>: the layout's <see cref="SessionSql.GetVolumeState"/>'s value, NULL for no volume).
+    /// </summary>
+    /// <exception cref="VolumeNotFoundException">No volume has that ID.</exception>
+    /// <exception cref="BlockDbConflictException">The volume is being deleted or is deleted.</exception>
+    public void RequireRecordable(long volumeId, ISqliteStatement row, int column) =>
+        Accept(volumeId, row.ColumnIsNull(column) ? throw new VolumeNotFoundException(volumeId) : VolumeRules.Parse(row.ColumnText(column), volumeId));
+
+    private void Accept(long id, VolumeState state)
+    {
         if (VolumeRules.IsGoing(state))
         {
             throw new BlockDbConflictException($"Volume {id} is {state}; blocks can be recorded into, or moved to, a volume only before it is being deleted. Register a new volume for them.");

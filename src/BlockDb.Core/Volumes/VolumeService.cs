@@ -123,7 +123,7 @@ internal sealed class VolumeService
         {
             var (self, ids, to, cancellationToken) = s;
             self._guard.RequireRecordable(to);
-            var moved = self._batch.InSavepoint((self, ids, to, cancellationToken), static m =>
+            var moved = self._batch.AllOrNothing((self, ids, to, cancellationToken), static m =>
             {
                 var (self, ids, to, cancellationToken) = m;
                 self._move.BindInt64(1, to);

@@ -64,6 +64,9 @@ public abstract class AdoNetSqliteConnection : ISqliteConnection
     /// <inheritdoc />
     public abstract bool InTransaction { get; }
 
+    /// <inheritdoc />
+    public virtual long LastInsertRowId => long.Parse(QueryText("SELECT last_insert_rowid()") ?? "0", System.Globalization.CultureInfo.InvariantCulture);
+
     /// <summary>
     /// Turns a provider exception into a <see cref="BlockDbException"/> that keeps SQLite's result codes,
     /// or returns <see langword="null"/> when <paramref name="exception"/> did not come from SQLite.

@@ -10,6 +10,8 @@ public static partial class SqliteCloseGuard
 
         public bool InTransaction => inner.InTransaction;
 
+        public long LastInsertRowId => inner.LastInsertRowId;
+
         public ISqliteStatement Prepare(SqlStatement statement) => inner.Prepare(statement);
 
         public void Execute(string sql) => inner.Execute(sql);

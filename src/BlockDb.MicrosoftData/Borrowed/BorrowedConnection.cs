@@ -44,6 +44,8 @@ internal sealed class BorrowedConnection : ILentSqliteConnection
 
     public bool InTransaction => raw.sqlite3_get_autocommit(Live(nameof(InTransaction))) == 0;
 
+    public long LastInsertRowId => raw.sqlite3_last_insert_rowid(Live(nameof(LastInsertRowId)));
+
     /// <summary>The main database's file (<c>sqlite3_db_filename</c>); empty for an in-memory or temporary database.</summary>
     public string FileName => raw.sqlite3_db_filename(Live(nameof(FileName)), "main").utf8_to_string() ?? string.Empty;
 

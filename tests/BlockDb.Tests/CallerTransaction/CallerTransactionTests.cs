@@ -111,18 +111,11 @@ public sealed class CallerTransactionTests : IDisposable
     {
         CreateIndex(BlockLayout.TextHash);
         using var caller = OpenCaller();
-        var statements = new List<string>();
-        var tracing = false;
-        raw.sqlite3_trace(caller.Handle!, (_, sql) =>
-        {
-            if (tracing)
-            {
-                statements.Add(sql);
-            }
-        }, null);
+        using var trace = new StatementTracer(caller);
+        var statements = trace.Statements;
 
         using var transaction = caller.BeginTransaction(deferred: true);
-        tracing = true;
+        trace.On = true;
         await using (var blocks = Build(caller))
         {
             await using (var session = await blocks.OpenSessionAsync())
@@ -146,12 +139,53 @@ public sealed class CallerTransactionTests : IDisposable
             }
         }
 
-        tracing = false;
+        trace.On = false;
         Assert.NotEmpty(statements);
         Assert.Contains(statements, s => s.Contains("BlockDbStep", StringComparison.Ordinal));
         Assert.DoesNotContain(statements, s => TransactionStatements.Classify(s) == TransactionStatements.StatementKind.Transaction);
         transaction.Commit();
         Assert.Equal((3, 1), CountFromOutside());
+    }
+
+    public static TheoryData<BlockLayout, SelectXorInsertStrategy> LayoutsAndStrategies() => new()
+    {
+        { BlockLayout.TextHash, SelectXorInsertStrategy.SelectThenInsert },
+        { BlockLayout.TextHash, SelectXorInsertStrategy.InsertOrIgnoreThenSelect },
+        { BlockLayout.BlobHash, SelectXorInsertStrategy.SelectThenInsert },
+        { BlockLayout.BlobHash, SelectXorInsertStrategy.InsertReturningThenSelect },
+    };
+
+    [Theory]
+    [MemberData(nameof(LayoutsAndStrategies))]
+    public async Task A_single_block_write_opens_no_savepoint_and_a_failed_one_leaves_nothing_in_the_callers_transaction(BlockLayout layout, SelectXorInsertStrategy strategy)
+    {
+        CreateIndex(layout);
+        using var caller = OpenCaller();
+        using var trace = new StatementTracer(caller);
+        var statements = trace.Statements;
+
+        using var transaction = caller.BeginTransaction(deferred: true);
+        await using (var blocks = Build(caller, new BlockDbOptions { SelectXorInsert = strategy }))
+        await using (var session = await blocks.OpenSessionAsync())
+        {
+            var volume = await session.RegisterVolumeAsync("v1");
+            trace.On = true;
+            Assert.True((await session.SelectXorInsertAsync(TestData.Hash(1), 10, volume)).Created);
+            await session.InsertBlockAsync(TestData.Hash(2), 10, volume);
+            trace.On = false;
+            Assert.NotEmpty(statements);
+            Assert.DoesNotContain(statements, s => s.Contains("SAVEPOINT", StringComparison.OrdinalIgnoreCase) || s.TrimStart().StartsWith("RELEASE", StringComparison.OrdinalIgnoreCase));
+
+            // The insert of an existing block fails on the unique index: SQLite backs the statement out, nothing stays.
+            var changes = SumChanges(caller);
+            await Assert.ThrowsAnyAsync<BlockDbException>(async () => await session.InsertBlockAsync(TestData.Hash(2), 10, volume));
+            Assert.Equal(changes, SumChanges(caller));
+            Assert.True(InTransaction(caller));
+            Assert.False((await session.SelectXorInsertAsync(TestData.Hash(1), 10, volume)).Created);
+        }
+
+        transaction.Commit();
+        Assert.Equal((2, 0), CountFromOutside());
     }
 
     [Fact]

@@ -52,7 +52,7 @@ internal sealed class DuplicatiBlocksetRules : IBlocksetRules
     }
 
     /// <exception cref="ArgumentException">No full hash, one of another size than <c>filehash</c> gives, or a block whose size is not the one its position gives.</exception>
-    public long? Prepare(long[] ids, int count, long length, string? fullHash)
+    public void Prepare(long[] ids, IReadOnlyList<BlockKey>? keys, int count, long length, string? fullHash)
     {
         RequireFullHash(fullHash);
         if (_blocks.Length < count)
@@ -63,7 +63,8 @@ internal sealed class DuplicatiBlocksetRules : IBlocksetRules
         _count = count;
         for (var i = 0; i < count; i++)
         {
-            _blocks[i] = Read(ids[i], i);
+            // Keys matched to these IDs by (Hash, Size) in this transaction are the rows' own values: no read.
+            _blocks[i] = keys is null ? Read(ids[i], i) : keys[i];
             var size = _blocks[i].Size;
             var last = i == count - 1;
             if (last ? size < 1 || size > _file.Blocksize : size != _file.Blocksize)
@@ -73,8 +74,11 @@ internal sealed class DuplicatiBlocksetRules : IBlocksetRules
                     "blocks");
             }
         }
+    }
 
-        _findBlockset.BindText(1, fullHash!);
+    public long? Existing(string fullHash, long length)
+    {
+        _findBlockset.BindText(1, fullHash);
         _findBlockset.BindInt64(2, length);
         try
         {

@@ -19,22 +19,27 @@ namespace BlockDb.Layouts.Duplicati;
 internal readonly struct DuplicatiSession : ILayoutSession
 {
     private readonly ISqliteStatement _find;
+    private readonly ISqliteStatement _findWithVolume;
     private readonly ISqliteStatement _insert;
     private readonly ISqliteStatement _findDeleted;
+    private readonly ISqliteStatement _afterMiss;
     private readonly ISqliteStatement _takeBack;
     private readonly ISqliteStatement _dropDeleted;
+    private readonly ISqliteConnection _connection;
     private readonly VolumeGuard _volumes;
     private readonly DuplicatiFile _file;
 
     public DuplicatiSession(SqliteServices services, DuplicatiFile file)
     {
-        var connection = services.Connection;
+        var connection = _connection = services.Connection;
         Transaction = services.Transaction;
         _volumes = services.VolumeGuard;
         _file = file;
         _find = connection.Prepare(BlockDbSql.FindBlock);
+        _findWithVolume = connection.Prepare(BlockDbSql.DuplicatiFindBlockWithVolume);
         _insert = connection.Prepare(BlockDbSql.DuplicatiInsertBlock);
         _findDeleted = connection.Prepare(BlockDbSql.DuplicatiFindDeletedBlock);
+        _afterMiss = connection.Prepare(BlockDbSql.DuplicatiAfterMiss);
         _takeBack = connection.Prepare(BlockDbSql.DuplicatiTakeBackBlock);
         _dropDeleted = connection.Prepare(BlockDbSql.DuplicatiDropDeletedBlock);
     }
@@ -45,6 +50,30 @@ internal readonly struct DuplicatiSession : ILayoutSession
     // The members that take a block `in` are explicit: an implicit one gets a compiler bridge (one more frame).
     long? ILayoutSession.Find(in BinaryBlockKey block, string? text) => Find(block, text);
 
+    long? ILayoutSession.FindInWrite(in BinaryBlockKey block, string? text, out BlockVolume volume)
+    {
+        Transaction.RequireOpen();
+        TextHashCodec.Bind(_findWithVolume, 1, block.Hash, text);
+        _findWithVolume.BindInt64(2, block.Size);
+        try
+        {
+            if (!_findWithVolume.Step())
+            {
+                volume = BlockVolume.Unknown;
+                return null;
+            }
+
+            // Its volume's state read with the row in this write transaction: checked unless going, which the blockset
+            // reads again to refuse it with its message (as GetBlockSizeAndVolumeState reads it).
+            volume = VolumeGuard.IsGoingState(_findWithVolume, 1) ? BlockVolume.Unknown : BlockVolume.Checked;
+            return _findWithVolume.ColumnInt64(0);
+        }
+        finally
+        {
+            _findWithVolume.Reset();
+        }
+    }
+
     SelectXorInsertResult ILayoutSession.SelectXorInsert(in BinaryBlockKey block, string? text, long? volumeId)
     {
         RequireNew(block, volumeId);
@@ -54,7 +83,8 @@ internal readonly struct DuplicatiSession : ILayoutSession
             return new SelectXorInsertResult(found, false);
         }
 
-        Transaction.Begin();
+        // One atomic write follows (the insert, or the take-back in its own savepoint): no step savepoint around it.
+        Transaction.BeginForOneWrite();
         return AfterMiss(block, text, volumeId);
     }
 
@@ -72,7 +102,8 @@ internal readonly struct DuplicatiSession : ILayoutSession
     long ILayoutSession.Insert(in BinaryBlockKey block, string? text, long? volumeId)
     {
         RequireNew(block, volumeId);
-        Transaction.Begin();
+        Transaction.BeginForOneWrite();
+        _volumes.RequireRecordable(volumeId);
         var id = InsertRow(block, text, volumeId!.Value);
         Transaction.Wrote();
         return id;
@@ -105,13 +136,15 @@ internal readonly struct DuplicatiSession : ILayoutSession
     {
         try
         {
-            if (TakeBack(block, text) is { } taken)
+            if (FindDeleted(block, text, volumeId!.Value) is { } deleted)
             {
+                // Two statements: in one savepoint (the AfterMiss catch below must not see half a move).
+                var taken = Transaction.InSavepoint((this, deleted), static s => s.Item1.MoveBack(s.deleted));
                 Transaction.Wrote();
                 return new SelectXorInsertResult(taken, false);
             }
 
-            var id = InsertRow(block, text, volumeId!.Value);
+            var id = InsertRow(block, text, volumeId.Value);
             Transaction.Wrote();
             return new SelectXorInsertResult(id, true);
         }
@@ -127,31 +160,49 @@ internal readonly struct DuplicatiSession : ILayoutSession
     }
 
     /// <summary>
-    /// Moves the block's <c>DeletedBlock</c> row back into <c>Block</c> (keeping its volume, which still holds the bytes),
-    /// both statements in one savepoint; null when no live Blocks volume holds it (R6: not a Deleting or Deleted one).
+    /// The <c>DeletedBlock</c> row to take back (R6: none from a Deleting or Deleted volume), or null; then the block is
+    /// inserted into <paramref name="volumeId"/>, so it is checked here [DQ2]: with the lookup in one statement unless it
+    /// was found fit earlier in this transaction. A take-back does not need the volume (the block keeps its old one).
     /// </summary>
-    private long? TakeBack(in BinaryBlockKey block, string? text)
+    /// <exception cref="VolumeNotFoundException">No row to take back and no Blocks volume has that ID.</exception>
+    /// <exception cref="BlockDbConflictException">No row to take back and the volume is being deleted or is deleted.</exception>
+    private long? FindDeleted(in BinaryBlockKey block, string? text, long volumeId)
     {
-        TextHashCodec.Bind(_findDeleted, 1, block.Hash, text);
-        _findDeleted.BindInt64(2, block.Size);
-        long deleted;
+        if (_volumes.IsRecordable(volumeId))
+        {
+            TextHashCodec.Bind(_findDeleted, 1, block.Hash, text);
+            _findDeleted.BindInt64(2, block.Size);
+            try
+            {
+                return _findDeleted.Step() ? _findDeleted.ColumnInt64(0) : null;
+            }
+            finally
+            {
+                _findDeleted.Reset();
+            }
+        }
+
+        _afterMiss.BindInt64(1, volumeId);
+        TextHashCodec.Bind(_afterMiss, 2, block.Hash, text);
+        _afterMiss.BindInt64(3, block.Size);
         try
         {
-            if (!_findDeleted.Step())
+            _afterMiss.Step();
+            if (!_afterMiss.ColumnIsNull(1))
             {
-                return null;
+                return _afterMiss.ColumnInt64(1);
             }
 
-            deleted = _findDeleted.ColumnInt64(0);
+            _volumes.RequireRecordable(volumeId, _afterMiss, 0);
+            return null;
         }
         finally
         {
-            _findDeleted.Reset();
+            _afterMiss.Reset();
         }
-
-        return Transaction.InSavepoint((this, deleted), static s => s.Item1.MoveBack(s.deleted));
     }
 
+    /// <summary>Moves the block's <c>DeletedBlock</c> row back into <c>Block</c> (keeping its volume, which still holds the bytes); the caller's savepoint makes the two statements one.</summary>
     private long MoveBack(long deletedId)
     {
         long id;
@@ -171,22 +222,14 @@ internal readonly struct DuplicatiSession : ILayoutSession
         return id;
     }
 
-    /// <summary>Checks the volume in the write transaction [DQ2] and inserts the block into it (<c>SQLITE_CONSTRAINT</c> when it exists).</summary>
+    /// <summary>Inserts the block into the volume (<c>SQLITE_CONSTRAINT</c> when it exists); the caller checked the volume in this transaction [DQ2].</summary>
     private long InsertRow(in BinaryBlockKey block, string? text, long volumeId)
     {
-        _volumes.RequireRecordable(volumeId);
         TextHashCodec.Bind(_insert, 1, block.Hash, text);
         _insert.BindInt64(2, volumeId);
         _insert.BindInt64(3, block.Size);
-        try
-        {
-            _insert.Step();
-            return _insert.ColumnInt64(0);
-        }
-        finally
-        {
-            _insert.Reset();
-        }
+        _insert.ExecuteNonQuery();
+        return _connection.LastInsertRowId;
     }
 
     private void RequireNew(in BinaryBlockKey block, long? volumeId) => RequireNew(_file, block, volumeId);

@@ -53,6 +53,13 @@ internal readonly struct IndexedSession<TCodec, TStrategy> : ILayoutSession
         }
     }
 
+    long? ILayoutSession.FindInWrite(in BinaryBlockKey block, string? text, out BlockVolume volume)
+    {
+        // The index lookup reads no VolumeID: the blockset reads the row.
+        volume = BlockVolume.Unknown;
+        return Find(block, text);
+    }
+
     SelectXorInsertResult ILayoutSession.SelectXorInsert(in BinaryBlockKey block, string? text, long? volumeId) => _strategy.SelectXorInsert(this, block, text, volumeId);
 
     SelectXorInsertResult ILayoutSession.SelectXorInsertInWrite(in BinaryBlockKey block, long? volumeId, out BlockVolume volume)
@@ -67,7 +74,8 @@ internal readonly struct IndexedSession<TCodec, TStrategy> : ILayoutSession
 
     long ILayoutSession.Insert(in BinaryBlockKey block, string? text, long? volumeId)
     {
-        Transaction.Begin();
+        // One INSERT: on a caller's connection no step savepoint around it [X1].
+        Transaction.BeginForOneWrite();
         var id = InsertRow(block, text, volumeId);
         Transaction.Wrote();
         return id;
@@ -129,7 +137,8 @@ internal readonly struct IndexedSession<TCodec, TStrategy> : ILayoutSession
     /// <exception cref="BlockDbException">The insert did nothing yet the block is not there: the index and the table disagree.</exception>
     public SelectXorInsertResult InsertThenFind(ISqliteStatement insert, bool returnsId, in BinaryBlockKey block, string? text, long? volumeId)
     {
-        Transaction.Begin();
+        // One INSERT (the finds only read): on a caller's connection no step savepoint around it [X1].
+        Transaction.BeginForOneWrite();
         BindNewBlock(insert, block, text, volumeId);
         long? created;
         if (returnsId)

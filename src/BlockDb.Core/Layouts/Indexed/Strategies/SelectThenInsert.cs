@@ -20,7 +20,8 @@ internal readonly struct SelectThenInsert : ISelectXorInsertStrategy<SelectThenI
             return new SelectXorInsertResult(found, false);
         }
 
-        session.Transaction.Begin();
+        // One INSERT: on a caller's connection no step savepoint around it [X1].
+        session.Transaction.BeginForOneWrite();
         long id;
         try
         {
