@@ -91,31 +91,48 @@ internal sealed class VolumeService
             throw new BlockDbConflictException($"Volume {id} still holds blocks; collect them (DeleteUnreferencedBlocksAsync with its ID) before it is Deleted.");
         }
 
-        self._setState.BindText(1, state.ToString());
-        if (size is { } bytes)
+        if (state == VolumeState.Deleted && from != VolumeState.Deleted && self._afterDeleted.Length > 0)
         {
-            self._setState.BindInt64(2, bytes);
+            // The state change and the layout's rows dropped with it (Duplicati's DeletedBlock/DuplicateBlock) go
+            // together: a failure between them would leave a half-deleted volume in the batch.
+            self._batch.AllOrNothing((self, id, state, size), static d =>
+            {
+                var (self, id, state, size) = d;
+                self.Update(id, state, size);
+                foreach (var after in self._afterDeleted)
+                {
+                    after.BindInt64(1, id);
+                    after.ExecuteNonQuery();
+                }
+
+                return true;
+            });
         }
         else
         {
-            self._setState.BindNull(2);
-        }
-
-        self._setState.BindInt64(3, id);
-        self._setState.ExecuteNonQuery();
-        if (state == VolumeState.Deleted && from != VolumeState.Deleted)
-        {
-            foreach (var after in self._afterDeleted)
-            {
-                after.BindInt64(1, id);
-                after.ExecuteNonQuery();
-            }
+            self.Update(id, state, size);
         }
 
         self._batch.Revise();
         self._batch.Wrote();
         return true;
     });
+
+    private void Update(long id, VolumeState state, long? size)
+    {
+        _setState.BindText(1, state.ToString());
+        if (size is { } bytes)
+        {
+            _setState.BindInt64(2, bytes);
+        }
+        else
+        {
+            _setState.BindNull(2);
+        }
+
+        _setState.BindInt64(3, id);
+        _setState.ExecuteNonQuery();
+    }
 
     /// <summary>Moves blocks to a volume: all of them, or none.</summary>
     public long Move(IReadOnlyList<long> blockIds, long toVolumeId, CancellationToken cancellationToken) =>

@@ -114,6 +114,39 @@ public sealed class DuplicatiCollectionTests(DuplicatiTemplate template) : IClas
 
     [Theory]
     [MemberData(nameof(Modes))]
+    public async Task Setting_a_volume_Deleted_that_fails_halfway_leaves_the_volume_and_its_rows_as_they_were(DuplicatiMode mode)
+    {
+        var path = template.CopyTo(_folder);
+        var block = Key("halfway", 0, 700);
+        long volume;
+        await using (var scope = await DuplicatiScope.OpenAsync(path, mode))
+        {
+            var s = scope.Session;
+            volume = await s.RegisterVolumeAsync("duplicati-bhalfway.dblock.zip");
+            await s.DeleteBlocksetAsync(await AddFileAsync(s, [block], volume, FullHash("halfway")));
+            Assert.Equal(1, (await s.DeleteUnreferencedBlocksAsync(volume)).Blocks);
+            await s.SetVolumeStateAsync(volume, VolumeState.Deleting);
+        }
+
+        // The second of the statements that go with Deleted (dropping the volume's DuplicateBlock rows) fails, after the
+        // state change and the DeletedBlock rows' removal ran: a trigger of the test's, as a full disk or I/O error would.
+        var id = DuplicatiFiles.Scalar(path, """SELECT MAX("ID") FROM "Block" """);
+        DuplicatiFiles.Execute(path, $"""INSERT INTO "DuplicateBlock" ("BlockID", "VolumeID") VALUES ({id}, {volume})""");
+        DuplicatiFiles.Execute(path, """CREATE TRIGGER "TestRefuseDuplicateDelete" BEFORE DELETE ON "DuplicateBlock" BEGIN SELECT RAISE(ABORT, 'test: refused'); END""");
+        await using (var scope = await DuplicatiScope.OpenAsync(path, mode))
+        {
+            await Assert.ThrowsAnyAsync<BlockDbException>(async () => await scope.Session.SetVolumeStateAsync(volume, VolumeState.Deleted));
+            await scope.Session.RegisterVolumeAsync("duplicati-bafter.dblock.zip"); // the batch goes on and commits
+        }
+
+        Assert.Equal(1, DuplicatiFiles.Scalar(path, $"""SELECT COUNT(*) FROM "Remotevolume" WHERE "ID" = {volume} AND "State" = 'Deleting'"""));
+        Assert.Equal(1, DuplicatiFiles.Scalar(path, $"""SELECT COUNT(*) FROM "DeletedBlock" WHERE "VolumeID" = {volume}"""));
+        Assert.Equal(1, DuplicatiFiles.Scalar(path, $"""SELECT COUNT(*) FROM "DuplicateBlock" WHERE "VolumeID" = {volume}"""));
+        Assert.Equal(1, DuplicatiFiles.Scalar(path, """SELECT COUNT(*) FROM "Remotevolume" WHERE "Name" = 'duplicati-bafter.dblock.zip'"""));
+    }
+
+    [Theory]
+    [MemberData(nameof(Modes))]
     public async Task Moving_a_block_into_the_volume_holding_its_copy_drops_that_DuplicateBlock_row(DuplicatiMode mode)
     {
         var path = template.CopyTo(_folder);
