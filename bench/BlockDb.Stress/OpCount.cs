@@ -79,7 +79,9 @@ internal static class OpCount
     /// Opens <paramref name="path"/> (filled with <paramref name="blocks"/> blocks) with default options, loads the map,
     /// then runs <paramref name="count"/> calls of <paramref name="operation"/>: <c>find</c> (FindBlockAsync of existing
     /// blocks), <c>sxi</c> (SelectXorInsertAsync, every other block new), <c>sxi-hit</c> (SelectXorInsertAsync of existing
-    /// blocks). Commits and exits without disposing, so no snapshot is written (its size would depend on the count).
+    /// blocks); <c>shared-sxi</c> and <c>shared-sxi-hit</c> the same on a shared repository (one caller: a hit is a read
+    /// on a pooled reader, a miss a queued write committed by the group-commit writer). Commits and exits without
+    /// disposing, so no snapshot is written (its size would depend on the count).
     /// </summary>
     public static async Task<int> RunAsync(string provider, string path, int blocks, string operation, int count, BlockLayout layout = BlockLayout.KeyMap)
     {
@@ -92,7 +94,7 @@ internal static class OpCount
         for (var i = 0; i < Pool; i++)
         {
             var existing = (int)((long)i * 7919 % blocks);
-            keys[i] = operation == "sxi" && i % 2 == 1 ? Hash(blocks + i) : Hash(existing);
+            keys[i] = operation is "sxi" or "shared-sxi" && i % 2 == 1 ? Hash(blocks + i) : Hash(existing);
         }
 
         var db = BlockDatabase.Open(new BlockDbOptions { Provider = provider, DataSource = path, Index = { Layout = layout } });
@@ -119,8 +121,19 @@ internal static class OpCount
                 }
 
                 break;
+            case "shared-sxi":
+            case "shared-sxi-hit":
+                var shared = db.OpenSharedRepository();
+                for (var i = 0; i < count; i++)
+                {
+                    var result = await shared.SelectXorInsertAsync(keys[i], 4096);
+                    sum += result.Id + (result.Created ? 1 : 0);
+                }
+
+                GC.KeepAlive(shared);
+                break;
             default:
-                throw new ArgumentException($"Unknown operation '{operation}'; use find, sxi or sxi-hit.", nameof(operation));
+                throw new ArgumentException($"Unknown operation '{operation}'; use find, sxi, sxi-hit, shared-sxi or shared-sxi-hit.", nameof(operation));
         }
 
         // The calls complete synchronously on SQLite, so the loop stays on this thread and its allocations are counted here.

@@ -15,7 +15,7 @@ using BlockDb.Stress;
 //   tryopen <db> <provider>                               open an index and read the native version, printing any error
 //   stackprobe [provider] [blocks]                        the BlockDb frames between a select-xor-insert and its statements (hit, miss)
 //   fill <provider> <db> <blocks>                         a KeyMap file of that many blocks, for ops
-//   ops <provider> <db> <blocks> <find|sxi|sxi-hit> <count>
+//   ops <provider> <db> <blocks> <find|sxi|sxi-hit|shared-sxi|shared-sxi-hit> <count>
 //                                                        a fixed number of hot-path calls (bench/callgrind-ops.sh counts instructions)
 if (args.Length >= 1 && args[0] == "measure")
 {

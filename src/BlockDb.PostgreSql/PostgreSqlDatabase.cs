@@ -8,7 +8,7 @@ using BlockDb.PostgreSql.Diagnostics;
 using BlockDb.PostgreSql.Engine;
 using BlockDb.PostgreSql.Import;
 using BlockDb.PostgreSql.Schema;
-using BlockDb.PostgreSql.Shared;
+using BlockDb.Shared;
 using BlockDb.PostgreSql.Volumes;
 using Npgsql;
 
@@ -193,8 +193,18 @@ internal sealed class PostgreSqlDatabase : IBlockDatabase, IBlockDbObservable
     public ISharedBlockRepository OpenSharedRepository()
     {
         ThrowIfDisposed();
-        var shared = new PostgreSqlSharedRepository(_context, s => _open.TryRemove(s, out _));
+        // Reads and writes share one pool of autocommit sessions, bounded by MaxReaders when set, else by the
+        // connection pool's Maximum Pool Size (a pooled session holds a connection only during a call).
+        var limit = _context.Options.GroupCommit.MaxReaders;
+        var sessions = new SessionPool(() => PgSession.OpenPooled(_context), limit > 0 ? limit : int.MaxValue);
+        var shared = new SharedBlockSession(sessions, new PooledWrites(sessions), readFirst: false, readOnly: null, s => _open.TryRemove(s, out _));
         _open[shared] = 0;
+        if (_disposal.Begun)
+        {
+            shared.Dispose();
+            ThrowIfDisposed();
+        }
+
         return shared;
     }
 
@@ -215,7 +225,7 @@ internal sealed class PostgreSqlDatabase : IBlockDatabase, IBlockDbObservable
 
     void IBlockDbObservable.ObserveQueue(List<Measurement<long>> measurements)
     {
-        // No group-commit queue: each shared write commits on a pooled connection of its own.
+        // No group-commit queue: each shared write commits on a pooled session of its own (PooledWrites).
     }
 
     void IBlockDbObservable.ObservePageCache(List<Measurement<long>> measurements, bool hits)

@@ -14,6 +14,10 @@ internal static class Errors
     public static InvalidOperationException DisposeInsideOwnCall() =>
         new("A BlockDb session cannot be disposed from inside one of its own calls (the dispose would wait for the call that makes it); dispose it after the call returns.");
 
+    /// <summary>The error of a call made on, or woken by, a disposed shared repository [S3].</summary>
+    public static ObjectDisposedException SharedDisposed() =>
+        new(nameof(ISharedBlockRepository), "The shared BlockDb repository was disposed; this call did not run.");
+
     public static InvalidOperationException NotInWriteTransaction() =>
         new("This write must run inside the session's open write transaction.");
 

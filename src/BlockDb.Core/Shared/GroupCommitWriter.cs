@@ -6,18 +6,20 @@ using BlockDb.Engine;
 namespace BlockDb.Shared;
 
 /// <summary>
-/// The shared repository's writer: one session fed by a bounded queue, committing whatever is queued as one
-/// transaction (group commit), and completing each caller only after that commit.
+/// SQLite's write route (<see cref="IWriteRoute"/>): one writer session fed by a bounded queue of
+/// <see cref="WriteRequest"/>s, committing whatever is queued as one transaction (group commit [S2]), and completing each
+/// caller only after that commit [S1].
 /// </summary>
 /// <remarks>
 /// Invariants: the writer session is used only by the writer loop (<see cref="RunAsync"/>) and disposed only by
 /// <see cref="DisposeAsync"/> after the loop ended; a request taken from the queue is completed or failed exactly
-/// once, and never completed before the transaction holding it has committed; a request's writes are whole (the writer
-/// session runs with <see cref="Sessions.SessionSettings.WholeCalls"/>, so a request that fails or sees its token
-/// cancelled leaves nothing in the transaction, and one that ran completes with the commit whatever its token says); a
-/// transaction is always ended before the loop waits for the queue, so an idle writer never holds the write lock.
+/// once, and never completed before the transaction holding it has committed [S1]; a request's writes are whole (the
+/// writer session runs with <see cref="Sessions.SessionSettings.WholeCalls"/>, so a request that fails or sees its token
+/// cancelled leaves nothing in the transaction, and one that ran completes with the commit whatever its token says)
+/// [S2]; a transaction is always ended before the loop waits for the queue, so an idle writer never holds the write
+/// lock [S2]; dispose lets every queued request commit [S3].
 /// </remarks>
-internal sealed class GroupCommitWriter
+internal sealed class GroupCommitWriter : IWriteRoute
 {
     private readonly ISessionHandle _writer;
     private readonly GroupCommitOptions _options;
@@ -40,33 +42,24 @@ internal sealed class GroupCommitWriter
         _loop = Task.Run(RunAsync);
     }
 
-    /// <summary>Transactions committed with at least one write.</summary>
     public long CommittedBatches => Interlocked.Read(ref _batches);
 
-    /// <summary>Writes acknowledged.</summary>
     public long AcknowledgedWrites => Interlocked.Read(ref _acknowledged);
 
-    /// <summary>Writes waiting in the queue now (not yet taken by the writer loop).</summary>
     public int QueueLength => _queue.Reader.Count;
 
     /// <summary>
     /// Queues a write. When the queue takes it at once (it is not full), the caller gets the request's own task, which
     /// completes the moment its batch has committed (not on a later continuation), so nothing acknowledged is still
-    /// pending when a dispose returns.
+    /// pending when a dispose returns [S3].
     /// </summary>
-    public ValueTask<TResult> EnqueueAsync<TState, TResult>(
-        Func<ISessionHandle, TState, CancellationToken, ValueTask<TResult>> write, TState state, CancellationToken cancellationToken)
+    public ValueTask<TResult> WriteAsync<TResult>(WriteRequest<TResult> request)
     {
-        if (cancellationToken.IsCancellationRequested)
-        {
-            return ValueTask.FromCanceled<TResult>(cancellationToken);
-        }
-
-        var request = new WriteRequest<TState, TResult>(write, state, cancellationToken);
-        return new(_queue.Writer.TryWrite(request) ? request.Task : EnqueueWhenRoomAsync(request, cancellationToken));
+        var task = request.Task;
+        return new(_queue.Writer.TryWrite(request) ? task : EnqueueWhenRoomAsync(request));
     }
 
-    /// <summary>Stops taking writes, lets the queued ones commit, ends the loop and disposes the writer session.</summary>
+    /// <summary>Stops taking writes, lets the queued ones commit, ends the loop and disposes the writer session [S3].</summary>
     public async ValueTask DisposeAsync()
     {
         _queue.Writer.TryComplete();
@@ -80,21 +73,21 @@ internal sealed class GroupCommitWriter
         }
     }
 
-    private async Task<TResult> EnqueueWhenRoomAsync<TState, TResult>(WriteRequest<TState, TResult> request, CancellationToken cancellationToken)
+    private async Task<TResult> EnqueueWhenRoomAsync<TResult>(WriteRequest<TResult> request)
     {
         try
         {
-            await _queue.Writer.WriteAsync(request, cancellationToken).ConfigureAwait(false);
+            await _queue.Writer.WriteAsync(request, request.CancellationToken).ConfigureAwait(false);
         }
         catch (ChannelClosedException)
         {
-            throw SharedBlockRepository.Disposed();
+            throw Errors.SharedDisposed();
         }
 
         return await request.Task.ConfigureAwait(false);
     }
 
-    /// <summary>Takes the first queued write, opens a transaction, keeps taking writes while the queue has some (up to the batch size and age), commits, and only then completes the callers' tasks.</summary>
+    /// <summary>Takes the first queued write, opens a transaction, keeps taking writes while the queue has some (up to the batch size and age), commits, and only then completes the callers' tasks [S1][S2].</summary>
     private async Task RunAsync()
     {
         var batch = new List<WriteRequest>();
@@ -112,7 +105,7 @@ internal sealed class GroupCommitWriter
             try
             {
                 // Always end the transaction, even when every write of this round failed: an open one would keep
-                // the write lock from other processes while the queue is idle.
+                // the write lock from other processes while the queue is idle [S2].
                 await _writer.CommitAsync().ConfigureAwait(false);
                 if (batch.Count > 0)
                 {
@@ -148,7 +141,8 @@ internal sealed class GroupCommitWriter
 
         try
         {
-            request.Execute(_writer);
+            // The writer session completes synchronously; GetResult rethrows its failure.
+            request.RunAsync(_writer).GetAwaiter().GetResult();
             batch.Add(request);
         }
         catch (BlockDbBatchRolledBackException e)
@@ -171,43 +165,5 @@ internal sealed class GroupCommitWriter
         }
 
         batch.Clear();
-    }
-
-    private abstract class WriteRequest(CancellationToken cancellationToken)
-    {
-        public CancellationToken CancellationToken { get; } = cancellationToken;
-
-        public abstract void Execute(ISessionHandle writer);
-
-        public abstract void Complete();
-
-        public abstract void Fail(Exception e);
-    }
-
-    private sealed class WriteRequest<TState, TResult>(
-        Func<ISessionHandle, TState, CancellationToken, ValueTask<TResult>> write, TState state, CancellationToken cancellationToken)
-        : WriteRequest(cancellationToken)
-    {
-        private readonly TaskCompletionSource<TResult> _completion = new(TaskCreationOptions.RunContinuationsAsynchronously);
-        private TResult? _result;
-
-        public Task<TResult> Task => _completion.Task;
-
-        // The writer session completes synchronously; GetResult rethrows its failure.
-        public override void Execute(ISessionHandle writer) => _result = write(writer, state, CancellationToken).GetAwaiter().GetResult();
-
-        public override void Complete() => _completion.TrySetResult(_result!);
-
-        public override void Fail(Exception e)
-        {
-            if (e is OperationCanceledException && CancellationToken.IsCancellationRequested)
-            {
-                _completion.TrySetCanceled(CancellationToken);
-            }
-            else
-            {
-                _completion.TrySetException(e);
-            }
-        }
     }
 }

@@ -4,7 +4,7 @@ using BlockDb.Engine;
 namespace BlockDb.Shared;
 
 /// <summary>
-/// A pool of sessions lent one call at a time (the shared repository's readers): at most <c>maxSessions</c> leases at
+/// A pool of sessions lent one call at a time (the shared repository's readers, and on PostgreSQL its writers): at most <c>maxSessions</c> leases at
 /// once, each on a session of its own, opened on demand and kept for reuse. A call rents a lease
 /// (<c>using var lease = await pool.RentAsync(ct)</c>) and makes its call on <see cref="Lease.Session"/>; no lambda per call.
 /// </summary>
@@ -12,7 +12,7 @@ namespace BlockDb.Shared;
 /// Invariants: a session is lent to one lease at a time (taken from <c>_idle</c>, given back by the lease's dispose);
 /// every session opened is in <c>_all</c>, and only <see cref="DisposeAsync"/> disposes them, after <c>_inFlight</c>
 /// (rents between their entry check and their lease's dispose) has reached zero; closing wakes the rents waiting for a
-/// slot, which fail with <see cref="ObjectDisposedException"/>. No call is left pending once <see cref="DisposeAsync"/> returns.
+/// slot, which fail with <see cref="ObjectDisposedException"/>. No call is left pending once <see cref="DisposeAsync"/> returns [S3].
 /// </remarks>
 internal sealed class SessionPool(Func<ISessionHandle> open, int maxSessions)
 {
@@ -104,7 +104,7 @@ internal sealed class SessionPool(Func<ISessionHandle> open, int maxSessions)
         }
         catch (OperationCanceledException) when (!cancellationToken.IsCancellationRequested)
         {
-            throw SharedBlockRepository.Disposed();
+            throw Errors.SharedDisposed();
         }
     }
 
@@ -112,7 +112,7 @@ internal sealed class SessionPool(Func<ISessionHandle> open, int maxSessions)
     {
         if (Volatile.Read(ref _closed) != 0)
         {
-            throw SharedBlockRepository.Disposed();
+            throw Errors.SharedDisposed();
         }
     }
 

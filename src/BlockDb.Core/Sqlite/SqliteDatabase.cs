@@ -36,7 +36,7 @@ internal sealed class SqliteDatabase : IBlockDatabase, IBlockDbObservable
     private readonly ILogger _logger;
     private readonly LayoutState _layout;
     private readonly ConcurrentDictionary<ISessionHandle, byte> _sessions = new();
-    private readonly ConcurrentDictionary<SharedBlockRepository, byte> _shared = new();
+    private readonly ConcurrentDictionary<SharedBlockSession, byte> _shared = new();
     private readonly ConcurrentDictionary<IReadCursor, byte> _cursors = new();
     private readonly MaintenanceRunner _maintenance = new();
     private readonly CommitClock _commits;
@@ -217,7 +217,7 @@ internal sealed class SqliteDatabase : IBlockDatabase, IBlockDbObservable
     {
         ObjectDisposedException.ThrowIf(_disposal.Begun, this);
         RefuseOnCallerConnection(nameof(OpenSharedRepository), "its writer commits group commits of its own");
-        var shared = new SharedBlockRepository(this, _options.GroupCommit, s => _shared.TryRemove(s, out _));
+        var shared = NewSharedSession();
         _shared.TryAdd(shared, 0);
         if (_disposal.Begun)
         {
@@ -227,6 +227,34 @@ internal sealed class SqliteDatabase : IBlockDatabase, IBlockDbObservable
 
         return shared;
     }
+
+    /// <summary>
+    /// The SQLite shared repository: a group-commit writer over one writer session [S2] and a pool of reader sessions.
+    /// The writer's calls are whole (a write that fails or is cancelled leaves nothing in the group's transaction); the
+    /// readers never write (no write batching, no commit age) and batch their reads as the database's options say.
+    /// </summary>
+    private SharedBlockSession NewSharedSession()
+    {
+        var options = _options.GroupCommit;
+        var writer = new GroupCommitWriter(OpenSession(SharedWriterBatching, register: false, wholeCalls: true), options, Tags);
+        var configured = _options.Batching;
+        var readerBatching = new BatchingOptions
+        {
+            CommitEvery = 1,
+            CommitAfterMilliseconds = null,
+            OnDispose = DisposeBehavior.Rollback,
+            ReadsPerTransaction = configured.ReadsPerTransaction,
+            ReadTransactionMilliseconds = configured.ReadTransactionMilliseconds,
+        };
+        var readers = new SessionPool(
+            () => OpenSession(readerBatching, register: false),
+            options.MaxReaders > 0 ? options.MaxReaders : 2 * Environment.ProcessorCount);
+        var refusal = _options.ReadOnly ? () => new BlockDbReadOnlyException("a write of the shared repository", DataSource) : (Func<BlockDbReadOnlyException>?)null;
+        return new SharedBlockSession(readers, writer, readFirst: true, refusal, s => _shared.TryRemove(s, out _));
+    }
+
+    /// <summary>The shared repository's writer commits when its queue is drained, never by count or age, and rolls back at dispose what no caller waits for.</summary>
+    private static readonly BatchingOptions SharedWriterBatching = new() { CommitEvery = 0, CommitAfterMilliseconds = null, OnDispose = DisposeBehavior.Rollback };
 
     public ValueTask<BlockDbCheckResult> CheckAsync(CancellationToken cancellationToken = default) =>
         _maintenance.Run(

@@ -6,12 +6,15 @@ namespace BlockDb.PostgreSql.Engine;
 /// <summary>
 /// A session's connection: one pooled connection for the session's lifetime, opened again after it is lost, and how one
 /// statement runs on it (in the open transaction, or none), with failures mapped, the transaction aborted by a server
-/// error ended [P2], and one more run on a new connection after a lost one when that cannot write twice.
+/// error ended [P2], and one more run on a new connection after a lost one when that cannot write twice. With
+/// <paramref name="perCall"/> (the shared repository's pooled sessions, which autocommit) it holds a connection only
+/// during a call, and a write's token is honoured only until its statement is sent [P3].
 /// </summary>
 /// <param name="context">The database's pool and options.</param>
-/// <param name="connection">The session's first connection.</param>
+/// <param name="connection">The session's first connection, or null to open one at the first call.</param>
 /// <param name="transaction">The session's write transaction.</param>
-internal sealed class PgConnection(PgContext context, NpgsqlConnection connection, PgTransaction transaction)
+/// <param name="perCall">Whether the connection goes back to the pool after each call that leaves no transaction open.</param>
+internal sealed class PgConnection(PgContext context, NpgsqlConnection? connection, PgTransaction transaction, bool perCall = false)
 {
     private NpgsqlConnection? _connection = connection;
 
@@ -22,7 +25,10 @@ internal sealed class PgConnection(PgContext context, NpgsqlConnection connectio
     /// Runs one statement; a write opens the transaction first. The token cancels a statement outside a transaction
     /// only: a cancelled statement inside one would abort it, losing the batch, so it runs to its end (bounded by the
     /// server's <c>statement_timeout</c>). After a lost connection (the server restarted, the backend was terminated) it
-    /// runs once more on a new connection when <paramref name="retryable"/> and nothing was pending.
+    /// runs once more on a new connection when <paramref name="retryable"/> and nothing was pending. Per call [P3], a
+    /// write's token cancels the wait for a connection and nothing after: a write that throws
+    /// <see cref="OperationCanceledException"/> sent nothing, and one that was sent returns its committed result (Npgsql's
+    /// cancellation could otherwise end the call while the server still commits it); its repeat is not cancellable.
     /// </summary>
     /// <param name="operation">The call's name, for messages.</param>
     /// <param name="statement">The work.</param>
@@ -30,11 +36,13 @@ internal sealed class PgConnection(PgContext context, NpgsqlConnection connectio
     /// <param name="retryable">Whether running it again after a lost connection cannot write twice (reads, select-xor-insert, a write inside a transaction that never committed).</param>
     /// <param name="cancellationToken">The call's token.</param>
     /// <exception cref="BlockDbException">The server failed; the SQLSTATE is kept.</exception>
+    /// <exception cref="OperationCanceledException">Cancelled; per call, a write's statement was not sent.</exception>
     public async ValueTask<T> RunAsync<T>(string operation, Statement<T> statement, bool write, bool retryable, CancellationToken cancellationToken)
     {
         for (var attempt = 0; ; attempt++)
         {
-            var connection = await OpenAsync(cancellationToken).ConfigureAwait(false);
+            var token = perCall && write && attempt > 0 ? CancellationToken.None : cancellationToken;
+            var connection = await OpenAsync(operation, token).ConfigureAwait(false);
             var hadWrites = transaction.Pending > 0;
             try
             {
@@ -43,8 +51,14 @@ internal sealed class PgConnection(PgContext context, NpgsqlConnection connectio
                     await transaction.BeginAsync(connection).ConfigureAwait(false);
                 }
 
+                if (perCall && write)
+                {
+                    token.ThrowIfCancellationRequested();
+                    token = CancellationToken.None;
+                }
+
                 var current = transaction.Current;
-                return await statement(connection, current, current is null ? cancellationToken : CancellationToken.None).ConfigureAwait(false);
+                return await statement(connection, current, current is null ? token : CancellationToken.None).ConfigureAwait(false);
             }
             catch (Exception e) when (PgErrors.IsDatabaseFailure(e))
             {
@@ -63,6 +77,13 @@ internal sealed class PgConnection(PgContext context, NpgsqlConnection connectio
 
                 throw error;
             }
+            finally
+            {
+                if (perCall && transaction.Current is null)
+                {
+                    await CloseAsync().ConfigureAwait(false);
+                }
+            }
         }
     }
 
@@ -76,8 +97,8 @@ internal sealed class PgConnection(PgContext context, NpgsqlConnection connectio
         }
     }
 
-    /// <summary>The session's connection, opened again from the pool when it was lost.</summary>
-    private async ValueTask<NpgsqlConnection> OpenAsync(CancellationToken cancellationToken)
+    /// <summary>The session's connection, opened again from the pool when it was lost (per call: taken from the pool for this call).</summary>
+    private async ValueTask<NpgsqlConnection> OpenAsync(string operation, CancellationToken cancellationToken)
     {
         if (_connection is { State: ConnectionState.Open } open)
         {
@@ -92,7 +113,7 @@ internal sealed class PgConnection(PgContext context, NpgsqlConnection connectio
         }
         catch (Exception e) when (PgErrors.IsDatabaseFailure(e))
         {
-            throw PgErrors.Map(e, "Reconnecting the session");
+            throw PgErrors.Map(e, perCall ? operation : "Reconnecting the session");
         }
     }
 

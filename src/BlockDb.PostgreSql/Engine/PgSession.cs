@@ -53,8 +53,25 @@ internal readonly struct PgSession : IEngineSession
         return new BlockSession<PgSession>(engine, site, idleTimer, options.ReadOnly, PragmaSettings.None, onDisposed);
     }
 
+    /// <summary>
+    /// Opens a session of the shared repository's pool (<see cref="Shared.PooledWrites"/>): every write commits on its
+    /// own (<see cref="BatchingOptions.CommitEvery"/> = 1, no age commit), and it holds a connection from the pool only
+    /// during a call [P3], so idle pooled sessions keep none.
+    /// </summary>
+    public static ISessionHandle OpenPooled(PgContext context)
+    {
+        var options = context.Options;
+        var transaction = new PgTransaction(PooledBatching);
+        var policy = new CommitPolicy(PooledBatching, transaction);
+        var site = new CallSite(new CallGate(), policy, "postgresql", context.ProviderName, context.Server, context.Logger);
+        var engine = new PgSession(context, new PgConnection(context, null, transaction, perCall: true), transaction);
+        return new BlockSession<PgSession>(engine, site, null, options.ReadOnly, PragmaSettings.None, static _ => { });
+    }
+
+    private static readonly BatchingOptions PooledBatching = new() { CommitEvery = 1, CommitAfterMilliseconds = null, OnDispose = DisposeBehavior.Rollback };
+
     /// <summary>Whether a write that failed on a lost connection may run once more: only inside a transaction (nothing of it committed before the loss).</summary>
-    private bool WriteRetryable => _context.Options.Batching.CommitEvery != 1;
+    private bool WriteRetryable => !_tx.Autocommit;
 
     ValueTask<long?> IEngineSession.FindBlockAsync(in BinaryBlockKey block, string? text, CancellationToken cancellationToken) =>
         FindAsync(nameof(IBlockReader.FindBlockAsync), block.Hash.Bytes.ToArray(), block.Size, cancellationToken);

@@ -19,13 +19,16 @@ internal sealed class PgTransaction(BatchingOptions options) : EngineTransaction
 {
     private bool _aborted;
 
+    /// <summary>Whether every write commits on its own (<see cref="BatchingOptions.CommitEvery"/> = 1): then a write that failed on a lost connection may have committed.</summary>
+    public bool Autocommit => options.CommitEvery == 1;
+
     /// <summary>The open transaction, or null (none, or autocommit).</summary>
     public NpgsqlTransaction? Current { get; private set; }
 
     /// <summary>Opens a transaction for a write unless one is open or writes autocommit.</summary>
     public async ValueTask BeginAsync(NpgsqlConnection connection)
     {
-        if (Current is null && options.CommitEvery != 1)
+        if (Current is null && !Autocommit)
         {
             // Not cancellable: Npgsql only queues BEGIN for the next command.
             Current = await connection.BeginTransactionAsync(CancellationToken.None).ConfigureAwait(false);

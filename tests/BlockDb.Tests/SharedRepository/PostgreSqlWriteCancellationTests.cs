@@ -1,10 +1,12 @@
-using BlockDb.PostgreSql.Sessions;
+using BlockDb.PostgreSql;
+using BlockDb.PostgreSql.Engine;
 using Npgsql;
 
 namespace BlockDb.Tests.SharedRepository;
 
 /// <summary>
-/// How the PostgreSQL shared repository runs a call (<see cref="PgRetry"/>, the one place it does): a write's token is
+/// How the PostgreSQL shared repository's pooled sessions run a call (<see cref="PgConnection"/> per call, the one place
+/// they do): a write's token is
 /// honoured until its statements are sent and never after, so a call that throws <see cref="OperationCanceledException"/>
 /// sent nothing and one whose statements ran returns their committed result; a read stays cancellable on the server.
 /// (A server schema of its own per test, from <see cref="ConformanceTestBase"/>.)
@@ -17,7 +19,7 @@ public sealed class PostgreSqlWriteCancellationTests : ConformanceTestBase
         PostgreSqlServer.Execute(ConnectionString, """CREATE TABLE "Written" ("V" integer)""");
         await using var dataSource = NpgsqlDataSource.Create(ConnectionString);
         using var cts = new CancellationTokenSource();
-        var rows = await PgRetry.RunAsync(dataSource, "test", async (connection, token) =>
+        var rows = await PerCall(dataSource).RunAsync("test", async (connection, _, token) =>
         {
             await using (var insert = new NpgsqlCommand("""INSERT INTO "Written" VALUES (1)""", connection))
             {
@@ -28,7 +30,7 @@ public sealed class PostgreSqlWriteCancellationTests : ConformanceTestBase
             await cts.CancelAsync();
             await using var count = new NpgsqlCommand("""SELECT count(*) FROM "Written" """, connection);
             return (long)(await count.ExecuteScalarAsync(token))!;
-        }, PgAccess.Write, cts.Token);
+        }, write: true, retryable: false, cts.Token);
 
         Assert.Equal(1, rows);
     }
@@ -41,11 +43,11 @@ public sealed class PostgreSqlWriteCancellationTests : ConformanceTestBase
         using var cts = new CancellationTokenSource();
         await cts.CancelAsync();
         var sent = false;
-        await Assert.ThrowsAnyAsync<OperationCanceledException>(() => PgRetry.RunAsync(dataSource, "test", (connection, token) =>
+        await Assert.ThrowsAnyAsync<OperationCanceledException>(async () => await PerCall(dataSource).RunAsync("test", (connection, _, token) =>
         {
             sent = true;
             return Task.FromResult(0);
-        }, PgAccess.Write, cts.Token));
+        }, write: true, retryable: false, cts.Token));
         Assert.False(sent);
     }
 
@@ -55,11 +57,19 @@ public sealed class PostgreSqlWriteCancellationTests : ConformanceTestBase
         await using var dataSource = NpgsqlDataSource.Create(ConnectionString);
         using var cts = new CancellationTokenSource(TimeSpan.FromMilliseconds(200));
         var started = DateTime.UtcNow;
-        await Assert.ThrowsAnyAsync<OperationCanceledException>(() => PgRetry.RunAsync(dataSource, "test", async (connection, token) =>
+        await Assert.ThrowsAnyAsync<OperationCanceledException>(async () => await PerCall(dataSource).RunAsync("test", async (connection, _, token) =>
         {
             await using var sleep = new NpgsqlCommand("SELECT pg_sleep(30)", connection);
             return await sleep.ExecuteScalarAsync(token);
-        }, PgAccess.Read, cts.Token));
+        }, write: false, retryable: true, cts.Token));
         Assert.True(DateTime.UtcNow - started < TimeSpan.FromSeconds(15), "The read was not cancelled on the server.");
+    }
+
+    /// <summary>A connection as the shared repository's pooled sessions have it: autocommit, a pooled connection per call.</summary>
+    private static PgConnection PerCall(NpgsqlDataSource dataSource)
+    {
+        var batching = new BatchingOptions { CommitEvery = 1, CommitAfterMilliseconds = null };
+        var context = new PgContext(dataSource, "test", new BlockDbOptions { Batching = batching });
+        return new PgConnection(context, null, new PgTransaction(batching), perCall: true);
     }
 }
