@@ -171,14 +171,28 @@ internal sealed unsafe partial class PInvokeStatement : ISqliteStatement, IBlock
     public int ColumnBlob(int column, Span<byte> destination)
     {
         var stmt = CheckReadable(column, nameof(ColumnBlob));
-        if (NativeMethods.sqlite3_column_type(stmt, column) == NativeMethods.SQLITE_NULL)
+        var type = NativeMethods.sqlite3_column_type(stmt, column);
+        if (type == NativeMethods.SQLITE_NULL)
         {
             GC.KeepAlive(this);
             return -1;
         }
 
-        var bytes = NativeMethods.sqlite3_column_blob(stmt, column);
-        var length = NativeMethods.sqlite3_column_bytes(stmt, column);
+        byte* bytes;
+        int length;
+        if (type is NativeMethods.SQLITE_BLOB or NativeMethods.SQLITE_TEXT)
+        {
+            // Handed out in place: no GC transition (NativeMethods).
+            bytes = NativeMethods.sqlite3_column_blob(stmt, column);
+            length = NativeMethods.sqlite3_column_bytes(stmt, column);
+        }
+        else
+        {
+            // A number, formatted as text first (an allocation): with the transition.
+            bytes = NativeMethods.sqlite3_column_blob_converting(stmt, column);
+            length = NativeMethods.sqlite3_column_bytes_converting(stmt, column);
+        }
+
         if (bytes == null && length > 0)
         {
             // Not NULL and not empty, so SQLite failed to convert the value (out of memory).
