@@ -168,6 +168,9 @@ internal sealed unsafe partial class PInvokeStatement : ISqliteStatement, IBlock
         throw StepFailure(rc, nameof(Step));
     }
 
+    /// <summary>The longest BLOB <see cref="ColumnBlob"/> reads without the GC transition, in bytes (a hash is at most 64).</summary>
+    private const int InPlaceBlobLimit = 1024;
+
     public int ColumnBlob(int column, Span<byte> destination)
     {
         var stmt = CheckReadable(column, nameof(ColumnBlob));
@@ -180,15 +183,16 @@ internal sealed unsafe partial class PInvokeStatement : ISqliteStatement, IBlock
 
         byte* bytes;
         int length;
-        if (type is NativeMethods.SQLITE_BLOB or NativeMethods.SQLITE_TEXT)
+        if (type == NativeMethods.SQLITE_BLOB && (length = NativeMethods.sqlite3_column_bytes(stmt, column)) <= InPlaceBlobLimit)
         {
-            // Handed out in place: no GC transition (NativeMethods).
+            // A stored BLOB, handed out in place: no GC transition (NativeMethods). The length first: for a BLOB it
+            // converts nothing, and it bounds what a zeroblob() result (expanded by column_blob) may allocate.
             bytes = NativeMethods.sqlite3_column_blob(stmt, column);
-            length = NativeMethods.sqlite3_column_bytes(stmt, column);
         }
         else
         {
-            // A number, formatted as text first (an allocation): with the transition.
+            // Text, a long BLOB or a number (formatted as text first, an allocation): with the transition, blob first so
+            // the length is of the bytes returned.
             bytes = NativeMethods.sqlite3_column_blob_converting(stmt, column);
             length = NativeMethods.sqlite3_column_bytes_converting(stmt, column);
         }

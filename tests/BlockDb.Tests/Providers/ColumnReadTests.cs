@@ -4,9 +4,9 @@ using BlockDb.Drivers.Native;
 namespace BlockDb.Tests.Providers;
 
 /// <summary>
-/// A statement's column reads give SQLite's value for every storage class: a BLOB or TEXT read as
-/// bytes as stored, a number read as bytes as SQLite's text of it (a conversion, which PInvoke runs with the GC
-/// transition while it reads stored bytes without one), NULL as -1; and on PInvoke a read with no current row or out of
+/// A statement's column reads give SQLite's value for every storage class: a BLOB (short, long, or a zeroblob() result)
+/// or TEXT read as bytes as stored, a number read as bytes as SQLite's text of it (a conversion, which PInvoke runs with
+/// the GC transition while it reads a short BLOB without one), NULL as -1; and on PInvoke a read with no current row or out of
 /// range is refused with SQLite's result code before SQLite sees it, the statement still usable after.
 /// </summary>
 public sealed class ColumnReadTests : IDisposable
@@ -23,7 +23,7 @@ public sealed class ColumnReadTests : IDisposable
     {
         using var connection = Open(provider);
         connection.Execute("""CREATE TABLE "Value" ("ID" INTEGER PRIMARY KEY, "Any")""");
-        connection.Execute("""INSERT INTO "Value" VALUES (1, x'0102FF00'), (2, 'abc'), (3, 1234567890123), (4, 2.5), (5, NULL), (6, x'')""");
+        connection.Execute("""INSERT INTO "Value" VALUES (1, x'0102FF00'), (2, 'abc'), (3, 1234567890123), (4, 2.5), (5, NULL), (6, x''), (7, randomblob(2000))""");
         using var read = connection.Prepare(new SqlStatement("ReadValue", """SELECT "Any", "ID" FROM "Value" WHERE "ID" = @ID""", "@ID"));
         var buffer = new byte[32];
         string Read(long id)
@@ -31,7 +31,7 @@ public sealed class ColumnReadTests : IDisposable
             read.BindInt64(1, id);
             Assert.True(read.Step());
             var length = read.ColumnBlob(0, buffer);
-            var result = $"{length}|{Convert.ToHexString(buffer, 0, Math.Max(length, 0))}|{read.ColumnInt64(1)}";
+            var result = $"{length}|{Convert.ToHexString(buffer, 0, Math.Clamp(length, 0, buffer.Length))}|{read.ColumnInt64(1)}";
             read.Reset();
             return result;
         }
@@ -42,6 +42,15 @@ public sealed class ColumnReadTests : IDisposable
         Assert.Equal("3|" + Convert.ToHexString("2.5"u8) + "|4", Read(4));
         Assert.Equal("-1||5", Read(5));
         Assert.Equal("0||6", Read(6));
+        Assert.Equal("2000|" + connection.QueryText("""SELECT hex(substr("Any", 1, 32)) FROM "Value" WHERE "ID" = 7""") + "|7", Read(7)); // longer than the in-place limit
+
+        // A zeroblob() result, which SQLite expands as it is read.
+        using var zeros = connection.Prepare(new SqlStatement("Zeros", "SELECT zeroblob(5)"));
+        Assert.True(zeros.Step());
+        buffer.AsSpan().Fill(9);
+        Assert.Equal(5, zeros.ColumnBlob(0, buffer));
+        Assert.Equal("00000000000909", Convert.ToHexString(buffer, 0, 7));
+        zeros.Reset();
 
         // The number's text is what SQLite itself gives for it, and reading it left the value an integer.
         Assert.Equal("1234567890123|integer", connection.QueryText("""SELECT CAST("Any" AS TEXT) || '|' || typeof("Any") FROM "Value" WHERE "ID" = 3"""));
