@@ -21,7 +21,6 @@ internal static unsafe partial class NativeMethods
     internal const int SQLITE_ROW = 100;
     internal const int SQLITE_DONE = 101;
 
-    internal const int SQLITE_BLOB = 4;
     internal const int SQLITE_NULL = 5;
 
     internal const int SQLITE_OPEN_READONLY = 0x00000001;
@@ -76,20 +75,6 @@ internal static unsafe partial class NativeMethods
     // BlockDb binds is SQLITE_STATIC or an integer. SQLite's log callback (sqlite3_log, where an application may install
     // one) is reached from a bind only by misuse (a finalized statement, a bind while busy), which the statement's state
     // checks refuse before the call (PInvokeStatement.CheckBindable). The getters read one field.
-    // The column getters a KeyMap hit reads (type, bytes, blob, int64: PInvokeStatement.ColumnBlob, ColumnInt64,
-    // ColumnIsNull) read the stepped row's registers under the same connection mutex and convert nothing where they are
-    // called without the transition: the type and an integer are read as they are (an integer read from text or a REAL
-    // is parsed or cast in place), and bytes/blob only on a BLOB of at most 1 KiB (PInvokeStatement.InPlaceBlobLimit),
-    // which SQLite hands out in place. The one allocation left is a zeroblob() result (never in a stored row, never
-    // selected by BlockDb's statements, possible in an application's own SQL through the public driver interface):
-    // column_blob expands it, at most 1 KiB, whose malloc fails (and is logged) only when the process is out of memory.
-    // Text, longer BLOBs and numbers read as bytes (formatted as text first: an allocation whose failure SQLite logs)
-    // go through the _converting imports below, with the transition; column_bytes after column_text (NativeText) reads
-    // the text just made. A column read with no current row or out of range (SQLITE_RANGE: sets the connection's error
-    // code, logs nothing) and a finalized handle are refused before the call (PInvokeStatement.CheckReadable).
-    // column_text and column_double keep the transition (text may convert and allocate; neither is on a hot path).
-    // Never here: step, reset, prepare, finalize, open/close, exec, or anything that may do I/O, wait in a busy
-    // handler or call back.
     [LibraryImport(Library)]
     [SuppressGCTransition]
     internal static partial int sqlite3_bind_int64(nint stmt, int index, long value);
@@ -121,7 +106,6 @@ internal static unsafe partial class NativeMethods
     internal static partial int sqlite3_column_count(nint stmt);
 
     [LibraryImport(Library)]
-    [SuppressGCTransition]
     internal static partial long sqlite3_column_int64(nint stmt, int column);
 
     [LibraryImport(Library)]
@@ -131,23 +115,12 @@ internal static unsafe partial class NativeMethods
     internal static partial byte* sqlite3_column_text(nint stmt, int column);
 
     [LibraryImport(Library)]
-    [SuppressGCTransition]
     internal static partial byte* sqlite3_column_blob(nint stmt, int column);
 
     [LibraryImport(Library)]
-    [SuppressGCTransition]
     internal static partial int sqlite3_column_bytes(nint stmt, int column);
 
-    /// <summary><c>sqlite3_column_blob</c> with the GC transition: for text, a long BLOB, or a number (formatted, allocated, first).</summary>
-    [LibraryImport(Library, EntryPoint = "sqlite3_column_blob")]
-    internal static partial byte* sqlite3_column_blob_converting(nint stmt, int column);
-
-    /// <summary><c>sqlite3_column_bytes</c> with the GC transition: for text, a long BLOB, or a number (formatted, allocated, first).</summary>
-    [LibraryImport(Library, EntryPoint = "sqlite3_column_bytes")]
-    internal static partial int sqlite3_column_bytes_converting(nint stmt, int column);
-
     [LibraryImport(Library)]
-    [SuppressGCTransition]
     internal static partial int sqlite3_column_type(nint stmt, int column);
 
     [LibraryImport(Library)]

@@ -168,35 +168,17 @@ internal sealed unsafe partial class PInvokeStatement : ISqliteStatement, IBlock
         throw StepFailure(rc, nameof(Step));
     }
 
-    /// <summary>The longest BLOB <see cref="ColumnBlob"/> reads without the GC transition, in bytes (a hash is at most 64).</summary>
-    private const int InPlaceBlobLimit = 1024;
-
     public int ColumnBlob(int column, Span<byte> destination)
     {
         var stmt = CheckReadable(column, nameof(ColumnBlob));
-        var type = NativeMethods.sqlite3_column_type(stmt, column);
-        if (type == NativeMethods.SQLITE_NULL)
+        if (NativeMethods.sqlite3_column_type(stmt, column) == NativeMethods.SQLITE_NULL)
         {
             GC.KeepAlive(this);
             return -1;
         }
 
-        byte* bytes;
-        int length;
-        if (type == NativeMethods.SQLITE_BLOB && (length = NativeMethods.sqlite3_column_bytes(stmt, column)) <= InPlaceBlobLimit)
-        {
-            // A stored BLOB, handed out in place: no GC transition (NativeMethods). The length first: for a BLOB it
-            // converts nothing, and it bounds what a zeroblob() result (expanded by column_blob) may allocate.
-            bytes = NativeMethods.sqlite3_column_blob(stmt, column);
-        }
-        else
-        {
-            // Text, a long BLOB or a number (formatted as text first, an allocation): with the transition, blob first so
-            // the length is of the bytes returned.
-            bytes = NativeMethods.sqlite3_column_blob_converting(stmt, column);
-            length = NativeMethods.sqlite3_column_bytes_converting(stmt, column);
-        }
-
+        var bytes = NativeMethods.sqlite3_column_blob(stmt, column);
+        var length = NativeMethods.sqlite3_column_bytes(stmt, column);
         if (bytes == null && length > 0)
         {
             // Not NULL and not empty, so SQLite failed to convert the value (out of memory).

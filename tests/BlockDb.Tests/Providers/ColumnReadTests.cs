@@ -5,9 +5,9 @@ namespace BlockDb.Tests.Providers;
 
 /// <summary>
 /// A statement's column reads give SQLite's value for every storage class: a BLOB (short, long, or a zeroblob() result)
-/// or TEXT read as bytes as stored, a number read as bytes as SQLite's text of it (a conversion, which PInvoke runs with
-/// the GC transition while it reads a short BLOB without one), NULL as -1; and on PInvoke a read with no current row or out of
-/// range is refused with SQLite's result code before SQLite sees it, the statement still usable after.
+/// or TEXT read as bytes as stored, a number read as bytes as SQLite's text of it, NULL as -1; and on PInvoke a read
+/// with no current row or out of range is refused with SQLite's result code before SQLite sees it, the statement still
+/// usable after.
 /// </summary>
 public sealed class ColumnReadTests : IDisposable
 {
@@ -42,7 +42,7 @@ public sealed class ColumnReadTests : IDisposable
         Assert.Equal("3|" + Convert.ToHexString("2.5"u8) + "|4", Read(4));
         Assert.Equal("-1||5", Read(5));
         Assert.Equal("0||6", Read(6));
-        Assert.Equal("2000|" + connection.QueryText("""SELECT hex(substr("Any", 1, 32)) FROM "Value" WHERE "ID" = 7""") + "|7", Read(7)); // longer than the in-place limit
+        Assert.Equal("2000|" + connection.QueryText("""SELECT hex(substr("Any", 1, 32)) FROM "Value" WHERE "ID" = 7""") + "|7", Read(7));
 
         // A zeroblob() result, which SQLite expands as it is read.
         using var zeros = connection.Prepare(new SqlStatement("Zeros", "SELECT zeroblob(5)"));
@@ -56,8 +56,8 @@ public sealed class ColumnReadTests : IDisposable
         Assert.Equal("1234567890123|integer", connection.QueryText("""SELECT CAST("Any" AS TEXT) || '|' || typeof("Any") FROM "Value" WHERE "ID" = 3"""));
     }
 
-    /// <summary>PInvoke reads columns without the GC transition, so misuse (which SQLite may log through an application's
-    /// managed log callback) must never reach those calls.</summary>
+    /// <summary>Misuse reaching SQLite would be logged (sqlite3_log, possibly an application's managed callback) and, on a
+    /// finalized handle, read freed memory: PInvoke's state checks refuse it first.</summary>
     [Fact]
     public void A_PInvoke_column_read_without_a_row_or_out_of_range_is_refused_before_SQLite_sees_it()
     {
