@@ -1,16 +1,18 @@
 namespace BlockDb;
 
 /// <summary>
-/// A thread-safe repository for many concurrent tasks on one database. Writes (insert, select-xor-insert of a
-/// new block, add blockset) go through one writer connection that groups them into shared transactions; each
-/// call completes only once its transaction has committed, so a completed write is acknowledged (durable as far
-/// as <c>synchronous</c> allows). Reads (find, list, get, counts) run on pooled reader connections and see
-/// committed data only. Callers never see <c>SQLITE_BUSY</c> from contention between their own tasks.
+/// A thread-safe repository for many concurrent tasks on one database. Each write call (insert, select-xor-insert of
+/// a new block, add blockset) completes only once its transaction has committed, so a completed write is
+/// acknowledged (durable as far as <c>synchronous</c> allows). On SQLite the writes go through one writer connection
+/// that groups concurrent calls into shared transactions (group commit), so callers never see <c>SQLITE_BUSY</c>
+/// from contention between their own tasks; on PostgreSQL each write commits on its own pooled connection, and the
+/// server's row locks order concurrent writers. Reads (find, list, get, counts) run on pooled reader connections
+/// and see committed data only.
 /// </summary>
 /// <remarks>
 /// <para>
-/// Select-xor-insert first looks the block up on a reader; only a miss is queued for the writer, which looks it
-/// up again inside its transaction before inserting. Disposing waits for queued writes to commit and reads in flight to
+/// On SQLite, select-xor-insert first looks the block up on a reader; only a miss is queued for the writer, which looks
+/// it up again inside its transaction before inserting. Disposing waits for queued writes to commit and reads in flight to
 /// end; calls made after disposal throw <see cref="ObjectDisposedException"/>. The write calls return a
 /// <c>ValueTask</c> over the write's task, which completes once its group commit has.
 /// </para>
@@ -37,7 +39,7 @@ namespace BlockDb;
 /// </remarks>
 public interface ISharedBlockRepository : IBlockReader, IBlockWriter, IAsyncDisposable, IDisposable
 {
-    /// <summary>Transactions committed so far by the writer (for reporting the batching achieved).</summary>
+    /// <summary>Transactions committed so far with at least one write (for reporting the batching achieved; on PostgreSQL one per acknowledged write).</summary>
     long CommittedBatches { get; }
 
     /// <summary>Writes acknowledged so far.</summary>
