@@ -25,8 +25,9 @@ internal sealed class PgConnection(PgContext context, NpgsqlConnection? connecti
     /// Runs one statement; a write opens the transaction first. The token cancels a statement outside a transaction
     /// only: a cancelled statement inside one would abort it, losing the batch, so it runs to its end (bounded by the
     /// server's <c>statement_timeout</c>). After a lost connection (the server restarted, the backend was terminated) it
-    /// runs once more on a new connection when <paramref name="retryable"/> and nothing was pending. Per call [P3], a
-    /// write's token cancels the wait for a connection and nothing after: a write that throws
+    /// runs once more on a new connection when <paramref name="retryable"/> and nothing was pending. A write outside a
+    /// transaction (autocommit: per call, or a session with <c>CommitEvery</c> 1) [P3] honours its token until its
+    /// statement is sent (the wait for a connection) and nothing after, nor in its repeat: a write that throws
     /// <see cref="OperationCanceledException"/> sent nothing, and one that was sent returns its committed result (Npgsql's
     /// cancellation could otherwise end the call while the server still commits it); its repeat is not cancellable.
     /// </summary>
@@ -41,7 +42,7 @@ internal sealed class PgConnection(PgContext context, NpgsqlConnection? connecti
     {
         for (var attempt = 0; ; attempt++)
         {
-            var token = perCall && write && attempt > 0 ? CancellationToken.None : cancellationToken;
+            var token = write && attempt > 0 ? CancellationToken.None : cancellationToken;
             var connection = await OpenAsync(operation, token).ConfigureAwait(false);
             var hadWrites = transaction.Pending > 0;
             try
@@ -51,8 +52,9 @@ internal sealed class PgConnection(PgContext context, NpgsqlConnection? connecti
                     await transaction.BeginAsync(connection).ConfigureAwait(false);
                 }
 
-                if (perCall && write)
+                if (write && transaction.Current is null)
                 {
+                    // An autocommit write commits as it runs: honoured until sent, never after [P3].
                     token.ThrowIfCancellationRequested();
                     token = CancellationToken.None;
                 }

@@ -14,12 +14,17 @@ namespace BlockDb.Tests.SharedRepository;
 public sealed class PostgreSqlWriteCancellationTests : ConformanceTestBase
 {
     [PostgresFact]
-    public async Task A_write_whose_token_fires_after_its_statement_committed_returns_its_result()
+    public Task A_write_whose_token_fires_after_its_statement_committed_returns_its_result() => WriteCancelledAfterCommitAsync(perCall: true);
+
+    [PostgresFact]
+    public Task A_session_autocommit_write_whose_token_fires_after_its_statement_committed_returns_its_result() => WriteCancelledAfterCommitAsync(perCall: false);
+
+    private async Task WriteCancelledAfterCommitAsync(bool perCall)
     {
         PostgreSqlServer.Execute(ConnectionString, """CREATE TABLE "Written" ("V" integer)""");
         await using var dataSource = NpgsqlDataSource.Create(ConnectionString);
         using var cts = new CancellationTokenSource();
-        var rows = await PerCall(dataSource).RunAsync("test", async (connection, _, token) =>
+        var rows = await PerCall(dataSource, perCall).RunAsync("test", async (connection, _, token) =>
         {
             await using (var insert = new NpgsqlCommand("""INSERT INTO "Written" VALUES (1)""", connection))
             {
@@ -65,11 +70,14 @@ public sealed class PostgreSqlWriteCancellationTests : ConformanceTestBase
         Assert.True(DateTime.UtcNow - started < TimeSpan.FromSeconds(15), "The read was not cancelled on the server.");
     }
 
-    /// <summary>A connection as the shared repository's pooled sessions have it: autocommit, a pooled connection per call.</summary>
-    private static PgConnection PerCall(NpgsqlDataSource dataSource)
+    /// <summary>
+    /// A connection in autocommit (<c>CommitEvery</c> 1): as the shared repository's pooled sessions have it (a pooled
+    /// connection per call), or as a session's own with <paramref name="perCall"/> false.
+    /// </summary>
+    private static PgConnection PerCall(NpgsqlDataSource dataSource, bool perCall = true)
     {
         var batching = new BatchingOptions { CommitEvery = 1, CommitAfterMilliseconds = null };
         var context = new PgContext(dataSource, "test", new BlockDbOptions { Batching = batching });
-        return new PgConnection(context, null, new PgTransaction(batching), perCall: true);
+        return new PgConnection(context, null, new PgTransaction(batching), perCall);
     }
 }
