@@ -256,8 +256,9 @@ internal sealed partial class BlocksetService
 
             if (self.InsertBlockset() is not { } blocksetId)
             {
-                // The layout's find-or-add: its unique (FullHash, Length) holds the blockset already; nothing was written.
-                return self._rules?.Existing(fullHash!, length)
+                // The layout's find-or-add (only a layout with rules inserts OR IGNORE): its unique (FullHash, Length)
+                // holds the blockset already; nothing was written.
+                return (self._rules is null ? null : self.Find(fullHash!, length))
                     ?? throw new InvalidOperationException($"The blockset insert wrote no row and no blockset has its full hash {fullHash} and length {length}.");
             }
 

@@ -17,12 +17,6 @@ internal interface IBlocksetRules : IDisposable
     /// <exception cref="ArgumentException">The blockset breaks the layout's rules (the message says which and what is allowed).</exception>
     void Prepare(long[] ids, IReadOnlyList<BlockKey>? keys, int count, long length, string? fullHash);
 
-    /// <summary>
-    /// When the layout's blockset insert wrote no row because a blockset with this full hash and length exists (its
-    /// find-or-add): that blockset's ID; the call answers with it, and nothing of it was written.
-    /// </summary>
-    long? Existing(string fullHash, long length);
-
     /// <summary>After the blockset's row and entries, in the same savepoint: writes what goes with them.</summary>
     /// <exception cref="BlockNotFoundException">A block the layout requires with the blockset is missing.</exception>
     void Written(long blocksetId);

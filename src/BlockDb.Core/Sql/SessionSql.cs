@@ -32,7 +32,7 @@ internal sealed record SessionSql
         BlocksetIdFloor = BlockDbSql.BlocksetIdFloor,
     };
 
-    /// <summary>Inserts a blockset (<c>@Length</c>, <c>@FullHash</c>) and returns its ID; no row only when the layout's blockset rules find the blockset instead (<see cref="Blocksets.IBlocksetRules.Existing"/>).</summary>
+    /// <summary>Inserts a blockset (<c>@Length</c>, <c>@FullHash</c>) and returns its ID; no row only for a layout with blockset rules whose unique (FullHash, Length) holds the blockset already (its find-or-add; the service then finds it).</summary>
     public required SqlStatement InsertBlockset { get; init; }
 
     /// <summary>

@@ -20,7 +20,6 @@ internal sealed class DuplicatiBlocksetRules : IBlocksetRules
 {
     private readonly DuplicatiFile _file;
     private readonly ISqliteStatement _getBlock;
-    private readonly ISqliteStatement _findBlockset;
     private readonly ISqliteStatement _findBlock;
     private readonly ISqliteStatement _insertHash;
     private readonly ISqliteStatement _named;
@@ -33,7 +32,6 @@ internal sealed class DuplicatiBlocksetRules : IBlocksetRules
     {
         _file = file;
         _getBlock = connection.Prepare(BlockDbSql.DuplicatiSession.GetBlock);
-        _findBlockset = connection.Prepare(BlockDbSql.FindBlockset);
         _findBlock = connection.Prepare(BlockDbSql.FindBlock);
         _insertHash = connection.Prepare(BlockDbSql.DuplicatiInsertBlocklistHash);
         _named = connection.Prepare(BlockDbSql.DuplicatiBlocksetNamed);
@@ -73,20 +71,6 @@ internal sealed class DuplicatiBlocksetRules : IBlocksetRules
                     $"Block {i} of the blockset (ID {ids[i]}) is {size:N0} bytes; in a Duplicati database every block of a file but the last is exactly the block size ({_file.Blocksize:N0} bytes, Configuration 'blocksize') and the last 1 to {_file.Blocksize:N0} bytes, because Duplicati takes an entry's size from its position (facts §4.3). Nothing of the blockset was written.",
                     "blocks");
             }
-        }
-    }
-
-    public long? Existing(string fullHash, long length)
-    {
-        _findBlockset.BindText(1, fullHash);
-        _findBlockset.BindInt64(2, length);
-        try
-        {
-            return _findBlockset.Step() ? _findBlockset.ColumnInt64(0) : null;
-        }
-        finally
-        {
-            _findBlockset.Reset();
         }
     }
 
