@@ -1,6 +1,7 @@
 using System.Diagnostics;
 using System.Globalization;
 using BlockDb.Drivers;
+using BlockDb.Opening;
 
 namespace BlockDb.Stress;
 
@@ -20,7 +21,7 @@ public static class CloseRace
 
     internal static int Run(string path, IReadOnlyList<string> providers, TimeSpan duration)
     {
-        var drivers = providers.Select(BlockDbProviders.Get).ToList();
+        var drivers = providers.Select(ProviderCatalog.SqliteDriver).ToList();
         using (var setup = drivers[0].Open(new SqliteOpenOptions(path, SqliteOpenMode.ReadWriteCreate, 5000)))
         {
             setup.Execute("PRAGMA journal_mode = DELETE");
@@ -117,7 +118,7 @@ public static class CloseRace
     /// </summary>
     internal static int Cost(string path, string provider, int rounds)
     {
-        var driver = BlockDbProviders.Get(provider);
+        var driver = ProviderCatalog.SqliteDriver(provider);
         using (var setup = driver.Open(new SqliteOpenOptions(path, SqliteOpenMode.ReadWriteCreate, 1000)))
         {
             setup.Execute("CREATE TABLE IF NOT EXISTS \"Item\" (\"ID\" INTEGER PRIMARY KEY)");

@@ -1,6 +1,7 @@
 using System.Diagnostics;
 using System.Globalization;
 using BlockDb.Drivers;
+using BlockDb.Opening;
 
 namespace BlockDb.Stress;
 
@@ -21,7 +22,7 @@ internal sealed class ForeignWriter(string path, TimeSpan duration, int seed)
     {
         var reader = new Thread(() => LongReads(path, duration, seed)) { IsBackground = true };
         reader.Start();
-        using var connection = BlockDbProviders.Get("PInvoke").Open(new SqliteOpenOptions(path, SqliteOpenMode.ReadWrite, 1000));
+        using var connection = ProviderCatalog.SqliteDriver("PInvoke").Open(new SqliteOpenOptions(path, SqliteOpenMode.ReadWrite, 1000));
         connection.Execute("PRAGMA busy_timeout = 1000");
         using var find = connection.Prepare(new SqlStatement("Find", """SELECT "ID" FROM "Block" WHERE "Hash" = @Hash AND "Size" = @Size""", "@Hash", "@Size"));
         using var exists = connection.Prepare(new SqlStatement("Exists", """SELECT 1 FROM "Block" WHERE "ID" = @ID""", "@ID"));
@@ -126,7 +127,7 @@ internal sealed class ForeignWriter(string path, TimeSpan duration, int seed)
     private void LongReads(string path, TimeSpan duration, int seed)
     {
         var random = new Random(seed + 1);
-        using var connection = BlockDbProviders.Get("PInvoke").Open(new SqliteOpenOptions(path, SqliteOpenMode.ReadOnly, 1000));
+        using var connection = ProviderCatalog.SqliteDriver("PInvoke").Open(new SqliteOpenOptions(path, SqliteOpenMode.ReadOnly, 1000));
         connection.Execute("PRAGMA busy_timeout = 1000");
         var deadline = Stopwatch.GetTimestamp() + (long)(duration.TotalSeconds * Stopwatch.Frequency);
         while (Stopwatch.GetTimestamp() < deadline)

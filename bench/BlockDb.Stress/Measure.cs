@@ -1,6 +1,7 @@
 using System.Diagnostics;
 using System.Globalization;
 using System.Security.Cryptography;
+using BlockDb.Opening;
 
 namespace BlockDb.Stress;
 
@@ -36,10 +37,10 @@ internal static class Measure
     {
         var path = Path.Combine(folder, "load.db");
         await FillAsync(path, blocks, i => Hash(i));
-        var times = BlockDbProviders.Names.ToDictionary(p => p, _ => new List<double>());
+        var times = ProviderCatalog.SqliteNames.ToDictionary(p => p, _ => new List<double>());
         for (var r = 0; r < repetitions; r++)
         {
-            foreach (var provider in BlockDbProviders.Names)
+            foreach (var provider in ProviderCatalog.SqliteNames)
             {
                 await using var db = BlockDatabase.Open(new BlockDbOptions { Provider = provider, DataSource = path });
                 await using var session = await db.OpenSessionAsync();
@@ -116,7 +117,7 @@ internal static class Measure
         await using var writerDb = BlockDatabase.Open(new BlockDbOptions { Provider = Reference, DataSource = path, Batching = { CommitEvery = 0 } });
         await using var writer = await writerDb.OpenSessionAsync();
         await writer.SelectXorInsertAsync(Hash(-1), 4096);
-        foreach (var provider in BlockDbProviders.Names)
+        foreach (var provider in ProviderCatalog.SqliteNames)
         {
             var times = new List<double>();
             for (var r = 0; r < 10; r++)
@@ -146,7 +147,7 @@ internal static class Measure
             var children = Enumerable.Range(0, Processes).Select(p =>
             {
                 var start = new ProcessStartInfo("dotnet") { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
-                foreach (var arg in new[] { typeof(Measure).Assembly.Location, "open", path, BlockDbProviders.Names[(round + p) % BlockDbProviders.Names.Count], startAt.ToString(CultureInfo.InvariantCulture) })
+                foreach (var arg in new[] { typeof(Measure).Assembly.Location, "open", path, ProviderCatalog.SqliteNames[(round + p) % ProviderCatalog.SqliteNames.Count], startAt.ToString(CultureInfo.InvariantCulture) })
                 {
                     start.ArgumentList.Add(arg);
                 }

@@ -1,5 +1,6 @@
 using System.Globalization;
 using BlockDb;
+using BlockDb.Opening;
 using BlockDb.Stress;
 
 // Usage:
@@ -52,7 +53,7 @@ if (args is ["tryopen", var openPath, var openProvider])
 if (args.Length >= 1 && args[0] == "stackprobe")
 {
     return await StackProbe.RunAsync(
-        args.Length > 1 ? args[1] : BlockDbProviders.PInvoke,
+        args.Length > 1 ? args[1] : ProviderCatalog.PInvoke,
         args.Length > 2 ? int.Parse(args[2], CultureInfo.InvariantCulture) : 20_000);
 }
 
@@ -78,7 +79,7 @@ if (args is ["ops", var opsProvider, var opsPath, var opsBlocks, var operation, 
 if (args.Length >= 1 && args[0] == "soak")
 {
     var seconds = args.Length > 1 ? double.Parse(args[1], CultureInfo.InvariantCulture) : 600;
-    var providers = args.Length > 2 ? args[2].Split(',') : [.. BlockDbProviders.Names];
+    var providers = args.Length > 2 ? args[2].Split(',') : [.. ProviderCatalog.SqliteNames];
     var journal = args.Length > 3 ? Enum.Parse<JournalMode>(args[3], ignoreCase: true) : JournalMode.Wal;
     var workers = args.Length > 4 ? int.Parse(args[4], CultureInfo.InvariantCulture) : 4;
     var killEvery = args.Length > 5 ? double.Parse(args[5], CultureInfo.InvariantCulture) : 2.0;

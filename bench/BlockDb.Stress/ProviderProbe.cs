@@ -1,4 +1,5 @@
 using BlockDb.Drivers;
+using BlockDb.Opening;
 
 namespace BlockDb.Stress;
 
@@ -17,7 +18,7 @@ internal static class ProviderProbe
     public static int CloseLog(string path, string provider)
     {
         SqliteLog.Start("closelog");
-        var driver = BlockDbProviders.Get(provider);
+        var driver = ProviderCatalog.SqliteDriver(provider);
         using (var setup = driver.Open(new SqliteOpenOptions(path, SqliteOpenMode.ReadWriteCreate, 1000)))
         {
             setup.Execute("CREATE TABLE IF NOT EXISTS \"Item\" (\"ID\" INTEGER PRIMARY KEY)");
@@ -61,7 +62,7 @@ internal static class ProviderProbe
     {
         try
         {
-            await using var db = await BlockDatabase.OpenAsync(new BlockDbOptions { Provider = provider, DataSource = path });
+            await using var db = BlockDatabase.Open(new BlockDbOptions { Provider = provider, DataSource = path });
             Output.Line($"OPENED {db.ProviderName} {db.EngineVersion}");
         }
         catch (Exception e)
@@ -71,7 +72,7 @@ internal static class ProviderProbe
 
         try
         {
-            Output.Line($"VERSION {BlockDbProviders.Get(provider).NativeLibraryVersion}");
+            Output.Line($"VERSION {ProviderCatalog.SqliteDriver(provider).NativeLibraryVersion}");
         }
         catch (Exception e)
         {

@@ -3,6 +3,7 @@ using System.Globalization;
 using System.Reflection;
 using System.Security.Cryptography;
 using BlockDb.Drivers;
+using BlockDb.Opening;
 
 namespace BlockDb.Stress;
 
@@ -50,8 +51,8 @@ internal static class StackProbe
                 await session.CommitAsync();
             }
 
-            var driver = new TracingDriver(BlockDbProviders.Get(provider));
-            await using var db = new BlockDatabaseBuilder(options).UseProvider(driver).Build();
+            var driver = new TracingDriver(ProviderCatalog.SqliteDriver(provider));
+            await using var db = new BlockDatabaseBuilder(options).UseSqliteDriver(driver).Build();
             await using var probe = await db.OpenSessionAsync();
 
             // Warm up the path once (map loaded, statements prepared, read transaction open), then trace.

@@ -1,6 +1,7 @@
 using System.Security.Cryptography;
 using BlockDb;
 using BlockDb.Drivers;
+using BlockDb.Opening;
 
 // Usage:
 //   write <db> <provider> <tasks>   write blocksets from <tasks> concurrent tasks through the shared repository;
@@ -47,7 +48,7 @@ if (args.Length != 4)
 var (mode, path, provider, number) = (args[0], args[1], args[2], int.Parse(args[3], System.Globalization.CultureInfo.InvariantCulture));
 if (mode == "lock")
 {
-    using var connection = BlockDbProviders.Get(provider).Open(new SqliteOpenOptions(path, SqliteOpenMode.ReadWrite));
+    using var connection = ProviderCatalog.SqliteDriver(provider).Open(new SqliteOpenOptions(path, SqliteOpenMode.ReadWrite));
     connection.Execute("BEGIN EXCLUSIVE");
     connection.QueryText("SELECT COUNT(*) FROM \"Block\"");
     Console.WriteLine("LOCKED");

@@ -3,6 +3,7 @@ using System.Globalization;
 using System.Runtime.CompilerServices;
 using BlockDb;
 using BlockDb.Drivers;
+using BlockDb.Opening;
 
 // Times the KeyMap layout's first load (issue 13 item 6, "open at scale").
 //
@@ -41,7 +42,7 @@ switch (args)
         Scan(path, provider, int.Parse(runs, culture), variant.Length > 0 ? variant[0] : "new");
         return 0;
     case ["plan", var path, var sql]:
-        using (var connection = BlockDbProviders.Get("PInvoke").Open(new SqliteOpenOptions(path, SqliteOpenMode.ReadOnly)))
+        using (var connection = ProviderCatalog.SqliteDriver("PInvoke").Open(new SqliteOpenOptions(path, SqliteOpenMode.ReadOnly)))
         using (var plan = connection.Prepare(new SqlStatement("Plan", "EXPLAIN QUERY PLAN " + sql)))
         {
             while (plan.Step())
@@ -90,7 +91,7 @@ static async Task Once(string path, string provider, (int Ops, int Warmup, long 
     var snapshotFile = path + "-blockdb-keymap";
     var snapshotBefore = File.Exists(snapshotFile) ? new FileInfo(snapshotFile).Length : 0;
     var total = Stopwatch.StartNew();
-    var db = await BlockDatabase.OpenAsync(options);
+    var db = BlockDatabase.Open(options);
     var session = await db.OpenSessionAsync();
     var opened = total.Elapsed;
     var cpuBefore = Process.GetCurrentProcess().TotalProcessorTime;
@@ -175,7 +176,7 @@ static async Task<string> PerOp(IBlockRepository session, long blocks, int ops, 
 // The hash and size of the block with this ID, read through the PInvoke driver on a connection of its own.
 static (BlockHash Hash, long Size) Row(string path, long id)
 {
-    using var connection = BlockDbProviders.Get("PInvoke").Open(new SqliteOpenOptions(path, SqliteOpenMode.ReadOnly));
+    using var connection = ProviderCatalog.SqliteDriver("PInvoke").Open(new SqliteOpenOptions(path, SqliteOpenMode.ReadOnly));
     using var statement = connection.Prepare(new SqlStatement("Row", """SELECT "Hash", "Size" FROM "Block" WHERE "ID" = @Id""", "@Id"));
     statement.BindInt64(1, id);
     Span<byte> hash = stackalloc byte[BlockHash.MaxBytes];
@@ -257,7 +258,7 @@ static async Task<int> Time(string template, int runs, string[] providers, strin
 
 static void Scan(string path, string provider, int runs, string variant)
 {
-    var driver = BlockDbProviders.Get(provider);
+    var driver = ProviderCatalog.SqliteDriver(provider);
     using var connection = driver.Open(new SqliteOpenOptions(path, SqliteOpenMode.ReadOnly));
     connection.Execute("PRAGMA mmap_size = 67108864");
     connection.Execute("PRAGMA cache_size = -65536");

@@ -4,6 +4,7 @@ using System.Globalization;
 using System.Runtime.InteropServices;
 using BlockDb.Bench.Cli;
 using BlockDb.Layouts;
+using BlockDb.Opening;
 
 namespace BlockDb.Bench.Blocksets;
 
@@ -35,10 +36,10 @@ internal static class BlocksetGrowthCommand
         };
         command.SetAction(async (result, cancellationToken) =>
         {
-            var chosenProviders = ListParser.Values(result, providers)?.Select(p => p.Equals(BlockDbProviders.PostgreSql, StringComparison.OrdinalIgnoreCase) ? BlockDbProviders.PostgreSql : ListParser.Provider(p)).Distinct().ToList()
-                ?? [.. BlockDbProviders.Names];
+            var chosenProviders = ListParser.Values(result, providers)?.Select(p => p.Equals(ProviderCatalog.PostgreSql, StringComparison.OrdinalIgnoreCase) ? ProviderCatalog.PostgreSql : ListParser.Provider(p)).Distinct().ToList()
+                ?? [.. ProviderCatalog.SqliteNames];
             var admin = result.GetValue(connection) ?? Environment.GetEnvironmentVariable("BLOCKDB_TEST_POSTGRES");
-            if (chosenProviders.Contains(BlockDbProviders.PostgreSql) && admin is null)
+            if (chosenProviders.Contains(ProviderCatalog.PostgreSql) && admin is null)
             {
                 Console.Error.WriteLine("PostgreSql needs --connection (or BLOCKDB_TEST_POSTGRES).");
                 return 2;
@@ -67,9 +68,9 @@ internal static class BlocksetGrowthCommand
                 (blocks, entries) = ((int)Math.Max(1, blocks * factor), (int)Math.Max(1, entries * factor));
                 foreach (var provider in chosenProviders)
                 {
-                    foreach (var layout in provider == BlockDbProviders.PostgreSql ? [BlockLayout.BlobHash] : chosenLayouts)
+                    foreach (var layout in provider == ProviderCatalog.PostgreSql ? [BlockLayout.BlobHash] : chosenLayouts)
                     {
-                        var sqliteWal = measureWal && provider != BlockDbProviders.PostgreSql;
+                        var sqliteWal = measureWal && provider != ProviderCatalog.PostgreSql;
                         var (ms, heap, written) = await RunAsync(provider, layout, admin, blocks, entries, n, how, sqliteWal, cancellationToken);
                         var walColumns = sqliteWal
                             ? $" {Join(written.Select(w => w / 1048576.0), "F1")} | {Join(ms.Zip(written, (m, w) => m / (w / 1048576.0)), "F0")} |"
@@ -90,7 +91,7 @@ internal static class BlocksetGrowthCommand
     {
         var folder = Path.Combine(Path.GetTempPath(), "blockdb-bench", "blocksets-" + Guid.NewGuid().ToString("N"));
         Directory.CreateDirectory(folder);
-        using var schema = provider == BlockDbProviders.PostgreSql ? new Server.BenchSchema(admin!) : null;
+        using var schema = provider == ProviderCatalog.PostgreSql ? new Server.BenchSchema(admin!) : null;
         try
         {
             var options = schema is null
@@ -112,7 +113,7 @@ internal static class BlocksetGrowthCommand
             {
                 if (measureWal)
                 {
-                    using var raw = BlockDbProviders.Get("PInvoke").Open(new Drivers.SqliteOpenOptions(path, Drivers.SqliteOpenMode.ReadWrite, 5000));
+                    using var raw = ProviderCatalog.SqliteDriver("PInvoke").Open(new Drivers.SqliteOpenOptions(path, Drivers.SqliteOpenMode.ReadWrite, 5000));
                     raw.Execute("PRAGMA wal_checkpoint(TRUNCATE)");
                 }
 

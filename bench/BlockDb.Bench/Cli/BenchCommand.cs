@@ -1,6 +1,7 @@
 using System.CommandLine;
 using System.Globalization;
 using BlockDb.Bench.Model;
+using BlockDb.Opening;
 
 namespace BlockDb.Bench.Cli;
 
@@ -90,7 +91,7 @@ internal static class BenchCommand
         var s = Presets.Get(preset);
         IEnumerable<string>? Values(Option<string[]> o) => r.GetResult(o) is null ? null : ListParser.Items(r.GetValue(o) ?? []);
 
-        s.Providers = Values(Providers)?.Select(ListParser.Provider).Distinct().ToList() ?? [.. BlockDbProviders.Names, .. RunSpec.NativeProviders];
+        s.Providers = Values(Providers)?.Select(ListParser.Provider).Distinct().ToList() ?? [.. ProviderCatalog.SqliteNames, .. RunSpec.NativeProviders];
         s.ProvidersExplicit = r.GetResult(Providers) is not null;
         s.ReplayPath = r.GetValue(Replay)?.FullName;
         var workloads = Values(Workloads)?.SelectMany(WorkloadInfo.Parse).Distinct().ToList();

@@ -1,6 +1,7 @@
 using System.CommandLine;
 using System.Globalization;
 using BlockDb.Bench.Model;
+using BlockDb.Opening;
 
 namespace BlockDb.Bench.Cli;
 
@@ -50,8 +51,8 @@ internal static class ListParser
 
     public static string Provider(string text)
     {
-        var match = BlockDbProviders.Names.Concat(RunSpec.NativeProviders).FirstOrDefault(n => string.Equals(n, text, StringComparison.OrdinalIgnoreCase));
-        return match ?? throw new ArgumentException($"Unknown provider '{text}'; valid: {string.Join(", ", BlockDbProviders.Names.Concat(RunSpec.NativeProviders))}.");
+        var match = ProviderCatalog.SqliteNames.Concat(RunSpec.NativeProviders).FirstOrDefault(n => string.Equals(n, text, StringComparison.OrdinalIgnoreCase));
+        return match ?? throw new ArgumentException($"Unknown provider '{text}'; valid: {string.Join(", ", ProviderCatalog.SqliteNames.Concat(RunSpec.NativeProviders))}.");
     }
 
     /// <summary>A ReadsPerTransaction variant: <c>default</c> (null, BlockDb's default) or 1 to 1,000,000 (1 = off).</summary>

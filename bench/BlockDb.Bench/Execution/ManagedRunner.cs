@@ -1,6 +1,7 @@
 using BlockDb.Bench.Data;
 using BlockDb.Bench.Model;
 using BlockDb.Drivers;
+using BlockDb.Opening;
 using BlockDb.Sql;
 
 namespace BlockDb.Bench.Execution;
@@ -139,7 +140,7 @@ internal sealed class ManagedRunner(int latencyGroup)
         }
 
         var requested = options.Pragmas.Resolve();
-        using var connection = BlockDbProviders.Get(spec.Provider).Open(new SqliteOpenOptions(options.DataSource!, SqliteOpenMode.ReadWrite, requested.BusyTimeout ?? 0));
+        using var connection = ProviderCatalog.SqliteDriver(spec.Provider).Open(new SqliteOpenOptions(options.DataSource!, SqliteOpenMode.ReadWrite, requested.BusyTimeout ?? 0));
         foreach (var sql in PragmaSql.For(requested))
         {
             connection.Execute(sql);

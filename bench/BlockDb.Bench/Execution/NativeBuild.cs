@@ -1,6 +1,7 @@
 using System.Text;
 using BlockDb.Bench.Model;
 using BlockDb.Drivers;
+using BlockDb.Opening;
 using BlockDb.Sql;
 
 namespace BlockDb.Bench.Execution;
@@ -134,9 +135,9 @@ internal static class NativeLibraryLocator
     public static string Find()
     {
         // Make sure the providers have loaded it.
-        foreach (var name in BlockDbProviders.Names)
+        foreach (var name in ProviderCatalog.SqliteNames)
         {
-            _ = BlockDbProviders.Get(name).NativeLibraryVersion;
+            _ = ProviderCatalog.SqliteDriver(name).NativeLibraryVersion;
         }
 
         const string maps = "/proc/self/maps";

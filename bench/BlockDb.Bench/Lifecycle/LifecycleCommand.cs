@@ -3,6 +3,7 @@ using System.Diagnostics;
 using System.Globalization;
 using BlockDb.Bench.Cli;
 using BlockDb.Bench.Reporting;
+using BlockDb.Opening;
 
 namespace BlockDb.Bench.Lifecycle;
 
@@ -125,8 +126,8 @@ internal static class LifecycleCommand
 
     /// <summary>One of BlockDb's SQLite providers (the lifecycle runs through the public API only: no native baseline).</summary>
     private static string Provider(string text) =>
-        BlockDbProviders.Names.FirstOrDefault(n => string.Equals(n, text, StringComparison.OrdinalIgnoreCase))
-        ?? throw new ArgumentException($"Unknown provider '{text}' for the lifecycle study; valid: {string.Join(", ", BlockDbProviders.Names)}.");
+        ProviderCatalog.SqliteNames.FirstOrDefault(n => string.Equals(n, text, StringComparison.OrdinalIgnoreCase))
+        ?? throw new ArgumentException($"Unknown provider '{text}' for the lifecycle study; valid: {string.Join(", ", ProviderCatalog.SqliteNames)}.");
 
     /// <summary>A count such as 1e6 or 10k, or 0 to skip a part; null when not given.</summary>
     private static int? Count(string? text) =>

@@ -1,3 +1,5 @@
+using BlockDb.Opening;
+
 namespace BlockDb.Bench.Lifecycle;
 
 /// <summary>What the lifecycle study runs (issue 12's targets).</summary>
@@ -31,7 +33,7 @@ internal sealed record LifecycleSettings(
 {
     /// <summary>Issue 12's sizes: 1e6 blocksets, a 1e6-block file to convert, 3 repetitions.</summary>
     public static LifecycleSettings Default(string work, string output, string commandLine) => new(
-        [BlockDbProviders.PInvoke, BlockDbProviders.MicrosoftData, BlockDbProviders.SystemData],
+        [ProviderCatalog.PInvoke, ProviderCatalog.MicrosoftData, ProviderCatalog.SystemData],
         [BlockLayout.TextHash, BlockLayout.BlobHash, BlockLayout.KeyMap],
         [BlockLayout.KeyMap, BlockLayout.BlobHash],
         1_000_000,

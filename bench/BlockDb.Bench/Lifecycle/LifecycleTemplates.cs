@@ -1,6 +1,7 @@
 using System.Diagnostics;
 using System.Globalization;
 using BlockDb.Bench.Execution;
+using BlockDb.Opening;
 
 namespace BlockDb.Bench.Lifecycle;
 
@@ -45,7 +46,7 @@ internal sealed class LifecycleTemplates(string folder, Action<string> log)
     {
         var options = new BlockDbOptions
         {
-            Provider = BlockDbProviders.PInvoke,
+            Provider = ProviderCatalog.PInvoke,
             DataSource = path,
             Pragmas = new PragmaOptions
             {

@@ -4,6 +4,7 @@ using System.Runtime;
 using System.Runtime.InteropServices;
 using BlockDb.Bench.Execution;
 using BlockDb.Bench.Model;
+using BlockDb.Opening;
 
 namespace BlockDb.Bench.Reporting;
 
@@ -74,7 +75,7 @@ internal sealed record MachineInfo(IReadOnlyList<KeyValuePair<string, string>> E
     {
         try
         {
-            return BlockDbProviders.Get(provider).NativeLibraryVersion;
+            return ProviderCatalog.SqliteDriver(provider).NativeLibraryVersion;
         }
         catch (Exception e) when (e is BlockDbException or DllNotFoundException or EntryPointNotFoundException)
         {

@@ -6,6 +6,7 @@ using BlockDb.Bench.Cli;
 using BlockDb.Bench.Execution;
 using BlockDb.Bench.Model;
 using BlockDb.Drivers;
+using BlockDb.Opening;
 
 namespace BlockDb.Bench.Seed;
 
@@ -52,7 +53,7 @@ internal static class SeedCommand
             try
             {
                 chosenSizes = ListParser.Values(result, sizes)?.Select(t => checked((int)ListParser.Size(t))).Distinct().Order().ToList() ?? [100_000, 1_000_000];
-                chosenProviders = ListParser.Values(result, providers)?.Select(ListParser.Provider).Where(p => BlockDbProviders.Names.Contains(p)).Distinct().ToList() ?? [.. BlockDbProviders.Names];
+                chosenProviders = ListParser.Values(result, providers)?.Select(ListParser.Provider).Where(p => ProviderCatalog.SqliteNames.Contains(p)).Distinct().ToList() ?? [.. ProviderCatalog.SqliteNames];
                 chosenLayouts = ListParser.Values(result, layouts)?.Select(l => ListParser.Enum<BlockLayout>(l, "layout")).Distinct().ToList() ?? [BlockLayout.KeyMap, BlockLayout.TextHash];
                 chosenWorkloads = ListParser.Values(result, workloads)?.Select(w => ListParser.Enum<SeedWorkload>(w, "workload")).Distinct().ToList() ?? [.. Enum.GetValues<SeedWorkload>()];
                 chosenJoinCalls = ListParser.Values(result, joinCalls)?.Select(c => c.ToLowerInvariant()).Distinct().ToList() ?? ["buffer"];
@@ -227,7 +228,7 @@ internal static class SeedCommand
     private static ISqliteConnection OpenRaw(string provider, string path)
     {
         var pragmas = PragmaSet.Get(PragmaSet.RecommendedName).Create().Resolve();
-        var connection = BlockDbProviders.Get(provider).Open(new SqliteOpenOptions(path, SqliteOpenMode.ReadWriteCreate, pragmas.BusyTimeout ?? 0));
+        var connection = ProviderCatalog.SqliteDriver(provider).Open(new SqliteOpenOptions(path, SqliteOpenMode.ReadWriteCreate, pragmas.BusyTimeout ?? 0));
         foreach (var sql in PragmaSql.For(pragmas))
         {
             connection.Execute(sql);

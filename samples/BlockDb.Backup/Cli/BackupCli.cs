@@ -31,7 +31,7 @@ internal sealed class BackupCli
 
     private readonly Option<string?> _provider = new("--provider")
     {
-        Description = $"The SQLite provider, BlockDb:Provider ({string.Join(", ", BlockDbProviders.Names)})",
+        Description = $"The SQLite provider, BlockDb:Provider ({string.Join(", ", MicrosoftData.MicrosoftDataDriver.ProviderName, SystemData.SystemDataDriver.ProviderName, PInvoke.PInvokeDriver.ProviderName)})",
         HelpName = "name",
         Recursive = true,
     };

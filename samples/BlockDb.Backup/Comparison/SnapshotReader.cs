@@ -25,7 +25,7 @@ internal static class SnapshotReader
             Batching = configured.Batching,
             SelectXorInsert = configured.SelectXorInsert,
         };
-        await using var database = await BlockDatabase.OpenAsync(options, loggerFactory, cancellationToken).ConfigureAwait(false);
+        await using var database = BlockDatabase.Open(options, loggerFactory);
         await using var repository = await database.OpenSessionAsync(cancellationToken).ConfigureAwait(false);
         var counts = await repository.GetCountsAsync(cancellationToken).ConfigureAwait(false);
         var blocks = new HashSet<BlockKey>();

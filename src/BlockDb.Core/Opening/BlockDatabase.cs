@@ -2,7 +2,7 @@ using Microsoft.Extensions.Logging;
 
 namespace BlockDb;
 
-/// <summary>Opens a block index in one call; <see cref="BlockDatabaseBuilder"/> does the same with more choices.</summary>
+/// <summary>Opens a block index in one call: <c>new BlockDatabaseBuilder(options).UseLoggerFactory(loggerFactory).Build()</c>; the builder offers the other choices.</summary>
 public static class BlockDatabase
 {
     /// <summary>
@@ -21,17 +21,4 @@ public static class BlockDatabase
     public static IBlockDatabase Open(BlockDbOptions options, ILoggerFactory? loggerFactory = null) =>
         new BlockDatabaseBuilder(options).UseLoggerFactory(loggerFactory).Build();
 
-    /// <summary>As <see cref="Open"/>; completes synchronously (SQLite opens files synchronously).</summary>
-    /// <param name="options">The options.</param>
-    /// <param name="loggerFactory">Where the applied pragmas and warnings are logged.</param>
-    /// <param name="cancellationToken">Cancels before the file is opened.</param>
-    /// <returns>The open database.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="options"/> is null.</exception>
-    /// <exception cref="BlockDbConfigurationException">An option is invalid or names an unknown or missing provider.</exception>
-    /// <exception cref="BlockDbException">The file could not be opened or configured.</exception>
-    public static ValueTask<IBlockDatabase> OpenAsync(BlockDbOptions options, ILoggerFactory? loggerFactory = null, CancellationToken cancellationToken = default)
-    {
-        ArgumentNullException.ThrowIfNull(options);
-        return new BlockDatabaseBuilder(options).UseLoggerFactory(loggerFactory).BuildAsync(cancellationToken);
-    }
 }

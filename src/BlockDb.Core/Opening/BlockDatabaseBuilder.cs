@@ -6,31 +6,26 @@ using Microsoft.Extensions.Logging.Abstractions;
 namespace BlockDb;
 
 /// <summary>
-/// Builds an open block index, in the way of Npgsql's <c>NpgsqlDataSourceBuilder</c>: set the options and the
-/// providers, then <see cref="Build"/> validates them once, freezes a copy, picks the provider that
-/// <see cref="BlockDbOptions.Provider"/> names and opens the database. Nothing changed on the builder or the options
-/// afterwards changes a database already built. Not thread-safe; the database it builds is.
+/// Builds an open block index, in the way of Npgsql's <c>NpgsqlDataSourceBuilder</c>: start from the options, choose a
+/// SQLite driver in code if needed (<see cref="UseSqliteDriver"/>; otherwise <see cref="BlockDbOptions.Provider"/> names
+/// the provider), then <see cref="Build"/> validates the options once, freezes a copy, chooses the engine and opens
+/// the database. Nothing changed on the builder or the options afterwards changes a database already built. Not
+/// thread-safe; the database it builds is. <see cref="BlockDatabase.Open"/> is the one-line form; <c>AddBlockDb</c>
+/// registers the same build with dependency injection.
 /// </summary>
 /// <example>
 /// <code>
 /// await using var db = new BlockDatabaseBuilder(new BlockDbOptions { DataSource = "index.db" })
-///     .UseProvider(PInvokeDriver.Instance)
+///     .UseSqliteDriver(PInvokeDriver.Instance)
 ///     .Build();
 /// </code>
 /// </example>
 public sealed class BlockDatabaseBuilder
 {
-    private readonly List<ISqliteDriver> _drivers = [];
-    private readonly List<IEngineProvider> _providers = [];
+    private readonly List<IEngineProvider> _registered = [];
     private ILoggerFactory _loggerFactory = NullLoggerFactory.Instance;
     private IServiceProvider? _services;
     private ILentSqliteConnection? _caller;
-
-    /// <summary>Starts from default options.</summary>
-    public BlockDatabaseBuilder()
-        : this(new BlockDbOptions())
-    {
-    }
 
     /// <summary>Starts from a copy of <paramref name="options"/> (later changes to <paramref name="options"/> are not seen).</summary>
     /// <param name="options">The options to start from.</param>
@@ -44,24 +39,25 @@ public sealed class BlockDatabaseBuilder
     /// <summary>The builder's own options, to change before <see cref="Build"/>.</summary>
     public BlockDbOptions Options { get; }
 
-    /// <summary>Makes a SQLite driver available to <see cref="BlockDbOptions.Provider"/> by its name, without choosing it.</summary>
+    /// <summary>
+    /// Opens the database with this SQLite driver: sets <see cref="BlockDbOptions.Provider"/> to its
+    /// <see cref="ISqliteDriver.Name"/>, so a driver of one's own (a wrapper that traces or counts) can be used as well
+    /// as BlockDb's (<c>PInvokeDriver.Instance</c>, ...). The last choice wins: a later <see cref="BlockDbOptions.Provider"/>
+    /// naming another provider opens that one.
+    /// </summary>
     /// <param name="driver">The driver, for example <c>PInvokeDriver.Instance</c>.</param>
     /// <returns>This builder.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="driver"/> is null.</exception>
-    public BlockDatabaseBuilder AddProvider(ISqliteDriver driver)
+    /// <exception cref="ArgumentException">The driver's <see cref="ISqliteDriver.Name"/> is empty.</exception>
+    public BlockDatabaseBuilder UseSqliteDriver(ISqliteDriver driver)
     {
         ArgumentNullException.ThrowIfNull(driver);
-        _drivers.Add(driver);
-        return this;
-    }
+        if (string.IsNullOrWhiteSpace(driver.Name))
+        {
+            throw new ArgumentException($"The SQLite driver {driver.GetType().FullName} has no name; BlockDb:Provider chooses a driver by its name.", nameof(driver));
+        }
 
-    /// <summary>Adds a SQLite driver and chooses it (sets <see cref="BlockDbOptions.Provider"/> to its name).</summary>
-    /// <param name="driver">The driver.</param>
-    /// <returns>This builder.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="driver"/> is null.</exception>
-    public BlockDatabaseBuilder UseProvider(ISqliteDriver driver)
-    {
-        AddProvider(driver);
+        _registered.Add(ProviderCatalog.Wrap(driver));
         Options.Provider = driver.Name;
         return this;
     }
@@ -98,10 +94,10 @@ public sealed class BlockDatabaseBuilder
         return this;
     }
 
-    /// <summary>Makes an engine provider registered through dependency injection (BlockDb.PostgreSql's) available to <see cref="BlockDbOptions.Provider"/> by its name.</summary>
-    internal BlockDatabaseBuilder AddEngineProvider(IEngineProvider provider)
+    /// <summary>Makes a provider registered through dependency injection (a SQLite driver, BlockDb.PostgreSql's engine) available to <see cref="BlockDbOptions.Provider"/> by its name, without choosing it.</summary>
+    internal BlockDatabaseBuilder AddRegisteredProvider(IEngineProvider provider)
     {
-        _providers.Add(provider);
+        _registered.Add(provider);
         return this;
     }
 
@@ -130,7 +126,7 @@ public sealed class BlockDatabaseBuilder
     {
         var frozen = Options.Clone();
         frozen.Validate();
-        var provider = ProviderCatalog.Find(frozen.Provider, _drivers, _providers);
+        var provider = ProviderCatalog.Find(frozen.Provider, _registered);
         frozen.Provider = provider.Name;
         provider.Validate(frozen);
         return (frozen, provider);
@@ -162,23 +158,5 @@ public sealed class BlockDatabaseBuilder
         options.Provider = connection.Driver.Name;
         options.DataSource = path;
         return new Sqlite.SqliteDatabase(options, connection.Driver, path, _loggerFactory.CreateLogger<Sqlite.SqliteDatabase>(), new Sqlite.CallerConnection(connection));
-    }
-
-    /// <summary>As <see cref="Build"/>; completes synchronously for SQLite, which opens files synchronously.</summary>
-    /// <param name="cancellationToken">Cancels before anything is opened.</param>
-    /// <returns>The open database.</returns>
-    /// <exception cref="BlockDbConfigurationException">See <see cref="Build"/>.</exception>
-    /// <exception cref="BlockDbException">See <see cref="Build"/>.</exception>
-    public ValueTask<IBlockDatabase> BuildAsync(CancellationToken cancellationToken = default)
-    {
-        try
-        {
-            cancellationToken.ThrowIfCancellationRequested();
-            return new(Build());
-        }
-        catch (Exception e)
-        {
-            return ValueTask.FromException<IBlockDatabase>(e);
-        }
     }
 }

@@ -12,74 +12,53 @@ namespace Microsoft.Extensions.DependencyInjection;
 /// Registers BlockDb in a service collection, in the style of Npgsql's <c>AddNpgsqlDataSource</c>: the options bind
 /// and validate now (so bad settings fail at start), are also registered as <see cref="IOptions{TOptions}"/> with
 /// <c>ValidateOnStart</c>, and the database opens on first use and is disposed with the container.
+/// One method, <see cref="AddBlockDb"/>, for configuration, code and keyed registrations.
 /// </summary>
 public static class BlockDbServiceCollectionExtensions
 {
     /// <summary>
-    /// Binds and validates <see cref="BlockDbOptions"/> from the <c>BlockDb</c> configuration section now, and registers
-    /// <see cref="IBlockDatabase"/> as a singleton opened on first use with the provider the options name. Every
-    /// provider of the BlockDb package is found by name; chain <c>.AddPInvokeProvider()</c> (or another provider's)
-    /// to register one explicitly.
+    /// Registers <see cref="IBlockDatabase"/> as a singleton opened on first use (through <see cref="BlockDatabaseBuilder"/>)
+    /// and disposed with the container. The options are bound from <paramref name="configuration"/>, then
+    /// <paramref name="configure"/> runs on them, and the result is validated now (a bad setting fails here, at start);
+    /// they are also registered as <see cref="IOptions{TOptions}"/> with <c>ValidateOnStart</c>. Every provider of the
+    /// BlockDb package is found by the name <c>BlockDb:Provider</c> gives; chain <c>.AddPInvokeProvider()</c> (or another
+    /// provider's) to register one explicitly, which is then used when no provider is named.
     /// </summary>
     /// <param name="services">The service collection.</param>
-    /// <param name="configuration">The configuration root, or its <c>BlockDb</c> section.</param>
+    /// <param name="configuration">The configuration root, its <c>BlockDb</c> section, or any section shaped like it; none when <see langword="null"/>.</param>
+    /// <param name="configure">Sets options in code, after the configuration is bound; none when <see langword="null"/>.</param>
+    /// <param name="serviceKey">
+    /// For one of several block indexes in one application: <see cref="IBlockDatabase"/> is registered under this key
+    /// (resolve it with <c>[FromKeyedServices(key)]</c> or <c>GetRequiredKeyedService</c>) and its options are the named
+    /// options <c>serviceKey.ToString()</c>. When <see langword="null"/>, the database and its options are the unkeyed ones.
+    /// </param>
     /// <returns>A builder to add providers with.</returns>
-    /// <exception cref="BlockDbConfigurationException">A setting is unknown or invalid, or names an unknown provider; the message lists the allowed values.</exception>
-    public static IBlockDbBuilder AddBlockDb(this IServiceCollection services, IConfiguration configuration) =>
-        services.AddBlockDbCore(null, configuration);
-
-    /// <summary>Registers BlockDb with options set in code (validated now).</summary>
-    /// <param name="services">The service collection.</param>
-    /// <param name="configure">Sets the options.</param>
-    /// <returns>A builder to add providers with.</returns>
-    /// <exception cref="BlockDbConfigurationException">A setting is invalid.</exception>
-    public static IBlockDbBuilder AddBlockDb(this IServiceCollection services, Action<BlockDbOptions> configure) =>
-        services.AddBlockDbCore(null, configure);
-
-    /// <summary>
-    /// As <see cref="AddBlockDb(IServiceCollection, IConfiguration)"/>, for one of several block indexes in one
-    /// application: <see cref="IBlockDatabase"/> is registered under <paramref name="serviceKey"/> (resolve it with
-    /// <c>[FromKeyedServices(key)]</c> or <c>GetRequiredKeyedService</c>) and its options are the named options
-    /// <c>serviceKey.ToString()</c>.
-    /// </summary>
-    /// <param name="services">The service collection.</param>
-    /// <param name="serviceKey">The key; not null.</param>
-    /// <param name="configuration">The configuration root, or its <c>BlockDb</c> section (or any section shaped like it).</param>
-    /// <returns>A builder to add providers with.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="serviceKey"/> is null.</exception>
-    /// <exception cref="BlockDbConfigurationException">A setting is unknown or invalid.</exception>
-    public static IBlockDbBuilder AddKeyedBlockDb(this IServiceCollection services, object serviceKey, IConfiguration configuration)
-    {
-        ArgumentNullException.ThrowIfNull(serviceKey);
-        return services.AddBlockDbCore(serviceKey, configuration);
-    }
-
-    /// <summary>As <see cref="AddBlockDb(IServiceCollection, Action{BlockDbOptions})"/>, registered under <paramref name="serviceKey"/>.</summary>
-    /// <param name="services">The service collection.</param>
-    /// <param name="serviceKey">The key; not null.</param>
-    /// <param name="configure">Sets the options.</param>
-    /// <returns>A builder to add providers with.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="serviceKey"/> is null.</exception>
-    /// <exception cref="BlockDbConfigurationException">A setting is invalid.</exception>
-    public static IBlockDbBuilder AddKeyedBlockDb(this IServiceCollection services, object serviceKey, Action<BlockDbOptions> configure)
-    {
-        ArgumentNullException.ThrowIfNull(serviceKey);
-        return services.AddBlockDbCore(serviceKey, configure);
-    }
-
-    private static IBlockDbBuilder AddBlockDbCore(this IServiceCollection services, object? key, IConfiguration configuration)
+    /// <exception cref="ArgumentNullException"><paramref name="services"/> is null.</exception>
+    /// <exception cref="BlockDbConfigurationException">A setting is unknown or invalid, or names an unknown provider; the message names the setting and lists the allowed values.</exception>
+    /// <example>
+    /// <code>
+    /// services.AddBlockDb(configuration);                                       // the BlockDb section
+    /// services.AddBlockDb(configure: o => o.DataSource = "index.db").AddPInvokeProvider();
+    /// services.AddBlockDb(configuration.GetSection("Archive"), serviceKey: "archive");
+    /// </code>
+    /// </example>
+    public static IBlockDbBuilder AddBlockDb(
+        this IServiceCollection services,
+        IConfiguration? configuration = null,
+        Action<BlockDbOptions>? configure = null,
+        object? serviceKey = null)
     {
         ArgumentNullException.ThrowIfNull(services);
-        ArgumentNullException.ThrowIfNull(configuration);
-        var section = BlockDbConfiguration.BlockDbSection(configuration);
-        return services.Register(key, options => BlockDbConfiguration.BindInto(section, options));
-    }
+        var section = configuration is null ? null : BlockDbConfiguration.BlockDbSection(configuration);
+        return services.Register(serviceKey, options =>
+        {
+            if (section is not null)
+            {
+                BlockDbConfiguration.BindInto(section, options);
+            }
 
-    private static IBlockDbBuilder AddBlockDbCore(this IServiceCollection services, object? key, Action<BlockDbOptions> configure)
-    {
-        ArgumentNullException.ThrowIfNull(services);
-        ArgumentNullException.ThrowIfNull(configure);
-        return services.Register(key, configure);
+            configure?.Invoke(options);
+        });
     }
 
     private static IBlockDbBuilder Register(this IServiceCollection services, object? key, Action<BlockDbOptions> configure)
@@ -129,12 +108,12 @@ public static class BlockDbServiceCollectionExtensions
             .UseServices(services);
         foreach (var driver in services.GetServices<ISqliteDriver>())
         {
-            builder.AddProvider(driver);
+            builder.AddRegisteredProvider(ProviderCatalog.Wrap(driver));
         }
 
         foreach (var provider in services.GetServices<IEngineProvider>())
         {
-            builder.AddEngineProvider(provider);
+            builder.AddRegisteredProvider(provider);
         }
 
         return builder.Build();

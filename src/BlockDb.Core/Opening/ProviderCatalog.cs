@@ -6,20 +6,36 @@ namespace BlockDb.Opening;
 
 /// <summary>
 /// Finds the provider that <see cref="BlockDbOptions.Provider"/> names: first among those registered explicitly
-/// (<see cref="BlockDatabaseBuilder.AddProvider(ISqliteDriver)"/>, <c>Add…Provider()</c> in a service collection),
-/// then among BlockDb's own providers, loaded by assembly name from the application's references. An engine provider
+/// (<see cref="BlockDatabaseBuilder.UseSqliteDriver"/>, <c>Add…Provider()</c> in a service collection), then among
+/// BlockDb's own providers, loaded by assembly name from the application's references. Tests, the bench and the tool
+/// programs reach a SQLite driver by name here (<see cref="SqliteDriver"/>); applications name it in the options. An engine provider
 /// from another assembly (BlockDb.PostgreSql) must be Core's own version (<see cref="PackageVersions"/>): checked
 /// before its types are loaded, and again for one registered through dependency injection.
 /// </summary>
 internal static class ProviderCatalog
 {
+    /// <summary>The Microsoft.Data.Sqlite provider (package <c>BlockDb.MicrosoftData</c>).</summary>
+    public const string MicrosoftData = "MicrosoftData";
+
+    /// <summary>The System.Data.SQLite provider (package <c>BlockDb.SystemData</c>).</summary>
+    public const string SystemData = "SystemData";
+
+    /// <summary>The direct P/Invoke provider into <c>e_sqlite3</c> (package <c>BlockDb.PInvoke</c>).</summary>
+    public const string PInvoke = "PInvoke";
+
+    /// <summary>The PostgreSQL provider, on Npgsql (package <c>BlockDb.PostgreSql</c>).</summary>
+    public const string PostgreSql = "PostgreSql";
+
+    /// <summary>The provider used when <see cref="BlockDbOptions.Provider"/> is not set and no provider, or more than one, was registered.</summary>
+    public const string Default = MicrosoftData;
+
     private static readonly KnownProvider[] Known =
     [
-        new(BlockDbProviders.MicrosoftData, "BlockDb.MicrosoftData.MicrosoftDataDriver, BlockDb.MicrosoftData", "BlockDb.MicrosoftData", string.Empty),
-        new(BlockDbProviders.SystemData, "BlockDb.SystemData.SystemDataDriver, BlockDb.SystemData", "BlockDb.SystemData",
+        new(MicrosoftData, "BlockDb.MicrosoftData.MicrosoftDataDriver, BlockDb.MicrosoftData", "BlockDb.MicrosoftData", string.Empty),
+        new(SystemData, "BlockDb.SystemData.SystemDataDriver, BlockDb.SystemData", "BlockDb.SystemData",
             " It needs System.Data.SQLite.dll beside the application: the BlockDb.SystemData package brings it (the System.Data.SQLite package)."),
-        new(BlockDbProviders.PInvoke, "BlockDb.PInvoke.PInvokeDriver, BlockDb.PInvoke", "BlockDb.PInvoke", string.Empty),
-        new(BlockDbProviders.PostgreSql, "BlockDb.PostgreSql.PostgreSqlProvider, BlockDb.PostgreSql", "BlockDb.PostgreSql", string.Empty, IsSqlite: false),
+        new(PInvoke, "BlockDb.PInvoke.PInvokeDriver, BlockDb.PInvoke", "BlockDb.PInvoke", string.Empty),
+        new(PostgreSql, "BlockDb.PostgreSql.PostgreSqlProvider, BlockDb.PostgreSql", "BlockDb.PostgreSql", string.Empty, IsSqlite: false),
     ];
 
     private static readonly ConcurrentDictionary<string, Lazy<IEngineProvider>> Loaded = new(StringComparer.OrdinalIgnoreCase);
@@ -34,11 +50,10 @@ internal static class ProviderCatalog
     /// <summary>Whether <paramref name="name"/> is one of BlockDb's own providers (found without registration).</summary>
     public static bool IsKnown(string name) => Known.Any(k => string.Equals(k.Name, name.Trim(), StringComparison.OrdinalIgnoreCase));
 
-    /// <summary>The provider <paramref name="name"/> names (null: the only registered one, else <see cref="BlockDbProviders.Default"/>).</summary>
+    /// <summary>The provider <paramref name="name"/> names (null: the only registered one, else <see cref="Default"/>).</summary>
     /// <exception cref="BlockDbConfigurationException">The name is unknown, several providers are registered and none is named, or a known provider is not installed or fails to load.</exception>
-    public static IEngineProvider Find(string? name, IReadOnlyCollection<ISqliteDriver> drivers, IReadOnlyCollection<IEngineProvider> providers)
+    public static IEngineProvider Find(string? name, IReadOnlyCollection<IEngineProvider> registered)
     {
-        var registered = providers.Concat(drivers.Select(Wrap)).ToList();
         if (name is null)
         {
             var distinct = registered.DistinctBy(p => p.Name, StringComparer.OrdinalIgnoreCase).ToList();
@@ -47,7 +62,7 @@ internal static class ProviderCatalog
                 return distinct[0];
             }
 
-            name = BlockDbProviders.Default;
+            name = Default;
         }
 
         var wanted = name.Trim();
@@ -72,6 +87,16 @@ internal static class ProviderCatalog
             throw;
         }
     }
+
+    /// <summary>One of BlockDb's own SQLite drivers by name, case-insensitively, loading its package's assembly.</summary>
+    /// <exception cref="BlockDbConfigurationException">No SQLite provider has that name (the message lists them), or its package is missing or fails to load.</exception>
+    public static ISqliteDriver SqliteDriver(string? name) => Find(name, []) switch
+    {
+        SqliteProvider sqlite => sqlite.Driver,
+        var other => throw new BlockDbConfigurationException(
+            $"{BlockDbOptions.SectionName}:Provider",
+            $"The BlockDb provider '{other.Name}' is not a SQLite provider; valid SQLite providers: {string.Join(", ", SqliteNames)}."),
+    };
 
     /// <summary>The engine's provider for a SQLite driver (one per driver).</summary>
     public static SqliteProvider Wrap(ISqliteDriver driver) => Wrapped.GetOrAdd(driver, static d => new SqliteProvider(d));

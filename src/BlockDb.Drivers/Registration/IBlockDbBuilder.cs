@@ -11,6 +11,6 @@ public interface IBlockDbBuilder
     /// <summary>The service collection BlockDb was registered in.</summary>
     IServiceCollection Services { get; }
 
-    /// <summary>The service key of a keyed registration (<c>AddKeyedBlockDb</c>), or <see langword="null"/>.</summary>
+    /// <summary>The service key of a keyed registration (<c>AddBlockDb(serviceKey: …)</c>), or <see langword="null"/>.</summary>
     object? ServiceKey { get; }
 }

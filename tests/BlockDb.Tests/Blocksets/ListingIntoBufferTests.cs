@@ -1,3 +1,4 @@
+using BlockDb.Opening;
 using BlockDb.Tests.Conformance;
 
 namespace BlockDb.Tests.Blocksets;
@@ -80,7 +81,7 @@ public sealed class ListingIntoBufferTests : ConformanceTestBase
     [InlineData(BlockLayout.BlobHash)]
     public async Task Listing_into_a_buffer_on_PInvoke_allocates_nothing_per_block(BlockLayout layout)
     {
-        Use(BlockDbProviders.PInvoke, layout);
+        Use(ProviderCatalog.PInvoke, layout);
         await using var db = Open();
         await using var session = await db.OpenSessionAsync();
         var blocks = Enumerable.Range(0, 1000).Select(i => TestData.Binary(i, 100)).ToArray();

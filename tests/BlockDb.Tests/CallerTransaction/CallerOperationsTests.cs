@@ -34,11 +34,11 @@ public sealed class CallerOperationsTests : IDisposable
         var borrowed = _folder.File("caller.db");
         foreach (var path in new[] { own, borrowed })
         {
-            using var create = new BlockDatabaseBuilder(new BlockDbOptions { DataSource = path, Index = { Layout = layout } }).UseProvider(MicrosoftDataDriver.Instance).Build();
+            using var create = new BlockDatabaseBuilder(new BlockDbOptions { DataSource = path, Index = { Layout = layout } }).UseSqliteDriver(MicrosoftDataDriver.Instance).Build();
         }
 
         string standalone;
-        await using (var db = new BlockDatabaseBuilder(new BlockDbOptions { DataSource = own, SelectXorInsert = strategy }).UseProvider(MicrosoftDataDriver.Instance).Build())
+        await using (var db = new BlockDatabaseBuilder(new BlockDbOptions { DataSource = own, SelectXorInsert = strategy }).UseSqliteDriver(MicrosoftDataDriver.Instance).Build())
         {
             standalone = await Script(db, halfway: null);
         }

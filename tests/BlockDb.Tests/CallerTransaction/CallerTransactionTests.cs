@@ -1,6 +1,7 @@
 using BlockDb.Drivers;
 using BlockDb.Drivers.Native;
 using BlockDb.MicrosoftData;
+using BlockDb.Opening;
 using Microsoft.Data.Sqlite;
 using SQLitePCL;
 
@@ -284,7 +285,7 @@ public sealed class CallerTransactionTests : IDisposable
         var options = new BlockDbOptions();
         switch (setting)
         {
-            case "Provider": options.Provider = BlockDbProviders.PInvoke; break;
+            case "Provider": options.Provider = ProviderCatalog.PInvoke; break;
             case "OtherFile": options.DataSource = _folder.File("other.db"); break;
             case "JournalMode": options.Pragmas.JournalMode = JournalMode.Wal; break;
             case "BusyTimeout": options.Pragmas.BusyTimeout = 10_000; break;
@@ -314,9 +315,9 @@ public sealed class CallerTransactionTests : IDisposable
         File.CreateSymbolicLink(link, _path);
         using var caller = OpenCaller();
         using var transaction = caller.BeginTransaction(deferred: true);
-        using var blocks = Build(caller, new BlockDbOptions { DataSource = link, Provider = BlockDbProviders.MicrosoftData });
+        using var blocks = Build(caller, new BlockDbOptions { DataSource = link, Provider = ProviderCatalog.MicrosoftData });
         Assert.Equal(Path.GetFullPath(_path), blocks.DataSource);
-        Assert.Equal(BlockDbProviders.MicrosoftData, blocks.ProviderName);
+        Assert.Equal(ProviderCatalog.MicrosoftData, blocks.ProviderName);
     }
 
     [Fact]
@@ -352,11 +353,11 @@ public sealed class CallerTransactionTests : IDisposable
         {
             var lent = MicrosoftDataDriver.Instance.Borrow(closing);
             closing.Close();
-            Assert.Throws<BlockDbConfigurationException>(() => new BlockDatabaseBuilder().UseCallerConnection(lent).Build());
+            Assert.Throws<BlockDbConfigurationException>(() => new BlockDatabaseBuilder(new BlockDbOptions()).UseCallerConnection(lent).Build());
         }
 
         using var own = MicrosoftDataDriver.Instance.Open(new SqliteOpenOptions(_path, Drivers.SqliteOpenMode.ReadWrite, 0));
-        Assert.Throws<ArgumentException>(() => new BlockDatabaseBuilder().UseCallerConnection(own));
+        Assert.Throws<ArgumentException>(() => new BlockDatabaseBuilder(new BlockDbOptions()).UseCallerConnection(own));
     }
 
     [Fact]
@@ -518,7 +519,7 @@ public sealed class CallerTransactionTests : IDisposable
     /// <summary>Creates a BlockDb index of <paramref name="layout"/> at <see cref="_path"/> (as an application would once) and the caller's own table beside it.</summary>
     private void CreateIndex(BlockLayout layout)
     {
-        using (var db = new BlockDatabaseBuilder(new BlockDbOptions { DataSource = _path, Index = { Layout = layout } }).UseProvider(MicrosoftDataDriver.Instance).Build())
+        using (var db = new BlockDatabaseBuilder(new BlockDbOptions { DataSource = _path, Index = { Layout = layout } }).UseSqliteDriver(MicrosoftDataDriver.Instance).Build())
         {
         }
 

@@ -2,6 +2,7 @@ using System.Diagnostics;
 using System.Globalization;
 using System.Text.RegularExpressions;
 using BlockDb.Drivers;
+using BlockDb.Opening;
 using BlockDb.Stress;
 using Xunit.Abstractions;
 
@@ -23,12 +24,12 @@ public sealed partial class CloseGuardTests(ITestOutputHelper output) : IDisposa
     public static TheoryData<string> Providers()
     {
         var data = new TheoryData<string>();
-        foreach (var provider in BlockDbProviders.Names)
+        foreach (var provider in ProviderCatalog.SqliteNames)
         {
             data.Add(provider);
         }
 
-        data.Add(string.Join(',', BlockDbProviders.Names));
+        data.Add(string.Join(',', ProviderCatalog.SqliteNames));
         return data;
     }
 
@@ -76,7 +77,7 @@ public sealed partial class CloseGuardTests(ITestOutputHelper output) : IDisposa
     [MemberData(nameof(Providers))]
     public void Every_connection_and_the_sentinel_are_closed_when_the_last_one_is(string providers)
     {
-        var drivers = providers.Split(',').Select(BlockDbProviders.Get).ToList();
+        var drivers = providers.Split(',').Select(ProviderCatalog.SqliteDriver).ToList();
         var path = _folder.File("counted.db");
         var connections = new List<ISqliteConnection>();
         for (var i = 0; i < 6; i++)
@@ -103,7 +104,7 @@ public sealed partial class CloseGuardTests(ITestOutputHelper output) : IDisposa
     [MemberData(nameof(Providers))]
     public void A_close_while_another_connection_holds_the_exclusive_lock_is_deferred_then_done_with_the_last_close(string providers)
     {
-        var drivers = providers.Split(',').Select(BlockDbProviders.Get).ToList();
+        var drivers = providers.Split(',').Select(ProviderCatalog.SqliteDriver).ToList();
         var path = _folder.File("deferred.db");
         using (var setup = drivers[0].Open(new SqliteOpenOptions(path, SqliteOpenMode.ReadWriteCreate)))
         {
@@ -138,7 +139,7 @@ public sealed partial class CloseGuardTests(ITestOutputHelper output) : IDisposa
     [MemberData(nameof(Providers))]
     public void A_file_opened_through_linked_folders_and_a_linked_file_has_one_gate(string providers)
     {
-        var drivers = providers.Split(',').Select(BlockDbProviders.Get).ToList();
+        var drivers = providers.Split(',').Select(ProviderCatalog.SqliteDriver).ToList();
         var real = Directory.CreateDirectory(_folder.File("real")).FullName;
         var path = Path.Combine(real, "linked.db");
         Directory.CreateSymbolicLink(_folder.File("folder-link"), real);

@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using BlockDb.Drivers;
+using BlockDb.Opening;
 
 namespace BlockDb.Tests.CloseGuard;
 
@@ -14,7 +15,7 @@ public sealed class CloseGuardWaitAndLeakTests : IDisposable
     public static TheoryData<string> Providers()
     {
         var data = new TheoryData<string>();
-        foreach (var provider in BlockDbProviders.Names)
+        foreach (var provider in ProviderCatalog.SqliteNames)
         {
             data.Add(provider);
         }
@@ -42,7 +43,7 @@ public sealed class CloseGuardWaitAndLeakTests : IDisposable
         // sentinel's wait only delays the dispose (and holds the file's gate, blocking every open and close of the
         // file in the process). With a 20 s busy timeout (BlockDb allows up to an hour) it waited 20 s, before the
         // guard it returned at once; a deferred close is safe, so the wait need not be long.
-        var driver = BlockDbProviders.Get(provider);
+        var driver = ProviderCatalog.SqliteDriver(provider);
         var path = CreateFile(driver, "self.db");
         using var writer = driver.Open(new SqliteOpenOptions(path, SqliteOpenMode.ReadWrite, 20_000));
         var closing = driver.Open(new SqliteOpenOptions(path, SqliteOpenMode.ReadWrite, 20_000));
@@ -69,7 +70,7 @@ public sealed class CloseGuardWaitAndLeakTests : IDisposable
         // disposes connection C, so the sentinel waits behind W's PENDING lock while holding the gate, and R's open
         // waits for the gate. Without the guard R opens at once, ends its read and W commits. With the sentinel
         // waiting as long as everyone's busy timeout, W's COMMIT ran out of time first and failed with SQLITE_BUSY.
-        var driver = BlockDbProviders.Get(provider);
+        var driver = ProviderCatalog.SqliteDriver(provider);
         var path = CreateFile(driver, "pending.db");
         const int Timeout = 10_000;
         using var reader = driver.Open(new SqliteOpenOptions(path, SqliteOpenMode.ReadWrite, Timeout));
@@ -134,7 +135,7 @@ public sealed class CloseGuardWaitAndLeakTests : IDisposable
     [MemberData(nameof(Providers))]
     public void A_file_deleted_while_open_is_closed_without_an_exception_and_nothing_stays_open(string provider)
     {
-        var driver = BlockDbProviders.Get(provider);
+        var driver = ProviderCatalog.SqliteDriver(provider);
         var path = CreateFile(driver, "deleted.db");
         var kept = driver.Open(new SqliteOpenOptions(path, SqliteOpenMode.ReadWrite, 1000));
         var closing = driver.Open(new SqliteOpenOptions(path, SqliteOpenMode.ReadWrite, 1000));

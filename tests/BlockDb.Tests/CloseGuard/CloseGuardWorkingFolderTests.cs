@@ -1,4 +1,5 @@
 using BlockDb.Drivers;
+using BlockDb.Opening;
 
 namespace BlockDb.Tests.CloseGuard;
 
@@ -23,7 +24,7 @@ public sealed class CloseGuardWorkingFolderTests : IDisposable
         // Connections opened with a relative path; the working folder then changes (to one holding a file of the same
         // name). The sentinel was opened with the closing connection's relative path, so it locked the other file:
         // the close of the first file was not deferred, and the sentinel kept a descriptor of a file nobody opened.
-        var driver = BlockDbProviders.Get(provider);
+        var driver = ProviderCatalog.SqliteDriver(provider);
         var saved = Environment.CurrentDirectory;
         try
         {

@@ -38,23 +38,54 @@ public sealed class BuilderTests : IDisposable
     }
 
     [Fact]
-    public async Task UseProvider_chooses_the_driver_and_an_unset_provider_takes_the_only_one_registered()
+    public async Task UseSqliteDriver_chooses_the_driver_and_an_unset_provider_takes_the_documented_default()
     {
-        await using (var chosen = new BlockDatabaseBuilder(new BlockDbOptions { DataSource = _folder.File("use.db") }).UseProvider(PInvokeDriver.Instance).Build())
+        await using (var chosen = new BlockDatabaseBuilder(new BlockDbOptions { Provider = "MicrosoftData", DataSource = _folder.File("use.db") }).UseSqliteDriver(PInvokeDriver.Instance).Build())
         {
             Assert.Equal("PInvoke", chosen.ProviderName);
+            Assert.Equal("PInvoke", chosen.Options.Provider);
         }
 
-        await using (var only = new BlockDatabaseBuilder(new BlockDbOptions { DataSource = _folder.File("only.db") }).AddProvider(SystemDataDriver.Instance).Build())
+        // The last choice wins: a provider named after the driver was chosen opens the named one.
+        var builder = new BlockDatabaseBuilder(new BlockDbOptions { DataSource = _folder.File("renamed.db") }).UseSqliteDriver(PInvokeDriver.Instance);
+        builder.Options.Provider = "SystemData";
+        await using (var renamed = builder.Build())
         {
-            Assert.Equal("SystemData", only.ProviderName);
+            Assert.Equal("SystemData", renamed.ProviderName);
         }
 
-        // Nothing registered and nothing named: the documented default.
+        // Nothing chosen and nothing named: the documented default.
         await using var fallback = BlockDatabase.Open(new BlockDbOptions { DataSource = _folder.File("default.db") });
-        Assert.Equal(BlockDbProviders.Default, fallback.ProviderName);
+        Assert.Equal(ProviderCatalog.Default, fallback.ProviderName);
         Assert.Equal("SQLite", fallback.Engine);
         Assert.Equal(fallback.EngineVersion, fallback.SqliteVersion);
+    }
+
+    [Fact]
+    public void A_driver_without_a_name_is_refused_when_chosen()
+    {
+        var builder = new BlockDatabaseBuilder(new BlockDbOptions { DataSource = _folder.File("nameless.db") });
+        var e = Assert.Throws<ArgumentException>(() => builder.UseSqliteDriver(new RenamedDriver(PInvokeDriver.Instance, " ")));
+        Assert.Equal("driver", e.ParamName);
+        Assert.Null(builder.Options.Provider);
+    }
+
+    [Fact]
+    public void A_SQLite_driver_is_reached_by_name_through_the_catalog_and_a_server_provider_is_not_one()
+    {
+        Assert.Equal(["MicrosoftData", "SystemData", "PInvoke"], ProviderCatalog.SqliteNames);
+        Assert.Same(PInvokeDriver.Instance, ProviderCatalog.SqliteDriver("pinvoke"));
+        Assert.Same(SystemDataDriver.Instance, ProviderCatalog.SqliteDriver(ProviderCatalog.SystemData));
+        var server = Assert.Throws<BlockDbConfigurationException>(() => ProviderCatalog.SqliteDriver(ProviderCatalog.PostgreSql));
+        Assert.Contains("not a SQLite provider; valid SQLite providers: MicrosoftData, SystemData, PInvoke", server.Message, StringComparison.Ordinal);
+        var unknown = Assert.Throws<BlockDbConfigurationException>(() => ProviderCatalog.SqliteDriver("Sqlite3"));
+        Assert.Equal("BlockDb:Provider", unknown.Setting);
+
+        // The driver the catalog gives opens the same file the database did.
+        var path = _folder.File("raw.db");
+        BlockDatabase.Open(new BlockDbOptions { Provider = ProviderCatalog.PInvoke, DataSource = path }).Dispose();
+        using var connection = ProviderCatalog.SqliteDriver(ProviderCatalog.PInvoke).Open(new SqliteOpenOptions(path, SqliteOpenMode.ReadOnly));
+        Assert.NotNull(connection);
     }
 
     [Fact]
@@ -75,7 +106,7 @@ public sealed class BuilderTests : IDisposable
     public async Task A_registered_provider_is_chosen_through_dependency_injection_without_naming_it()
     {
         var services = new ServiceCollection();
-        services.AddBlockDb(o => o.DataSource = _folder.File("di.db")).AddPInvokeProvider();
+        services.AddBlockDb(configure: o => o.DataSource = _folder.File("di.db")).AddPInvokeProvider();
         await using var provider = services.BuildServiceProvider();
         var db = provider.GetRequiredService<IBlockDatabase>();
         Assert.Equal("PInvoke", db.ProviderName);
@@ -94,8 +125,8 @@ public sealed class BuilderTests : IDisposable
             ["Archive:Index:Layout"] = "TextHash",
         }).Build();
         var services = new ServiceCollection();
-        services.AddKeyedBlockDb("backup", configuration.GetSection("Backup"));
-        services.AddKeyedBlockDb("archive", configuration.GetSection("Archive"));
+        services.AddBlockDb(configuration.GetSection("Backup"), serviceKey: "backup");
+        services.AddBlockDb(configuration.GetSection("Archive"), serviceKey: "archive");
         await using var provider = services.BuildServiceProvider();
 
         var backup = provider.GetRequiredKeyedService<IBlockDatabase>("backup");
@@ -112,10 +143,46 @@ public sealed class BuilderTests : IDisposable
     }
 
     [Fact]
+    public async Task The_code_configuration_runs_after_the_bound_configuration_and_is_validated_with_it()
+    {
+        var configuration = new ConfigurationBuilder().AddInMemoryCollection(new Dictionary<string, string?>
+        {
+            ["BlockDb:Provider"] = "MicrosoftData",
+            ["BlockDb:DataSource"] = _folder.File("configured.db"),
+            ["BlockDb:Batching:CommitEvery"] = "7",
+        }).Build();
+        var services = new ServiceCollection();
+        services.AddBlockDb(configuration, o =>
+        {
+            Assert.Equal(7, o.Batching.CommitEvery); // bound before the code runs
+            o.Provider = "PInvoke";
+            o.DataSource = _folder.File("coded.db");
+        });
+        await using (var provider = services.BuildServiceProvider())
+        {
+            var db = provider.GetRequiredService<IBlockDatabase>();
+            Assert.Equal(("PInvoke", _folder.File("coded.db"), 7), (db.ProviderName, db.DataSource, db.Options.Batching.CommitEvery));
+        }
+
+        Assert.False(File.Exists(_folder.File("configured.db")));
+
+        // A bad value set in code fails at registration, as a bad bound one does.
+        var e = Assert.Throws<BlockDbConfigurationException>(() => new ServiceCollection().AddBlockDb(configuration, o => o.Batching.CommitEvery = -1));
+        Assert.Equal("BlockDb:Batching:CommitEvery", e.Setting);
+
+        // Keyed, from code only: the key's named options.
+        var keyed = new ServiceCollection();
+        keyed.AddBlockDb(configure: o => o.DataSource = _folder.File("keyed.db"), serviceKey: "k");
+        await using var keyedProvider = keyed.BuildServiceProvider();
+        Assert.Equal(_folder.File("keyed.db"), keyedProvider.GetRequiredKeyedService<IBlockDatabase>("k").DataSource);
+        Assert.Null(keyedProvider.GetService<IBlockDatabase>());
+    }
+
+    [Fact]
     public void Options_changed_through_IOptions_are_validated_on_start_and_when_the_database_is_built()
     {
         var services = new ServiceCollection();
-        services.AddBlockDb(o => o.DataSource = _folder.File("validate.db"));
+        services.AddBlockDb(configure: o => o.DataSource = _folder.File("validate.db"));
         services.Configure<BlockDbOptions>(o => o.Batching.CommitEvery = -5); // a later, bad configuration
         using var provider = services.BuildServiceProvider();
 
@@ -132,9 +199,19 @@ public sealed class BuilderTests : IDisposable
     public void A_database_is_built_from_a_custom_driver_registered_with_the_builder()
     {
         var driver = new CountingDriver(PInvokeDriver.Instance);
-        using var db = new BlockDatabaseBuilder(new BlockDbOptions { DataSource = _folder.File("custom.db") }).UseProvider(driver).Build();
+        using var db = new BlockDatabaseBuilder(new BlockDbOptions { DataSource = _folder.File("custom.db") }).UseSqliteDriver(driver).Build();
         Assert.Equal("Counting", db.ProviderName);
         Assert.True(driver.Opened > 0);
+    }
+
+    /// <summary>A driver under another name over an existing driver.</summary>
+    private sealed class RenamedDriver(ISqliteDriver inner, string name) : ISqliteDriver
+    {
+        public string Name => name;
+
+        public string NativeLibraryVersion => inner.NativeLibraryVersion;
+
+        public ISqliteConnection Open(SqliteOpenOptions options) => inner.Open(options);
     }
 
     /// <summary>A third-party driver: another name over an existing driver.</summary>

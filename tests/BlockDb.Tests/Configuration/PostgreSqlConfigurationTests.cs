@@ -1,3 +1,4 @@
+using BlockDb.Opening;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
 using Npgsql;
@@ -40,14 +41,14 @@ public sealed class PostgreSqlConfigurationTests
     {
         var sqlite = Assert.Throws<BlockDbConfigurationException>(() => BlockDatabase.Open(new BlockDbOptions { Provider = "PInvoke", DataSource = "x.db", ConnectionString = Somewhere }));
         Assert.Equal("BlockDb:ConnectionString", sqlite.Setting);
-        var missing = Assert.Throws<BlockDbConfigurationException>(() => BlockDatabase.Open(new BlockDbOptions { Provider = BlockDbProviders.PostgreSql }));
+        var missing = Assert.Throws<BlockDbConfigurationException>(() => BlockDatabase.Open(new BlockDbOptions { Provider = ProviderCatalog.PostgreSql }));
         Assert.Equal("BlockDb:ConnectionString", missing.Setting);
     }
 
     [Fact]
     public void An_unreachable_server_gives_a_connection_sqlstate_not_a_sqlite_code()
     {
-        var e = Assert.Throws<BlockDbException>(() => BlockDatabase.Open(new BlockDbOptions { Provider = BlockDbProviders.PostgreSql, ConnectionString = Somewhere + ";Timeout=2" }));
+        var e = Assert.Throws<BlockDbException>(() => BlockDatabase.Open(new BlockDbOptions { Provider = ProviderCatalog.PostgreSql, ConnectionString = Somewhere + ";Timeout=2" }));
         Assert.StartsWith("08", e.SqlState, StringComparison.Ordinal);
         Assert.Null(e.SqliteErrorCode);
     }
@@ -75,7 +76,7 @@ public sealed class PostgreSqlConfigurationTests
             // No connection string: the NpgsqlDataSource the application registered, left to the application to dispose.
             await using var dataSource = NpgsqlDataSource.Create(connectionString);
             var collection = new ServiceCollection().AddSingleton(dataSource);
-            collection.AddBlockDb(o => o.Provider = BlockDbProviders.PostgreSql).AddPostgreSqlProvider();
+            collection.AddBlockDb(configure: o => o.Provider = ProviderCatalog.PostgreSql).AddPostgreSqlProvider();
             await using (var services = collection.BuildServiceProvider())
             {
                 await using var session = await services.GetRequiredService<IBlockDatabase>().OpenSessionAsync();

@@ -1,3 +1,4 @@
+using BlockDb.Opening;
 using Npgsql;
 
 namespace BlockDb.Tests.Conformance;
@@ -22,7 +23,7 @@ public abstract class ConformanceTestBase : IDisposable
     public static TheoryData<string, BlockLayout> Matrix()
     {
         var data = new TheoryData<string, BlockLayout>();
-        foreach (var provider in BlockDbProviders.Names)
+        foreach (var provider in ProviderCatalog.SqliteNames)
         {
             foreach (var layout in LayoutCatalog.Created)
             {
@@ -42,7 +43,7 @@ public abstract class ConformanceTestBase : IDisposable
         var data = Matrix();
         if (PostgreSqlServer.Included)
         {
-            data.Add(BlockDbProviders.PostgreSql, BlockLayout.BlobHash);
+            data.Add(ProviderCatalog.PostgreSql, BlockLayout.BlobHash);
         }
 
         return data;
@@ -94,7 +95,7 @@ public abstract class ConformanceTestBase : IDisposable
     protected TempFolder Folder => _folder;
 
     /// <summary>Whether this case runs on a database server (PostgreSQL) rather than a SQLite file.</summary>
-    protected bool IsServer => Provider == BlockDbProviders.PostgreSql;
+    protected bool IsServer => Provider == ProviderCatalog.PostgreSql;
 
     /// <summary>This case's server database (a schema of its own), created on first use.</summary>
     protected string ConnectionString => _connectionString ??= PostgreSqlServer.CreateSchema(out _schema);

@@ -1,3 +1,5 @@
+using BlockDb.Opening;
+
 namespace BlockDb.Tests.Conversion;
 
 /// <summary>
@@ -13,7 +15,7 @@ public sealed class ConversionTests : IDisposable
     public static TheoryData<BlockLayout, BlockLayout, string> Pairs()
     {
         var data = new TheoryData<BlockLayout, BlockLayout, string>();
-        var providers = BlockDbProviders.Names;
+        var providers = ProviderCatalog.SqliteNames;
         var i = 0;
         foreach (var from in LayoutCatalog.Created)
         {

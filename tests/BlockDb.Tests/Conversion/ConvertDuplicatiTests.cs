@@ -1,3 +1,4 @@
+using BlockDb.Opening;
 using BlockDb.Tests.Duplicati;
 using static BlockDb.Tests.Duplicati.DuplicatiRecognitionTests;
 
@@ -13,7 +14,7 @@ public sealed class ConvertDuplicatiTests(DuplicatiTemplate template) : IClassFi
     private readonly TempFolder _folder = new();
 
     public static IEnumerable<object[]> ProvidersAndTargets() =>
-        from provider in BlockDbProviders.Names
+        from provider in ProviderCatalog.SqliteNames
         from layout in LayoutCatalog.Created
         select new object[] { provider, layout };
 

@@ -1,5 +1,6 @@
 using System.Globalization;
 using BlockDb.Drivers;
+using BlockDb.Opening;
 
 namespace BlockDb.Tests.Conversion;
 
@@ -18,7 +19,7 @@ public sealed class ForeignObjectTests : IDisposable
     public static TheoryData<BlockLayout, BlockLayout, string> Pairs()
     {
         var data = new TheoryData<BlockLayout, BlockLayout, string>();
-        foreach (var provider in BlockDbProviders.Names)
+        foreach (var provider in ProviderCatalog.SqliteNames)
         {
             foreach (var from in LayoutCatalog.Created)
             {
@@ -36,7 +37,7 @@ public sealed class ForeignObjectTests : IDisposable
     public static TheoryData<BlockLayout, BlockLayout, string> TriggerPairs()
     {
         var data = new TheoryData<BlockLayout, BlockLayout, string>();
-        foreach (var provider in BlockDbProviders.Names)
+        foreach (var provider in ProviderCatalog.SqliteNames)
         {
             data.Add(BlockLayout.TextHash, BlockLayout.BlobHash, provider);
             data.Add(BlockLayout.BlobHash, BlockLayout.TextHash, provider);
@@ -205,7 +206,7 @@ public sealed class ForeignObjectTests : IDisposable
             ("""CREATE TABLE "Hidden" ("rowid", "_rowid_", "OID")""", BlockLayout.BlobHash, BlockLayout.TextHash, "Hidden"),
         };
         var data = new TheoryData<string, BlockLayout, BlockLayout, string, string>();
-        var providers = BlockDbProviders.Names;
+        var providers = ProviderCatalog.SqliteNames;
         for (var i = 0; i < cases.Length; i++)
         {
             data.Add(cases[i].Sql, cases[i].From, cases[i].To, cases[i].Named, providers[i % providers.Count]);
@@ -279,7 +280,7 @@ public sealed class ForeignObjectTests : IDisposable
         Assert.Empty(Directory.GetFiles(_folder.Path, "cancel-target.db*"));
     }
 
-    public static TheoryData<string> ProviderNames() => [.. BlockDbProviders.Names];
+    public static TheoryData<string> ProviderNames() => [.. ProviderCatalog.SqliteNames];
 
     private static byte[] RandomBytes(Random random, int count)
     {

@@ -1,3 +1,5 @@
+using BlockDb.Opening;
+
 namespace BlockDb.Tests.Diagnostics;
 
 /// <summary>
@@ -8,7 +10,7 @@ public sealed class CheckRepairTests : IDisposable
 {
     private readonly TempFolder _folder = new();
 
-    public static TheoryData<string> Providers() => [.. BlockDbProviders.Names];
+    public static TheoryData<string> Providers() => [.. ProviderCatalog.SqliteNames];
 
     public void Dispose() => _folder.Dispose();
 

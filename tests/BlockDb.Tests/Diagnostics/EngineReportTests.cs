@@ -1,3 +1,5 @@
+using BlockDb.Opening;
+
 namespace BlockDb.Tests.Diagnostics;
 
 /// <summary>
@@ -39,6 +41,6 @@ public sealed class EngineReportTests : ConformanceTestBase
         Use(provider, layout);
         await using var db = Open();
         Assert.Matches(@"^3\.\d+\.\d+$", db.SqliteVersion);
-        Assert.Equal(BlockDbProviders.Get(Provider).NativeLibraryVersion, db.SqliteVersion);
+        Assert.Equal(ProviderCatalog.SqliteDriver(Provider).NativeLibraryVersion, db.SqliteVersion);
     }
 }

@@ -2,6 +2,7 @@ using System.Collections.Concurrent;
 using System.Diagnostics;
 using System.Diagnostics.Metrics;
 using BlockDb.Diagnostics;
+using BlockDb.Opening;
 using Microsoft.Extensions.Logging;
 
 namespace BlockDb.Tests.Diagnostics;
@@ -46,7 +47,7 @@ public sealed class ObservabilityTests : IDisposable
         ActivitySource.AddActivityListener(_activities);
     }
 
-    public static TheoryData<string> Providers() => [.. BlockDbProviders.Names];
+    public static TheoryData<string> Providers() => [.. ProviderCatalog.SqliteNames];
 
     public void Dispose()
     {
@@ -129,7 +130,7 @@ public sealed class ObservabilityTests : IDisposable
 
         // Page-cache counters: the closed session's and the open one's, never going down; SystemData does not expose them.
         var hits = Values("blockdb.page_cache.hits", file);
-        if (provider == BlockDbProviders.SystemData)
+        if (provider == ProviderCatalog.SystemData)
         {
             Assert.Equal([0.0], hits);
         }
@@ -226,7 +227,7 @@ public sealed class ObservabilityTests : IDisposable
     public async Task PostgreSql_calls_and_rows_are_measured_with_the_server_system_name()
     {
         var connectionString = PostgreSqlServer.CreateSchema(out _schema);
-        await using var db = BlockDatabase.Open(new BlockDbOptions { Provider = BlockDbProviders.PostgreSql, ConnectionString = connectionString });
+        await using var db = BlockDatabase.Open(new BlockDbOptions { Provider = ProviderCatalog.PostgreSql, ConnectionString = connectionString });
         await using (var session = await db.OpenSessionAsync())
         {
             for (var i = 0; i < 20; i++)
@@ -257,7 +258,7 @@ public sealed class ObservabilityTests : IDisposable
     {
         var connectionString = PostgreSqlServer.CreateSchema(out _schema);
         var log = new CapturingLoggerFactory();
-        await using var db = new BlockDatabaseBuilder(new BlockDbOptions { Provider = BlockDbProviders.PostgreSql, ConnectionString = connectionString }).UseLoggerFactory(log).Build();
+        await using var db = new BlockDatabaseBuilder(new BlockDbOptions { Provider = ProviderCatalog.PostgreSql, ConnectionString = connectionString }).UseLoggerFactory(log).Build();
         await using var session = await db.OpenSessionAsync();
         for (var i = 0; i < 3; i++)
         {

@@ -1,4 +1,5 @@
 using System.Collections.Concurrent;
+using BlockDb.Opening;
 
 namespace BlockDb.Tests.Disposal;
 
@@ -13,20 +14,20 @@ public sealed class ConcurrentDisposeTests : ConformanceTestBase
     /// Blocks of the long call: one select-xor-insert call of this many new blocks runs for well over the 200 ms the
     /// test waits before the disposes (a server round trip per batch makes PostgreSQL's 300,000 as long as SQLite's 1e6).
     /// </summary>
-    private static int Blocks(string provider) => provider == BlockDbProviders.PostgreSql ? 300_000 : 1_000_000;
+    private static int Blocks(string provider) => provider == ProviderCatalog.PostgreSql ? 300_000 : 1_000_000;
 
     /// <summary>Each SQLite provider (the default layout: the race does not depend on it) and PostgreSQL when its test server runs.</summary>
     public static TheoryData<string, BlockLayout> Providers()
     {
         var data = new TheoryData<string, BlockLayout>();
-        foreach (var provider in BlockDbProviders.Names)
+        foreach (var provider in ProviderCatalog.SqliteNames)
         {
             data.Add(provider, BlockLayout.KeyMap);
         }
 
         if (PostgreSqlServer.Included)
         {
-            data.Add(BlockDbProviders.PostgreSql, BlockLayout.BlobHash);
+            data.Add(ProviderCatalog.PostgreSql, BlockLayout.BlobHash);
         }
 
         return data;

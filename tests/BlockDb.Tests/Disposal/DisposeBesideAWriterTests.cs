@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using BlockDb.KeyMap;
+using BlockDb.Opening;
 using Xunit.Abstractions;
 
 namespace BlockDb.Tests.Disposal;
@@ -21,7 +22,7 @@ public sealed class DisposeBesideAWriterTests(ITestOutputHelper output) : IDispo
     public static TheoryData<string, bool> ProvidersWithSnapshot()
     {
         var data = new TheoryData<string, bool>();
-        foreach (var provider in BlockDbProviders.Names)
+        foreach (var provider in ProviderCatalog.SqliteNames)
         {
             data.Add(provider, true);
             data.Add(provider, false);
@@ -30,7 +31,7 @@ public sealed class DisposeBesideAWriterTests(ITestOutputHelper output) : IDispo
         return data;
     }
 
-    public static TheoryData<string> Providers() => [.. BlockDbProviders.Names];
+    public static TheoryData<string> Providers() => [.. ProviderCatalog.SqliteNames];
 
     private static IBlockDatabase Open(string path, string provider, CapturingLoggerFactory log, KeyMapSnapshotMode snapshot = KeyMapSnapshotMode.OnDispose) =>
         new BlockDatabaseBuilder(new BlockDbOptions

@@ -1,4 +1,5 @@
 using BlockDb.Duplicati.Fixture;
+using BlockDb.Opening;
 using static BlockDb.Tests.Duplicati.DuplicatiRecognitionTests;
 
 namespace BlockDb.Tests.Duplicati;
@@ -12,7 +13,7 @@ public sealed class DuplicatiBadInputTests : IDisposable
     private readonly TempFolder _folder = new();
 
     public static IEnumerable<object[]> Cases() =>
-        from provider in BlockDbProviders.Names
+        from provider in ProviderCatalog.SqliteNames
         from readOnly in new[] { false, true }
         from bad in BadFiles.Keys
         select new object[] { provider, readOnly, bad };
@@ -161,7 +162,7 @@ public sealed class DuplicatiBadInputTests : IDisposable
         }
     }
 
-    public static IEnumerable<object[]> Providers() => BlockDbProviders.Names.Select(p => new object[] { p });
+    public static IEnumerable<object[]> Providers() => ProviderCatalog.SqliteNames.Select(p => new object[] { p });
 
     /// <summary>A v19 file whose first backup wrote its Configuration.</summary>
     private string UsedFile()

@@ -1,3 +1,5 @@
+using BlockDb.Opening;
+
 using static BlockDb.Tests.Duplicati.DuplicatiSessions;
 
 namespace BlockDb.Tests.Duplicati;
@@ -46,9 +48,9 @@ public sealed class DuplicatiImportTests(DuplicatiTemplate template) : IClassFix
     public async Task Imports_on_a_callers_connection_are_refused()
     {
         var path = template.CopyTo(_folder);
-        await using var scope = await DuplicatiScope.OpenAsync(path, new DuplicatiMode(BlockDbProviders.MicrosoftData, true));
+        await using var scope = await DuplicatiScope.OpenAsync(path, new DuplicatiMode(ProviderCatalog.MicrosoftData, true));
         await Assert.ThrowsAsync<NotSupportedException>(async () => await scope.Database.ImportBlocksAsync(AsyncEnumerable.Empty<ImportBlock>()));
     }
 
-    public static IEnumerable<object[]> Providers() => BlockDbProviders.Names.Select(p => new object[] { p });
+    public static IEnumerable<object[]> Providers() => ProviderCatalog.SqliteNames.Select(p => new object[] { p });
 }

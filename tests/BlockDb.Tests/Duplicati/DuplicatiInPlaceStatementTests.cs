@@ -1,3 +1,5 @@
+using BlockDb.Opening;
+
 using static BlockDb.Tests.Duplicati.DuplicatiSessions;
 
 namespace BlockDb.Tests.Duplicati;
@@ -11,7 +13,7 @@ namespace BlockDb.Tests.Duplicati;
 /// </summary>
 public sealed class DuplicatiInPlaceStatementTests(DuplicatiTemplate template) : IClassFixture<DuplicatiTemplate>, IDisposable
 {
-    private static readonly DuplicatiMode Caller = new(BlockDbProviders.MicrosoftData, true);
+    private static readonly DuplicatiMode Caller = new(ProviderCatalog.MicrosoftData, true);
 
     private readonly TempFolder _folder = new();
 

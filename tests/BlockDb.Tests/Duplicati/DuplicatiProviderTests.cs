@@ -1,11 +1,12 @@
 using BlockDb.Drivers;
+using BlockDb.Opening;
 
 namespace BlockDb.Tests.Duplicati;
 
 /// <summary>A file the fixture builds is a plain SQLite file every provider opens: each provider's raw connection reads it, finds it intact, and leaves it as it was.</summary>
 public sealed class DuplicatiProviderTests(DuplicatiTemplate template) : IClassFixture<DuplicatiTemplate>
 {
-    public static IEnumerable<object[]> Providers() => BlockDbProviders.Names.Select(p => new object[] { p });
+    public static IEnumerable<object[]> Providers() => ProviderCatalog.SqliteNames.Select(p => new object[] { p });
 
     [Theory]
     [MemberData(nameof(Providers))]
@@ -15,7 +16,7 @@ public sealed class DuplicatiProviderTests(DuplicatiTemplate template) : IClassF
         var path = template.CopyTo(folder);
         var blocks = DuplicatiFiles.Scalar(path, """SELECT COUNT(*) FROM "Block" """).ToString(System.Globalization.CultureInfo.InvariantCulture);
 
-        using (var connection = BlockDbProviders.Get(provider).Open(new SqliteOpenOptions(path, SqliteOpenMode.ReadWrite, 5000)))
+        using (var connection = ProviderCatalog.SqliteDriver(provider).Open(new SqliteOpenOptions(path, SqliteOpenMode.ReadWrite, 5000)))
         {
             Assert.Equal("ok", connection.QueryText("PRAGMA integrity_check"));
             Assert.Equal("19", connection.QueryText("""SELECT max("Version") FROM "Version" """));

@@ -1,5 +1,6 @@
 using System.Security.Cryptography;
 using BlockDb.Duplicati.Fixture;
+using BlockDb.Opening;
 
 namespace BlockDb.Tests.Duplicati;
 
@@ -13,7 +14,7 @@ public sealed class DuplicatiRecognitionTests(DuplicatiTemplate template) : ICla
     private readonly TempFolder _folder = new();
 
     public static IEnumerable<object[]> ProvidersAndModes() =>
-        from provider in BlockDbProviders.Names
+        from provider in ProviderCatalog.SqliteNames
         from readOnly in new[] { false, true }
         select new object[] { provider, readOnly };
 
@@ -94,7 +95,7 @@ public sealed class DuplicatiRecognitionTests(DuplicatiTemplate template) : ICla
         var path = template.CopyTo(_folder);
         DuplicatiFiles.Execute(path, """DROP INDEX "DeletedBlockHashSize" """);
         using var logs = new CapturingLoggerFactory();
-        await using (var db = new BlockDatabaseBuilder(new BlockDbOptions { Provider = BlockDbProviders.PInvoke, DataSource = path }).UseLoggerFactory(logs).Build())
+        await using (var db = new BlockDatabaseBuilder(new BlockDbOptions { Provider = ProviderCatalog.PInvoke, DataSource = path }).UseLoggerFactory(logs).Build())
         {
             Assert.Equal(BlockLayout.Duplicati, db.Layout);
         }

@@ -2,6 +2,7 @@ using BlockDb.Duplicati.Fixture;
 using BlockDb.Duplicati.Fixture.Consistency;
 using BlockDb.Duplicati.Fixture.Replay;
 using BlockDb.Duplicati.Fixture.Source;
+using BlockDb.Opening;
 using static BlockDb.Tests.Duplicati.DuplicatiConsistencyTests;
 using static BlockDb.Tests.Duplicati.DuplicatiRecognitionTests;
 
@@ -49,11 +50,11 @@ public sealed class DuplicatiRulesCheckTests(DuplicatiTemplate template) : IClas
     };
 
     public static IEnumerable<object[]> ProvidersAndBreaks() =>
-        from provider in BlockDbProviders.Names
+        from provider in ProviderCatalog.SqliteNames
         from name in Breaks.Keys
         select new object[] { provider, name };
 
-    public static IEnumerable<object[]> Providers() => BlockDbProviders.Names.Select(p => new object[] { p });
+    public static IEnumerable<object[]> Providers() => ProviderCatalog.SqliteNames.Select(p => new object[] { p });
 
     public void Dispose() => _folder.Dispose();
 
@@ -131,7 +132,7 @@ public sealed class DuplicatiRulesCheckTests(DuplicatiTemplate template) : IClas
         DuplicatiFiles.AssertConsistent(path);
         Assert.True(DuplicatiFiles.Scalar(path, """SELECT COUNT(DISTINCT "BlocksetID") FROM "BlocklistHash" WHERE "Index" > 0""") > 0, "no blockset of two blocklists");
 
-        await using var db = Open(BlockDbProviders.PInvoke, path, readOnly: true);
+        await using var db = Open(ProviderCatalog.PInvoke, path, readOnly: true);
         var check = await db.CheckAsync();
         Assert.True(check.IsClean, string.Join("\n", check.LayoutRules));
     }

@@ -1,3 +1,5 @@
+using BlockDb.Opening;
+
 using static BlockDb.Tests.Duplicati.DuplicatiSessions;
 
 namespace BlockDb.Tests.Duplicati;
@@ -126,7 +128,7 @@ public sealed class DuplicatiSessionOperationsTests(DuplicatiTemplate template) 
         await AssertCleanAsync(path);
     }
 
-    public static IEnumerable<object[]> Providers() => BlockDbProviders.Names.Select(p => new object[] { p });
+    public static IEnumerable<object[]> Providers() => ProviderCatalog.SqliteNames.Select(p => new object[] { p });
 
     [Fact]
     public async Task A_block_whose_volume_is_minus_one_reads_as_having_no_volume()
@@ -134,7 +136,7 @@ public sealed class DuplicatiSessionOperationsTests(DuplicatiTemplate template) 
         var path = template.CopyTo(_folder);
         var id = DuplicatiFiles.Scalar(path, """SELECT MIN("ID") FROM "Block" """);
         DuplicatiFiles.Execute(path, $"""UPDATE "Block" SET "VolumeID" = -1 WHERE "ID" = {id}""");
-        await using var db = BlockDatabase.Open(new BlockDbOptions { Provider = BlockDbProviders.PInvoke, DataSource = path, ReadOnly = true });
+        await using var db = BlockDatabase.Open(new BlockDbOptions { Provider = ProviderCatalog.PInvoke, DataSource = path, ReadOnly = true });
         await using var session = await db.OpenSessionAsync();
         Assert.Null((await session.GetBlockAsync(id)).VolumeId);
         Assert.Null((await db.EnumerateBlocksAsync().FirstAsync(b => b.Id == id)).VolumeId);

@@ -4,6 +4,7 @@ using System.Text;
 using BlockDb.Duplicati.Fixture;
 using BlockDb.Duplicati.InPlace;
 using BlockDb.MicrosoftData;
+using BlockDb.Opening;
 using Microsoft.Data.Sqlite;
 
 namespace BlockDb.Tests.Duplicati;
@@ -13,7 +14,7 @@ public sealed record DuplicatiMode(string Provider, bool Caller)
 {
     /// <summary>Every SQLite provider on its own connection, and Microsoft.Data.Sqlite inside the caller's transaction.</summary>
     public static IEnumerable<object[]> All() =>
-        BlockDbProviders.Names.Select(p => new object[] { new DuplicatiMode(p, false) }).Append([new DuplicatiMode(BlockDbProviders.MicrosoftData, true)]);
+        ProviderCatalog.SqliteNames.Select(p => new object[] { new DuplicatiMode(p, false) }).Append([new DuplicatiMode(ProviderCatalog.MicrosoftData, true)]);
 
     public override string ToString() => Caller ? $"{Provider}/caller" : $"{Provider}/own";
 }
@@ -121,7 +122,7 @@ internal static class DuplicatiSessions
     public static async Task AssertCleanAsync(string path)
     {
         DuplicatiFiles.AssertConsistent(path);
-        await using var db = BlockDatabase.Open(new BlockDbOptions { Provider = BlockDbProviders.PInvoke, DataSource = path, ReadOnly = true });
+        await using var db = BlockDatabase.Open(new BlockDbOptions { Provider = ProviderCatalog.PInvoke, DataSource = path, ReadOnly = true });
         var check = await db.CheckAsync();
         Assert.True(check.IsClean, check.ToString());
     }

@@ -5,6 +5,7 @@ using BlockDb.Duplicati.Fixture;
 using BlockDb.Duplicati.Fixture.Consistency;
 using BlockDb.Duplicati.Fixture.Replay;
 using BlockDb.Duplicati.Fixture.Source;
+using BlockDb.Opening;
 using static BlockDb.Tests.Duplicati.DuplicatiRecognitionTests;
 
 namespace BlockDb.Tests.Duplicati;
@@ -24,10 +25,10 @@ public sealed class DuplicatiUpgradeTests(DuplicatiTemplate template) : IClassFi
 
     private readonly TempFolder _folder = new();
 
-    public static IEnumerable<object[]> Providers() => BlockDbProviders.Names.Select(p => new object[] { p });
+    public static IEnumerable<object[]> Providers() => ProviderCatalog.SqliteNames.Select(p => new object[] { p });
 
     public static IEnumerable<object[]> ProvidersAndForms() =>
-        from provider in BlockDbProviders.Names
+        from provider in ProviderCatalog.SqliteNames
         from form in Enum.GetValues<BlockHashVolumeIdForm>()
         select new object[] { provider, form };
 
@@ -152,7 +153,7 @@ public sealed class DuplicatiUpgradeTests(DuplicatiTemplate template) : IClassFi
     {
         var path = template.CopyTo(_folder);
         var before = Plan(path, sql);
-        await DuplicatiUpgrade.ApplyAsync(Options(BlockDbProviders.Names[0], path));
+        await DuplicatiUpgrade.ApplyAsync(Options(ProviderCatalog.SqliteNames[0], path));
         var after = Plan(path, sql);
 
         Assert.True(

@@ -30,7 +30,7 @@ public sealed class ReadmeDuplicatiExamplesTests(DuplicatiTemplate template) : I
         connection.Open();
         using var transaction = connection.BeginTransaction(deferred: true);
 
-        await using (var blocks = new BlockDatabaseBuilder()
+        await using (var blocks = new BlockDatabaseBuilder(new BlockDbOptions())
             .UseCallerConnection(MicrosoftDataDriver.Instance.Borrow(connection))
             .Build())                                                  // recognises the file: BlockLayout.Duplicati
         await using (var session = await blocks.OpenSessionAsync())

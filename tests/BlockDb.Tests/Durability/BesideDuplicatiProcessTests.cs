@@ -1,6 +1,7 @@
 using System.Globalization;
 using BlockDb.Duplicati.Fixture;
 using BlockDb.Duplicati.Fixture.Replay;
+using BlockDb.Opening;
 using BlockDb.Tests.Duplicati;
 using Xunit.Abstractions;
 
@@ -18,8 +19,8 @@ public sealed class BesideDuplicatiProcessTests(ITestOutputHelper output) : IDis
     public void Dispose() => _folder.Dispose();
 
     [Theory]
-    [InlineData(BlockDbProviders.PInvoke)]
-    [InlineData(BlockDbProviders.MicrosoftData)]
+    [InlineData(ProviderCatalog.PInvoke)]
+    [InlineData(ProviderCatalog.MicrosoftData)]
     public async Task A_Duplicati_writer_and_a_BlockDb_process_on_one_file_finish_or_fail_busy_and_keep_each_others_committed_rows(string provider)
     {
         var path = _folder.File("beside.sqlite");

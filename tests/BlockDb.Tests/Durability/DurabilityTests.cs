@@ -1,5 +1,6 @@
 using System.Globalization;
 using BlockDb.Drivers;
+using BlockDb.Opening;
 using Xunit.Abstractions;
 
 namespace BlockDb.Tests.Durability;
@@ -23,7 +24,7 @@ public sealed class DurabilityTests(ITestOutputHelper output) : IDisposable
         var blocksets = 0;
         for (var trial = 0; trial < Trials; trial++)
         {
-            var provider = BlockDbProviders.Names[trial % BlockDbProviders.Names.Count];
+            var provider = ProviderCatalog.SqliteNames[trial % ProviderCatalog.SqliteNames.Count];
             var path = _folder.File($"kill-{trial}.db");
 
             // Some trials kill a writer on a file that already has data from an earlier killed writer.
@@ -56,7 +57,7 @@ public sealed class DurabilityTests(ITestOutputHelper output) : IDisposable
 
     private static async Task<int> CheckAsync(string path, string provider, List<(int Task, int N, long Id)> acks)
     {
-        using (var raw = BlockDbProviders.Get(provider).Open(new SqliteOpenOptions(path, SqliteOpenMode.ReadWrite)))
+        using (var raw = ProviderCatalog.SqliteDriver(provider).Open(new SqliteOpenOptions(path, SqliteOpenMode.ReadWrite)))
         {
             Assert.Equal("ok", raw.QueryText("PRAGMA integrity_check"));
         }

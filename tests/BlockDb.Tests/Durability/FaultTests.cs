@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using BlockDb.Drivers;
+using BlockDb.Opening;
 
 namespace BlockDb.Tests.Durability;
 
@@ -81,7 +82,7 @@ public sealed class FaultTests : ConformanceTestBase
         }
 
         Assert.True(committed > 100, $"only {committed} writes fit");
-        using (var raw = BlockDbProviders.Get(Provider).Open(new SqliteOpenOptions(path, SqliteOpenMode.ReadWrite)))
+        using (var raw = ProviderCatalog.SqliteDriver(Provider).Open(new SqliteOpenOptions(path, SqliteOpenMode.ReadWrite)))
         {
             Assert.Equal("ok", raw.QueryText("PRAGMA integrity_check"));
         }
@@ -152,7 +153,7 @@ public sealed class FaultTests : ConformanceTestBase
 
             await session.SelectXorInsertAsync(TestData.Hash(-1), 1);
             await session.CommitAsync();
-            using var raw = BlockDbProviders.Get(Provider).Open(new SqliteOpenOptions(DbPath, SqliteOpenMode.ReadOnly));
+            using var raw = ProviderCatalog.SqliteDriver(Provider).Open(new SqliteOpenOptions(DbPath, SqliteOpenMode.ReadOnly));
             throw new BlockDbException("integrity_check: " + raw.QueryText("PRAGMA integrity_check"), SqliteResultCode.Corrupt, SqliteResultCode.Corrupt);
         });
         Assert.Contains(e.SqliteErrorCode, new int?[] { SqliteResultCode.Corrupt, SqliteResultCode.NotADatabase, SqliteResultCode.IOError });

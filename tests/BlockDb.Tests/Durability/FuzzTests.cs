@@ -1,4 +1,5 @@
 using System.Diagnostics;
+using BlockDb.Opening;
 
 namespace BlockDb.Tests.Durability;
 
@@ -111,7 +112,7 @@ public sealed class FuzzTests : ConformanceTestBase
             return;
         }
 
-        using var raw = BlockDbProviders.Get(Provider).Open(new Drivers.SqliteOpenOptions(DbPath, Drivers.SqliteOpenMode.ReadOnly));
+        using var raw = ProviderCatalog.SqliteDriver(Provider).Open(new Drivers.SqliteOpenOptions(DbPath, Drivers.SqliteOpenMode.ReadOnly));
         Assert.Equal("ok", raw.QueryText("PRAGMA integrity_check"));
     }
 

@@ -1,4 +1,5 @@
 using System.Globalization;
+using BlockDb.Opening;
 using Xunit.Abstractions;
 
 namespace BlockDb.Tests.Durability;
@@ -17,7 +18,7 @@ public sealed class MultiProcessCollectionTests(ITestOutputHelper output) : IDis
 
     public void Dispose() => _folder.Dispose();
 
-    public static TheoryData<string> Providers() => [.. BlockDbProviders.Names];
+    public static TheoryData<string> Providers() => [.. ProviderCatalog.SqliteNames];
 
     [Theory]
     [MemberData(nameof(Providers))]
@@ -31,7 +32,7 @@ public sealed class MultiProcessCollectionTests(ITestOutputHelper output) : IDis
         }
 
         var children = Enumerable.Range(0, 3)
-            .Select(i => new ChildProcess("churn", path, BlockDbProviders.Names[i % BlockDbProviders.Names.Count], i.ToString(CultureInfo.InvariantCulture)))
+            .Select(i => new ChildProcess("churn", path, ProviderCatalog.SqliteNames[i % ProviderCatalog.SqliteNames.Count], i.ToString(CultureInfo.InvariantCulture)))
             .ToList();
         var wrong = new List<string>();
         var rounds = 0;
@@ -101,11 +102,11 @@ public sealed class MultiProcessCollectionTests(ITestOutputHelper output) : IDis
     }
     public static TheoryData<string, BlockLayout> LifeCases() => new()
     {
-        { BlockDbProviders.PInvoke, BlockLayout.KeyMap },
-        { BlockDbProviders.MicrosoftData, BlockLayout.KeyMap },
-        { BlockDbProviders.SystemData, BlockLayout.KeyMap },
-        { BlockDbProviders.PInvoke, BlockLayout.TextHash },
-        { BlockDbProviders.MicrosoftData, BlockLayout.BlobHash },
+        { ProviderCatalog.PInvoke, BlockLayout.KeyMap },
+        { ProviderCatalog.MicrosoftData, BlockLayout.KeyMap },
+        { ProviderCatalog.SystemData, BlockLayout.KeyMap },
+        { ProviderCatalog.PInvoke, BlockLayout.TextHash },
+        { ProviderCatalog.MicrosoftData, BlockLayout.BlobHash },
     };
 
     /// <summary>
@@ -129,7 +130,7 @@ public sealed class MultiProcessCollectionTests(ITestOutputHelper output) : IDis
             // Created once, before the processes race for it.
         }
 
-        var names = BlockDbProviders.Names;
+        var names = ProviderCatalog.SqliteNames;
         var processes = new List<ChildProcess>();
         ChildProcess Start(string mode, int seed)
         {

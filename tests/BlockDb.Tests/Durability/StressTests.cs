@@ -1,4 +1,5 @@
 using System.Globalization;
+using BlockDb.Opening;
 using BlockDb.Stress;
 using Xunit.Abstractions;
 
@@ -17,7 +18,7 @@ public sealed class StressTests(ITestOutputHelper output) : IDisposable
 {
     private readonly TempFolder _folder = new();
 
-    public static TheoryData<string> Providers() => [.. BlockDbProviders.Names];
+    public static TheoryData<string> Providers() => [.. ProviderCatalog.SqliteNames];
 
     private static TimeSpan Duration => TimeSpan.FromSeconds(
         double.TryParse(Environment.GetEnvironmentVariable("BLOCKDB_STRESS_SECONDS"), NumberStyles.Float, CultureInfo.InvariantCulture, out var seconds) ? seconds : 12);
@@ -36,7 +37,7 @@ public sealed class StressTests(ITestOutputHelper output) : IDisposable
     public async Task The_same_with_all_providers_on_one_file_in_delete_journal_mode_where_commits_fail_with_busy()
     {
         var report = await StressRun.RunAsync(
-            new StressOptions(_folder.File("delete"), [.. BlockDbProviders.Names], Duration, Journal: JournalMode.Delete, Seed: 20261124),
+            new StressOptions(_folder.File("delete"), [.. ProviderCatalog.SqliteNames], Duration, Journal: JournalMode.Delete, Seed: 20261124),
             output.WriteLine);
         AssertCovered(report);
     }

@@ -1,4 +1,5 @@
 using System.Text.RegularExpressions;
+using BlockDb.Opening;
 using Xunit.Abstractions;
 
 namespace BlockDb.Tests.Engine;
@@ -19,7 +20,7 @@ public sealed class HotPathShapeTests(ITestOutputHelper output)
     {
         var (exitCode, stdout, stderr) = await StressProgram.RunAsync(
             StressProgram.Assembly,
-            ["stackprobe", BlockDbProviders.PInvoke, "20000"],
+            ["stackprobe", ProviderCatalog.PInvoke, "20000"],
             new Dictionary<string, string> { ["DOTNET_JITMinOpts"] = "1", ["DOTNET_TieredCompilation"] = "0" });
         output.WriteLine(stdout);
         output.WriteLine(stderr);

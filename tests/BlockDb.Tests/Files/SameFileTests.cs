@@ -1,4 +1,5 @@
 using BlockDb.Drivers;
+using BlockDb.Opening;
 using BlockDb.Sqlite;
 
 namespace BlockDb.Tests.Files;
@@ -13,7 +14,7 @@ public sealed class SameFileTests : IDisposable
     private const int Rounds = 50;
     private readonly TempFolder _folder = new();
 
-    public static TheoryData<string> Providers() => [.. BlockDbProviders.Names];
+    public static TheoryData<string> Providers() => [.. ProviderCatalog.SqliteNames];
 
     public void Dispose() => _folder.Dispose();
 
@@ -61,7 +62,7 @@ public sealed class SameFileTests : IDisposable
     [MemberData(nameof(Providers))]
     public void A_hard_linked_pair_has_one_close_gate(string provider)
     {
-        var driver = BlockDbProviders.Get(provider);
+        var driver = ProviderCatalog.SqliteDriver(provider);
         var path = _folder.File("gate.db");
         var first = driver.Open(new SqliteOpenOptions(path, SqliteOpenMode.ReadWriteCreate));
         first.Execute("CREATE TABLE t (x)");
@@ -85,7 +86,7 @@ public sealed class SameFileTests : IDisposable
     {
         // The key of a file that does not exist is its path; once created, its inode: the open that creates it
         // registers it under the inode, so later opens (by the same path or a hard link made since) find that gate.
-        var driver = BlockDbProviders.Get(provider);
+        var driver = ProviderCatalog.SqliteDriver(provider);
         var path = _folder.File("new.db");
         Assert.False(File.Exists(path));
         using var creator = driver.Open(new SqliteOpenOptions(path, SqliteOpenMode.ReadWriteCreate));
@@ -109,7 +110,7 @@ public sealed class SameFileTests : IDisposable
     {
         // F1 (a): the file does not exist when the opens start, so one of them creates it while the others key it; every
         // one must land in the gate of its inode, whichever path it came by and whichever open created the file.
-        var driver = BlockDbProviders.Get(provider);
+        var driver = ProviderCatalog.SqliteDriver(provider);
         var real = Directory.CreateDirectory(_folder.File("race")).FullName;
         Directory.CreateSymbolicLink(_folder.File("race-link"), real);
         const int Opens = 8;

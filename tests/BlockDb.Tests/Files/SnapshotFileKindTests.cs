@@ -1,6 +1,7 @@
 using BlockDb.Diagnostics;
 using BlockDb.Drivers;
 using BlockDb.KeyMap;
+using BlockDb.Opening;
 
 namespace BlockDb.Tests.Files;
 
@@ -15,7 +16,7 @@ public sealed class SnapshotFileKindTests : IDisposable
     private static readonly TimeSpan Timeout = TimeSpan.FromSeconds(30);
     private readonly TempFolder _folder = new();
 
-    public static TheoryData<string> Providers() => [.. BlockDbProviders.Names];
+    public static TheoryData<string> Providers() => [.. ProviderCatalog.SqliteNames];
 
     public void Dispose() => _folder.Dispose();
 
@@ -101,7 +102,7 @@ public sealed class SnapshotFileKindTests : IDisposable
     {
         var path = _folder.File("cancel.db");
         await Fill(path, provider);
-        using var connection = BlockDbProviders.Get(provider).Open(new SqliteOpenOptions(path, SqliteOpenMode.ReadOnly));
+        using var connection = ProviderCatalog.SqliteDriver(provider).Open(new SqliteOpenOptions(path, SqliteOpenMode.ReadOnly));
         var snapshot = new KeyMapFile(path, new CapturingLoggerFactory().CreateLogger("test"));
         var hasher = KeyMapFile.ReadHasher(connection);
         using var cancelled = new CancellationTokenSource();

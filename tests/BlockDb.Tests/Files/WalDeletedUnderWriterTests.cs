@@ -1,3 +1,4 @@
+using BlockDb.Opening;
 using Xunit.Abstractions;
 
 namespace BlockDb.Tests.Files;
@@ -12,7 +13,7 @@ public sealed class WalDeletedUnderWriterTests(ITestOutputHelper output) : IDisp
 {
     private readonly TempFolder _folder = new();
 
-    public static TheoryData<string> Providers() => [.. BlockDbProviders.Names];
+    public static TheoryData<string> Providers() => [.. ProviderCatalog.SqliteNames];
 
     public void Dispose() => _folder.Dispose();
 

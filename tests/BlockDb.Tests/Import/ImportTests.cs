@@ -1,5 +1,6 @@
 using System.Globalization;
 using System.Security.Cryptography;
+using BlockDb.Opening;
 
 namespace BlockDb.Tests.Import;
 
@@ -221,7 +222,7 @@ public sealed class ImportTests : ConformanceTestBase
         Assert.True((await db.CheckAsync()).IsClean);
     }
 
-    public static TheoryData<string> Providers() => [.. BlockDbProviders.Names];
+    public static TheoryData<string> Providers() => [.. ProviderCatalog.SqliteNames];
 
     private sealed class SyncProgress(Action<ImportProgress> report) : IProgress<ImportProgress>
     {

@@ -1,3 +1,4 @@
+using BlockDb.Opening;
 using Xunit.Abstractions;
 
 namespace BlockDb.Tests.Import;
@@ -18,7 +19,7 @@ public sealed class KeyMapImportGuardTests(ITestOutputHelper output) : KeyMapFil
 
     private const string GuardInsertSql = """SELECT "sql" FROM sqlite_schema WHERE type = 'trigger' AND name = 'BlockDbGuardInsert'""";
 
-    public static TheoryData<string> Providers() => [.. BlockDbProviders.Names];
+    public static TheoryData<string> Providers() => [.. ProviderCatalog.SqliteNames];
 
     [Theory]
     [MemberData(nameof(Providers))]

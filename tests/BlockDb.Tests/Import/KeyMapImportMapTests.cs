@@ -1,5 +1,6 @@
 using System.Diagnostics.Metrics;
 using BlockDb.Diagnostics;
+using BlockDb.Opening;
 using Xunit.Abstractions;
 
 namespace BlockDb.Tests.Import;
@@ -21,7 +22,7 @@ public sealed class KeyMapImportMapTests(ITestOutputHelper output) : KeyMapFileT
     /// <summary>Rows the second transaction has written at <see cref="Midway"/>.</summary>
     private const int WrittenAtMidway = 1024;
 
-    public static TheoryData<string> Providers() => [.. BlockDbProviders.Names];
+    public static TheoryData<string> Providers() => [.. ProviderCatalog.SqliteNames];
 
     [Theory]
     [MemberData(nameof(Providers))]

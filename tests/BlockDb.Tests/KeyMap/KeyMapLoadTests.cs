@@ -1,4 +1,5 @@
 using BlockDb.Drivers;
+using BlockDb.Opening;
 
 namespace BlockDb.Tests.KeyMap;
 
@@ -32,7 +33,7 @@ public sealed class KeyMapLoadTests : IDisposable
             await session.SelectXorInsertAsync(TestData.Hash(1), 10);
         }
 
-        using var raw = BlockDbProviders.Get("PInvoke").Open(new SqliteOpenOptions(_folder.File("plan.db"), SqliteOpenMode.ReadOnly));
+        using var raw = ProviderCatalog.SqliteDriver("PInvoke").Open(new SqliteOpenOptions(_folder.File("plan.db"), SqliteOpenMode.ReadOnly));
         using var plan = raw.Prepare(new SqlStatement("Plan", "EXPLAIN QUERY PLAN " + BlockDbSql.KeyMapCatchUp.Text, BlockDbSql.KeyMapCatchUp.Parameters.ToArray()));
         var steps = new List<string>();
         while (plan.Step())

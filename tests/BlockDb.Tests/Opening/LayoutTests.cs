@@ -1,4 +1,5 @@
 using BlockDb.Drivers;
+using BlockDb.Opening;
 
 namespace BlockDb.Tests.Opening;
 
@@ -11,7 +12,7 @@ public sealed class LayoutTests : IDisposable
 {
     private readonly TempFolder _folder = new();
 
-    public static TheoryData<string> Providers() => [.. BlockDbProviders.Names];
+    public static TheoryData<string> Providers() => [.. ProviderCatalog.SqliteNames];
 
     public void Dispose() => _folder.Dispose();
 
@@ -100,7 +101,7 @@ public sealed class LayoutTests : IDisposable
         }
 
         var path = _folder.File("v2.db");
-        using (var raw = BlockDbProviders.Get("PInvoke").Open(new SqliteOpenOptions(path, SqliteOpenMode.ReadWrite)))
+        using (var raw = ProviderCatalog.SqliteDriver("PInvoke").Open(new SqliteOpenOptions(path, SqliteOpenMode.ReadWrite)))
         using (var update = raw.Prepare(new SqlStatement("SetLayout", """UPDATE "BlockDbSettings" SET "Value" = @Value WHERE "Name" = 'BlockLayout'""", "@Value")))
         {
             update.BindText(1, stored);

@@ -1,4 +1,5 @@
 using System.Diagnostics;
+using BlockDb.Opening;
 using Xunit.Abstractions;
 
 namespace BlockDb.Tests.Opening;
@@ -10,7 +11,7 @@ namespace BlockDb.Tests.Opening;
 /// </summary>
 public sealed class OpenBesideOthersTests(ITestOutputHelper output) : KeyMapFileTestBase(output)
 {
-    public static TheoryData<string> Providers() => [.. BlockDbProviders.Names];
+    public static TheoryData<string> Providers() => [.. ProviderCatalog.SqliteNames];
 
     /// <summary>Opening a file (WAL or DELETE journal) while another connection holds the write lock: no wait, no BUSY.</summary>
     [Theory]
@@ -76,7 +77,7 @@ public sealed class OpenBesideOthersTests(ITestOutputHelper output) : KeyMapFile
         // the provider that surfaces the error (Microsoft.Data.Sqlite and System.Data.SQLite retry SQLITE_BUSY themselves
         // until their command timeout). At least 15 rounds, then more until a failure is seen or 10 s have passed.
         const int threads = 8;
-        string[] providers = [.. BlockDbProviders.Names, "PInvoke", "PInvoke", "PInvoke"];
+        string[] providers = [.. ProviderCatalog.SqliteNames, "PInvoke", "PInvoke", "PInvoke"];
         var failures = new List<string>();
         var clock = Stopwatch.StartNew();
         var round = 0;

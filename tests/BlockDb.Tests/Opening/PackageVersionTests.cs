@@ -16,7 +16,7 @@ public sealed class PackageVersionTests
         // This test assembly is version 1.0.0; BlockDb.Core is the package version (0.x).
         // The builder is where AddBlockDb's registrations (AddPostgreSqlProvider's among them) end up.
         var provider = new OtherVersionProvider();
-        var builder = new BlockDatabaseBuilder(new BlockDbOptions { Provider = OtherVersionProvider.ProviderName }).AddEngineProvider(provider);
+        var builder = new BlockDatabaseBuilder(new BlockDbOptions { Provider = OtherVersionProvider.ProviderName }).AddRegisteredProvider(provider);
 
         var error = Assert.Throws<BlockDbConfigurationException>(() => builder.Build());
 
@@ -32,7 +32,7 @@ public sealed class PackageVersionTests
         Assert.Equal(PackageVersions.Core, PackageVersions.Of(typeof(PostgreSqlProvider).Assembly));
         PackageVersions.RequireSame(typeof(PostgreSqlProvider).Assembly);
 
-        var found = ProviderCatalog.Find(BlockDbProviders.PostgreSql, [], []);
+        var found = ProviderCatalog.Find(ProviderCatalog.PostgreSql, []);
 
         Assert.Same(PostgreSqlProvider.Instance, found);
     }

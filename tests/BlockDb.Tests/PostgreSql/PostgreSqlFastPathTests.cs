@@ -1,3 +1,4 @@
+using BlockDb.Opening;
 using Npgsql;
 
 namespace BlockDb.Tests.PostgreSql;
@@ -324,7 +325,7 @@ public sealed class PostgreSqlFastPathTests : PostgreSqlSchemaTestBase
                 return;
             }
 
-            using var db = BlockDatabase.Open(new BlockDbOptions { Provider = BlockDbProviders.PostgreSql, ConnectionString = connectionString });
+            using var db = BlockDatabase.Open(new BlockDbOptions { Provider = ProviderCatalog.PostgreSql, ConnectionString = connectionString });
             using var session = db.OpenSessionAsync().AsTask().GetAwaiter().GetResult();
             session.SetVolumeStateAsync(volumeId, VolumeState.Deleting).AsTask().GetAwaiter().GetResult();
             session.CommitAsync().AsTask().GetAwaiter().GetResult();

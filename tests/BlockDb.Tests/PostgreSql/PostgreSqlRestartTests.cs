@@ -1,4 +1,5 @@
 using System.Diagnostics;
+using BlockDb.Opening;
 
 namespace BlockDb.Tests.PostgreSql;
 
@@ -30,7 +31,7 @@ public sealed class PostgreSqlRestartTests : IDisposable
     {
         var script = PostgreSqlServer.Script;
         Assert.False(string.IsNullOrEmpty(script), "BLOCKDB_TEST_POSTGRES_SCRIPT is not set: the server was given without eng/postgres.sh (eval \"$(eng/postgres.sh start)\" sets both)");
-        await using var db = BlockDatabase.Open(new BlockDbOptions { Provider = BlockDbProviders.PostgreSql, ConnectionString = _connectionString, Batching = { CommitEvery = 0 } });
+        await using var db = BlockDatabase.Open(new BlockDbOptions { Provider = ProviderCatalog.PostgreSql, ConnectionString = _connectionString, Batching = { CommitEvery = 0 } });
         await using var session = await db.OpenSessionAsync();
         await using var shared = db.OpenSharedRepository();
         var first = new List<long>();

@@ -1,5 +1,6 @@
 using System.Data.Common;
 using System.Data.SQLite;
+using BlockDb.Opening;
 
 namespace BlockDb.Tests.Providers;
 
@@ -13,7 +14,7 @@ public sealed class AsyncCallTests : IDisposable
 {
     private readonly TempFolder _folder = new();
 
-    public static TheoryData<string> SqliteProviders() => [.. BlockDbProviders.Names];
+    public static TheoryData<string> SqliteProviders() => [.. ProviderCatalog.SqliteNames];
 
     public void Dispose() => _folder.Dispose();
 

@@ -1,4 +1,5 @@
 using BlockDb.Drivers;
+using BlockDb.Opening;
 
 namespace BlockDb.Tests.Providers;
 
@@ -19,7 +20,7 @@ public sealed class BlockInsertStatementTests : IDisposable
     [Fact]
     public void The_one_call_insert_writes_the_row_the_binds_write_and_keeps_result_codes()
     {
-        using var connection = OpenBlocks(BlockDbProviders.PInvoke);
+        using var connection = OpenBlocks(ProviderCatalog.PInvoke);
         using var statement = connection.Prepare(Insert);
         var insert = Assert.IsAssignableFrom<IBlockInsertStatement>(statement);
         byte[] hash = [1, 2, 3, 0, 255, 7, 8];
@@ -46,7 +47,7 @@ public sealed class BlockInsertStatementTests : IDisposable
     [Fact]
     public void The_one_call_insert_refuses_a_busy_or_disposed_statement_before_SQLite_sees_it()
     {
-        using var connection = OpenBlocks(BlockDbProviders.PInvoke);
+        using var connection = OpenBlocks(ProviderCatalog.PInvoke);
         var statement = connection.Prepare(new SqlStatement("InsertBlockReturning", Insert.Text + """ RETURNING "ID" """, "@ID", "@Hash", "@Size", "@VolumeID"));
         var insert = Assert.IsAssignableFrom<IBlockInsertStatement>(statement);
         insert.InsertBlock(1, [1], 1, null); // runs to completion: the RETURNING row is stepped past, the statement reset
@@ -62,7 +63,7 @@ public sealed class BlockInsertStatementTests : IDisposable
 
     private ISqliteConnection OpenBlocks(string provider)
     {
-        var connection = BlockDbProviders.Get(provider).Open(new SqliteOpenOptions(_folder.File(provider + ".db"), SqliteOpenMode.ReadWriteCreate, 1000));
+        var connection = ProviderCatalog.SqliteDriver(provider).Open(new SqliteOpenOptions(_folder.File(provider + ".db"), SqliteOpenMode.ReadWriteCreate, 1000));
         connection.Execute("""CREATE TABLE "Block" ("ID" INTEGER PRIMARY KEY, "Hash" BLOB NOT NULL, "Size" INTEGER NOT NULL, "VolumeID" INTEGER)""");
         connection.Execute("""CREATE TRIGGER "PositiveSize" BEFORE INSERT ON "Block" WHEN NEW."Size" < 1 BEGIN SELECT RAISE(ABORT, 'size'); END""");
         return connection;

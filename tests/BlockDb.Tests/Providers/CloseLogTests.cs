@@ -1,3 +1,4 @@
+using BlockDb.Opening;
 using Xunit.Abstractions;
 
 namespace BlockDb.Tests.Providers;
@@ -12,7 +13,7 @@ public sealed class CloseLogTests(ITestOutputHelper output) : IDisposable
 {
     private readonly TempFolder _folder = new();
 
-    public static TheoryData<string> SqliteProviders() => [.. BlockDbProviders.Names];
+    public static TheoryData<string> SqliteProviders() => [.. ProviderCatalog.SqliteNames];
 
     public void Dispose() => _folder.Dispose();
 

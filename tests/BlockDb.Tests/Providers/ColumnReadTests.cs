@@ -1,5 +1,6 @@
 using BlockDb.Drivers;
 using BlockDb.Drivers.Native;
+using BlockDb.Opening;
 
 namespace BlockDb.Tests.Providers;
 
@@ -17,8 +18,8 @@ public sealed class ColumnReadTests : IDisposable
 
     // SystemData's reader refuses a number read as bytes (InvalidCastException), so it is not held to this.
     [Theory]
-    [InlineData(BlockDbProviders.PInvoke)]
-    [InlineData(BlockDbProviders.MicrosoftData)]
+    [InlineData(ProviderCatalog.PInvoke)]
+    [InlineData(ProviderCatalog.MicrosoftData)]
     public void Bytes_of_every_storage_class_are_the_stored_bytes_or_the_text_of_the_number(string provider)
     {
         using var connection = Open(provider);
@@ -61,7 +62,7 @@ public sealed class ColumnReadTests : IDisposable
     [Fact]
     public void A_PInvoke_column_read_without_a_row_or_out_of_range_is_refused_before_SQLite_sees_it()
     {
-        using var connection = Open(BlockDbProviders.PInvoke);
+        using var connection = Open(ProviderCatalog.PInvoke);
         connection.Execute("""CREATE TABLE "Value" ("ID" INTEGER PRIMARY KEY, "Data" BLOB)""");
         connection.Execute("""INSERT INTO "Value" VALUES (1, x'01')""");
         using var read = connection.Prepare(new SqlStatement("ReadValue", """SELECT "Data", "ID" FROM "Value" WHERE "ID" = @ID""", "@ID"));
@@ -84,5 +85,5 @@ public sealed class ColumnReadTests : IDisposable
     }
 
     private ISqliteConnection Open(string provider) =>
-        BlockDbProviders.Get(provider).Open(new SqliteOpenOptions(_folder.File(provider + ".db"), SqliteOpenMode.ReadWriteCreate, 1000));
+        ProviderCatalog.SqliteDriver(provider).Open(new SqliteOpenOptions(_folder.File(provider + ".db"), SqliteOpenMode.ReadWriteCreate, 1000));
 }

@@ -1,5 +1,6 @@
 using System.Data.SQLite;
 using BlockDb.Drivers;
+using BlockDb.Opening;
 using Xunit.Abstractions;
 
 namespace BlockDb.Tests.Providers;
@@ -21,7 +22,7 @@ public sealed class ConnectionDefaultsTests(ITestOutputHelper output) : IDisposa
 
     private readonly TempFolder _folder = new();
 
-    public static TheoryData<string> SqliteProviders() => [.. BlockDbProviders.Names];
+    public static TheoryData<string> SqliteProviders() => [.. ProviderCatalog.SqliteNames];
 
     public void Dispose() => _folder.Dispose();
 
@@ -31,34 +32,34 @@ public sealed class ConnectionDefaultsTests(ITestOutputHelper output) : IDisposa
     public void A_new_connection_starts_from_sqlites_defaults_and_the_files_state_on_every_provider(string journal)
     {
         var path = _folder.File(journal + ".db");
-        using (var setup = BlockDbProviders.Get(BlockDbProviders.PInvoke).Open(new SqliteOpenOptions(path, SqliteOpenMode.ReadWriteCreate)))
+        using (var setup = ProviderCatalog.SqliteDriver(ProviderCatalog.PInvoke).Open(new SqliteOpenOptions(path, SqliteOpenMode.ReadWriteCreate)))
         {
             setup.Execute($"PRAGMA journal_mode = {journal}");
             setup.Execute("CREATE TABLE \"Item\" (\"ID\" INTEGER PRIMARY KEY)");
         }
 
         var seen = new Dictionary<string, string>();
-        foreach (var provider in BlockDbProviders.Names)
+        foreach (var provider in ProviderCatalog.SqliteNames)
         {
-            using var connection = BlockDbProviders.Get(provider).Open(new SqliteOpenOptions(path, SqliteOpenMode.ReadWrite, 5000));
+            using var connection = ProviderCatalog.SqliteDriver(provider).Open(new SqliteOpenOptions(path, SqliteOpenMode.ReadWrite, 5000));
             seen[provider] = string.Join(", ", Pragmas.Select(p => $"{p}={connection.QueryText($"PRAGMA {p}")}"));
             output.WriteLine($"{provider}: {seen[provider]}");
         }
 
         Assert.Single(seen.Values.Distinct());
-        Assert.Contains($"journal_mode={journal}", seen[BlockDbProviders.SystemData], StringComparison.Ordinal);
+        Assert.Contains($"journal_mode={journal}", seen[ProviderCatalog.SystemData], StringComparison.Ordinal);
         // SQLite's defaults (synchronous FULL, a 2,000 KiB cache, no busy timeout); foreign_keys is e_sqlite3's build
         // default (SQLITE_DEFAULT_FOREIGN_KEYS), the same for every provider.
-        Assert.Contains("synchronous=2,", seen[BlockDbProviders.SystemData], StringComparison.Ordinal);
-        Assert.Contains("cache_size=-2000,", seen[BlockDbProviders.SystemData], StringComparison.Ordinal);
-        Assert.Contains("busy_timeout=0,", seen[BlockDbProviders.SystemData], StringComparison.Ordinal);
+        Assert.Contains("synchronous=2,", seen[ProviderCatalog.SystemData], StringComparison.Ordinal);
+        Assert.Contains("cache_size=-2000,", seen[ProviderCatalog.SystemData], StringComparison.Ordinal);
+        Assert.Contains("busy_timeout=0,", seen[ProviderCatalog.SystemData], StringComparison.Ordinal);
     }
 
     [Fact]
     public async Task BlockDbs_pragmas_are_applied_and_read_back_alike_on_every_provider()
     {
         var applied = new Dictionary<string, string>();
-        foreach (var provider in BlockDbProviders.Names)
+        foreach (var provider in ProviderCatalog.SqliteNames)
         {
             var path = _folder.File(provider + "-pragmas.db");
             await using (var db = BlockDatabase.Open(new BlockDbOptions { Provider = provider, DataSource = path }))
@@ -67,13 +68,13 @@ public sealed class ConnectionDefaultsTests(ITestOutputHelper output) : IDisposa
             }
 
             // What the engine read back is what a fresh connection finds in the file (journal mode persists).
-            using var connection = BlockDbProviders.Get(provider).Open(new SqliteOpenOptions(path, SqliteOpenMode.ReadWrite));
+            using var connection = ProviderCatalog.SqliteDriver(provider).Open(new SqliteOpenOptions(path, SqliteOpenMode.ReadWrite));
             Assert.Equal("wal", connection.QueryText("PRAGMA journal_mode"));
         }
 
         output.WriteLine(string.Join('\n', applied.Select(a => $"{a.Key}: {a.Value}")));
         Assert.Single(applied.Values.Distinct());
-        Assert.Contains("journal_mode=WAL", applied[BlockDbProviders.SystemData], StringComparison.OrdinalIgnoreCase);
+        Assert.Contains("journal_mode=WAL", applied[ProviderCatalog.SystemData], StringComparison.OrdinalIgnoreCase);
     }
 
     [Theory]
@@ -81,7 +82,7 @@ public sealed class ConnectionDefaultsTests(ITestOutputHelper output) : IDisposa
     public void A_disposed_connection_releases_the_file_at_once(string provider)
     {
         var path = _folder.File("pool.db");
-        var driver = BlockDbProviders.Get(provider);
+        var driver = ProviderCatalog.SqliteDriver(provider);
         for (var i = 0; i < 3; i++)
         {
             using var connection = driver.Open(new SqliteOpenOptions(path, SqliteOpenMode.ReadWriteCreate));
@@ -97,7 +98,7 @@ public sealed class ConnectionDefaultsTests(ITestOutputHelper output) : IDisposa
     public void A_path_with_connection_string_syntax_in_it_opens_that_very_file(string provider)
     {
         var path = _folder.File("a;b=c 'd' \"e\";Pooling=True.db");
-        using (var connection = BlockDbProviders.Get(provider).Open(new SqliteOpenOptions(path, SqliteOpenMode.ReadWriteCreate)))
+        using (var connection = ProviderCatalog.SqliteDriver(provider).Open(new SqliteOpenOptions(path, SqliteOpenMode.ReadWriteCreate)))
         {
             connection.Execute("CREATE TABLE \"Item\" (\"ID\" INTEGER PRIMARY KEY)");
         }
@@ -114,7 +115,7 @@ public sealed class ConnectionDefaultsTests(ITestOutputHelper output) : IDisposa
         SQLiteConnection.SharedFlags = SQLiteConnectionFlags.BindAndGetAllAsText;
         try
         {
-            using var connection = BlockDbProviders.Get(BlockDbProviders.SystemData).Open(new SqliteOpenOptions(_folder.File("flags.db"), SqliteOpenMode.ReadWriteCreate));
+            using var connection = ProviderCatalog.SqliteDriver(ProviderCatalog.SystemData).Open(new SqliteOpenOptions(_folder.File("flags.db"), SqliteOpenMode.ReadWriteCreate));
             connection.Execute("CREATE TABLE \"Item\" (\"ID\" INTEGER PRIMARY KEY, \"Hash\" BLOB NOT NULL)");
             using var insert = connection.Prepare(new SqlStatement("InsertItem", "INSERT INTO \"Item\" (\"ID\", \"Hash\") VALUES (@ID, @Hash) RETURNING \"ID\", \"Hash\", typeof(\"Hash\")", "@ID", "@Hash"));
             insert.BindInt64(1, 7);

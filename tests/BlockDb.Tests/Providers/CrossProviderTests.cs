@@ -1,3 +1,5 @@
+using BlockDb.Opening;
+
 namespace BlockDb.Tests.Providers;
 
 /// <summary>A database written by any provider reads the same through each of the others, and all load one SQLite build.</summary>
@@ -8,9 +10,9 @@ public sealed class CrossProviderTests : IDisposable
     public static TheoryData<string, string> Pairs()
     {
         var data = new TheoryData<string, string>();
-        foreach (var writer in BlockDbProviders.Names)
+        foreach (var writer in ProviderCatalog.SqliteNames)
         {
-            foreach (var reader in BlockDbProviders.Names)
+            foreach (var reader in ProviderCatalog.SqliteNames)
             {
                 data.Add(writer, reader);
             }

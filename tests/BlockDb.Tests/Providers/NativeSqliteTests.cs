@@ -1,4 +1,5 @@
 using BlockDb.Drivers;
+using BlockDb.Opening;
 using Xunit.Abstractions;
 
 namespace BlockDb.Tests.Providers;
@@ -12,7 +13,7 @@ public sealed class NativeSqliteTests(ITestOutputHelper output) : IDisposable
 {
     private readonly TempFolder _folder = new();
 
-    public static TheoryData<string> SqliteProviders() => [.. BlockDbProviders.Names];
+    public static TheoryData<string> SqliteProviders() => [.. ProviderCatalog.SqliteNames];
 
     public void Dispose() => _folder.Dispose();
 
@@ -20,9 +21,9 @@ public sealed class NativeSqliteTests(ITestOutputHelper output) : IDisposable
     public void Every_provider_reports_the_same_sqlite_version_and_source_id()
     {
         var reported = new Dictionary<string, (string? Version, string? SourceId)>();
-        foreach (var provider in BlockDbProviders.Names)
+        foreach (var provider in ProviderCatalog.SqliteNames)
         {
-            var driver = BlockDbProviders.Get(provider);
+            var driver = ProviderCatalog.SqliteDriver(provider);
             using var connection = driver.Open(new SqliteOpenOptions(_folder.File(provider + ".db"), SqliteOpenMode.ReadWriteCreate));
             reported[provider] = (connection.QueryText("SELECT sqlite_version()"), connection.QueryText("SELECT sqlite_source_id()"));
             Assert.Equal(driver.NativeLibraryVersion, reported[provider].Version);

@@ -1,4 +1,5 @@
 using BlockDb.Drivers;
+using BlockDb.Opening;
 
 namespace BlockDb.Tests.Providers;
 
@@ -13,7 +14,7 @@ public sealed class ResultCodeTests : IDisposable
 
     private readonly TempFolder _folder = new();
 
-    public static TheoryData<string> SqliteProviders() => [.. BlockDbProviders.Names];
+    public static TheoryData<string> SqliteProviders() => [.. ProviderCatalog.SqliteNames];
 
     public void Dispose() => _folder.Dispose();
 
@@ -62,7 +63,7 @@ public sealed class ResultCodeTests : IDisposable
     public void A_failed_open_keeps_the_primary_result_code(string provider)
     {
         var missing = _folder.File("missing.db");
-        var e = Assert.Throws<BlockDbException>(() => BlockDbProviders.Get(provider).Open(new SqliteOpenOptions(missing, SqliteOpenMode.ReadWrite)));
+        var e = Assert.Throws<BlockDbException>(() => ProviderCatalog.SqliteDriver(provider).Open(new SqliteOpenOptions(missing, SqliteOpenMode.ReadWrite)));
         Assert.Equal(SqliteResultCode.CantOpen, e.SqliteErrorCode);
         Assert.Equal(SqliteResultCode.CantOpen, e.SqliteExtendedErrorCode! & 0xFF);
         Assert.False(File.Exists(missing));
@@ -70,7 +71,7 @@ public sealed class ResultCodeTests : IDisposable
 
     private ISqliteConnection OpenItems(string provider)
     {
-        var connection = BlockDbProviders.Get(provider).Open(new SqliteOpenOptions(_folder.File(provider + ".db"), SqliteOpenMode.ReadWriteCreate, 1000));
+        var connection = ProviderCatalog.SqliteDriver(provider).Open(new SqliteOpenOptions(_folder.File(provider + ".db"), SqliteOpenMode.ReadWriteCreate, 1000));
         connection.Execute("""CREATE TABLE "Item" ("Key" INTEGER NOT NULL UNIQUE, "Value" INTEGER NOT NULL)""");
         connection.Execute("""CREATE TRIGGER "NoNegative" BEFORE INSERT ON "Item" WHEN NEW."Value" < 0 BEGIN SELECT RAISE(ABORT, 'negative'); END""");
         return connection;

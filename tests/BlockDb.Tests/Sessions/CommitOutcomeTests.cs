@@ -1,4 +1,5 @@
 using BlockDb.Drivers;
+using BlockDb.Opening;
 
 namespace BlockDb.Tests.Sessions;
 
@@ -17,7 +18,7 @@ public sealed class CommitOutcomeTests : IDisposable
     public static TheoryData<string, BlockLayout> Cases()
     {
         var data = new TheoryData<string, BlockLayout>();
-        foreach (var provider in BlockDbProviders.Names)
+        foreach (var provider in ProviderCatalog.SqliteNames)
         {
             foreach (var layout in new[] { BlockLayout.KeyMap, BlockLayout.TextHash })
             {
@@ -90,7 +91,7 @@ public sealed class CommitOutcomeTests : IDisposable
         Assert.True(created.Created);
 
         // A reader in another connection holds a SHARED lock: in DELETE mode the COMMIT cannot get EXCLUSIVE.
-        using (var reader = BlockDbProviders.Get(provider).Open(new SqliteOpenOptions(path, SqliteOpenMode.ReadOnly)))
+        using (var reader = ProviderCatalog.SqliteDriver(provider).Open(new SqliteOpenOptions(path, SqliteOpenMode.ReadOnly)))
         {
             reader.Execute("BEGIN");
             Assert.Equal("1", reader.QueryText("""SELECT COUNT(*) FROM "Block" """));

@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using BlockDb.Drivers;
+using BlockDb.Opening;
 
 namespace BlockDb.Tests.Sessions;
 
@@ -16,7 +17,7 @@ public sealed class ReadBatchingTests : IDisposable
     public static TheoryData<string, BlockLayout, SelectXorInsertStrategy> WritePaths()
     {
         var data = new TheoryData<string, BlockLayout, SelectXorInsertStrategy>();
-        foreach (var provider in BlockDbProviders.Names)
+        foreach (var provider in ProviderCatalog.SqliteNames)
         {
             data.Add(provider, BlockLayout.KeyMap, SelectXorInsertStrategy.SelectThenInsert);
             foreach (var strategy in Enum.GetValues<SelectXorInsertStrategy>())
@@ -28,7 +29,7 @@ public sealed class ReadBatchingTests : IDisposable
         return data;
     }
 
-    public static TheoryData<string> Providers() => [.. BlockDbProviders.Names];
+    public static TheoryData<string> Providers() => [.. ProviderCatalog.SqliteNames];
 
     public void Dispose() => _folder.Dispose();
 

@@ -1,4 +1,5 @@
 using BlockDb.Drivers;
+using BlockDb.Opening;
 using Xunit.Abstractions;
 
 namespace BlockDb.Tests.Support;
@@ -95,7 +96,7 @@ public abstract class KeyMapFileTestBase(ITestOutputHelper output) : IDisposable
     }
 
     protected static ISqliteConnection RawOpen(string path) =>
-        BlockDbProviders.Get("PInvoke").Open(new SqliteOpenOptions(path, SqliteOpenMode.ReadWrite));
+        ProviderCatalog.SqliteDriver("PInvoke").Open(new SqliteOpenOptions(path, SqliteOpenMode.ReadWrite));
 
     protected static string? RawQuery(string path, string sql)
     {

@@ -1,3 +1,5 @@
+using BlockDb.Opening;
+
 namespace BlockDb.Tests.Support;
 
 /// <summary>
@@ -25,7 +27,7 @@ public abstract class PostgreSqlSchemaTestBase : IDisposable
     /// <summary>A PostgreSQL database on this test's schema (or <paramref name="connectionString"/>), after <paramref name="configure"/>.</summary>
     protected IBlockDatabase Open(Action<BlockDbOptions>? configure = null, string? connectionString = null)
     {
-        var options = new BlockDbOptions { Provider = BlockDbProviders.PostgreSql, ConnectionString = connectionString ?? ConnectionString };
+        var options = new BlockDbOptions { Provider = ProviderCatalog.PostgreSql, ConnectionString = connectionString ?? ConnectionString };
         configure?.Invoke(options);
         return BlockDatabase.Open(options);
     }

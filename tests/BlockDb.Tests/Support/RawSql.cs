@@ -1,12 +1,13 @@
 using System.Globalization;
 using BlockDb.Drivers;
+using BlockDb.Opening;
 
 namespace BlockDb.Tests.Support;
 
 /// <summary>A plain SQL connection to a BlockDb file, for tests that play a writer outside BlockDb or read the file directly.</summary>
 internal sealed class RawSql(string path, string provider = "PInvoke", SqliteOpenMode mode = SqliteOpenMode.ReadWrite, int busyTimeoutMilliseconds = 5000) : IDisposable
 {
-    private readonly ISqliteConnection _connection = BlockDbProviders.Get(provider).Open(new SqliteOpenOptions(path, mode, busyTimeoutMilliseconds));
+    private readonly ISqliteConnection _connection = ProviderCatalog.SqliteDriver(provider).Open(new SqliteOpenOptions(path, mode, busyTimeoutMilliseconds));
 
     public void Execute(string sql) => _connection.Execute(sql);
 

@@ -124,7 +124,8 @@ public static class DuplicatiUpgrade
     /// <summary>Opens the file through BlockDb (options validated, the file recognised) and requires the Duplicati layout.</summary>
     private static async Task<SqliteDatabase> Open(BlockDbOptions options, string operation, string path, CancellationToken cancellationToken)
     {
-        var database = await new BlockDatabaseBuilder(options).BuildAsync(cancellationToken).ConfigureAwait(false);
+        cancellationToken.ThrowIfCancellationRequested();
+        var database = new BlockDatabaseBuilder(options).Build();
         if (database is SqliteDatabase { Layout: BlockLayout.Duplicati } sqlite)
         {
             return sqlite;
