@@ -60,6 +60,60 @@ internal static class PostgreSqlServer
         drop.ExecuteNonQuery();
     }
 
+    /// <summary>
+    /// Creates an empty database of its own on the server and returns its connection string: for a test that reads the
+    /// server's per-database counters (<c>pg_stat_database</c>), which the tests sharing one database would disturb.
+    /// </summary>
+    public static string CreateDatabase(out string database)
+    {
+        database = "t_" + Guid.NewGuid().ToString("N");
+        var admin = ConnectionString ?? throw new InvalidOperationException($"No PostgreSQL server for the tests: {Problem}");
+        Execute(admin, $"CREATE DATABASE {database}"); // a generated name, not input
+        return new NpgsqlConnectionStringBuilder(admin) { Database = database }.ConnectionString;
+    }
+
+    /// <summary>Drops a database made by <see cref="CreateDatabase"/>, ending any connection still on it.</summary>
+    public static void DropDatabase(string database)
+    {
+        NpgsqlConnection.ClearAllPools();
+        Execute(ConnectionString!, $"DROP DATABASE IF EXISTS {database} WITH (FORCE)");
+    }
+
+    /// <summary>
+    /// The deadlocks the server detected in <paramref name="database"/> (<c>pg_stat_database.deadlocks</c>), once every
+    /// connection to it has ended: a backend adds its counts to the shared statistics at the latest when it exits, before it
+    /// leaves <c>pg_stat_activity</c> (<see href="https://www.postgresql.org/docs/current/monitoring-stats.html"/>).
+    /// </summary>
+    public static async Task<long> DeadlocksAfterDisconnectAsync(string database)
+    {
+        await using var connection = new NpgsqlConnection(ConnectionString);
+        await connection.OpenAsync();
+        for (var wait = 0; ; wait++)
+        {
+            await using var open = new NpgsqlCommand("SELECT count(*) FROM pg_stat_activity WHERE datname = $1", connection) { Parameters = { new() { Value = database } } };
+            if ((long)(await open.ExecuteScalarAsync())! == 0)
+            {
+                break;
+            }
+
+            if (wait == 600)
+            {
+                throw new TimeoutException($"Connections to {database} still open after a minute.");
+            }
+
+            await Task.Delay(100);
+        }
+
+        await using var batch = new NpgsqlBatch(connection)
+        {
+            BatchCommands = { new("SELECT pg_stat_clear_snapshot()"), new("SELECT deadlocks FROM pg_stat_database WHERE datname = $1") { Parameters = { new() { Value = database } } } },
+        };
+        await using var reader = await batch.ExecuteReaderAsync();
+        await reader.NextResultAsync();
+        await reader.ReadAsync();
+        return reader.GetInt64(0);
+    }
+
     /// <summary>Runs SQL as the server's administrator (faults: terminating backends, foreign tables).</summary>
     public static void Execute(string connectionString, string sql)
     {
