@@ -28,8 +28,8 @@ internal abstract partial class Database : IBlockDatabase, IBlockDbObservable
     private readonly MaintenanceRunner _maintenance = new();
     private readonly DisposeOnce _disposal = new();
     private readonly RowCountCache _rows;
-    private long _closedCacheHits;
-    private long _closedCacheMisses;
+    private readonly Lock _closedCacheLock = new();
+    private SqliteCacheStats _closedCache;
 
     /// <summary>Sets up the bookkeeping; the engine opens its file or server afterwards and then calls <see cref="StartObserving"/>.</summary>
     /// <param name="options">The frozen, validated options.</param>
@@ -53,17 +53,11 @@ internal abstract partial class Database : IBlockDatabase, IBlockDbObservable
 
     public abstract string EngineVersion { get; }
 
-    public virtual string? SqliteVersion => null;
-
     public string DataSource { get; }
-
-    public virtual PragmaSettings AppliedPragmas => PragmaSettings.None;
 
     public BlockDbOptions Options => _options.Clone();
 
     public abstract BlockLayout Layout { get; }
-
-    public virtual (long Blocks, long Bytes) KeyMapUsage => (0, 0);
 
     /// <summary>This database's measurement and span tags: system, provider, data source.</summary>
     internal TagList Tags { get; }
@@ -143,9 +137,14 @@ internal abstract partial class Database : IBlockDatabase, IBlockDbObservable
     {
         if (_sessions.TryRemove(session, out _))
         {
-            var (hits, misses) = session.SampleCacheStats();
-            Interlocked.Add(ref _closedCacheHits, hits);
-            Interlocked.Add(ref _closedCacheMisses, misses);
+            if (session.SampleCacheStats() is { } final)
+            {
+                lock (_closedCacheLock)
+                {
+                    _closedCache = Add(_closedCache, final);
+                }
+            }
+
             OnSessionClosed();
         }
     }
@@ -155,19 +154,32 @@ internal abstract partial class Database : IBlockDatabase, IBlockDbObservable
     {
     }
 
-    /// <summary>Page-cache hits and misses summed over the open sessions and the closed ones, as the <c>blockdb.page_cache.*</c> gauges sum them.</summary>
-    protected (long Hits, long Misses) CacheTotals()
+    /// <summary>
+    /// The page-cache counters summed over the registered sessions, open (sampled: never waiting for a call) and closed
+    /// (their final readings), for the <c>blockdb.page_cache.*</c> gauges and <see cref="ISqliteBlockDatabase.ReadCacheStats"/>.
+    /// The counters never go down.
+    /// </summary>
+    protected SqliteCacheStats CacheTotals()
     {
-        var (hits, misses) = (Volatile.Read(ref _closedCacheHits), Volatile.Read(ref _closedCacheMisses));
-        foreach (var session in _sessions.Keys)
+        SqliteCacheStats total;
+        lock (_closedCacheLock)
         {
-            var (h, m) = session.SampleCacheStats();
-            hits += h;
-            misses += m;
+            total = _closedCache;
         }
 
-        return (hits, misses);
+        foreach (var session in _sessions.Keys)
+        {
+            if (session.SampleCacheStats() is { } open)
+            {
+                total = Add(total, open);
+            }
+        }
+
+        return total;
     }
+
+    private static SqliteCacheStats Add(SqliteCacheStats a, SqliteCacheStats b) =>
+        new(a.Hits + b.Hits, a.Misses + b.Misses, a.Writes + b.Writes, a.Spills + b.Spills);
 
     /// <summary>Refuses an operation that commits on its own when the transaction is not BlockDb's (SQLite External mode); nothing by default.</summary>
     /// <exception cref="NotSupportedException">The database runs on a caller's connection.</exception>

@@ -24,7 +24,7 @@ namespace BlockDb.Sqlite;
 /// the schema check, the one session, the check and the listings all run on it, inside the caller's transaction, and
 /// BlockDb opens no connection to the file and closes none [X3]; no pragma is applied.
 /// </remarks>
-internal sealed partial class SqliteDatabase : Database
+internal sealed partial class SqliteDatabase : Database, ISqliteBlockDatabase
 {
     private readonly ISqliteDriver _driver;
     private readonly PragmaSettings _requested;
@@ -32,6 +32,7 @@ internal sealed partial class SqliteDatabase : Database
     private readonly ConcurrentDictionary<IReadCursor, byte> _cursors = new();
     private readonly CommitClock _commits;
     private readonly CallerConnection? _caller;
+    private readonly bool _cacheCounters;
 
     /// <summary>Opens the file (options frozen and validated by the caller); with <paramref name="caller"/>, inside the caller's transaction on its connection.</summary>
     public SqliteDatabase(BlockDbOptions options, ISqliteDriver driver, string path, ILogger logger, CallerConnection? caller = null)
@@ -62,6 +63,7 @@ internal sealed partial class SqliteDatabase : Database
 
             _layout = definition.Open(options, connection, path, logger);
             AppliedPragmas = caller is null ? Pragmas.ApplyAndVerify(connection, _requested, logger, path, options.ReadOnly) : Pragmas.Read(connection);
+            _cacheCounters = connection.ReadCacheStats() is not null;
         }
         catch (BlockDbException e) when (e.SqliteErrorCode == SqliteResultCode.NotADatabase)
         {
@@ -79,13 +81,13 @@ internal sealed partial class SqliteDatabase : Database
 
     public override string EngineVersion { get; }
 
-    public override string? SqliteVersion => EngineVersion;
-
-    public override PragmaSettings AppliedPragmas { get; }
+    public PragmaSettings AppliedPragmas { get; }
 
     public override BlockLayout Layout => _layout.Definition.Layout;
 
-    public override (long Blocks, long Bytes) KeyMapUsage => _layout.MapUsage;
+    public (long Blocks, long Bytes) KeyMapUsage => _layout.MapUsage;
+
+    public SqliteCacheStats? ReadCacheStats() => _cacheCounters ? CacheTotals() : null;
 
     /// <summary>Whether the connection and its transaction are the caller's (External mode).</summary>
     internal bool External => _caller is not null;
@@ -240,8 +242,8 @@ internal sealed partial class SqliteDatabase : Database
 
     public override void ObservePageCache(List<Measurement<long>> measurements, bool hits)
     {
-        var (h, m) = CacheTotals();
-        measurements.Add(new(hits ? h : m, Tags));
+        var total = CacheTotals();
+        measurements.Add(new(hits ? total.Hits : total.Misses, Tags));
     }
 
     /// <summary>Counts the three tables on a connection of its own (for <c>blockdb.rows</c>).</summary>

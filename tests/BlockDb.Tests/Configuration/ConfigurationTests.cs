@@ -70,7 +70,7 @@ public sealed class ConfigurationTests : IDisposable
             var db = services.GetRequiredService<IBlockDatabase>();
             Assert.Same(services.GetRequiredService<IBlockDatabase>(), db);
             Assert.Equal("PInvoke", db.ProviderName);
-            Assert.Equal(SynchronousMode.Full, db.AppliedPragmas.Synchronous);
+            Assert.Equal(SynchronousMode.Full, ((ISqliteBlockDatabase)db).AppliedPragmas.Synchronous);
             await using var session = await db.OpenSessionAsync();
             Assert.True((await session.SelectXorInsertAsync(TestData.Hash(1), 1)).Created);
         }

@@ -135,10 +135,9 @@ public sealed class PostgreSqlServerTests : PostgreSqlSchemaTestBase
     {
         await using var db = Open();
         Assert.Equal("PostgreSQL", db.Engine);
-        Assert.Null(db.SqliteVersion);
+        Assert.Null(db as ISqliteBlockDatabase); // no pragmas, no key map, no page cache of BlockDb's
         Assert.Matches(@"^\d+\.\d+", db.EngineVersion);
         Assert.Equal(BlockLayout.BlobHash, db.Layout);
-        Assert.Equal(PragmaSettings.None, db.AppliedPragmas);
         Assert.DoesNotContain("Password", db.DataSource, StringComparison.OrdinalIgnoreCase);
         await using var connection = new NpgsqlConnection(ConnectionString);
         await connection.OpenAsync();
