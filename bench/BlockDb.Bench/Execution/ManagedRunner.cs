@@ -119,7 +119,7 @@ internal sealed class ManagedRunner(int latencyGroup)
             throw new NotSupportedException("The driver-level loop runs on one thread.");
         }
 
-        var requested = options.Pragmas.Resolve();
+        var requested = BlockDb.Sqlite.Pragmas.Resolve(options.Pragmas);
         using var connection = BlockDbProviders.Get(spec.Provider).Open(new SqliteOpenOptions(options.DataSource!, SqliteOpenMode.ReadWrite, requested.BusyTimeout ?? 0));
         foreach (var sql in PragmaSql.For(requested))
         {

@@ -40,7 +40,7 @@ internal sealed partial class SqliteDatabase : Database, ISqliteBlockDatabase
     {
         _caller = caller;
         _driver = driver;
-        _requested = options.Pragmas.Resolve();
+        _requested = Pragmas.Resolve(options.Pragmas);
         using var activity = Instruments.StartActivity("blockdb.open", Tags);
         try
         {
