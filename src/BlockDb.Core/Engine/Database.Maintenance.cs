@@ -71,27 +71,34 @@ internal abstract partial class Database
     {
     }
 
-    public async ValueTask<ImportResult> ImportBlocksAsync(IAsyncEnumerable<ImportBlock> blocks, ImportOptions? options = null, CancellationToken cancellationToken = default)
-    {
-        ArgumentNullException.ThrowIfNull(blocks);
-        var target = await OpenImportAsync(nameof(ImportBlocksAsync), options, cancellationToken).ConfigureAwait(false);
-        try
-        {
-            return Imported("blocks", await BulkImport.ImportBlocksAsync(target, blocks, options ?? new ImportOptions(), cancellationToken).ConfigureAwait(false));
-        }
-        finally
-        {
-            await CloseImportAsync(target).ConfigureAwait(false);
-        }
-    }
+    public ValueTask<ImportResult> ImportBlocksAsync(IAsyncEnumerable<ImportBlock> blocks, ImportOptions? options = null, CancellationToken cancellationToken = default) =>
+        ImportAsync(blocks, nameof(ImportBlocksAsync), "blocks", options, BulkImport.ImportBlocksAsync, cancellationToken);
 
-    public async ValueTask<ImportResult> ImportBlocksetsAsync(IAsyncEnumerable<ImportBlockset> blocksets, ImportOptions? options = null, CancellationToken cancellationToken = default)
+    public ValueTask<ImportResult> ImportBlocksetsAsync(IAsyncEnumerable<ImportBlockset> blocksets, ImportOptions? options = null, CancellationToken cancellationToken = default) =>
+        ImportAsync(blocksets, nameof(ImportBlocksetsAsync), "blocksets", options, BulkImport.ImportBlocksetsAsync, cancellationToken);
+
+    /// <summary>One bulk import on a target of its own, registered while it runs (the dispose ends it), logged when it ends.</summary>
+    /// <param name="items">The input, read once.</param>
+    /// <param name="operation">The public call, for messages.</param>
+    /// <param name="kind">What is imported (<c>blocks</c>, <c>blocksets</c>): the public call's parameter name and the log's word.</param>
+    /// <param name="options">Transaction size and progress; null for the defaults.</param>
+    /// <param name="import">The <see cref="BulkImport"/> loop for the kind.</param>
+    /// <param name="cancellationToken">Checked between items.</param>
+    private async ValueTask<ImportResult> ImportAsync<T>(
+        IAsyncEnumerable<T> items,
+        string operation,
+        string kind,
+        ImportOptions? options,
+        Func<IImportTarget, IAsyncEnumerable<T>, ImportOptions, CancellationToken, ValueTask<ImportResult>> import,
+        CancellationToken cancellationToken)
     {
-        ArgumentNullException.ThrowIfNull(blocksets);
-        var target = await OpenImportAsync(nameof(ImportBlocksetsAsync), options, cancellationToken).ConfigureAwait(false);
+        ArgumentNullException.ThrowIfNull(items, kind);
+        var target = await OpenImportAsync(operation, options, cancellationToken).ConfigureAwait(false);
         try
         {
-            return Imported("blocksets", await BulkImport.ImportBlocksetsAsync(target, blocksets, options ?? new ImportOptions(), cancellationToken).ConfigureAwait(false));
+            var result = await import(target, items, options ?? new ImportOptions(), cancellationToken).ConfigureAwait(false);
+            Log.ImportFinished(Logger, kind, DataSource, result.Read, result.Created, result.Existing, result.Transactions, (long)result.Elapsed.TotalMilliseconds);
+            return result;
         }
         finally
         {
@@ -129,12 +136,6 @@ internal abstract partial class Database
     {
         _imports.TryRemove(target, out _);
         return target.DisposeAsync();
-    }
-
-    private ImportResult Imported(string kind, ImportResult result)
-    {
-        Log.ImportFinished(Logger, kind, DataSource, result.Read, result.Created, result.Existing, result.Transactions, (long)result.Elapsed.TotalMilliseconds);
-        return result;
     }
 
     /// <summary>
