@@ -5,7 +5,7 @@ namespace BlockDb;
 /// server. Thread-safe: open one <see cref="IBlockRepository"/> session per concurrent task, or one
 /// <see cref="ISharedBlockRepository"/> for many. Disposing it waits for or fails every call in flight and releases
 /// the file or the connections; a second dispose, concurrent or later, returns only when that is done. Build one with <c>BlockDatabaseBuilder</c>, <c>BlockDatabase.Open</c> or
-/// <c>services.AddBlockDb(...)</c>.
+/// <c>services.AddBlockDb(...)</c>. What only SQLite has is on <see cref="ISqliteBlockDatabase"/>.
 /// </summary>
 public interface IBlockDatabase : IAsyncDisposable, IDisposable
 {
@@ -18,14 +18,8 @@ public interface IBlockDatabase : IAsyncDisposable, IDisposable
     /// <summary>The engine's version: for SQLite the native library's (<c>sqlite_version()</c>, for example <c>3.50.4</c>), for a server the server's (<c>server_version</c>).</summary>
     string EngineVersion { get; }
 
-    /// <summary>The native SQLite version this provider loaded (<c>sqlite_version()</c>), or <see langword="null"/> when the engine is not SQLite.</summary>
-    string? SqliteVersion { get; }
-
     /// <summary>Where the index lives: the full path of the database file, or for a server its host, port and database (never a password).</summary>
     string DataSource { get; }
-
-    /// <summary>The pragma values read back from the first connection after applying the options (SQLite); every value <see langword="null"/> for an engine without pragmas.</summary>
-    PragmaSettings AppliedPragmas { get; }
 
     /// <summary>
     /// A copy of the options this database was built with, validated and frozen then (<see cref="BlockDbOptions.Provider"/>
@@ -40,12 +34,6 @@ public interface IBlockDatabase : IAsyncDisposable, IDisposable
     /// (<see cref="BlockLayout.BlobHash"/>: binary hashes under a unique index).
     /// </summary>
     BlockLayout Layout { get; }
-
-    /// <summary>
-    /// The <see cref="BlockLayout.KeyMap"/> layout's in-memory key map: blocks held and bytes used (8 per slot),
-    /// or (0, 0) for the other layouts and before the first lookup loads it.
-    /// </summary>
-    (long Blocks, long Bytes) KeyMapUsage { get; }
 
     /// <summary>
     /// Checks the file in one read snapshot, beside running writers: duplicate (Hash, Size) groups, blockset entries

@@ -14,20 +14,8 @@ namespace BlockDb;
 /// </remarks>
 public interface IBlockRepository : IBlockReader, IBlockWriter, IAsyncDisposable, IDisposable
 {
-    /// <summary>The pragma values read back from this session's connection.</summary>
-    PragmaSettings AppliedPragmas { get; }
-
     /// <summary>Write operations in the open batch, not yet committed. Always 0 on a caller's connection (<c>BlockDatabaseBuilder.UseCallerConnection</c>): BlockDb keeps no batch there and cannot see the caller's commits.</summary>
     int PendingWrites { get; }
-
-    /// <summary>
-    /// This session's page-cache counters since it opened (pages read from the cache, read from the file, written),
-    /// from <c>sqlite3_db_status</c>; <see langword="null"/> when the provider does not expose them (SystemData).
-    /// Call it between operations, like any other call of the session.
-    /// </summary>
-    /// <returns>The counters, or <see langword="null"/>.</returns>
-    /// <exception cref="ObjectDisposedException">The session is disposed.</exception>
-    SqliteCacheStats? ReadCacheStats();
 
     /// <summary>Commits the open batch now, if any; its writes are then durable as far as <c>synchronous</c> allows.</summary>
     /// <param name="cancellationToken">Cancels before the commit.</param>

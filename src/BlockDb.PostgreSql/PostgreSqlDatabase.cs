@@ -1,74 +1,51 @@
 using System.Collections.Concurrent;
-using System.Diagnostics;
-using System.Diagnostics.Metrics;
 using BlockDb.Diagnostics;
+using BlockDb.Engine;
 using BlockDb.Import;
 using BlockDb.PostgreSql.Blocks;
 using BlockDb.PostgreSql.Diagnostics;
 using BlockDb.PostgreSql.Engine;
 using BlockDb.PostgreSql.Import;
 using BlockDb.PostgreSql.Schema;
-using BlockDb.Shared;
 using BlockDb.PostgreSql.Volumes;
+using BlockDb.Shared;
 using Npgsql;
 
 namespace BlockDb.PostgreSql;
 
 /// <summary>
-/// A block index on a PostgreSQL server, through a pooled <see cref="NpgsqlDataSource"/>. Opening checks the schema (or
-/// creates it in an empty database); sessions and shared repositories take connections from the pool. Disposing waits
-/// for every session's and shared repository's call in flight, ends them, and disposes the data source when this
-/// database built it (a data source the application registered stays the application's). See <see cref="IBlockDatabase"/>.
+/// The PostgreSQL engine's <see cref="Database"/>: a block index on a server, through a pooled
+/// <see cref="NpgsqlDataSource"/>. Opening checks the schema (or creates it in an empty database); sessions, shared
+/// repositories, imports, enumerations and checks take connections from the pool. The dispose (Core's) ends them all,
+/// then disposes the data source when this database built it (a data source the application registered stays the
+/// application's).
 /// </summary>
-internal sealed class PostgreSqlDatabase : IBlockDatabase, IBlockDbObservable
+internal sealed class PostgreSqlDatabase : Database
 {
     private readonly PgContext _context;
     private readonly bool _ownsDataSource;
-    private readonly ConcurrentDictionary<object, byte> _open = new();
     private readonly CancellationTokenSource _closing = new();
     private readonly ConcurrentDictionary<NpgsqlConnection, byte> _enumerations = new();
-    private readonly RowCountCache _rows;
-    private readonly TagList _tags;
-    private readonly DisposeOnce _disposal = new();
 
     private PostgreSqlDatabase(PgContext context, bool ownsDataSource, string engineVersion)
+        : base(context.Options, "postgresql", context.ProviderName, context.Server, context.Logger)
     {
         _context = context;
         _ownsDataSource = ownsDataSource;
         EngineVersion = engineVersion;
-        _tags = Tags(context);
-        _rows = new RowCountCache(CountRowsAsync, _tags);
-        Instruments.Register(this);
+        StartObserving();
     }
 
-    public string ProviderName => _context.ProviderName;
+    public override string Engine => "PostgreSQL";
 
-    /// <summary>The database's measurement and span tags: system, provider, server.</summary>
-    private static TagList Tags(PgContext context) => Instruments.DatabaseTags("postgresql", context.ProviderName, context.Server);
+    public override string EngineVersion { get; }
 
-    public string Engine => "PostgreSQL";
-
-    public string EngineVersion { get; }
-
-    public string? SqliteVersion => null;
-
-    public string DataSource => _context.Server;
-
-    public PragmaSettings AppliedPragmas => PragmaSettings.None;
-
-    public BlockDbOptions Options => _context.Options.Clone();
-
-    public BlockLayout Layout => BlockLayout.BlobHash;
-
-    public (long Blocks, long Bytes) KeyMapUsage => (0, 0);
-
-    /// <summary>The pool, for the bulk import.</summary>
-    internal PgContext Context => _context;
+    public override BlockLayout Layout => BlockLayout.BlobHash;
 
     /// <summary>Checks or creates the schema on one connection and returns the open database; disposes an owned data source when that fails.</summary>
     public static async Task<PostgreSqlDatabase> OpenAsync(PgContext context, bool ownsDataSource, CancellationToken cancellationToken)
     {
-        using var activity = Instruments.StartActivity("blockdb.open", Tags(context));
+        using var activity = Instruments.StartActivity("blockdb.open", Instruments.DatabaseTags("postgresql", context.ProviderName, context.Server));
         try
         {
             var connection = await context.DataSource.OpenConnectionAsync(cancellationToken).ConfigureAwait(false);
@@ -87,72 +64,28 @@ internal sealed class PostgreSqlDatabase : IBlockDatabase, IBlockDbObservable
         }
     }
 
-    public async ValueTask<IBlockRepository> OpenSessionAsync(CancellationToken cancellationToken = default)
-    {
-        ThrowIfDisposed();
-        var session = await PgSession.OpenAsync(_context, s => _open.TryRemove(s, out _), cancellationToken).ConfigureAwait(false);
-        _open[session] = 0;
-        if (_disposal.Begun)
-        {
-            await session.DisposeAsync().ConfigureAwait(false);
-            ThrowIfDisposed();
-        }
+    protected override ValueTask<ISessionHandle> OpenEngineSessionAsync(BatchingOptions batching, Action<ISessionHandle> onClosed, bool bulkImport, CancellationToken cancellationToken) =>
+        PgSession.OpenAsync(_context, onClosed, cancellationToken);
 
-        return session;
-    }
-
-    public async ValueTask<ImportResult> ImportBlocksAsync(IAsyncEnumerable<ImportBlock> blocks, ImportOptions? options = null, CancellationToken cancellationToken = default)
+    /// <summary>
+    /// Reads and writes share one pool of autocommit sessions, bounded by MaxReaders when set, else by the connection
+    /// pool's Maximum Pool Size (a pooled session holds a connection only during a call).
+    /// </summary>
+    protected override SharedBlockSession OpenEngineSharedSession(Action<SharedBlockSession> onClosed)
     {
-        ArgumentNullException.ThrowIfNull(blocks);
-        var target = await OpenImportTargetAsync(nameof(ImportBlocksAsync), options, cancellationToken).ConfigureAwait(false);
-        try
-        {
-            return await BulkImport.ImportBlocksAsync(target, blocks, options ?? new ImportOptions(), cancellationToken).ConfigureAwait(false);
-        }
-        finally
-        {
-            await CloseImportAsync(target).ConfigureAwait(false);
-        }
-    }
-
-    public async ValueTask<ImportResult> ImportBlocksetsAsync(IAsyncEnumerable<ImportBlockset> blocksets, ImportOptions? options = null, CancellationToken cancellationToken = default)
-    {
-        ArgumentNullException.ThrowIfNull(blocksets);
-        var target = await OpenImportTargetAsync(nameof(ImportBlocksetsAsync), options, cancellationToken).ConfigureAwait(false);
-        try
-        {
-            return await BulkImport.ImportBlocksetsAsync(target, blocksets, options ?? new ImportOptions(), cancellationToken).ConfigureAwait(false);
-        }
-        finally
-        {
-            await CloseImportAsync(target).ConfigureAwait(false);
-        }
+        var limit = _context.Options.GroupCommit.MaxReaders;
+        var sessions = new SessionPool(() => PgSession.OpenPooled(_context), limit > 0 ? limit : int.MaxValue);
+        return new SharedBlockSession(sessions, new PooledWrites(sessions), readFirst: false, readOnly: null, onClosed);
     }
 
     /// <summary>A bulk import's own connection and transactions (<see cref="PgImportTarget"/>): binary COPY per import transaction, rolled back when not committed.</summary>
-    private async ValueTask<PgImportTarget> OpenImportTargetAsync(string operation, ImportOptions? options, CancellationToken cancellationToken)
-    {
-        ThrowIfDisposed();
-        options?.Validate();
-        _context.RequireWritable(operation);
-        var target = await PgImportTarget.OpenAsync(_context, operation, cancellationToken).ConfigureAwait(false);
-        _open[target] = 0;
-        if (_disposal.Begun)
-        {
-            await CloseImportAsync(target).ConfigureAwait(false);
-            ThrowIfDisposed();
-        }
+    protected override async ValueTask<IImportTarget> OpenImportTargetAsync(string operation, CancellationToken cancellationToken) =>
+        await PgImportTarget.OpenAsync(_context, operation, cancellationToken).ConfigureAwait(false);
 
-        return target;
-    }
+    protected override BlockDbReadOnlyException ReadOnlyRefusal(string operation) =>
+        new(operation, _context.Server, BlockDbReadOnlyException.ReadOnlySqlState);
 
-    private ValueTask CloseImportAsync(PgImportTarget target)
-    {
-        _open.TryRemove(target, out _);
-        return target.DisposeAsync();
-    }
-
-    public IAsyncEnumerable<BlockInfo> EnumerateBlocksAsync(BlockFilter? filter = null, CancellationToken cancellationToken = default)
+    public override IAsyncEnumerable<BlockInfo> EnumerateBlocksAsync(BlockFilter? filter = null, CancellationToken cancellationToken = default)
     {
         ThrowIfDisposed();
         var volume = filter?.VolumeId;
@@ -171,7 +104,7 @@ internal sealed class PostgreSqlDatabase : IBlockDatabase, IBlockDbObservable
             cancellationToken);
     }
 
-    public IAsyncEnumerable<BlocksetInfo> EnumerateBlocksetsAsync(CancellationToken cancellationToken = default)
+    public override IAsyncEnumerable<BlocksetInfo> EnumerateBlocksetsAsync(CancellationToken cancellationToken = default)
     {
         ThrowIfDisposed();
         return PgEnumeration.StreamAsync(
@@ -184,58 +117,37 @@ internal sealed class PostgreSqlDatabase : IBlockDatabase, IBlockDbObservable
             cancellationToken);
     }
 
-    public IAsyncEnumerable<VolumeInfo> EnumerateVolumesAsync(CancellationToken cancellationToken = default)
+    public override IAsyncEnumerable<VolumeInfo> EnumerateVolumesAsync(CancellationToken cancellationToken = default)
     {
         ThrowIfDisposed();
         return PgEnumeration.StreamAsync(_context, _enumerations, _closing.Token, PgSql.EnumerateVolumes, null, PgVolumes.ReadVolume, cancellationToken);
     }
 
-    public ISharedBlockRepository OpenSharedRepository()
+    protected override async ValueTask<BlockDbCheckResult> CheckCoreAsync(CancellationToken cancellationToken)
     {
-        ThrowIfDisposed();
-        // Reads and writes share one pool of autocommit sessions, bounded by MaxReaders when set, else by the
-        // connection pool's Maximum Pool Size (a pooled session holds a connection only during a call).
-        var limit = _context.Options.GroupCommit.MaxReaders;
-        var sessions = new SessionPool(() => PgSession.OpenPooled(_context), limit > 0 ? limit : int.MaxValue);
-        var shared = new SharedBlockSession(sessions, new PooledWrites(sessions), readFirst: false, readOnly: null, s => _open.TryRemove(s, out _));
-        _open[shared] = 0;
-        if (_disposal.Begun)
+        try
         {
-            shared.Dispose();
-            ThrowIfDisposed();
+            return await PgCheck.RunAsync(_context, cancellationToken).ConfigureAwait(false);
         }
-
-        return shared;
+        catch (Exception e) when (PgErrors.IsDatabaseFailure(e))
+        {
+            throw PgErrors.Map(e, "The check");
+        }
     }
 
-    public ValueTask<BlockDbCheckResult> CheckAsync(CancellationToken cancellationToken = default) =>
-        RunMaintenanceAsync("blockdb.check", token => PgCheck.RunAsync(_context, token), cancellationToken);
-
-    public ValueTask<BlockDbRepairResult> RepairAsync(CancellationToken cancellationToken = default)
+    protected override async ValueTask<BlockDbRepairResult> RepairCoreAsync(CancellationToken cancellationToken)
     {
-        ThrowIfDisposed();
-        _context.RequireWritable(nameof(RepairAsync));
-        return RunMaintenanceAsync("blockdb.repair", token => PgCheck.RepairAsync(_context, token), cancellationToken);
+        try
+        {
+            return await PgCheck.RepairAsync(_context, cancellationToken).ConfigureAwait(false);
+        }
+        catch (Exception e) when (PgErrors.IsDatabaseFailure(e))
+        {
+            throw PgErrors.Map(e, "The repair");
+        }
     }
 
-    void IBlockDbObservable.ObserveKeyMap(List<Measurement<long>> measurements, bool bytes)
-    {
-        // No key map: the server's unique index finds blocks.
-    }
-
-    void IBlockDbObservable.ObserveQueue(List<Measurement<long>> measurements)
-    {
-        // No group-commit queue: each shared write commits on a pooled session of its own (PooledWrites).
-    }
-
-    void IBlockDbObservable.ObservePageCache(List<Measurement<long>> measurements, bool hits)
-    {
-        // SQLite's page cache only; the server's buffer statistics are in pg_stat_database.
-    }
-
-    void IBlockDbObservable.ObserveRows(List<Measurement<long>> measurements) => _rows.Observe(measurements);
-
-    private async Task<BlockDbCounts> CountRowsAsync(CancellationToken cancellationToken)
+    protected override async Task<BlockDbCounts> CountRowsAsync(CancellationToken cancellationToken)
     {
         var connection = await _context.DataSource.OpenConnectionAsync(cancellationToken).ConfigureAwait(false);
         await using (connection.ConfigureAwait(false))
@@ -244,60 +156,21 @@ internal sealed class PostgreSqlDatabase : IBlockDatabase, IBlockDbObservable
         }
     }
 
-    public void Dispose() => DisposeAsync().AsTask().GetAwaiter().GetResult();
-
-    /// <summary>Disposes every open session and shared repository (each waits for its call in flight), then the owned data source.</summary>
-    /// <exception cref="AggregateException">Ending a session's batch failed (its connection is given back all the same), as on SQLite.</exception>
-    public ValueTask DisposeAsync() => _disposal.RunAsync(DisposeCoreAsync);
-
-    private async ValueTask DisposeCoreAsync()
+    /// <summary>Cancels the enumerations' waits and closes their connections (an enumeration between rows then ends with <see cref="ObjectDisposedException"/>).</summary>
+    protected override async ValueTask CloseEnumerationsAsync(List<Exception> errors)
     {
-        Instruments.Unregister(this);
-        await _rows.DisposeAsync().ConfigureAwait(false);
         await _closing.CancelAsync().ConfigureAwait(false);
         foreach (var connection in _enumerations.Keys)
         {
             await PgEnumeration.QuietlyAsync(connection).ConfigureAwait(false);
         }
+    }
 
-        List<Exception>? errors = null;
-        foreach (var open in _open.Keys)
-        {
-            try
-            {
-                await ((IAsyncDisposable)open).DisposeAsync().ConfigureAwait(false);
-            }
-            catch (Exception e)
-            {
-                // A session whose final commit failed: reported once every session is closed, as on SQLite (D4).
-                (errors ??= []).Add(e);
-            }
-        }
-
+    protected override async ValueTask CloseEngineAsync()
+    {
         if (_ownsDataSource)
         {
             await _context.DataSource.DisposeAsync().ConfigureAwait(false);
         }
-
-        if (errors is not null)
-        {
-            throw new AggregateException("Disposing the open BlockDb sessions failed.", errors);
-        }
     }
-
-    private async ValueTask<T> RunMaintenanceAsync<T>(string activityName, Func<CancellationToken, Task<T>> work, CancellationToken cancellationToken)
-    {
-        ThrowIfDisposed();
-        using var activity = Instruments.StartActivity(activityName, _tags);
-        try
-        {
-            return await work(cancellationToken).ConfigureAwait(false);
-        }
-        catch (Exception e) when (PgErrors.IsDatabaseFailure(e))
-        {
-            throw PgErrors.Map(e, "The check");
-        }
-    }
-
-    private void ThrowIfDisposed() => ObjectDisposedException.ThrowIf(_disposal.Begun, this);
 }

@@ -107,7 +107,7 @@ static async Task Once(string path, string provider, (int Ops, int Warmup, long 
         throw new InvalidOperationException($"The blocks with IDs 1 and 2 were found as {id} and {id2}.");
     }
 
-    var (blocks, bytes) = db.KeyMapUsage;
+    var (blocks, bytes) = ((ISqliteBlockDatabase)db).KeyMapUsage;
     var (gcHeap, workingSet) = (GC.GetTotalMemory(false), Environment.WorkingSet);
     var timed = perOp is var (ops, warmup, built) ? await PerOp(session, built, ops, warmup) : "";
     await session.DisposeAsync();

@@ -44,7 +44,7 @@ internal static class ConsistencyCheck
             r.Issues.Add($"counts after the run {r.Counts}, expected {expected.Counts}");
         }
 
-        var journal = PragmaSet.Get(spec.Pragma).Create().Resolve().JournalMode;
+        var journal = BlockDb.Sqlite.Pragmas.Resolve(PragmaSet.Get(spec.Pragma).Create()).JournalMode;
         if (journal is { } j && !r.AppliedPragmas.Contains($"journal_mode={j.ToString().ToUpperInvariant()}", StringComparison.Ordinal))
         {
             r.Issues.Add($"journal mode read back as '{r.AppliedPragmas}', requested {j}");

@@ -9,11 +9,7 @@ internal sealed class LockedRepository(IBlockRepository inner) : IBlockRepositor
 {
     private readonly Lock _gate = new();
 
-    public PragmaSettings AppliedPragmas => inner.AppliedPragmas;
-
     public int PendingWrites => inner.PendingWrites;
-
-    public SqliteCacheStats? ReadCacheStats() => inner.ReadCacheStats();
 
     public ValueTask<long?> FindBlockAsync(string hash, long size, CancellationToken cancellationToken = default)
     {

@@ -50,7 +50,8 @@ internal sealed class ManagedRunner(int latencyGroup)
             IBlockRepository SessionOf(int t) => shared ?? sessions[t];
             var recorders = Enumerable.Range(0, spec.Threads).Select(_ => new LatencyRecorder(data.Timed.Hashes.Length + data.Timed.Units, latencyGroup)).ToArray();
             var tallies = new Tally[spec.Threads];
-            var cacheBefore = new SqliteCacheStats?[sessions.Count];
+            var sqlite = db as ISqliteBlockDatabase;
+            SqliteCacheStats? cacheBefore = null;
             GcQuiesce();
             var error = WorkerThreads.Run(
                 spec.Threads,
@@ -58,21 +59,20 @@ internal sealed class ManagedRunner(int latencyGroup)
                 {
                     var (from, to) = data.Warmup.Slice(t, spec.Threads);
                     Loop(spec, SessionOf(t), data.Warmup, from, to, new LatencyRecorder(data.Warmup.Hashes.Length + data.Warmup.Units, latencyGroup));
-                    if (t < sessions.Count)
-                    {
-                        cacheBefore[t] = sessions[t].ReadCacheStats();
-                    }
                 },
                 t =>
                 {
                     var (from, to) = data.Timed.Slice(t, spec.Threads);
                     tallies[t] = Loop(spec, SessionOf(t), data.Timed, from, to, recorders[t]);
-                });
+                },
+                betweenPhases: () => cacheBefore = sqlite?.ReadCacheStats()); // every session idle: each is read now
             if (error is not null)
             {
                 throw new InvalidOperationException($"A worker failed: {error.Message}", error);
             }
 
+            // Read before the counts below, so the timed region's page-cache counters are the timed region's alone.
+            result.Cache = sqlite?.ReadCacheStats() is { } cacheAfter && cacheBefore is { } start ? cacheAfter.Since(start) : null;
             result.ElapsedNs = WorkerThreads.WallNs(recorders);
             result.CpuNs = recorders.Sum(r => r.CpuNs);
             result.Ops = tallies.Sum(t => t.Ops);
@@ -81,9 +81,8 @@ internal sealed class ManagedRunner(int latencyGroup)
             result.Digest = spec.Threads == 1 ? tallies[0].Digest : 0;
             result.LatenciesNs = [.. recorders.SelectMany(r => r.SamplesNs())];
             result.Counts = sessions[0].GetCountsAsync().GetAwaiter().GetResult();
-            result.AppliedPragmas = sessions[0].AppliedPragmas.ToString();
-            result.Cache = CacheDelta(sessions, cacheBefore);
-            result.KeyMapBytes = db.KeyMapUsage.Bytes;
+            result.AppliedPragmas = sqlite?.AppliedPragmas.ToString() ?? string.Empty;
+            result.KeyMapBytes = sqlite?.KeyMapUsage.Bytes ?? 0;
             return result;
         }
         finally
@@ -93,24 +92,6 @@ internal sealed class ManagedRunner(int latencyGroup)
                 session.Dispose();
             }
         }
-    }
-
-    /// <summary>The page-cache counters of the timed region, summed over the sessions; null when the provider has none.</summary>
-    private static SqliteCacheStats? CacheDelta(List<IBlockRepository> sessions, SqliteCacheStats?[] before)
-    {
-        var total = new SqliteCacheStats(0, 0, 0, 0);
-        for (var i = 0; i < sessions.Count; i++)
-        {
-            if (sessions[i].ReadCacheStats() is not { } after || before[i] is not { } start)
-            {
-                return null;
-            }
-
-            var d = after.Since(start);
-            total = new SqliteCacheStats(total.Hits + d.Hits, total.Misses + d.Misses, total.Writes + d.Writes, total.Spills + d.Spills);
-        }
-
-        return total;
     }
 
     /// <summary>Collects garbage before the timed region, so earlier runs' garbage is not collected inside it.</summary>
@@ -139,7 +120,7 @@ internal sealed class ManagedRunner(int latencyGroup)
             throw new NotSupportedException("The driver-level loop runs on one thread.");
         }
 
-        var requested = options.Pragmas.Resolve();
+        var requested = BlockDb.Sqlite.Pragmas.Resolve(options.Pragmas);
         using var connection = ProviderCatalog.SqliteDriver(spec.Provider).Open(new SqliteOpenOptions(options.DataSource!, SqliteOpenMode.ReadWrite, requested.BusyTimeout ?? 0));
         foreach (var sql in PragmaSql.For(requested))
         {

@@ -16,7 +16,7 @@ internal sealed class NativeRunner(NativeBuild build, int latencyGroup, int pref
     public RepetitionResult Run(RunSpec spec, int repetition, string dataFile, string dbPath)
     {
         var result = new RepetitionResult { Spec = spec, Repetition = repetition };
-        var pragmas = ManagedRunner.Options(spec, dbPath).Pragmas.Resolve();
+        var pragmas = BlockDb.Sqlite.Pragmas.Resolve(ManagedRunner.Options(spec, dbPath).Pragmas);
         var latencyFile = dbPath + ".latency";
         string[] args =
         [

@@ -3,16 +3,16 @@ using System.Diagnostics;
 namespace BlockDb.Bench.Execution;
 
 /// <summary>
-/// Runs one worker per dedicated thread: each does its warm-up, all meet at a barrier, then each runs its
-/// timed part. The wall time is from the earliest start to the latest stop of the workers' recorders.
+/// Runs one worker per dedicated thread: each does its warm-up, all meet at a barrier (where the optional
+/// between-phases action runs, every worker idle), then each runs its timed part. The wall time is from the earliest start to the latest stop of the workers' recorders.
 /// </summary>
 internal static class WorkerThreads
 {
     /// <summary>Runs the workers; returns the first failure, or <see langword="null"/>.</summary>
-    public static Exception? Run(int count, Action<int> warmup, Action<int> timed)
+    public static Exception? Run(int count, Action<int> warmup, Action<int> timed, Action? betweenPhases = null)
     {
         var errors = new Exception?[count];
-        using var barrier = new Barrier(count);
+        using var barrier = new Barrier(count, betweenPhases is null ? null : _ => betweenPhases());
         var threads = new Thread[count];
         for (var t = 0; t < count; t++)
         {

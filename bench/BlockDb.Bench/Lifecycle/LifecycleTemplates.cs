@@ -99,9 +99,9 @@ internal sealed class LifecycleTemplates(string folder, Action<string> log)
                 throw new InvalidOperationException($"Template counts {counts} do not match the plan ({plan.Blocks}, {plan.Blocksets}, {plan.Entries.Length}).");
             }
 
-            if (session.AppliedPragmas.JournalMode != JournalMode.Delete)
+            if (((ISqliteBlockDatabase)db).AppliedPragmas.JournalMode != JournalMode.Delete)
             {
-                throw new InvalidOperationException($"Template journal mode is {session.AppliedPragmas.JournalMode}, expected DELETE.");
+                throw new InvalidOperationException($"Template journal mode is {((ISqliteBlockDatabase)db).AppliedPragmas.JournalMode}, expected DELETE.");
             }
         }
 

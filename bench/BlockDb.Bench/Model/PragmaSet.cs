@@ -42,7 +42,7 @@ public sealed record PragmaSet(string Name, string Description, PragmaPreset Pre
     {
         var options = new PragmaOptions { Preset = Preset };
         Configure(options);
-        if (minBusyTimeoutMs > 0 && (options.Resolve().BusyTimeout ?? 0) < minBusyTimeoutMs)
+        if (minBusyTimeoutMs > 0 && (BlockDb.Sqlite.Pragmas.Resolve(options).BusyTimeout ?? 0) < minBusyTimeoutMs)
         {
             options.BusyTimeout = minBusyTimeoutMs;
         }

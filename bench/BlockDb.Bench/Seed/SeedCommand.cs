@@ -227,7 +227,7 @@ internal static class SeedCommand
 
     private static ISqliteConnection OpenRaw(string provider, string path)
     {
-        var pragmas = PragmaSet.Get(PragmaSet.RecommendedName).Create().Resolve();
+        var pragmas = BlockDb.Sqlite.Pragmas.Resolve(PragmaSet.Get(PragmaSet.RecommendedName).Create());
         var connection = ProviderCatalog.SqliteDriver(provider).Open(new SqliteOpenOptions(path, SqliteOpenMode.ReadWriteCreate, pragmas.BusyTimeout ?? 0));
         foreach (var sql in PragmaSql.For(pragmas))
         {

@@ -113,11 +113,14 @@ internal static class IndexCommand
         await using (var probe = AppServices.Create(common))
         {
             path = probe.DatabasePath;
-            busyTimeout = probe.Options.Pragmas.Resolve().BusyTimeout ?? DuplicatiBusyTimeout;
             if (probe.Options.ConnectionString is not null || !File.Exists(path) || new FileInfo(path).Length == 0 || probe.Database.Layout != BlockLayout.Duplicati)
             {
                 return null;
             }
+
+            // The busy timeout set, else the one BlockDb's connections run with (the preset's, read back), else Duplicati's.
+            var applied = ((ISqliteBlockDatabase)probe.Database).AppliedPragmas.BusyTimeout;
+            busyTimeout = probe.Options.Pragmas.BusyTimeout ?? (applied is > 0 ? applied.Value : DuplicatiBusyTimeout);
         }
 
         if (settings.Fresh)

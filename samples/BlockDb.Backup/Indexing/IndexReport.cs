@@ -30,7 +30,7 @@ internal sealed record IndexReport(
             .Row("sidecar", r.SidecarPath)
             .Row("provider", r.Database.ProviderName)
             .Row("SQLite version", r.Database.EngineVersion)
-            .Row("applied pragmas", ReportTable.Pragmas(r.Database.AppliedPragmas))
+            .Row("applied pragmas", r.Database is ISqliteBlockDatabase sqlite ? ReportTable.Pragmas(sqlite.AppliedPragmas) : "-")
             .Row("batching", $"CommitEvery={options.Batching.CommitEvery} OnDispose={options.Batching.OnDispose}")
             .Row("select-xor-insert", options.SelectXorInsert.ToString())
             .Row("block size", $"{ByteSize.Format(r.BlockSize)} ({ReportTable.Count(r.BlockSize)} bytes){(r.Duplicati is null ? string.Empty : ", the Duplicati database's")}")

@@ -67,16 +67,16 @@ internal static class InfoCommand
             volumeBlocks += volume.Blocks;
         }
 
-        var (mapBlocks, mapBytes) = database.KeyMapUsage;
+        var sqlite = database as ISqliteBlockDatabase;
+        var (mapBlocks, mapBytes) = sqlite?.KeyMapUsage ?? (0, 0);
         var table = new ReportTable($"blockdb info {database.DataSource}", string.Empty, "value")
             .Row("database", database.DataSource)
             .Row("file size", FileSize(app.DatabasePath, database))
             .Row("provider", database.ProviderName)
             .Row("engine", $"{database.Engine} {database.EngineVersion}")
-            .Row("SQLite version", database.SqliteVersion ?? "-")
             .Row("layout", database.Layout.ToString())
             .Row("blocks / blocksets / entries", $"{ReportTable.Count(counts.Blocks)} / {ReportTable.Count(counts.Blocksets)} / {ReportTable.Count(counts.BlocksetEntries)}")
-            .Row("applied pragmas", ReportTable.Pragmas(database.AppliedPragmas))
+            .Row("applied pragmas", sqlite is null ? "-" : ReportTable.Pragmas(sqlite.AppliedPragmas))
             .Row("key map", KeyMap(database.Layout, loadMap, mapBlocks, mapBytes))
             .Row("volumes", volumes.Count == 0
                 ? "0"
@@ -115,7 +115,7 @@ internal static class InfoCommand
 
     private static string FileSize(string path, IBlockDatabase database)
     {
-        if (database.SqliteVersion is null || !File.Exists(path))
+        if (database is not ISqliteBlockDatabase || !File.Exists(path))
         {
             return "-";
         }

@@ -47,11 +47,11 @@ public sealed class BatchingOptions
 
     /// <summary>A copy of these options (changing one does not change the other).</summary>
     /// <returns>The copy.</returns>
-    public BatchingOptions Clone() => (BatchingOptions)MemberwiseClone();
+    internal BatchingOptions Clone() => (BatchingOptions)MemberwiseClone();
 
     /// <summary>Checks the values.</summary>
     /// <exception cref="BlockDbConfigurationException">A value is out of range.</exception>
-    public void Validate()
+    internal void Validate()
     {
         OptionGuard.InRange(CommitEvery, 0, MaxCommitEvery, "BlockDb:Batching:CommitEvery", "write operations (0 = only on an explicit commit)");
         OptionGuard.InRange(CommitAfterMilliseconds, 1, 86_400_000, "BlockDb:Batching:CommitAfterMilliseconds", "milliseconds");

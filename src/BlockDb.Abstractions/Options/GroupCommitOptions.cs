@@ -22,11 +22,11 @@ public sealed class GroupCommitOptions
 
     /// <summary>A copy of these options (changing one does not change the other).</summary>
     /// <returns>The copy.</returns>
-    public GroupCommitOptions Clone() => (GroupCommitOptions)MemberwiseClone();
+    internal GroupCommitOptions Clone() => (GroupCommitOptions)MemberwiseClone();
 
     /// <summary>Checks the values.</summary>
     /// <exception cref="BlockDbConfigurationException">A value is out of range.</exception>
-    public void Validate()
+    internal void Validate()
     {
         OptionGuard.InRange(MaxBatchSize, 1, 1_000_000, "BlockDb:GroupCommit:MaxBatchSize", "writes");
         OptionGuard.InRange(MaxDelayMilliseconds, 1, 60_000, "BlockDb:GroupCommit:MaxDelayMilliseconds", "milliseconds");

@@ -49,11 +49,11 @@ public sealed class IndexOptions
 
     /// <summary>A copy of these options (changing one does not change the other).</summary>
     /// <returns>The copy.</returns>
-    public IndexOptions Clone() => (IndexOptions)MemberwiseClone();
+    internal IndexOptions Clone() => (IndexOptions)MemberwiseClone();
 
     /// <summary>Checks the values.</summary>
     /// <exception cref="BlockDbConfigurationException">A value is out of range, or not a defined layout or snapshot mode.</exception>
-    public void Validate()
+    internal void Validate()
     {
         OptionGuard.Defined(Layout, "BlockDb:Index:Layout");
         OptionGuard.Defined(KeyMapSnapshot, "BlockDb:Index:KeyMapSnapshot");

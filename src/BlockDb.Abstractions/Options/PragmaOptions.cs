@@ -39,31 +39,11 @@ public sealed class PragmaOptions
 
     /// <summary>A copy of these options (changing one does not change the other).</summary>
     /// <returns>The copy.</returns>
-    public PragmaOptions Clone() => (PragmaOptions)MemberwiseClone();
-
-    /// <summary>The values to apply: the preset's, overridden by every property that is set. <see langword="null"/> means "leave as is".</summary>
-    /// <returns>The resolved settings.</returns>
-    public PragmaSettings Resolve()
-    {
-        var preset = Preset switch
-        {
-            PragmaPreset.SqliteDefaults => PragmaSettings.SqliteDefaults,
-            PragmaPreset.Recommended => PragmaSettings.Recommended,
-            _ => PragmaSettings.None,
-        };
-        return new PragmaSettings(
-            JournalMode ?? preset.JournalMode,
-            Synchronous ?? preset.Synchronous,
-            TempStore ?? preset.TempStore,
-            CacheSize ?? preset.CacheSize,
-            MmapSize ?? preset.MmapSize,
-            Threads ?? preset.Threads,
-            BusyTimeout ?? preset.BusyTimeout);
-    }
+    internal PragmaOptions Clone() => (PragmaOptions)MemberwiseClone();
 
     /// <summary>Checks every value.</summary>
     /// <exception cref="BlockDbConfigurationException">A value is out of range or not a defined name; the message lists what is allowed.</exception>
-    public void Validate()
+    internal void Validate()
     {
         const string p = "BlockDb:Pragmas:";
         OptionGuard.Defined(Preset, p + nameof(Preset));

@@ -3,8 +3,8 @@ using Microsoft.Extensions.Logging;
 namespace BlockDb.Diagnostics;
 
 /// <summary>
-/// Every message the SQLite engine logs, with a stable event ID (docs/OBSERVABILITY.md lists them): 1–9 opening and
-/// pragmas, 10–19 the key map, 20–29 transactions, 30–39 checks and repairs, 40–49 bulk work.
+/// Every message BlockDb logs, with a stable event ID (docs/OBSERVABILITY.md lists them): 1–9 opening and pragmas,
+/// 10–19 the key map, 20–29 transactions (SQLite's); 30–39 checks and repairs, 40–49 bulk work (every engine).
 /// </summary>
 internal static partial class Log
 {

@@ -3,7 +3,7 @@ using System.Collections.Concurrent;
 namespace BlockDb.Diagnostics;
 
 /// <summary>
-/// Runs a database's checks and repairs off the caller's thread, each on a connection of its own. Invariant: every
+/// Runs a database's checks and repairs (both engines) off the caller's thread, each on a connection of its own. Invariant: every
 /// started run is in <c>_running</c> until it has finished; <see cref="CloseAsync"/> cancels them all and waits for
 /// them, and no run starts after it (a run that started while it ran is cancelled at once).
 /// </summary>
@@ -15,7 +15,7 @@ internal sealed class MaintenanceRunner
 
     /// <summary>Starts <paramref name="work"/>, linked to the caller's token and to the database's close.</summary>
     /// <exception cref="ObjectDisposedException">The database is closing.</exception>
-    public ValueTask<T> Run<T>(object owner, Func<CancellationToken, T> work, CancellationToken cancellationToken)
+    public ValueTask<T> Run<T>(object owner, Func<CancellationToken, ValueTask<T>> work, CancellationToken cancellationToken)
     {
         ObjectDisposedException.ThrowIf(Volatile.Read(ref _closed) != 0, owner);
         var linked = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken, _closing.Token);
@@ -23,13 +23,14 @@ internal sealed class MaintenanceRunner
 
         // Registered before it starts, so a close that runs meanwhile either waits for it or finds it cancelled before
         // it ran (a task whose token is cancelled before it starts never runs its work, and so opens no connection).
-        var task = new Task<T>(
+        var start = new Task<Task<T>>(
             () =>
             {
                 token.ThrowIfCancellationRequested();
-                return work(token);
+                return work(token).AsTask();
             },
             token);
+        var task = start.Unwrap();
         _running.TryAdd(task, 0);
         _ = task.ContinueWith(
             t =>
@@ -47,9 +48,9 @@ internal sealed class MaintenanceRunner
 
         try
         {
-            task.Start(TaskScheduler.Default);
+            start.Start(TaskScheduler.Default);
         }
-        catch (InvalidOperationException) when (task.IsCanceled)
+        catch (InvalidOperationException) when (start.IsCanceled)
         {
             // Cancelled before it started (by the caller's token or the close): it never runs.
         }

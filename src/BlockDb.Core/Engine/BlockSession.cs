@@ -1,3 +1,5 @@
+using System.Runtime.CompilerServices;
+
 namespace BlockDb.Engine;
 
 /// <summary>
@@ -14,8 +16,7 @@ internal sealed partial class BlockSession<TEngine> : ISessionHandle
     private readonly TEngine _engine;
     private readonly bool _readOnly;
     private readonly Action<ISessionHandle> _onDisposed;
-    private long _cacheHits;
-    private long _cacheMisses;
+    private StrongBox<SqliteCacheStats>? _cacheStats;
     private readonly CallGate _gate;
     private readonly CallSite _site;
     private readonly CommitPolicy _policy;
@@ -25,9 +26,8 @@ internal sealed partial class BlockSession<TEngine> : ISessionHandle
     /// <param name="site">The session's gate, commit policy and metrics names.</param>
     /// <param name="idleTimer">The age commit and read-transaction timer, or null.</param>
     /// <param name="readOnly">Whether writes are refused.</param>
-    /// <param name="appliedPragmas">The pragmas read back from the session's connection (<see cref="PragmaSettings.None"/> on PostgreSQL).</param>
     /// <param name="onDisposed">Called once, at the end of dispose.</param>
-    public BlockSession(TEngine engine, CallSite site, IdleTimer? idleTimer, bool readOnly, PragmaSettings appliedPragmas, Action<ISessionHandle> onDisposed)
+    public BlockSession(TEngine engine, CallSite site, IdleTimer? idleTimer, bool readOnly, Action<ISessionHandle> onDisposed)
     {
         _engine = engine;
         _site = site;
@@ -36,22 +36,13 @@ internal sealed partial class BlockSession<TEngine> : ISessionHandle
         _idleTimer = idleTimer;
         _readOnly = readOnly;
         _onDisposed = onDisposed;
-        AppliedPragmas = appliedPragmas;
     }
-
-    public PragmaSettings AppliedPragmas { get; }
 
     public int PendingWrites => _policy.Pending;
 
     public IdleTimer? IdleTimer => _idleTimer;
 
-    public SqliteCacheStats? ReadCacheStats()
-    {
-        ObjectDisposedException.ThrowIf(_gate.IsClosed, this);
-        return _engine.ReadCacheStats();
-    }
-
-    public (long Hits, long Misses) SampleCacheStats()
+    public SqliteCacheStats? SampleCacheStats()
     {
         if (_gate.TryEnterBackground())
         {
@@ -65,7 +56,7 @@ internal sealed partial class BlockSession<TEngine> : ISessionHandle
             }
         }
 
-        return (Volatile.Read(ref _cacheHits), Volatile.Read(ref _cacheMisses));
+        return Volatile.Read(ref _cacheStats)?.Value;
     }
 
     private void StoreCacheStats()
@@ -74,8 +65,7 @@ internal sealed partial class BlockSession<TEngine> : ISessionHandle
         {
             if (_engine.ReadCacheStats() is { } stats)
             {
-                Volatile.Write(ref _cacheHits, stats.Hits);
-                Volatile.Write(ref _cacheMisses, stats.Misses);
+                Volatile.Write(ref _cacheStats, new StrongBox<SqliteCacheStats>(stats)); // one reference: the four counters are read together
             }
         }
         catch (BlockDbException)

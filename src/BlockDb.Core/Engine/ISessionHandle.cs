@@ -7,11 +7,11 @@ namespace BlockDb.Engine;
 internal interface ISessionHandle : IBlockRepository
 {
     /// <summary>
-    /// Page-cache hits and misses for the metrics (<c>blockdb.page_cache.*</c>): read now when the session is idle, else
-    /// the last reading (never waiting for a call, never inside one); (0, 0) when the engine has none. After
-    /// dispose, the final reading.
+    /// The page-cache counters for the metrics (<c>blockdb.page_cache.*</c>) and <see cref="ISqliteBlockDatabase.ReadCacheStats"/>:
+    /// read now when the session is idle, else the last reading (never waiting for a call, never inside one); null when
+    /// the engine has none or none was read yet. After dispose, the final reading.
     /// </summary>
-    (long Hits, long Misses) SampleCacheStats();
+    SqliteCacheStats? SampleCacheStats();
 
     /// <summary>The session's idle timer (age commit and old reads), or null when it has none.</summary>
     IdleTimer? IdleTimer { get; }

@@ -11,6 +11,27 @@ namespace BlockDb.Sqlite;
 /// </summary>
 internal static class Pragmas
 {
+    /// <summary>The values to apply: the preset's, overridden by every property that is set. <see langword="null"/> means "leave as is".</summary>
+    /// <param name="options">The pragma options.</param>
+    /// <returns>The resolved settings.</returns>
+    public static PragmaSettings Resolve(PragmaOptions options)
+    {
+        var preset = options.Preset switch
+        {
+            PragmaPreset.SqliteDefaults => PragmaSettings.SqliteDefaults,
+            PragmaPreset.Recommended => PragmaSettings.Recommended,
+            _ => PragmaSettings.None,
+        };
+        return new PragmaSettings(
+            options.JournalMode ?? preset.JournalMode,
+            options.Synchronous ?? preset.Synchronous,
+            options.TempStore ?? preset.TempStore,
+            options.CacheSize ?? preset.CacheSize,
+            options.MmapSize ?? preset.MmapSize,
+            options.Threads ?? preset.Threads,
+            options.BusyTimeout ?? preset.BusyTimeout);
+    }
+
     public static void ApplyBusyTimeout(ISqliteConnection connection, PragmaSettings requested)
     {
         if (requested.BusyTimeout is { } ms)

@@ -3,7 +3,6 @@ using BlockDb.Diagnostics;
 using BlockDb.Drivers;
 using BlockDb.Layouts;
 using BlockDb.Sql;
-using Microsoft.Extensions.Logging;
 
 
 namespace BlockDb.Sqlite;
@@ -22,7 +21,7 @@ internal static class SqliteCheck
     /// Merges duplicate groups into their lowest ID and renumbers out-of-range blocks, in one write transaction taken
     /// without waiting (another writer means SQLITE_BUSY and no change); then resets the key map and checks again.
     /// </summary>
-    public static BlockDbRepairResult Repair(ISqliteConnection connection, LayoutState layout, ILogger logger, string path, CancellationToken cancellationToken)
+    public static BlockDbRepairResult Repair(ISqliteConnection connection, LayoutState layout, string path, CancellationToken cancellationToken)
     {
         cancellationToken.ThrowIfCancellationRequested();
         long merged, deleted, repointed, renumbered;
@@ -45,7 +44,6 @@ internal static class SqliteCheck
         }
 
         layout.AfterRepair();
-        Log.RepairFinished(logger, path, merged, deleted, repointed, renumbered);
         return new BlockDbRepairResult
         {
             MergedGroups = merged,

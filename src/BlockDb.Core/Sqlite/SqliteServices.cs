@@ -75,5 +75,5 @@ internal sealed class SqliteServices
     /// <summary>The session over <paramref name="layout"/>: one <see cref="BlockSession{TEngine}"/> type per layout (and strategy), so its hot path has no virtual call.</summary>
     public ISessionHandle Open<TLayout>(TLayout layout)
         where TLayout : struct, ILayoutSession =>
-        new BlockSession<SqliteSession<TLayout>>(new SqliteSession<TLayout>(this, layout), Site, IdleTimer, Settings.ReadOnly, Settings.AppliedPragmas, _onDisposed);
+        new BlockSession<SqliteSession<TLayout>>(new SqliteSession<TLayout>(this, layout), Site, IdleTimer, Settings.ReadOnly, _onDisposed);
 }

@@ -50,7 +50,7 @@ internal readonly struct PgSession : IEngineSession
             ? new IdleTimer(gate, policy, transaction, null, age)
             : null;
         var engine = new PgSession(context, new PgConnection(context, connection, transaction), transaction);
-        return new BlockSession<PgSession>(engine, site, idleTimer, options.ReadOnly, PragmaSettings.None, onDisposed);
+        return new BlockSession<PgSession>(engine, site, idleTimer, options.ReadOnly, onDisposed);
     }
 
     /// <summary>
@@ -65,7 +65,7 @@ internal readonly struct PgSession : IEngineSession
         var policy = new CommitPolicy(PooledBatching, transaction);
         var site = new CallSite(new CallGate(), policy, "postgresql", context.ProviderName, context.Server, context.Logger);
         var engine = new PgSession(context, new PgConnection(context, null, transaction, perCall: true), transaction);
-        return new BlockSession<PgSession>(engine, site, null, options.ReadOnly, PragmaSettings.None, static _ => { });
+        return new BlockSession<PgSession>(engine, site, null, options.ReadOnly, static _ => { });
     }
 
     private static readonly BatchingOptions PooledBatching = new() { CommitEvery = 1, CommitAfterMilliseconds = null, OnDispose = DisposeBehavior.Rollback };

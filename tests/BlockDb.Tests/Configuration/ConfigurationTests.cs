@@ -28,7 +28,7 @@ public sealed class ConfigurationTests : IDisposable
 
         Assert.Equal("pinvoke", options.Provider);
         Assert.Equal(SelectXorInsertStrategy.InsertReturningThenSelect, options.SelectXorInsert);
-        Assert.Equal(PragmaSettings.SqliteDefaults with { JournalMode = JournalMode.Wal, CacheSize = -4096, BusyTimeout = 500 }, options.Pragmas.Resolve());
+        Assert.Equal(PragmaSettings.SqliteDefaults with { JournalMode = JournalMode.Wal, CacheSize = -4096, BusyTimeout = 500 }, BlockDb.Sqlite.Pragmas.Resolve(options.Pragmas));
         Assert.Equal(0, options.Batching.CommitEvery);
         Assert.Equal(2000, options.Batching.CommitAfterMilliseconds);
         Assert.Equal(DisposeBehavior.Rollback, options.Batching.OnDispose);
@@ -70,7 +70,7 @@ public sealed class ConfigurationTests : IDisposable
             var db = services.GetRequiredService<IBlockDatabase>();
             Assert.Same(services.GetRequiredService<IBlockDatabase>(), db);
             Assert.Equal("PInvoke", db.ProviderName);
-            Assert.Equal(SynchronousMode.Full, db.AppliedPragmas.Synchronous);
+            Assert.Equal(SynchronousMode.Full, ((ISqliteBlockDatabase)db).AppliedPragmas.Synchronous);
             await using var session = await db.OpenSessionAsync();
             Assert.True((await session.SelectXorInsertAsync(TestData.Hash(1), 1)).Created);
         }

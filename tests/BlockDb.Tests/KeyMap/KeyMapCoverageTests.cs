@@ -372,7 +372,7 @@ public sealed class KeyMapCoverageTests(ITestOutputHelper output) : KeyMapFileTe
         Volatile.Write(ref done, true);
         await Task.WhenAll(readers).WaitAsync(Hang);
         Assert.Empty(failures);
-        Assert.Equal(ids.Length, db.KeyMapUsage.Blocks);
+        Assert.Equal(ids.Length, ((ISqliteBlockDatabase)db).KeyMapUsage.Blocks);
     }
 
     /// <summary>Hashes of 1, 2, 3, 64 and 66 bytes, prefixes of each other, and one hash at 300 sizes, through two maps.</summary>

@@ -71,7 +71,7 @@ public sealed class KeyMapLimitTests(ITestOutputHelper output) : KeyMapFileTestB
         await using (var session = await db.OpenSessionAsync())
         {
             Assert.Equal(1, await session.FindBlockAsync(TestData.Hash(0), 10));
-            var (blocks, bytes) = db.KeyMapUsage;
+            var (blocks, bytes) = ((ISqliteBlockDatabase)db).KeyMapUsage;
             Assert.True(bytes < 16 << 20, $"The key map holds {blocks} blocks in {bytes / 1048576.0:F0} MB (the docs say 10-20 MB per million blocks): its first load reserved room for MaxBlockId - Count rows.");
         }
     }
@@ -182,7 +182,7 @@ public sealed class KeyMapLimitTests(ITestOutputHelper output) : KeyMapFileTestB
 
         await session.CommitAsync();
         Assert.Equal(1, await session.FindBlockAsync(hashes[0], 10));
-        var before = session.ReadCacheStats()!.Value;
+        var before = ((ISqliteBlockDatabase)db).ReadCacheStats()!.Value;
         const int lookups = 200;
         for (var i = 0; i < lookups; i++)
         {
@@ -190,7 +190,7 @@ public sealed class KeyMapLimitTests(ITestOutputHelper output) : KeyMapFileTestB
             Assert.Equal(n + 1, await session.FindBlockAsync(hashes[n], 10));
         }
 
-        var reads = session.ReadCacheStats()!.Value.Since(before);
+        var reads = ((ISqliteBlockDatabase)db).ReadCacheStats()!.Value.Since(before);
         return (double)(reads.Hits + reads.Misses) / lookups;
     }
 }

@@ -138,8 +138,8 @@ public sealed class LayoutTests : IDisposable
         Assert.Equal(SqliteResultCode.Constraint, duplicate.SqliteErrorCode);
 
         Assert.Equal(2, (await sa.GetCountsAsync()).Blocks);
-        Assert.Equal((2, a.KeyMapUsage.Bytes), a.KeyMapUsage);
-        Assert.True(a.KeyMapUsage.Bytes >= 2 * 8);
+        Assert.Equal((2, ((ISqliteBlockDatabase)a).KeyMapUsage.Bytes), ((ISqliteBlockDatabase)a).KeyMapUsage);
+        Assert.True(((ISqliteBlockDatabase)a).KeyMapUsage.Bytes >= 2 * 8);
     }
 
     [Theory]
@@ -196,7 +196,7 @@ public sealed class LayoutTests : IDisposable
             Assert.NotNull(refused);
             Assert.Equal("BlockDb:Index:KeyMapMemoryLimitMegabytes", refused.Setting);
             Assert.Contains("MB per million blocks", refused.Message, StringComparison.Ordinal);
-            Assert.InRange(db.KeyMapUsage.Bytes, 1, 1 << 20);
+            Assert.InRange(((ISqliteBlockDatabase)db).KeyMapUsage.Bytes, 1, 1 << 20);
             Assert.InRange(committed, 50_000, 131_072);
         }
 
@@ -221,7 +221,7 @@ public sealed class LayoutTests : IDisposable
                     refusedAgain = true;
                 }
 
-                Assert.InRange(db.KeyMapUsage.Bytes, 1, 1 << 20);
+                Assert.InRange(((ISqliteBlockDatabase)db).KeyMapUsage.Bytes, 1, 1 << 20);
             }
 
             Assert.True(refusedAgain);
@@ -234,7 +234,7 @@ public sealed class LayoutTests : IDisposable
         {
             Assert.Equal(1, await session.FindBlockAsync(TestData.Hash(0), 10));
             Assert.Equal(committed, await session.FindBlockAsync(TestData.Hash(committed - 1), 10));
-            Assert.Equal(committed, db.KeyMapUsage.Blocks);
+            Assert.Equal(committed, ((ISqliteBlockDatabase)db).KeyMapUsage.Blocks);
         }
     }
 }

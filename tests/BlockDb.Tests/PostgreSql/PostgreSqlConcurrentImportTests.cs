@@ -1,3 +1,5 @@
+using BlockDb.Opening;
+
 namespace BlockDb.Tests.PostgreSql;
 
 /// <summary>
@@ -38,7 +40,7 @@ public sealed class PostgreSqlConcurrentImportTests : PostgreSqlSchemaTestBase
     /// </summary>
     private static async Task<(long Created, (long Expected, long Counted) Stored)> ImportTogetherAsync(string connectionString)
     {
-        await using var db = BlockDatabase.Open(new BlockDbOptions { Provider = BlockDbProviders.PostgreSql, ConnectionString = connectionString });
+        await using var db = BlockDatabase.Open(new BlockDbOptions { Provider = ProviderCatalog.PostgreSql, ConnectionString = connectionString });
         const int Rounds = 6;
         const int PerImport = 12_000;
         var created = 0L;

@@ -64,7 +64,7 @@ public sealed class ConnectionDefaultsTests(ITestOutputHelper output) : IDisposa
             var path = _folder.File(provider + "-pragmas.db");
             await using (var db = BlockDatabase.Open(new BlockDbOptions { Provider = provider, DataSource = path }))
             {
-                applied[provider] = string.Join(", ", db.AppliedPragmas);
+                applied[provider] = string.Join(", ", ((ISqliteBlockDatabase)db).AppliedPragmas);
             }
 
             // What the engine read back is what a fresh connection finds in the file (journal mode persists).

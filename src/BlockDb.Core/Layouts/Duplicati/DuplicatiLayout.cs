@@ -59,7 +59,7 @@ internal sealed class DuplicatiLayout : LayoutDefinition
     public override void Validate(BlockDbOptions options)
     {
         base.Validate(options);
-        if (options.Pragmas.Resolve().JournalMode is { } journal && journal != JournalMode.Wal)
+        if (Sqlite.Pragmas.Resolve(options.Pragmas).JournalMode is { } journal && journal != JournalMode.Wal)
         {
             throw new BlockDbConfigurationException(
                 $"{BlockDbOptions.SectionName}:Pragmas:JournalMode",

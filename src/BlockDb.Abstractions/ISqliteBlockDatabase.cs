@@ -1,0 +1,31 @@
+namespace BlockDb;
+
+/// <summary>
+/// What only a SQLite block index has: its pragmas, the KeyMap layout's in-memory map and the page-cache counters.
+/// Every database a SQLite provider opens implements it; <c>database as ISqliteBlockDatabase</c> is
+/// <see langword="null"/> on PostgreSQL.
+/// </summary>
+public interface ISqliteBlockDatabase : IBlockDatabase
+{
+    /// <summary>
+    /// The pragma values read back from the first connection after applying the options. Every session's connection
+    /// is checked against the same values when it opens (<see href="https://www.sqlite.org/pragma.html"/>).
+    /// </summary>
+    PragmaSettings AppliedPragmas { get; }
+
+    /// <summary>
+    /// The <see cref="BlockLayout.KeyMap"/> layout's in-memory key map: blocks held and bytes used (8 per slot), or
+    /// (0, 0) for the other layouts and before the first lookup loads it.
+    /// </summary>
+    (long Blocks, long Bytes) KeyMapUsage { get; }
+
+    /// <summary>
+    /// The page-cache counters of this database's sessions since each opened, summed over the open sessions and the
+    /// closed ones (as the <c>blockdb.page_cache.*</c> gauges sum them), from <c>sqlite3_db_status</c>
+    /// (<see href="https://www.sqlite.org/c3ref/c_dbstatus_options.html"/>). An open session in a call counts with its
+    /// last reading (this never waits for a call); an idle one is read now. The shared repositories' sessions are not
+    /// counted.
+    /// </summary>
+    /// <returns>The counters, or <see langword="null"/> when the provider does not expose them (SystemData).</returns>
+    SqliteCacheStats? ReadCacheStats();
+}
