@@ -62,6 +62,8 @@ internal static class StackProbe
             // A call that meets background work in the session's gate (a timer, a metrics sample) takes the async rest,
             // one or two frames deeper, by design; on a loaded machine that can happen to any one call. The probe
             // measures the synchronous path: it traces a few calls of each kind and keeps the shallowest.
+            // BlockDb frames of earlier calls under this program's frame (an earlier call's resumed async rest; see LibraryFrames).
+            var earlier = AllLibraryFrames(new StackTrace(0, fNeedFileInfo: false)).Count;
             List<(string, StackTrace)>? hitStacks = null, missStacks = null;
             var deferred = 0;
             for (var attempt = 0; attempt < Attempts; attempt++)
@@ -90,7 +92,7 @@ internal static class StackProbe
                 await probe.CommitAsync(); // the next miss is the first write of its batch again
             }
 
-            Console.WriteLine($"{provider}, KeyMap, WAL, {blocks:N0} blocks, DOTNET_JITMinOpts={Environment.GetEnvironmentVariable("DOTNET_JITMinOpts") ?? "(unset)"}; {Attempts} calls of each kind traced, {deferred} of them met background work (the shallowest of each kind is reported)");
+            Console.WriteLine($"{provider}, KeyMap, WAL, {blocks:N0} blocks, DOTNET_JITMinOpts={Environment.GetEnvironmentVariable("DOTNET_JITMinOpts") ?? "(unset)"}; {Attempts} calls of each kind traced, {deferred} of them met background work (the shallowest of each kind is reported); the program ran on {earlier} BlockDb frames of an earlier call's async rest (not counted)");
             Report("HIT", hitStacks!);
             Report("MISS", missStacks!);
             return 0;
@@ -104,7 +106,7 @@ internal static class StackProbe
     /// <summary>How many calls of each kind are traced; the shallowest is reported.</summary>
     private const int Attempts = 5;
 
-    /// <summary>Whether a traced call went through its async rest (it met background work in the gate).</summary>
+    /// <summary>Whether a traced call itself went through its async rest (it met background work in the gate).</summary>
     private static bool Deferred(List<(string Statement, StackTrace Stack)> stacks) =>
         stacks.Any(s => LibraryFrames(s.Stack).Any(f => f.Method.Contains("LaterAsync", StringComparison.Ordinal) || f.Method.Contains("WaitAndEnterAsync", StringComparison.Ordinal)));
 
@@ -132,8 +134,25 @@ internal static class StackProbe
         Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"{label} frames={deepest.Frames.Count - 1} files={files.Count} statements={paths.Count} stackfiles={allFiles.Count}"));
     }
 
-    /// <summary>The frames of BlockDb's library assemblies (not this program's), outermost first.</summary>
+    /// <summary>
+    /// The traced call's BlockDb frames, outermost first: from its public method inwards. Frames further out are not the
+    /// call's: once an earlier call has gone down its async rest (say one of the fill's 20,000 calls met its session's
+    /// 50 ms read timer), the rest of this program runs synchronously inside that call's resumed continuation, and every
+    /// later stack keeps its frames (<c>CallGate.WaitAndEnterAsync</c>, <c>SelectXorInsertLaterAsync</c>) below this
+    /// program's. A call that itself resumed after an await has no public frame on the stack: all its frames count.
+    /// </summary>
     private static List<(string Method, string File, int Line)> LibraryFrames(StackTrace stack)
+    {
+        var frames = AllLibraryFrames(stack);
+        var call = frames.FindLastIndex(f => f.Method == PublicMethod);
+        return call > 0 ? frames[call..] : frames;
+    }
+
+    /// <summary>The traced public method, as <see cref="AllLibraryFrames"/> names it.</summary>
+    private const string PublicMethod = "BlockSession`1.SelectXorInsertAsync";
+
+    /// <summary>The frames of BlockDb's library assemblies (not this program's), outermost first.</summary>
+    private static List<(string Method, string File, int Line)> AllLibraryFrames(StackTrace stack)
     {
         var frames = new List<(string, string, int)>();
         for (var i = stack.FrameCount - 1; i >= 0; i--)

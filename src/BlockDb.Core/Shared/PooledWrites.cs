@@ -19,16 +19,39 @@ internal sealed class PooledWrites(SessionPool sessions) : IWriteRoute
 
     public int QueueLength => 0;
 
-    public async ValueTask<TResult> WriteAsync<TResult>(WriteRequest<TResult> request)
+    /// <summary>
+    /// Runs the write on a lent session. The caller gets the request's own task, completed before the session goes back
+    /// to the pool: the pool's dispose waits for every lease, so once the shared repository's dispose returns no write
+    /// it let through is still pending [S3] (an async method's own task would complete only after its lease had gone
+    /// back, on a thread that may not have run yet).
+    /// </summary>
+    public ValueTask<TResult> WriteAsync<TResult>(WriteRequest<TResult> request)
     {
-        using var lease = await sessions.RentAsync(request.CancellationToken).ConfigureAwait(false);
-        await request.RunAsync(lease.Session).ConfigureAwait(false);
-        if (request.Writes > 0)
-        {
-            Interlocked.Add(ref _acknowledged, request.Writes);
-        }
+        var task = request.Task;
+        _ = RunAsync(request);
+        return new(task);
+    }
 
-        return request.Result!;
+    /// <summary>Rents a session, runs the write and completes or fails the request, then gives the session back; never throws.</summary>
+    private async Task RunAsync(WriteRequest request)
+    {
+        try
+        {
+            using (var lease = await sessions.RentAsync(request.CancellationToken).ConfigureAwait(false))
+            {
+                await request.RunAsync(lease.Session).ConfigureAwait(false);
+                if (request.Writes > 0)
+                {
+                    Interlocked.Add(ref _acknowledged, request.Writes);
+                }
+
+                request.Complete();
+            }
+        }
+        catch (Exception e)
+        {
+            request.Fail(e);
+        }
     }
 
     public ValueTask DisposeAsync() => ValueTask.CompletedTask;

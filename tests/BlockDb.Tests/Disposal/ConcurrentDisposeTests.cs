@@ -1,12 +1,16 @@
 using System.Collections.Concurrent;
+using System.Diagnostics;
 using BlockDb.Opening;
 
 namespace BlockDb.Tests.Disposal;
 
 /// <summary>
 /// Every dispose returns only when the object is released, not only the first: two <c>DisposeAsync</c> calls and a
-/// <c>Dispose</c> on another thread race while a long call runs, and as each returns the call must have ended and (on
-/// SQLite) no descriptor of the file may be open; a session's batch must be committed.
+/// <c>Dispose</c> on another thread race while a long call runs inside the session, and as each returns the call must
+/// have done all its work and (on SQLite) no descriptor of the file may be open; a session's batch must be committed.
+/// The call's end is read from its results (its last block's result is written before it leaves the session), not from
+/// its task, which completes on the caller's thread after the call has left: under load that thread can still be
+/// waiting for a core when a correct dispose returns.
 /// </summary>
 public sealed class ConcurrentDisposeTests : ConformanceTestBase
 {
@@ -40,15 +44,13 @@ public sealed class ConcurrentDisposeTests : ConformanceTestBase
         Use(provider, layout);
         var db = Open(o => o.Batching.CommitEvery = 0);
         var session = await db.OpenSessionAsync();
-        var call = await StartLongCall(session, Blocks(provider));
+        var (call, results) = await StartLongCall(session, Blocks(provider));
 
         var problems = await RaceDisposes(db.DisposeAsync, db.Dispose, () => Task.FromResult(
-            !call.IsCompleted ? "the call in flight was still running"
-            : OpenDescriptors() is > 0 and var open ? $"{open} descriptors of the file were still open"
-            : null));
+            Unfinished(results) ?? (OpenDescriptors() is > 0 and var open ? $"{open} descriptors of the file were still open" : null)));
 
         Assert.True(problems.Count == 0, string.Join("; ", problems));
-        await call; // ended, whether it completed or was refused
+        await call.WaitAsync(TimeSpan.FromMinutes(1)); // inside the session before the disposes, so it completed
     }
 
     [Theory]
@@ -58,16 +60,16 @@ public sealed class ConcurrentDisposeTests : ConformanceTestBase
         Use(provider, layout);
         await using var db = Open(o => { o.Batching.CommitEvery = 0; o.Batching.CommitAfterMilliseconds = null; o.Batching.OnDispose = DisposeBehavior.Commit; });
         var session = await db.OpenSessionAsync();
-        var call = await StartLongCall(session, Blocks(provider));
+        var (call, results) = await StartLongCall(session, Blocks(provider));
 
         var problems = await RaceDisposes(session.DisposeAsync, session.Dispose, () => Task.FromResult(
-            !call.IsCompleted ? "the call in flight was still running"
-            : session.PendingWrites is > 0 and var pending ? $"{pending} writes of its batch were not committed yet"
+            Unfinished(results)
+            ?? (session.PendingWrites is > 0 and var pending ? $"{pending} writes of its batch were not committed yet"
             : OpenDescriptors() is > 0 and var open ? $"{open} descriptors of the file were still open"
-            : null));
+            : null)));
 
         Assert.True(problems.Count == 0, string.Join("; ", problems));
-        await call;
+        await call.WaitAsync(TimeSpan.FromMinutes(1));
         await using var check = await db.OpenSessionAsync();
         Assert.Equal(Blocks(provider), (await check.GetCountsAsync()).Blocks);
     }
@@ -89,22 +91,35 @@ public sealed class ConcurrentDisposeTests : ConformanceTestBase
         await Task.WhenAll(writes); // queued before the dispose: every one committed
     }
 
-    /// <summary>Starts one select-xor-insert call of <paramref name="blocks"/> new blocks on a thread of its own and returns once it has run for a while.</summary>
-    private static async Task<Task> StartLongCall(IBlockRepository session, int blocks)
+    /// <summary>
+    /// Starts one select-xor-insert call of <paramref name="blocks"/> new blocks on a thread of its own and returns once
+    /// it is inside the session, so the disposes wait for it rather than refuse it: SQLite writes each block's result as
+    /// it goes (the first is there), PostgreSQL's call returns its pending task only once inside, at its round trip.
+    /// </summary>
+    private static async Task<(Task Call, SelectXorInsertResult[] Results)> StartLongCall(IBlockRepository session, int blocks)
     {
         var keys = Enumerable.Range(0, blocks).Select(i => TestData.Binary(i, 1 + (i % 1000))).ToArray();
         var results = new SelectXorInsertResult[blocks];
-        var running = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        var returned = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
         var call = Task.Run(async () =>
         {
-            running.SetResult();
-            await session.SelectXorInsertAsync(keys, results);
+            var running = session.SelectXorInsertAsync(keys, results);
+            returned.SetResult();
+            await running;
         });
-        await running.Task;
-        await Task.Delay(200);
+        for (var waited = Stopwatch.StartNew(); results[0].Id == 0 && !returned.Task.IsCompleted;)
+        {
+            Assert.True(waited.Elapsed < TimeSpan.FromMinutes(1), "the long call did not enter the session within a minute");
+            await Task.Delay(1);
+        }
+
         Assert.False(call.IsCompleted, "the call ended before the disposes began: it must be longer for this test to mean anything");
-        return call;
+        return (call, results);
     }
+
+    /// <summary>What is wrong when a dispose returned while the call was still inside: its last block has no result yet (null: it had done all its work).</summary>
+    private static string? Unfinished(SelectXorInsertResult[] results) =>
+        results[^1].Id == 0 ? $"the call in flight was still running ({results.Count(r => r.Id != 0)} of its {results.Length} blocks done)" : null;
 
     /// <summary>
     /// Two <c>DisposeAsync</c> calls and a <c>Dispose</c> on another thread at once; as each returns, <paramref name="problem"/>
