@@ -99,7 +99,7 @@ internal sealed class GroupCommitWriter : IWriteRoute
                 && Stopwatch.GetElapsedTime(started).TotalMilliseconds < _options.MaxDelayMilliseconds
                 && reader.TryRead(out var request))
             {
-                Execute(request, batch);
+                await ExecuteAsync(request, batch).ConfigureAwait(false);
             }
 
             try
@@ -131,7 +131,12 @@ internal sealed class GroupCommitWriter : IWriteRoute
         }
     }
 
-    private void Execute(WriteRequest request, List<WriteRequest> batch)
+    /// <summary>
+    /// Runs one request on the writer session. It completes synchronously (the writer session has no read timer and no
+    /// commit-age timer, so nothing but this loop enters its gate); it is awaited, never blocked on, so a thread-pool
+    /// thread is never held should that change.
+    /// </summary>
+    private async ValueTask ExecuteAsync(WriteRequest request, List<WriteRequest> batch)
     {
         if (request.CancellationToken.IsCancellationRequested)
         {
@@ -141,8 +146,7 @@ internal sealed class GroupCommitWriter : IWriteRoute
 
         try
         {
-            // The writer session completes synchronously; GetResult rethrows its failure.
-            request.RunAsync(_writer).GetAwaiter().GetResult();
+            await request.RunAsync(_writer).ConfigureAwait(false);
             batch.Add(request);
         }
         catch (BlockDbBatchRolledBackException e)

@@ -168,7 +168,9 @@ internal sealed partial class SqliteDatabase : Database, ISqliteBlockDatabase
     }
 
     /// <summary>The shared repository's writer commits when its queue is drained, never by count or age, and rolls back at dispose what no caller waits for.</summary>
-    private static readonly BatchingOptions SharedWriterBatching = new() { CommitEvery = 0, CommitAfterMilliseconds = null, OnDispose = DisposeBehavior.Rollback };
+    // The writer commits at the end of each round and reads only inside its batches: no read batching, so no read
+    // timer enters its gate between rounds (the group-commit loop is the gate's only user).
+    private static readonly BatchingOptions SharedWriterBatching = new() { CommitEvery = 0, CommitAfterMilliseconds = null, OnDispose = DisposeBehavior.Rollback, ReadsPerTransaction = 1 };
 
     protected override ValueTask<BlockDbCheckResult> CheckCoreAsync(CancellationToken cancellationToken)
     {
