@@ -112,11 +112,12 @@ static async Task<(long BlocksetId, IReadOnlyList<long> BlockIds)> WriteAsync(IB
     var created = 0;
     foreach (var (hash, size) in blocks)
     {
-        var existing = await session.FindBlockAsync(hash, size);
-        var result = await session.SelectXorInsertAsync(hash, size);
+        var key = BlockKey.Parse(hash, size);
+        var existing = await session.FindBlockAsync(key);
+        var result = await session.SelectXorInsertAsync(key);
         Check(result.Created == existing is null, $"select-xor-insert of {hash} said Created={result.Created}, but FindBlock found {existing?.ToString() ?? "nothing"}");
         Check(existing is null || existing == result.Id, $"select-xor-insert of {hash} returned ID {result.Id}, FindBlock {existing}");
-        Check(!result.Created || (await session.SelectXorInsertAsync(hash, size)) == new SelectXorInsertResult(result.Id, false), $"a second select-xor-insert of {hash} inserted again");
+        Check(!result.Created || (await session.SelectXorInsertAsync(key)) == new SelectXorInsertResult(result.Id, false), $"a second select-xor-insert of {hash} inserted again");
         ids.Add(result.Id);
         created += result.Created ? 1 : 0;
     }

@@ -9,7 +9,7 @@ public readonly record struct ImportBlock(BlockHash Hash, long Size, long? Volum
 /// <summary>One blockset of a bulk import (<see cref="IBlockDatabase.ImportBlocksetsAsync"/>): a file's blocks in order.</summary>
 /// <param name="Blocks">The blocks in file order, each already in the index; none for an empty file.</param>
 /// <param name="FullHash">The hash of the whole content, or the empty <see langword="default"/> for none. A blockset with a full hash is imported once: one with the same full hash and length already in the index is reused.</param>
-public sealed record ImportBlockset(IReadOnlyList<BinaryBlockKey> Blocks, BlockHash FullHash = default);
+public sealed record ImportBlockset(IReadOnlyList<BlockKey> Blocks, BlockHash FullHash = default);
 
 /// <summary>How far a bulk import has got, reported after each committed transaction.</summary>
 /// <param name="Read">Items read from the input so far.</param>

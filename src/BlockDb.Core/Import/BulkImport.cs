@@ -28,7 +28,7 @@ internal static class BulkImport
         using var activity = Instruments.ActivitySource.StartActivity("blockdb.import");
         activity?.SetTag("blockdb.item", "block");
         var clock = Stopwatch.StartNew();
-        var group = new BinaryBlockKey[Math.Min(GroupSize, options.ItemsPerTransaction)];
+        var group = new BlockKey[Math.Min(GroupSize, options.ItemsPerTransaction)];
         var count = 0;
         long? volume = null;
         var state = new Counts("block");
@@ -46,7 +46,7 @@ internal static class BulkImport
             }
 
             volume = block.VolumeId;
-            group[count++] = new BinaryBlockKey(block.Hash, block.Size);
+            group[count++] = new BlockKey(block.Hash, block.Size);
             state.Read++;
             if (++state.InTransaction == options.ItemsPerTransaction)
             {

@@ -20,13 +20,6 @@ internal static class PgBlocks
         return await command.ExecuteScalarAsync(cancellationToken).ConfigureAwait(false) is long id ? id : null;
     }
 
-    /// <summary>Inserts a block; null when it existed (nothing written, no server error, so an open transaction stays usable).</summary>
-    public static async Task<long?> InsertAsync(NpgsqlConnection connection, NpgsqlTransaction? transaction, byte[] hash, long size, CancellationToken cancellationToken)
-    {
-        using var command = Command(PgSql.InsertBlock, connection, transaction, hash, size);
-        return await command.ExecuteScalarAsync(cancellationToken).ConfigureAwait(false) is long id ? id : null;
-    }
-
     /// <summary>
     /// Inserts the block unless it exists, then selects it: both statements in one round trip (an <see cref="NpgsqlBatch"/>).
     /// In READ COMMITTED each statement takes a new snapshot, so the select sees a row a concurrent writer committed

@@ -13,7 +13,7 @@ public sealed class EngineReportTests : ConformanceTestBase
         Use(provider, layout);
         await using var db = Open();
         await using var session = await db.OpenSessionAsync();
-        await session.InsertBlockAsync(TestData.Hash(1), 10);
+        await session.SelectXorInsertAsync(TestData.Block(1, 10));
         await session.CommitAsync();
         var before = session.ReadCacheStats();
         if (Provider == "SystemData")
@@ -24,7 +24,7 @@ public sealed class EngineReportTests : ConformanceTestBase
 
         for (var i = 0; i < 100; i++)
         {
-            Assert.NotNull(await session.FindBlockAsync(TestData.Hash(1), 10));
+            Assert.NotNull(await session.FindBlockAsync(TestData.Block(1, 10)));
         }
 
         var reads = session.ReadCacheStats()!.Value.Since(before!.Value);

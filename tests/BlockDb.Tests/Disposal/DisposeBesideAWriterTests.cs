@@ -48,7 +48,7 @@ public sealed class DisposeBesideAWriterTests(ITestOutputHelper output) : IDispo
         await using var session = await db.OpenSessionAsync();
         for (var i = 0; i < Blocks; i++)
         {
-            await session.SelectXorInsertAsync(TestData.Hash(i), 100 + i);
+            await session.SelectXorInsertAsync(TestData.Block(i, 100 + i));
         }
     }
 
@@ -66,7 +66,7 @@ public sealed class DisposeBesideAWriterTests(ITestOutputHelper output) : IDispo
         await using var session = await db.OpenSessionAsync();
         for (var i = 0; i < count; i++)
         {
-            Assert.NotNull(await session.FindBlockAsync(TestData.Hash(i), 100 + i));
+            Assert.NotNull(await session.FindBlockAsync(TestData.Block(i, 100 + i)));
         }
 
         Assert.Equal(count, (await session.GetCountsAsync()).Blocks);
@@ -96,8 +96,8 @@ public sealed class DisposeBesideAWriterTests(ITestOutputHelper output) : IDispo
         var shared = db.OpenSharedRepository();
         for (var i = 0; i < Blocks; i += 10)
         {
-            Assert.NotNull(await session.FindBlockAsync(TestData.Hash(i), 100 + i));
-            Assert.NotNull(await shared.FindBlockAsync(TestData.Hash(i + 1), 101 + i));
+            Assert.NotNull(await session.FindBlockAsync(TestData.Block(i, 100 + i)));
+            Assert.NotNull(await shared.FindBlockAsync(TestData.Block(i + 1, 101 + i)));
         }
 
         var clock = Stopwatch.StartNew();
@@ -129,7 +129,7 @@ public sealed class DisposeBesideAWriterTests(ITestOutputHelper output) : IDispo
         {
             for (var i = Blocks; i < Blocks + 100; i++)
             {
-                Assert.True((await session.SelectXorInsertAsync(TestData.Hash(i), 100 + i)).Created);
+                Assert.True((await session.SelectXorInsertAsync(TestData.Block(i, 100 + i))).Created);
             }
         }
 

@@ -56,7 +56,7 @@ public sealed class ImportTests : ConformanceTestBase
         {
             first = await session.RegisterVolumeAsync("b-1.zip", VolumeState.Uploaded);
             second = await session.RegisterVolumeAsync("b-2.zip", VolumeState.Uploaded);
-            known = (await session.SelectXorInsertAsync(Block(5).Hash, Block(5).Size)).Id;
+            known = (await session.SelectXorInsertAsync(new BlockKey(Block(5).Hash, Block(5).Size))).Id;
             await session.CommitAsync();
         }
 
@@ -75,9 +75,9 @@ public sealed class ImportTests : ConformanceTestBase
 
         await using var reader = await db.OpenSessionAsync();
         Assert.Equal(3000, (await reader.GetCountsAsync()).Blocks);
-        Assert.Equal(known, await reader.FindBlockAsync(Block(5).Hash, Block(5).Size));
+        Assert.Equal(known, await reader.FindBlockAsync(new BlockKey(Block(5).Hash, Block(5).Size)));
         Assert.Null((await reader.GetBlockAsync(known)).VolumeId); // a known block keeps its own volume
-        var late = await reader.FindBlockAsync(Block(2999).Hash, Block(2999).Size);
+        var late = await reader.FindBlockAsync(new BlockKey(Block(2999).Hash, Block(2999).Size));
         Assert.Equal(second, (await reader.GetBlockAsync(late!.Value)).VolumeId);
         Assert.Equal(250 * 6 - 1, (await reader.GetVolumeAsync(first)).Blocks);
         Assert.True((await db.CheckAsync()).IsClean);
@@ -140,7 +140,7 @@ public sealed class ImportTests : ConformanceTestBase
         Use(provider, layout);
         await using var db = Open();
         await db.ImportBlocksAsync(Stream(Enumerable.Range(0, 200).Select(i => Block(i))));
-        BinaryBlockKey Key(int i) => new(Block(i).Hash, Block(i).Size);
+        BlockKey Key(int i) => new(Block(i).Hash, Block(i).Size);
         var files = Enumerable.Range(0, 60)
             .Select(f => new ImportBlockset([.. Enumerable.Range(f, 1 + (f % 9)).Select(Key)], f % 10 == 9 ? default : TestData.Bytes(f % 50)))
             .Append(new ImportBlockset([], TestData.Bytes(7777)))

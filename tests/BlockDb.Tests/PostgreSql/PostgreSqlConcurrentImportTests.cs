@@ -78,7 +78,7 @@ public sealed class PostgreSqlConcurrentImportTests : PostgreSqlSchemaTestBase
             {
                 foreach (var call in calls)
                 {
-                    await writer.SelectXorInsertAsync(call.Select(k => TestData.Binary(k, 4096)).ToArray(), results);
+                    await writer.SelectXorInsertManyAsync(call.Select(k => TestData.Block(k, 4096)).ToArray(), results);
                 }
 
                 await writer.CommitAsync();
