@@ -130,7 +130,7 @@ static async Task<(long BlocksetId, IReadOnlyList<long> BlockIds)> WriteAsync(IB
     Check(listed.Select(b => b.BlockId).SequenceEqual(ids), "the blockset lists other blocks than it was given");
     var info = await session.GetBlocksetAsync(blocksetId);
     Check(info.Length == blocks.Sum(b => b.Size) && info.BlockCount == blocks.Count, $"blockset {blocksetId}: length {info.Length}, {info.BlockCount} blocks");
-    Check(await session.FindBlocksetAsync(fullHash, info.Length) == blocksetId, "FindBlockset does not find the new blockset");
+    Check(await session.FindBlocksetAsync(BlockHash.Parse(fullHash), info.Length) == blocksetId, "FindBlockset does not find the new blockset");
     var after = await session.GetCountsAsync();
     Check(after == new BlockDbCounts(before.Blocks + created, before.Blocksets + 1, before.BlocksetEntries + blocks.Count), $"counts went from {before} to {after} after {created} new blocks and one blockset of {blocks.Count}");
     return (blocksetId, ids);

@@ -76,14 +76,14 @@ public interface IBlockReader
     /// Finds a blockset by the hash of the whole content and its length in bytes, so an unchanged file reuses its
     /// blockset; the lowest ID when several match. A zero-length file matches the empty blockset with its hash.
     /// </summary>
-    /// <param name="fullHash">The hash of the whole content (base64).</param>
+    /// <param name="fullHash">The hash of the whole content (from Duplicati's base64 text: <see cref="BlockHash.Parse"/>).</param>
     /// <param name="length">The content's length in bytes (0 or more).</param>
     /// <param name="cancellationToken">Cancels before the query.</param>
     /// <returns>The blockset's ID, or <see langword="null"/> when none matches.</returns>
-    /// <exception cref="ArgumentException">The hash is not base64, or the length is negative.</exception>
+    /// <exception cref="ArgumentException">The hash is empty (<c>default(BlockHash)</c>); <see cref="ArgumentOutOfRangeException"/> when the length is negative.</exception>
     /// <exception cref="ObjectDisposedException">The session or repository was disposed.</exception>
     /// <exception cref="BlockDbException">The database failed.</exception>
-    ValueTask<long?> FindBlocksetAsync(string fullHash, long length, CancellationToken cancellationToken = default);
+    ValueTask<long?> FindBlocksetAsync(BlockHash fullHash, long length, CancellationToken cancellationToken = default);
 
     /// <summary>Gets a volume: its name, state, size, and the blocks and bytes it holds, referenced or not.</summary>
     /// <param name="volumeId">The volume ID.</param>

@@ -112,7 +112,7 @@ public sealed class BlockDbBackupDatabase : IDuplicatiBackupDatabase
     {
         ArgumentNullException.ThrowIfNull(blockHashes);
         var session = _session ?? await OpenBlockDbAsync(cancellationToken);
-        if (await session.FindBlocksetAsync(fullHash, length, cancellationToken) is { } found)
+        if (await session.FindBlocksetAsync(BlockHash.Parse(fullHash), length, cancellationToken) is { } found)
         {
             return (false, found);
         }

@@ -126,7 +126,7 @@ internal sealed class LockedRepository(IBlockRepository inner) : IBlockRepositor
     public ValueTask<BlockInfo> GetBlockAsync(long blockId, CancellationToken cancellationToken = default) =>
         Locked(r => r.GetBlockAsync(blockId, cancellationToken));
 
-    public ValueTask<long?> FindBlocksetAsync(string fullHash, long length, CancellationToken cancellationToken = default) =>
+    public ValueTask<long?> FindBlocksetAsync(BlockHash fullHash, long length, CancellationToken cancellationToken = default) =>
         Locked(r => r.FindBlocksetAsync(fullHash, length, cancellationToken));
 
     public ValueTask<VolumeInfo> GetVolumeAsync(long volumeId, CancellationToken cancellationToken = default) =>

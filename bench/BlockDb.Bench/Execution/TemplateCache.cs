@@ -78,7 +78,7 @@ internal sealed class TemplateCache(string folder, Action<string> log)
                 length += plan.Sizes[b];
             }
 
-            if (session.FindBlocksetAsync(plan.FullHash(f), length).GetAwaiter().GetResult() is var id && id != f + 1)
+            if (session.FindBlocksetAsync(BlockHash.Parse(plan.FullHash(f)), length).GetAwaiter().GetResult() is var id && id != f + 1)
             {
                 throw new InvalidOperationException($"Template blockset {f} got ID {id}, expected {f + 1}.");
             }

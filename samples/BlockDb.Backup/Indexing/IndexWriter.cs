@@ -32,7 +32,7 @@ internal sealed class IndexWriter(IBlockRepository repository, VolumeWriter volu
         }
 
         var fullHash = file.FullHash!;
-        if (await repository.FindBlocksetAsync(fullHash, file.Length, cancellationToken).ConfigureAwait(false) is { } existing)
+        if (await repository.FindBlocksetAsync(BlockHash.Parse(fullHash), file.Length, cancellationToken).ConfigureAwait(false) is { } existing)
         {
             Recorded(file, existing, reused: true);
             return;

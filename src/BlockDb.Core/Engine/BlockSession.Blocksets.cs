@@ -105,7 +105,7 @@ internal sealed partial class BlockSession<TEngine>
         }
     }
 
-    public async ValueTask<long?> FindBlocksetAsync(string fullHash, long length, CancellationToken cancellationToken = default)
+    public async ValueTask<long?> FindBlocksetAsync(BlockHash fullHash, long length, CancellationToken cancellationToken = default)
     {
         using var call = new CallScope(_site, nameof(FindBlocksetAsync));
         try

@@ -37,7 +37,7 @@ internal interface IEngineSession
 
     ValueTask<BlockInfo> GetBlockAsync(long blockId, CancellationToken cancellationToken);
 
-    ValueTask<long?> FindBlocksetAsync(string fullHash, long length, CancellationToken cancellationToken);
+    ValueTask<long?> FindBlocksetAsync(BlockHash fullHash, long length, CancellationToken cancellationToken);
 
     ValueTask<BlocksetInfo> GetBlocksetAsync(long blocksetId, CancellationToken cancellationToken);
 

@@ -82,8 +82,8 @@ internal static class Require
     }
 
     /// <summary>A blockset's full hash and byte length, to look it up.</summary>
-    /// <exception cref="ArgumentException">The hash is invalid or the length negative.</exception>
-    public static void FullHash(string fullHash, long length)
+    /// <exception cref="ArgumentException">The hash is empty or the length negative.</exception>
+    public static void FullHash(in BlockHash fullHash, long length)
     {
         BlockHash.Validate(fullHash, nameof(fullHash));
         ArgumentOutOfRangeException.ThrowIfNegative(length, nameof(length));

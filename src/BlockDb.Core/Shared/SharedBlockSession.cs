@@ -88,7 +88,7 @@ internal sealed class SharedBlockSession : ISharedBlockRepository
         return await lease.Session.GetBlockAsync(blockId, cancellationToken).ConfigureAwait(false);
     }
 
-    public async ValueTask<long?> FindBlocksetAsync(string fullHash, long length, CancellationToken cancellationToken = default)
+    public async ValueTask<long?> FindBlocksetAsync(BlockHash fullHash, long length, CancellationToken cancellationToken = default)
     {
         using var lease = await _readers.RentAsync(cancellationToken).ConfigureAwait(false);
         return await lease.Session.FindBlocksetAsync(fullHash, length, cancellationToken).ConfigureAwait(false);

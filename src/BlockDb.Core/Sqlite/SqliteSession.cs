@@ -128,10 +128,10 @@ internal readonly struct SqliteSession<TLayout> : IEngineSession
         return new(_blocksets.GetBlock(blockId));
     }
 
-    public ValueTask<long?> FindBlocksetAsync(string fullHash, long length, CancellationToken cancellationToken)
+    public ValueTask<long?> FindBlocksetAsync(BlockHash fullHash, long length, CancellationToken cancellationToken)
     {
         Tx.EnterRead();
-        return new(_blocksets.Find(fullHash, length));
+        return new(_blocksets.Find(fullHash.ToString(), length));
     }
 
     public ValueTask<BlocksetInfo> GetBlocksetAsync(long blocksetId, CancellationToken cancellationToken)

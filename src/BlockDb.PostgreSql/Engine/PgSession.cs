@@ -189,9 +189,9 @@ internal readonly struct PgSession : IEngineSession
     public ValueTask<BlockInfo> GetBlockAsync(long blockId, CancellationToken cancellationToken) =>
         _db.RunAsync(nameof(IBlockReader.GetBlockAsync), (c, t, token) => PgBlocks.GetBlockAsync(c, t, blockId, token), write: false, retryable: true, cancellationToken);
 
-    public ValueTask<long?> FindBlocksetAsync(string fullHash, long length, CancellationToken cancellationToken)
+    public ValueTask<long?> FindBlocksetAsync(BlockHash fullHash, long length, CancellationToken cancellationToken)
     {
-        var hash = Convert.FromBase64String(fullHash);
+        var hash = fullHash.Bytes.ToArray();
         return _db.RunAsync(nameof(IBlockReader.FindBlocksetAsync), (c, t, token) => PgBlocksets.FindBlocksetAsync(c, t, hash, length, token), write: false, retryable: true, cancellationToken);
     }
 

@@ -107,7 +107,7 @@ public sealed class BinaryCallTests : ConformanceTestBase
         var info = await session.GetBlocksetAsync(blocksetId);
         Assert.Equal(blocks.Sum(b => b.Size), info.Length);
         Assert.Equal(TestData.Hash(99), info.FullHash);
-        Assert.Equal(blocksetId, await session.FindBlocksetAsync(TestData.Hash(99), info.Length));
+        Assert.Equal(blocksetId, await session.FindBlocksetAsync(BlockHash.Parse(TestData.Hash(99)), info.Length));
         Assert.Equal((0L, 0), ((await session.GetBlocksetAsync(empty)).Length, (await session.GetBlocksetAsync(empty)).BlockCount));
     }
 

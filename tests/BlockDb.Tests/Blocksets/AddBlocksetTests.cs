@@ -89,15 +89,15 @@ public sealed class AddBlocksetTests : ConformanceTestBase
         Assert.Equal(new BlocksetInfo(empty, 0, emptyHash, 0), await session.GetBlocksetAsync(empty));
         Assert.Empty(await session.ListBlocksetBlocksAsync(empty));
         Assert.Empty(await session.ListBlocksetBlocksAsync(emptyById));
-        Assert.Equal(empty, await session.FindBlocksetAsync(emptyHash, 0));
+        Assert.Equal(empty, await session.FindBlocksetAsync(BlockHash.Parse(emptyHash), 0));
 
         var block = await session.SelectXorInsertAsync(TestData.Block(1, 4096));
         var file = await session.AddBlocksetAsync([block.Id], TestData.Hash(100));
         await session.AddBlocksetAsync([block.Id], TestData.Hash(100)); // the same content again: the first is found
-        Assert.Equal(file, await session.FindBlocksetAsync(TestData.Hash(100), 4096));
-        Assert.Null(await session.FindBlocksetAsync(TestData.Hash(100), 4095));
-        await Assert.ThrowsAsync<ArgumentException>(async () => await session.FindBlocksetAsync("not base64", 0));
-        await Assert.ThrowsAsync<ArgumentOutOfRangeException>(async () => await session.FindBlocksetAsync(emptyHash, -1));
+        Assert.Equal(file, await session.FindBlocksetAsync(BlockHash.Parse(TestData.Hash(100)), 4096));
+        Assert.Null(await session.FindBlocksetAsync(BlockHash.Parse(TestData.Hash(100)), 4095));
+        await Assert.ThrowsAsync<ArgumentException>(async () => await session.FindBlocksetAsync(BlockHash.Parse("not base64"), 0));
+        await Assert.ThrowsAsync<ArgumentOutOfRangeException>(async () => await session.FindBlocksetAsync(BlockHash.Parse(emptyHash), -1));
         Assert.True((await db.CheckAsync()).IsClean);
     }
 

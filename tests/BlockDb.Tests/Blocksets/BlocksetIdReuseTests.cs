@@ -27,7 +27,7 @@ public sealed class BlocksetIdReuseTests : ConformanceTestBase
         await prune.CommitAsync();
 
         // The backup finds the unchanged file's blockset: it will not record the file again.
-        var found = await backup.FindBlocksetAsync(TestData.Hash(-2), 200);
+        var found = await backup.FindBlocksetAsync(BlockHash.Parse(TestData.Hash(-2)), 200);
         Assert.Equal(old, found);
 
         // Meanwhile a prune deletes that blockset (the highest ID) and other files' blocksets arrive, by every write call.
@@ -81,7 +81,7 @@ public sealed class BlocksetIdReuseTests : ConformanceTestBase
         var import = await reopened.ImportBlocksetsAsync(Stream(new ImportBlockset([TestData.Block(1, 100)], TestData.Bytes(-5))));
         Assert.Equal(1, import.Created);
         await using var next = await reopened.OpenSessionAsync();
-        var imported = await next.FindBlocksetAsync(TestData.Hash(-5), 100);
+        var imported = await next.FindBlocksetAsync(BlockHash.Parse(TestData.Hash(-5)), 100);
         Assert.True(imported > deleted, $"imported blockset got ID {imported}, at or below the deleted ID {deleted}");
         var added = await next.AddBlocksetAsync([block]);
         Assert.True(added > imported, $"blockset ID {added} handed out at or below {imported}");

@@ -103,7 +103,7 @@ public sealed class CallerOperationsTests : IDisposable
             var oneCall = await session.SelectXorInsertBlocksetAsync(fileBlocks, fileResults, TestData.Bytes(102), v1);
             Note((byIds, byKeys, oneCall, string.Join(",", fileResults)));
             Note(await session.AddBlocksetAsync(ids.Take(4).ToList(), TestData.Hash(100)));
-            Note(await session.FindBlocksetAsync(TestData.Hash(101), 2007));
+            Note(await session.FindBlocksetAsync(BlockHash.Parse(TestData.Hash(101)), 2007));
             Note(await session.GetBlocksetAsync(byIds));
             Note(string.Join(",", await session.ListBlocksetBlocksAsync(oneCall)));
             Note(await session.GetBlockAsync(ids[2]));

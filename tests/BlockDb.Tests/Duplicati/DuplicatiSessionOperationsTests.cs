@@ -119,7 +119,7 @@ public sealed class DuplicatiSessionOperationsTests(DuplicatiTemplate template) 
             var volume = await shared.RegisterVolumeAsync("duplicati-bshared.dblock.zip");
             await Assert.ThrowsAsync<ArgumentException>(async () => await shared.SelectXorInsertAsync(file[0]));
             blockset = await AddFileAsync(shared, file, volume, FullHash("shared"));
-            Assert.Equal(blockset, await shared.FindBlocksetAsync(FullHash("shared"), (32 * Blocksize) + 300));
+            Assert.Equal(blockset, await shared.FindBlocksetAsync(BlockHash.Parse(FullHash("shared")), (32 * Blocksize) + 300));
         }
 
         Assert.Equal(2, DuplicatiFiles.Scalar(path, $"""SELECT COUNT(*) FROM "BlocklistHash" WHERE "BlocksetID" = {blockset}"""));

@@ -26,7 +26,7 @@ public sealed class HugeInputConformanceTests : ConformanceTestBase
             AssertShort(await Assert.ThrowsAsync<ArgumentException>(async () => await writer.AddBlocksetAsync([id], Huge)));
             AssertShort(await Assert.ThrowsAsync<ArgumentException>(async () => await writer.SelectXorInsertAsync(BlockKey.Parse(Huge, 1))));
             AssertShort(await Assert.ThrowsAsync<ArgumentException>(async () => await reader.FindBlockAsync(BlockKey.Parse(Huge, 1))));
-            AssertShort(await Assert.ThrowsAsync<ArgumentException>(async () => await reader.FindBlocksetAsync(Huge, 1)));
+            AssertShort(await Assert.ThrowsAsync<ArgumentException>(async () => await reader.FindBlocksetAsync(BlockHash.Parse(Huge), 1)));
             AssertShort(await Assert.ThrowsAsync<ArgumentException>(async () => await writer.RegisterVolumeAsync(Huge)));
             AssertShort(await Assert.ThrowsAsync<ArgumentException>(async () => await reader.FindVolumeAsync(Huge)));
 

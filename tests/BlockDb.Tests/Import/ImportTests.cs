@@ -151,10 +151,10 @@ public sealed class ImportTests : ConformanceTestBase
         var expectedSkips = Enumerable.Range(50, 10).Count(f => f % 10 != 9 && Length(f) == Length(f - 50));
         Assert.Equal((61L, 61L - expectedSkips, (long)expectedSkips), (result.Read, result.Created, result.Existing));
         await using var reader = await db.OpenSessionAsync();
-        var third = await reader.FindBlocksetAsync(TestData.Hash(3), Length(3));
+        var third = await reader.FindBlocksetAsync(BlockHash.Parse(TestData.Hash(3)), Length(3));
         Assert.NotNull(third);
         Assert.Equal(Enumerable.Range(3, 4).Select(i => Block(i).Hash.ToString()), (await reader.ListBlocksetBlocksAsync(third.Value)).Select(b => b.Hash));
-        Assert.Equal(0, (await reader.GetBlocksetAsync((await reader.FindBlocksetAsync(TestData.Hash(7777), 0))!.Value)).Length);
+        Assert.Equal(0, (await reader.GetBlocksetAsync((await reader.FindBlocksetAsync(BlockHash.Parse(TestData.Hash(7777)), 0))!.Value)).Length);
 
         var again = await db.ImportBlocksetsAsync(Stream(files.Where(f => !f.FullHash.IsEmpty)));
         Assert.Equal(0, again.Created);
@@ -162,7 +162,7 @@ public sealed class ImportTests : ConformanceTestBase
         var missing = new ImportBlockset([Key(1), Key(5000)], TestData.Bytes(9999));
         var notFound = await Assert.ThrowsAsync<BlockNotFoundException>(async () => await db.ImportBlocksetsAsync(Stream(new[] { missing })));
         Assert.Equal(1, notFound.Position);
-        Assert.Null(await reader.FindBlocksetAsync(TestData.Hash(9999), Block(1).Size + Block(5000).Size));
+        Assert.Null(await reader.FindBlocksetAsync(BlockHash.Parse(TestData.Hash(9999)), Block(1).Size + Block(5000).Size));
 
         static long Length(int f) => Enumerable.Range(f, 1 + (f % 9)).Sum(i => Block(i).Size);
     }

@@ -295,9 +295,9 @@ public sealed class PostgreSqlFastPathTests : PostgreSqlSchemaTestBase
         Assert.Equal((6L, 5L, 1L, 1), (result.Read, result.Created, result.Existing, result.Transactions));
 
         await using var check = await db.OpenSessionAsync();
-        var first = (await check.FindBlocksetAsync(TestData.Hash(5000), 300))!.Value;
+        var first = (await check.FindBlocksetAsync(BlockHash.Parse(TestData.Hash(5000)), 300))!.Value;
         Assert.Equal([Key(1).Hash.ToString(), Key(2).Hash.ToString(), Key(1).Hash.ToString()], (await check.ListBlocksetBlocksAsync(first)).Select(b => b.Hash));
-        Assert.Equal(0, (await check.GetBlocksetAsync((await check.FindBlocksetAsync(TestData.Hash(5001), 0))!.Value)).BlockCount);
+        Assert.Equal(0, (await check.GetBlocksetAsync((await check.FindBlocksetAsync(BlockHash.Parse(TestData.Hash(5001)), 0))!.Value)).BlockCount);
 
         var doomedFile = new ImportBlockset([Key(7), Key(900), Key(8)], TestData.Bytes(6000));
         var conflict = await Assert.ThrowsAsync<BlockDbConflictException>(async () => await db.ImportBlocksetsAsync(Stream(new[] { new ImportBlockset([Key(9)], TestData.Bytes(6001)), doomedFile })));

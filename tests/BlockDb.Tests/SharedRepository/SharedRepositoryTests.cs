@@ -188,7 +188,7 @@ public sealed class SharedRepositoryTests : ConformanceTestBase
         await shared.SetVolumeStateAsync(volume, VolumeState.Deleting);
         await shared.SetVolumeStateAsync(volume, VolumeState.Deleted);
         Assert.Equal(0, await shared.MoveBlocksAsync([], (await shared.RegisterVolumeAsync("w"))));
-        Assert.Null(await shared.FindBlocksetAsync(TestData.Hash(1), 0));
+        Assert.Null(await shared.FindBlocksetAsync(BlockHash.Parse(TestData.Hash(1)), 0));
         Assert.Equal(new BlockDbCounts(0, 0, 0), await shared.GetCountsAsync());
     }
 }
