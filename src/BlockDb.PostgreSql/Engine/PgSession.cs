@@ -105,7 +105,7 @@ internal readonly struct PgSession : IEngineSession
         }
 
         // The insert-first strategies and SelectThenInsert after a miss run the same statement with a volume.
-        var (id, created, state) = await _db.RunAsync(operation, (c, t, token) => PgBlocks.InsertInVolumeAsync(c, t, key, size, volume, thenFind: true, token), write: true, retryable: true, cancellationToken).ConfigureAwait(false);
+        var (id, created, state) = await _db.RunAsync(operation, (c, t, token) => PgBlocks.InsertInVolumeAsync(c, t, key, size, volume, token), write: true, retryable: true, cancellationToken).ConfigureAwait(false);
         _tx.Wrote(created);
         return id is { } known
             ? new SelectXorInsertResult(known, created)
