@@ -52,7 +52,7 @@ internal static class OpCount
             for (var i = 0; i < count; i++)
             {
                 RowHash(i, hash);
-                yield return new ImportBlock(new BlockHash(hash), 4096);
+                yield return new ImportBlock(new BlockKey(new BlockHash(hash), 4096));
             }
 
             await Task.CompletedTask;

@@ -155,7 +155,7 @@ if (mode == "import")
     {
         for (var i = 0; i < count; i++)
         {
-            yield return new ImportBlock(new BlockHash(SHA256.HashData(BitConverter.GetBytes(i))), 100 + (i % 7));
+            yield return new ImportBlock(new BlockKey(new BlockHash(SHA256.HashData(BitConverter.GetBytes(i))), 100 + (i % 7)));
             if (i % 1000 == 0)
             {
                 await Task.Yield();

@@ -77,7 +77,7 @@ static async IAsyncEnumerable<ImportBlock> Blocks(long count)
 {
     for (long i = 0; i < count; i++)
     {
-        yield return new ImportBlock(TestHash(i), SizeOf(i));
+        yield return new ImportBlock(new BlockKey(TestHash(i), SizeOf(i)));
     }
 
     await Task.CompletedTask;

@@ -101,7 +101,7 @@ internal sealed class TemplateCache(string folder, Action<string> log)
         for (var i = 0; i < plan.Blocks; i++)
         {
             var block = plan.BinaryBlock(i);
-            yield return new ImportBlock(block.Hash, block.Size);
+            yield return new ImportBlock(new BlockKey(block.Hash, block.Size));
         }
 
         await Task.CompletedTask.ConfigureAwait(false);

@@ -81,7 +81,7 @@ internal static class ServerWorkloads
     /// <summary>Bulk import of <paramref name="blocks"/> new blocks by binary COPY (PostgreSQL only). Ops are blocks.</summary>
     public static async Task<Percentiles> ImportAsync(IBlockDatabase db, int seed, int blocks)
     {
-        var keys = Enumerable.Range(0, blocks).Select(i => new ImportBlock(BlockHash.Parse(BlockHashes.Of(seed, HashDomain.Prefill, i)), BlockSize)).ToList();
+        var keys = Enumerable.Range(0, blocks).Select(i => new ImportBlock(new BlockKey(BlockHash.Parse(BlockHashes.Of(seed, HashDomain.Prefill, i)), BlockSize))).ToList();
         var clock = Stopwatch.StartNew();
         var inserted = (await db.ImportBlocksAsync(keys.ToAsyncEnumerable(), new ImportOptions { ItemsPerTransaction = ImportOptions.MaxItemsPerTransaction })).Created;
         var seconds = clock.Elapsed.TotalSeconds;

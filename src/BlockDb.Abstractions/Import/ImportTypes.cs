@@ -1,10 +1,9 @@
 namespace BlockDb;
 
 /// <summary>One block of a bulk import (<see cref="IBlockDatabase.ImportBlocksAsync"/>).</summary>
-/// <param name="Hash">The block hash (1 to <see cref="BlockHash.MaxBytes"/> bytes).</param>
-/// <param name="Size">The block size in bytes, 1 or more.</param>
+/// <param name="Block">The block (not <c>default(BlockKey)</c>).</param>
 /// <param name="VolumeId">The volume that holds the block, or <see langword="null"/> for none; it must exist and not be <see cref="VolumeState.Deleting"/> or <see cref="VolumeState.Deleted"/> when the block is new.</param>
-public readonly record struct ImportBlock(BlockHash Hash, long Size, long? VolumeId = null);
+public readonly record struct ImportBlock(BlockKey Block, long? VolumeId = null);
 
 /// <summary>One blockset of a bulk import (<see cref="IBlockDatabase.ImportBlocksetsAsync"/>): a file's blocks in order.</summary>
 /// <param name="Blocks">The blocks in file order, each already in the index; none for an empty file.</param>

@@ -252,7 +252,7 @@ public sealed class CallerTransactionTests : IDisposable
         await Assert.ThrowsAsync<InvalidOperationException>(async () => await blocks.OpenSessionAsync());
         Assert.Throws<NotSupportedException>(() => blocks.OpenSharedRepository());
         await Assert.ThrowsAsync<NotSupportedException>(async () => await blocks.RepairAsync());
-        await Assert.ThrowsAsync<NotSupportedException>(async () => await blocks.ImportBlocksAsync(AsyncOf(new ImportBlock(TestData.Bytes(1), 10))));
+        await Assert.ThrowsAsync<NotSupportedException>(async () => await blocks.ImportBlocksAsync(AsyncOf(new ImportBlock(new BlockKey(TestData.Bytes(1), 10)))));
 
         // The slot comes back when the session is disposed.
         await first.DisposeAsync();

@@ -274,7 +274,7 @@ public sealed class ObservabilityTests : IDisposable
     {
         for (var i = from; i < from + count; i++)
         {
-            yield return new ImportBlock(TestData.Bytes(i), 4096);
+            yield return new ImportBlock(new BlockKey(TestData.Bytes(i), 4096));
         }
 
         await Task.CompletedTask;

@@ -142,7 +142,7 @@ public sealed class CollectionTests : ConformanceTestBase
         var size = 700;
         foreach (var hash in hashes)
         {
-            yield return new ImportBlock(new BlockHash(Convert.FromBase64String(hash)), size);
+            yield return new ImportBlock(new BlockKey(new BlockHash(Convert.FromBase64String(hash)), size));
             size += 100;
         }
     }

@@ -68,7 +68,7 @@ public sealed class KeyMapImportMapTests(ITestOutputHelper output) : KeyMapFileT
         var other = await session.SelectXorInsertAsync(TestData.Block(5_000_000, 10));
         Assert.Equal(new SelectXorInsertResult(PerTransaction + 1, true), other); // the ID the stale entry of block PerTransaction names
         Assert.Null(await Find(session, PerTransaction));
-        var again = await session.SelectXorInsertAsync(new BlockKey(rolledBack.Hash, rolledBack.Size));
+        var again = await session.SelectXorInsertAsync(rolledBack.Block);
         Assert.Equal(new SelectXorInsertResult(PerTransaction + 2, true), again);
         Assert.Equal(PerTransaction + 1, await session.FindBlockAsync(TestData.Block(5_000_000, 10)));
         Assert.Equal(PerTransaction + 2, await Find(session, PerTransaction));
@@ -85,7 +85,7 @@ public sealed class KeyMapImportMapTests(ITestOutputHelper output) : KeyMapFileT
     private static ValueTask<long?> Find(IBlockRepository session, int i)
     {
         var block = ImportTests.Block(i);
-        return session.FindBlockAsync(new BlockKey(block.Hash, block.Size));
+        return session.FindBlockAsync(block.Block);
     }
 
     /// <summary>Import blocks 0 … <paramref name="count"/> − 1, awaiting <paramref name="midway"/> before block <paramref name="at"/>.</summary>

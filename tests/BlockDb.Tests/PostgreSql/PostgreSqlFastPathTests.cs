@@ -89,7 +89,7 @@ public sealed class PostgreSqlFastPathTests : PostgreSqlSchemaTestBase
                 var committed = new LastProgress();
                 try
                 {
-                    var result = await db.ImportBlocksAsync(Stream(order.Select(k => new ImportBlock(TestData.Bytes(k), 4096))), new ImportOptions { ItemsPerTransaction = 4000, Progress = committed });
+                    var result = await db.ImportBlocksAsync(Stream(order.Select(k => new ImportBlock(new BlockKey(TestData.Bytes(k), 4096)))), new ImportOptions { ItemsPerTransaction = 4000, Progress = committed });
                     Assert.Equal(30_000, result.Read);
                     return created + result.Created;
                 }
@@ -147,7 +147,7 @@ public sealed class PostgreSqlFastPathTests : PostgreSqlSchemaTestBase
         }
 
         var progress = new DeleteAfterFirstCommit(ConnectionString, volume);
-        var input = Enumerable.Range(0, 3000).Select(k => new ImportBlock(TestData.Bytes(k), 100, volume));
+        var input = Enumerable.Range(0, 3000).Select(k => new ImportBlock(new BlockKey(TestData.Bytes(k), 100), volume));
         var refused = await Assert.ThrowsAsync<BlockDbConflictException>(async () =>
             await db.ImportBlocksAsync(Stream(input), new ImportOptions { ItemsPerTransaction = 1000, Progress = progress }));
         Assert.Contains("Deleting", refused.Message, StringComparison.Ordinal);
@@ -157,11 +157,11 @@ public sealed class PostgreSqlFastPathTests : PostgreSqlSchemaTestBase
         Assert.Equal(1000, (await check.GetVolumeAsync(volume)).Blocks);
 
         // Blocks that exist keep their volume and need none that can receive them; a new one does.
-        var again = await db.ImportBlocksAsync(Stream(Enumerable.Range(0, 1000).Select(k => new ImportBlock(TestData.Bytes(k), 100, volume))));
+        var again = await db.ImportBlocksAsync(Stream(Enumerable.Range(0, 1000).Select(k => new ImportBlock(new BlockKey(TestData.Bytes(k), 100), volume))));
         Assert.Equal((1000L, 0L, 1000L), (again.Read, again.Created, again.Existing));
         await Assert.ThrowsAsync<VolumeNotFoundException>(async () =>
-            await db.ImportBlocksAsync(Stream(new[] { new ImportBlock(TestData.Bytes(1), 100, 999_999), new ImportBlock(TestData.Bytes(5000), 100, 999_999) })));
-        var moved = await db.ImportBlocksAsync(Stream(Enumerable.Range(1000, 3000).Select(k => new ImportBlock(TestData.Bytes(k), 100, other))));
+            await db.ImportBlocksAsync(Stream(new[] { new ImportBlock(new BlockKey(TestData.Bytes(1), 100), 999_999), new ImportBlock(new BlockKey(TestData.Bytes(5000), 100), 999_999) })));
+        var moved = await db.ImportBlocksAsync(Stream(Enumerable.Range(1000, 3000).Select(k => new ImportBlock(new BlockKey(TestData.Bytes(k), 100), other))));
         Assert.Equal(3000, moved.Created);
         Assert.Equal(4000, (await check.GetCountsAsync()).Blocks);
         Assert.True((await db.CheckAsync()).IsClean);
@@ -280,7 +280,7 @@ public sealed class PostgreSqlFastPathTests : PostgreSqlSchemaTestBase
             await session.CommitAsync();
         }
 
-        await db.ImportBlocksAsync(Stream(Enumerable.Range(0, 100).Select(k => new ImportBlock(TestData.Bytes(k), 100))));
+        await db.ImportBlocksAsync(Stream(Enumerable.Range(0, 100).Select(k => new ImportBlock(new BlockKey(TestData.Bytes(k), 100)))));
         BlockKey Key(int k) => TestData.Block(k, 100);
         var files = new List<ImportBlockset>
         {

@@ -202,9 +202,9 @@ public sealed class PostgreSqlServerTests : PostgreSqlSchemaTestBase
 
         // One transaction for the whole input, so a bad block leaves nothing of it.
         var whole = new ImportOptions { ItemsPerTransaction = ImportOptions.MaxItemsPerTransaction };
-        var blocks = Enumerable.Range(0, 5000).Select(i => new ImportBlock(TestData.Bytes(i % 4000), 4096)).ToList();
+        var blocks = Enumerable.Range(0, 5000).Select(i => new ImportBlock(new BlockKey(TestData.Bytes(i % 4000), 4096))).ToList();
         Assert.Equal(3999, (await db.ImportBlocksAsync(blocks.ToAsyncEnumerable(), whole)).Created);
-        var bad = blocks.Append(new ImportBlock(default, 1)).Prepend(new ImportBlock(TestData.Bytes(-1), 1));
+        var bad = blocks.Append(new ImportBlock(default)).Prepend(new ImportBlock(new BlockKey(TestData.Bytes(-1), 1)));
         await Assert.ThrowsAsync<ArgumentException>(async () => await db.ImportBlocksAsync(bad.ToAsyncEnumerable(), whole));
 
         await using var check = await db.OpenSessionAsync();
