@@ -73,8 +73,8 @@ public class MetricsOverheadBenchmarks
     }
 
     [Benchmark]
-    public long? FindBinary() => _session!.FindBlockAsync(_existing[_next++ & (Pool - 1)], MicroData.BlockSize).GetAwaiter().GetResult();
+    public long? FindBinary() => _session!.FindBlockAsync(new BlockKey(_existing[_next++ & (Pool - 1)], MicroData.BlockSize)).GetAwaiter().GetResult();
 
     [Benchmark]
-    public long SelectXorInsertHit() => _session!.SelectXorInsertAsync(_existing[_next++ & (Pool - 1)], MicroData.BlockSize).GetAwaiter().GetResult().Id;
+    public long SelectXorInsertHit() => _session!.SelectXorInsertAsync(new BlockKey(_existing[_next++ & (Pool - 1)], MicroData.BlockSize)).GetAwaiter().GetResult().Id;
 }

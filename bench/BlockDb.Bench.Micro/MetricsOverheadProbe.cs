@@ -65,11 +65,11 @@ internal static class MetricsOverheadProbe
                 var hash = hashes[next++ & (Pool - 1)];
                 if (find)
                 {
-                    session.FindBlockAsync(hash, MicroData.BlockSize).GetAwaiter().GetResult();
+                    session.FindBlockAsync(new BlockKey(hash, MicroData.BlockSize)).GetAwaiter().GetResult();
                 }
                 else
                 {
-                    session.SelectXorInsertAsync(hash, MicroData.BlockSize).GetAwaiter().GetResult();
+                    session.SelectXorInsertAsync(new BlockKey(hash, MicroData.BlockSize)).GetAwaiter().GetResult();
                 }
             }
 

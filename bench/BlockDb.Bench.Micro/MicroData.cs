@@ -46,7 +46,7 @@ internal static class MicroData
             {
                 for (var i = 0; i < rows; i++)
                 {
-                    session.InsertBlockAsync(Hash(1, i), BlockSize).GetAwaiter().GetResult();
+                    session.SelectXorInsertAsync(BlockKey.Parse(Hash(1, i), BlockSize)).GetAwaiter().GetResult();
                 }
 
                 session.CommitAsync().GetAwaiter().GetResult();

@@ -28,8 +28,8 @@ public abstract class RepositoryBenchmarks
     private BlockHash[] _existingBytes = [];
     private string[] _fresh = [];
     private BlockHash[] _freshBytes = [];
-    private BinaryBlockKey[] _file = [];
-    private BlockKey[] _fileText = [];
+    private BlockKey[] _file = [];
+    private (string Hash, long Size)[] _fileText = [];
     private string _folder = string.Empty;
     private int _hit;
     private int _miss;
@@ -84,8 +84,8 @@ public abstract class RepositoryBenchmarks
         _fresh = [.. _freshBytes.Select(h => h.ToString())];
 
         // A file of 16 blocks: 12 known and 4 new on its first run (known after it until the next rollback).
-        _file = [.. Enumerable.Range(0, FileBlocks).Select(i => new BinaryBlockKey(i % 4 == 3 ? MicroData.Bytes(3, i) : _existingBytes[i * 7], MicroData.BlockSize))];
-        _fileText = [.. _file.Select(b => new BlockKey(b.Hash.ToString(), b.Size))];
+        _file = [.. Enumerable.Range(0, FileBlocks).Select(i => new BlockKey(i % 4 == 3 ? MicroData.Bytes(3, i) : _existingBytes[i * 7], MicroData.BlockSize))];
+        _fileText = [.. _file.Select(b => (b.Hash.ToString(), b.Size))];
     }
 
     [GlobalCleanup]
@@ -98,31 +98,31 @@ public abstract class RepositoryBenchmarks
 
     [Benchmark(Description = "find (select)")]
     [BenchmarkCategory("select")]
-    public long? Find() => _session!.FindBlockAsync(NextExisting(), MicroData.BlockSize).GetAwaiter().GetResult();
+    public long? Find() => _session!.FindBlockAsync(BlockKey.Parse(NextExisting(), MicroData.BlockSize)).GetAwaiter().GetResult();
 
     [Benchmark(Description = "find, binary hash")]
     [BenchmarkCategory("select")]
-    public long? FindBinary() => _session!.FindBlockAsync(_existingBytes[NextHit()], MicroData.BlockSize).GetAwaiter().GetResult();
+    public long? FindBinary() => _session!.FindBlockAsync(new BlockKey(_existingBytes[NextHit()], MicroData.BlockSize)).GetAwaiter().GetResult();
 
     [Benchmark(Description = "insert")]
     [BenchmarkCategory("insert")]
-    public long Insert() => _session!.InsertBlockAsync(_fresh[NextMiss()], MicroData.BlockSize).GetAwaiter().GetResult();
+    public long Insert() => _session!.SelectXorInsertAsync(BlockKey.Parse(_fresh[NextMiss()], MicroData.BlockSize)).GetAwaiter().GetResult().Id;
 
     [Benchmark(Description = "xor hit")]
     [BenchmarkCategory("xor-hit")]
-    public SelectXorInsertResult XorHit() => _session!.SelectXorInsertAsync(NextExisting(), MicroData.BlockSize).GetAwaiter().GetResult();
+    public SelectXorInsertResult XorHit() => _session!.SelectXorInsertAsync(BlockKey.Parse(NextExisting(), MicroData.BlockSize)).GetAwaiter().GetResult();
 
     [Benchmark(Description = "xor hit, binary hash")]
     [BenchmarkCategory("xor-hit")]
-    public SelectXorInsertResult XorHitBinary() => _session!.SelectXorInsertAsync(_existingBytes[NextHit()], MicroData.BlockSize).GetAwaiter().GetResult();
+    public SelectXorInsertResult XorHitBinary() => _session!.SelectXorInsertAsync(new BlockKey(_existingBytes[NextHit()], MicroData.BlockSize)).GetAwaiter().GetResult();
 
     [Benchmark(Description = "xor miss")]
     [BenchmarkCategory("xor-miss")]
-    public SelectXorInsertResult XorMiss() => _session!.SelectXorInsertAsync(_fresh[NextMiss()], MicroData.BlockSize).GetAwaiter().GetResult();
+    public SelectXorInsertResult XorMiss() => _session!.SelectXorInsertAsync(BlockKey.Parse(_fresh[NextMiss()], MicroData.BlockSize)).GetAwaiter().GetResult();
 
     [Benchmark(Description = "xor miss, binary hash")]
     [BenchmarkCategory("xor-miss")]
-    public SelectXorInsertResult XorMissBinary() => _session!.SelectXorInsertAsync(_freshBytes[NextMiss()], MicroData.BlockSize).GetAwaiter().GetResult();
+    public SelectXorInsertResult XorMissBinary() => _session!.SelectXorInsertAsync(new BlockKey(_freshBytes[NextMiss()], MicroData.BlockSize)).GetAwaiter().GetResult();
 
     /// <summary>A file the Duplicati way: 16 text calls, then the blockset from the IDs.</summary>
     [Benchmark(Description = "file of 16: per-block calls + blockset", OperationsPerInvoke = FileBlocks)]
@@ -131,7 +131,7 @@ public abstract class RepositoryBenchmarks
     {
         for (var i = 0; i < FileBlocks; i++)
         {
-            _ids[i] = _session!.SelectXorInsertAsync(_fileText[i].Hash, _fileText[i].Size).GetAwaiter().GetResult().Id;
+            _ids[i] = _session!.SelectXorInsertAsync(BlockKey.Parse(_fileText[i].Hash, _fileText[i].Size)).GetAwaiter().GetResult().Id;
         }
 
         var id = _session!.AddBlocksetAsync(_ids).GetAwaiter().GetResult();

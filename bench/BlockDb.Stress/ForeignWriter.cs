@@ -40,7 +40,7 @@ internal sealed class ForeignWriter(string path, TimeSpan duration, int seed)
             {
                 connection.Execute("BEGIN IMMEDIATE");
                 var key = StressKeys.Foreign(_random);
-                var absent = !Step(find, s => { s.BindBlob(1, Convert.FromBase64String(key.Hash)); s.BindInt64(2, key.Size); });
+                var absent = !Step(find, s => { s.BindBlob(1, key.Hash.Bytes); s.BindInt64(2, key.Size); });
                 var op = _random.Next(6);
                 if (op <= 2 && absent)
                 {
@@ -53,13 +53,13 @@ internal sealed class ForeignWriter(string path, TimeSpan duration, int seed)
                     };
                     if (id is { } at)
                     {
-                        Run(insertAt, s => { s.BindInt64(1, at); s.BindBlob(2, Convert.FromBase64String(key.Hash)); s.BindInt64(3, key.Size); });
+                        Run(insertAt, s => { s.BindInt64(1, at); s.BindBlob(2, key.Hash.Bytes); s.BindInt64(3, key.Size); });
                         written.Add(at);
                         Count(op == 0 ? "insert-gap" : "insert-high");
                     }
                     else
                     {
-                        Run(insertAuto, s => { s.BindBlob(1, Convert.FromBase64String(key.Hash)); s.BindInt64(2, key.Size); });
+                        Run(insertAuto, s => { s.BindBlob(1, key.Hash.Bytes); s.BindInt64(2, key.Size); });
                         written.Add(long.Parse(connection.QueryText("SELECT last_insert_rowid()")!, CultureInfo.InvariantCulture));
                         Count("insert-auto");
                     }
@@ -74,12 +74,12 @@ internal sealed class ForeignWriter(string path, TimeSpan duration, int seed)
                             Count("delete");
                             break;
                         case 4 when absent:
-                            Run(update, s => { s.BindBlob(1, Convert.FromBase64String(key.Hash)); s.BindInt64(2, key.Size); s.BindInt64(3, mine); });
+                            Run(update, s => { s.BindBlob(1, key.Hash.Bytes); s.BindInt64(2, key.Size); s.BindInt64(3, mine); });
                             written.Add(mine);
                             Count("update");
                             break;
                         case 5 when absent:
-                            Run(replaceAt, s => { s.BindInt64(1, mine); s.BindBlob(2, Convert.FromBase64String(key.Hash)); s.BindInt64(3, key.Size); });
+                            Run(replaceAt, s => { s.BindInt64(1, mine); s.BindBlob(2, key.Hash.Bytes); s.BindInt64(3, key.Size); });
                             written.Add(mine);
                             Count("replace");
                             break;

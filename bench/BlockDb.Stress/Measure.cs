@@ -45,7 +45,7 @@ internal static class Measure
                 await using var db = BlockDatabase.Open(new BlockDbOptions { Provider = provider, DataSource = path });
                 await using var session = await db.OpenSessionAsync();
                 var clock = Stopwatch.StartNew();
-                var found = await session.FindBlockAsync(Hash(blocks / 2), 4096);
+                var found = await session.FindBlockAsync(BlockKey.Parse(Hash(blocks / 2), 4096));
                 times[provider].Add(clock.Elapsed.TotalMilliseconds);
                 if (found != (blocks / 2) + 1)
                 {
@@ -96,11 +96,11 @@ internal static class Measure
         await using var db = BlockDatabase.Open(new BlockDbOptions { Provider = Reference, DataSource = path });
         await using var session = await db.OpenSessionAsync();
         var keys = Enumerable.Range(0, lookups).Select(i => hash(i * 7919 % count)).ToArray();
-        await session.FindBlockAsync(keys[0], 4096); // loads the map
+        await session.FindBlockAsync(BlockKey.Parse(keys[0], 4096)); // loads the map
         var clock = Stopwatch.StartNew();
         foreach (var key in keys)
         {
-            if (await session.FindBlockAsync(key, 4096) is null)
+            if (await session.FindBlockAsync(BlockKey.Parse(key, 4096)) is null)
             {
                 throw new InvalidOperationException("A block that exists was not found.");
             }
@@ -116,7 +116,7 @@ internal static class Measure
         await FillAsync(path, 100_000, i => Hash(i));
         await using var writerDb = BlockDatabase.Open(new BlockDbOptions { Provider = Reference, DataSource = path, Batching = { CommitEvery = 0 } });
         await using var writer = await writerDb.OpenSessionAsync();
-        await writer.SelectXorInsertAsync(Hash(-1), 4096);
+        await writer.SelectXorInsertAsync(BlockKey.Parse(Hash(-1), 4096));
         foreach (var provider in ProviderCatalog.SqliteNames)
         {
             var times = new List<double>();
@@ -185,7 +185,7 @@ internal static class Measure
         {
             await using var db = BlockDatabase.Open(new BlockDbOptions { Provider = provider, DataSource = path });
             await using var session = await db.OpenSessionAsync();
-            await session.FindBlockAsync(Hash(1), 4096);
+            await session.FindBlockAsync(BlockKey.Parse(Hash(1), 4096));
             return 0;
         }
         catch (BlockDbException e)
@@ -201,7 +201,7 @@ internal static class Measure
         await using var session = await db.OpenSessionAsync();
         for (var i = 0; i < count; i++)
         {
-            await session.SelectXorInsertAsync(hash(i), 4096);
+            await session.SelectXorInsertAsync(BlockKey.Parse(hash(i), 4096));
         }
 
         await session.CommitAsync();

@@ -21,11 +21,11 @@ internal static class OpCount
         await using var session = await db.OpenSessionAsync();
         for (var i = 0; i < blocks; i++)
         {
-            await session.SelectXorInsertAsync(Hash(i), 4096);
+            await session.SelectXorInsertAsync(BlockKey.Parse(Hash(i), 4096));
         }
 
         await session.CommitAsync();
-        await session.FindBlockAsync(Hash(0), 4096); // the map is loaded, so the dispose writes its snapshot
+        await session.FindBlockAsync(BlockKey.Parse(Hash(0), 4096)); // the map is loaded, so the dispose writes its snapshot
         Console.WriteLine($"filled {path} with {blocks:N0} blocks ({provider})");
         return 0;
     }
@@ -52,7 +52,7 @@ internal static class OpCount
             for (var i = 0; i < count; i++)
             {
                 RowHash(i, hash);
-                yield return new ImportBlock(new BlockHash(hash), 4096);
+                yield return new ImportBlock(new BlockKey(new BlockHash(hash), 4096));
             }
 
             await Task.CompletedTask;
@@ -90,18 +90,19 @@ internal static class OpCount
             throw new ArgumentOutOfRangeException(nameof(count), count, $"At most {Pool:N0} calls.");
         }
 
-        var keys = new string[Pool];
+        // The keys are parsed from Duplicati's text here, once each, as a text caller does before its call.
+        var keys = new BlockKey[Pool];
         for (var i = 0; i < Pool; i++)
         {
             var existing = (int)((long)i * 7919 % blocks);
-            keys[i] = operation is "sxi" or "shared-sxi" && i % 2 == 1 ? Hash(blocks + i) : Hash(existing);
+            keys[i] = BlockKey.Parse(operation is "sxi" or "shared-sxi" && i % 2 == 1 ? Hash(blocks + i) : Hash(existing), 4096);
         }
 
         // The read transaction is held up to a minute, not ended by its 50 ms clock: under valgrind the clock decided how
         // many read transactions a run paid, and counts of one build differed by 10 %; held, they repeat to 0.01 %.
         var db = BlockDatabase.Open(new BlockDbOptions { Provider = provider, DataSource = path, Index = { Layout = layout }, Batching = { ReadTransactionMilliseconds = 60_000 } });
         var session = await db.OpenSessionAsync();
-        await session.FindBlockAsync(Hash(0), 4096); // loads the map
+        await session.FindBlockAsync(BlockKey.Parse(Hash(0), 4096)); // loads the map
         var clock = Stopwatch.StartNew();
         var allocated = GC.GetAllocatedBytesForCurrentThread();
         long sum = 0;
@@ -110,7 +111,7 @@ internal static class OpCount
             case "find":
                 for (var i = 0; i < count; i++)
                 {
-                    sum += await session.FindBlockAsync(keys[i], 4096) ?? throw new InvalidOperationException($"Block {i} was not found.");
+                    sum += await session.FindBlockAsync(keys[i]) ?? throw new InvalidOperationException($"Block {i} was not found.");
                 }
 
                 break;
@@ -118,7 +119,7 @@ internal static class OpCount
             case "sxi-hit":
                 for (var i = 0; i < count; i++)
                 {
-                    var result = await session.SelectXorInsertAsync(keys[i], 4096);
+                    var result = await session.SelectXorInsertAsync(keys[i]);
                     sum += result.Id + (result.Created ? 1 : 0);
                 }
 
@@ -128,7 +129,7 @@ internal static class OpCount
                 var shared = db.OpenSharedRepository();
                 for (var i = 0; i < count; i++)
                 {
-                    var result = await shared.SelectXorInsertAsync(keys[i], 4096);
+                    var result = await shared.SelectXorInsertAsync(keys[i]);
                     sum += result.Id + (result.Created ? 1 : 0);
                 }
 

@@ -45,7 +45,7 @@ internal static class StackProbe
             {
                 for (var i = 0; i < blocks; i++)
                 {
-                    await session.SelectXorInsertAsync(Hash(i), 4096);
+                    await session.SelectXorInsertAsync(BlockKey.Parse(Hash(i), 4096));
                 }
 
                 await session.CommitAsync();
@@ -56,8 +56,8 @@ internal static class StackProbe
             await using var probe = await db.OpenSessionAsync();
 
             // Warm up the path once (map loaded, statements prepared, read transaction open), then trace.
-            await probe.FindBlockAsync(Hash(1), 4096);
-            await probe.SelectXorInsertAsync(Hash(2), 4096);
+            await probe.FindBlockAsync(BlockKey.Parse(Hash(1), 4096));
+            await probe.SelectXorInsertAsync(BlockKey.Parse(Hash(2), 4096));
 
             // A call that meets background work in the session's gate (a timer, a metrics sample) takes the async rest,
             // one or two frames deeper, by design; on a loaded machine that can happen to any one call. The probe
@@ -69,7 +69,7 @@ internal static class StackProbe
             for (var attempt = 0; attempt < Attempts; attempt++)
             {
                 driver.Arm();
-                var hit = await probe.SelectXorInsertAsync(Hash((blocks / 2) + attempt), 4096);
+                var hit = await probe.SelectXorInsertAsync(BlockKey.Parse(Hash((blocks / 2) + attempt), 4096));
                 var stacks = driver.Disarm();
                 if (hit.Created)
                 {
@@ -80,7 +80,7 @@ internal static class StackProbe
                 hitStacks = Shallower(hitStacks, stacks);
 
                 driver.Arm();
-                var miss = await probe.SelectXorInsertAsync(Hash(-1 - attempt), 4096);
+                var miss = await probe.SelectXorInsertAsync(BlockKey.Parse(Hash(-1 - attempt), 4096));
                 stacks = driver.Disarm();
                 if (!miss.Created)
                 {

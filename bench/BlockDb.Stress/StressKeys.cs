@@ -17,7 +17,7 @@ public static class StressKeys
     public const int Hot = 2_000;
 
     private static readonly BlockKey[] Keys = [.. Enumerable.Range(0, Count).Select(i =>
-        new BlockKey(Convert.ToBase64String(SHA256.HashData(Encoding.UTF8.GetBytes($"stress block {i}"))), 4096 + (i % 5)))];
+        new BlockKey(new BlockHash(SHA256.HashData(Encoding.UTF8.GetBytes($"stress block {i}"))), 4096 + (i % 5)))];
 
     public static BlockKey Get(int i) => Keys[i];
 
@@ -27,11 +27,11 @@ public static class StressKeys
     /// <summary>Keys the foreign writer may insert (every fourth).</summary>
     public static BlockKey Foreign(Random random) => Keys[random.Next(Count / 4) * 4];
 
-    public static string Format(BlockKey key) => $"{key.Hash}:{key.Size}";
+    public static string Format(BlockKey key) => key.ToString();
 
     public static BlockKey Parse(string text)
     {
         var colon = text.LastIndexOf(':');
-        return new BlockKey(text[..colon], long.Parse(text[(colon + 1)..], System.Globalization.CultureInfo.InvariantCulture));
+        return BlockKey.Parse(text[..colon], long.Parse(text[(colon + 1)..], System.Globalization.CultureInfo.InvariantCulture));
     }
 }

@@ -125,7 +125,7 @@ public static class StressRun
                 report.Failures.Add($"block {StressKeys.Format(key)} was acknowledged with IDs {string.Join(", ", blockDbIds.Distinct())}");
             }
 
-            var found = await session.FindBlockAsync(key.Hash, key.Size);
+            var found = await session.FindBlockAsync(key);
             if (found != blockDbIds[0])
             {
                 report.Failures.Add($"acknowledged block {StressKeys.Format(key)} = ID {blockDbIds[0]} is now {found?.ToString(CultureInfo.InvariantCulture) ?? "missing"}");
@@ -137,7 +137,7 @@ public static class StressRun
             try
             {
                 var listed = await session.ListBlocksetBlocksAsync(id);
-                if (!listed.Select(b => new BlockKey(b.Hash, b.Size)).SequenceEqual(blocks))
+                if (!listed.Select(b => BlockKey.Parse(b.Hash, b.Size)).SequenceEqual(blocks))
                 {
                     report.Failures.Add($"acknowledged blockset {id} holds other blocks than written");
                 }

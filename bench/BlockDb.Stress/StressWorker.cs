@@ -125,7 +125,7 @@ internal sealed class StressWorker(string path, string provider, JournalMode jou
                     Doing(loop, "select-xor-insert");
                     foreach (var key in file)
                     {
-                        var result = await session.SelectXorInsertAsync(key.Hash, key.Size);
+                        var result = await session.SelectXorInsertAsync(key);
                         blocks.Add(AckBlock(key, result.Id, result.Created, loop));
                         Count(result.Created ? "created" : "found");
                     }
@@ -156,7 +156,7 @@ internal sealed class StressWorker(string path, string provider, JournalMode jou
                 {
                     var key = StressKeys.Get(random.Next(StressKeys.Count));
                     Doing(loop, "find");
-                    await session.FindBlockAsync(key.Hash, key.Size);
+                    await session.FindBlockAsync(key);
                     Count("finds");
                 }
 
@@ -237,7 +237,7 @@ internal sealed class StressWorker(string path, string provider, JournalMode jou
             var file = StressKeys.File(random);
             foreach (var key in file)
             {
-                var result = await shared.SelectXorInsertAsync(key.Hash, key.Size);
+                var result = await shared.SelectXorInsertAsync(key);
                 Output.Line(AckBlock(key, result.Id, result.Created, "shared"));
                 Count(result.Created ? "shared-created" : "shared-found");
             }
@@ -273,7 +273,7 @@ internal sealed class StressWorker(string path, string provider, JournalMode jou
                     while (true)
                     {
                         var key = StressKeys.Get(r.Next(StressKeys.Count));
-                        await session.SelectXorInsertAsync(key.Hash, key.Size);
+                        await session.SelectXorInsertAsync(key);
                     }
                 }),
             };

@@ -112,11 +112,12 @@ static async Task<(long BlocksetId, IReadOnlyList<long> BlockIds)> WriteAsync(IB
     var created = 0;
     foreach (var (hash, size) in blocks)
     {
-        var existing = await session.FindBlockAsync(hash, size);
-        var result = await session.SelectXorInsertAsync(hash, size);
+        var key = BlockKey.Parse(hash, size);
+        var existing = await session.FindBlockAsync(key);
+        var result = await session.SelectXorInsertAsync(key);
         Check(result.Created == existing is null, $"select-xor-insert of {hash} said Created={result.Created}, but FindBlock found {existing?.ToString() ?? "nothing"}");
         Check(existing is null || existing == result.Id, $"select-xor-insert of {hash} returned ID {result.Id}, FindBlock {existing}");
-        Check(!result.Created || (await session.SelectXorInsertAsync(hash, size)) == new SelectXorInsertResult(result.Id, false), $"a second select-xor-insert of {hash} inserted again");
+        Check(!result.Created || (await session.SelectXorInsertAsync(key)) == new SelectXorInsertResult(result.Id, false), $"a second select-xor-insert of {hash} inserted again");
         ids.Add(result.Id);
         created += result.Created ? 1 : 0;
     }
@@ -129,7 +130,7 @@ static async Task<(long BlocksetId, IReadOnlyList<long> BlockIds)> WriteAsync(IB
     Check(listed.Select(b => b.BlockId).SequenceEqual(ids), "the blockset lists other blocks than it was given");
     var info = await session.GetBlocksetAsync(blocksetId);
     Check(info.Length == blocks.Sum(b => b.Size) && info.BlockCount == blocks.Count, $"blockset {blocksetId}: length {info.Length}, {info.BlockCount} blocks");
-    Check(await session.FindBlocksetAsync(fullHash, info.Length) == blocksetId, "FindBlockset does not find the new blockset");
+    Check(await session.FindBlocksetAsync(BlockHash.Parse(fullHash), info.Length) == blocksetId, "FindBlockset does not find the new blockset");
     var after = await session.GetCountsAsync();
     Check(after == new BlockDbCounts(before.Blocks + created, before.Blocksets + 1, before.BlocksetEntries + blocks.Count), $"counts went from {before} to {after} after {created} new blocks and one blockset of {blocks.Count}");
     return (blocksetId, ids);

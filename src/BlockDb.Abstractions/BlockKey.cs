@@ -1,11 +1,80 @@
+using System.Diagnostics.CodeAnalysis;
+
 namespace BlockDb;
 
-/// <summary>A block's identity: its hash (standard base64 with padding, 44 characters for SHA-256) and its size in bytes.</summary>
-/// <param name="Hash">The block hash as standard base64 with <c>=</c> padding.</param>
-/// <param name="Size">The block size in bytes, 1 or more.</param>
-public readonly record struct BlockKey(string Hash, long Size);
+/// <summary>
+/// A block's identity, the one way to name a block: its hash as bytes and its size in bytes. Duplicati's text form
+/// (padded standard base64) is read by <see cref="Parse"/> and written by <see cref="ToString"/>.
+/// <c>default(BlockKey)</c> names no block: every call refuses it with an <see cref="ArgumentException"/>.
+/// </summary>
+public readonly struct BlockKey : IEquatable<BlockKey>
+{
+    private readonly BlockHash _hash;
+    private readonly long _size;
 
-/// <summary>A block's identity with its hash as bytes: the allocation-free form of <see cref="BlockKey"/>, for the calls that take many blocks at once.</summary>
-/// <param name="Hash">The block hash (1 to <see cref="BlockHash.MaxBytes"/> bytes).</param>
-/// <param name="Size">The block size in bytes, 1 or more.</param>
-public readonly record struct BinaryBlockKey(BlockHash Hash, long Size);
+    /// <summary>A block's key from its hash and size.</summary>
+    /// <param name="hash">The block hash (1 to <see cref="BlockHash.MaxBytes"/> bytes).</param>
+    /// <param name="size">The block size in bytes, 1 or more.</param>
+    /// <exception cref="ArgumentException">The hash is empty (<c>default(BlockHash)</c>).</exception>
+    /// <exception cref="ArgumentOutOfRangeException">The size is below 1.</exception>
+    public BlockKey(BlockHash hash, long size)
+    {
+        BlockHash.Validate(hash, nameof(hash));
+        BlockHash.ValidateSize(size, nameof(size));
+        _hash = hash;
+        _size = size;
+    }
+
+    /// <summary>The block hash (empty only in <c>default(BlockKey)</c>).</summary>
+    public BlockHash Hash => _hash;
+
+    /// <summary>The block size in bytes (1 or more; 0 only in <c>default(BlockKey)</c>).</summary>
+    public long Size => _size;
+
+    /// <summary>A block's key from Duplicati's text form of its hash (canonical standard base64 with <c>=</c> padding, 44 characters for SHA-256) and its size.</summary>
+    /// <exception cref="ArgumentNullException"><paramref name="base64Hash"/> is null.</exception>
+    /// <exception cref="ArgumentException">The hash is not canonical padded base64 of 1 to <see cref="BlockHash.MaxBytes"/> bytes.</exception>
+    /// <exception cref="ArgumentOutOfRangeException">The size is below 1.</exception>
+    public static BlockKey Parse(string base64Hash, long size)
+    {
+        if (!BlockHash.TryParse(base64Hash, out var hash))
+        {
+            BlockHash.Validate(base64Hash, nameof(base64Hash));
+        }
+
+        BlockHash.ValidateSize(size, nameof(size));
+        return new BlockKey(hash, size, checkedAlready: true);
+    }
+
+    /// <summary>As <see cref="Parse"/>, without throwing: false (and <c>default</c>) for an invalid hash or a size below 1.</summary>
+    public static bool TryParse([NotNullWhen(true)] string? base64Hash, long size, out BlockKey key)
+    {
+        key = size >= 1 && BlockHash.TryParse(base64Hash, out var hash) ? new BlockKey(hash, size, checkedAlready: true) : default;
+        return key._size != 0;
+    }
+
+    /// <summary>The key as <c>"&lt;padded base64 hash&gt;:&lt;size&gt;"</c>; <c>":0"</c> for <c>default(BlockKey)</c>.</summary>
+    public override string ToString() => $"{_hash}:{_size}";
+
+    /// <inheritdoc />
+    public bool Equals(BlockKey other) => _size == other._size && _hash.Equals(other._hash);
+
+    /// <inheritdoc />
+    public override bool Equals(object? obj) => obj is BlockKey other && Equals(other);
+
+    /// <inheritdoc />
+    public override int GetHashCode() => HashCode.Combine(_hash, _size);
+
+    /// <summary>Whether two keys name the same block (same hash bytes and size).</summary>
+    public static bool operator ==(BlockKey left, BlockKey right) => left.Equals(right);
+
+    /// <summary>Whether two keys name different blocks.</summary>
+    public static bool operator !=(BlockKey left, BlockKey right) => !left.Equals(right);
+
+    private BlockKey(in BlockHash hash, long size, bool checkedAlready)
+    {
+        _ = checkedAlready;
+        _hash = hash;
+        _size = size;
+    }
+}

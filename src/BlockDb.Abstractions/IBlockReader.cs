@@ -5,33 +5,22 @@ namespace BlockDb;
 /// repository (<see cref="ISharedBlockRepository"/>): code that only reads can take either.
 /// </summary>
 /// <remarks>
-/// Every call checks its <see cref="CancellationToken"/> first. Hashes are standard base64 with <c>=</c> padding
-/// (1 to 66 hash bytes; SHA-256 is 44 characters); sizes are bytes, 1 or more. Invalid input throws
+/// Every call checks its <see cref="CancellationToken"/> first. A block is named by its <see cref="BlockKey"/> (hash bytes
+/// and size); a blockset's full hash text is standard base64 with <c>=</c> padding. Invalid input throws
 /// <see cref="ArgumentException"/> (or its <see cref="ArgumentNullException"/> and <see cref="ArgumentOutOfRangeException"/>
 /// subtypes) before anything runs. A session sees its own uncommitted writes; the shared repository's readers see
 /// committed data only.
 /// </remarks>
 public interface IBlockReader
 {
-    /// <summary>Finds a block's ID by hash and size.</summary>
-    /// <param name="hash">The block hash (base64).</param>
-    /// <param name="size">The block size in bytes.</param>
+    /// <summary>Finds a block's ID by its key (hash and size).</summary>
+    /// <param name="block">The block's key; from Duplicati's base64 text, <see cref="BlockKey.Parse"/>.</param>
     /// <param name="cancellationToken">Cancels before the lookup.</param>
     /// <returns>The ID, or <see langword="null"/> when no such block exists.</returns>
-    /// <exception cref="ArgumentException">The hash is null, empty or not base64, or the size is below 1.</exception>
+    /// <exception cref="ArgumentException"><paramref name="block"/> is <c>default(BlockKey)</c>.</exception>
     /// <exception cref="ObjectDisposedException">The session or repository was disposed.</exception>
     /// <exception cref="BlockDbException">The database failed.</exception>
-    ValueTask<long?> FindBlockAsync(string hash, long size, CancellationToken cancellationToken = default);
-
-    /// <summary>Finds a block's ID by hash and size, with the hash as bytes (no base64 text to build or decode).</summary>
-    /// <param name="hash">The block hash (1 to <see cref="BlockHash.MaxBytes"/> bytes).</param>
-    /// <param name="size">The block size in bytes.</param>
-    /// <param name="cancellationToken">Cancels before the lookup.</param>
-    /// <returns>The ID, or <see langword="null"/> when no such block exists.</returns>
-    /// <exception cref="ArgumentException">The hash is empty (<see langword="default"/>), or the size is below 1.</exception>
-    /// <exception cref="ObjectDisposedException">The session or repository was disposed.</exception>
-    /// <exception cref="BlockDbException">The database failed.</exception>
-    ValueTask<long?> FindBlockAsync(BlockHash hash, long size, CancellationToken cancellationToken = default);
+    ValueTask<long?> FindBlockAsync(BlockKey block, CancellationToken cancellationToken = default);
 
     /// <summary>Lists a blockset's blocks in <c>Index</c> order (the join of <c>BlocksetEntry</c> and <c>Block</c>).</summary>
     /// <param name="blocksetId">The blockset ID.</param>
@@ -87,14 +76,14 @@ public interface IBlockReader
     /// Finds a blockset by the hash of the whole content and its length in bytes, so an unchanged file reuses its
     /// blockset; the lowest ID when several match. A zero-length file matches the empty blockset with its hash.
     /// </summary>
-    /// <param name="fullHash">The hash of the whole content (base64).</param>
+    /// <param name="fullHash">The hash of the whole content (from Duplicati's base64 text: <see cref="BlockHash.Parse"/>).</param>
     /// <param name="length">The content's length in bytes (0 or more).</param>
     /// <param name="cancellationToken">Cancels before the query.</param>
     /// <returns>The blockset's ID, or <see langword="null"/> when none matches.</returns>
-    /// <exception cref="ArgumentException">The hash is not base64, or the length is negative.</exception>
+    /// <exception cref="ArgumentException">The hash is empty (<c>default(BlockHash)</c>); <see cref="ArgumentOutOfRangeException"/> when the length is negative.</exception>
     /// <exception cref="ObjectDisposedException">The session or repository was disposed.</exception>
     /// <exception cref="BlockDbException">The database failed.</exception>
-    ValueTask<long?> FindBlocksetAsync(string fullHash, long length, CancellationToken cancellationToken = default);
+    ValueTask<long?> FindBlocksetAsync(BlockHash fullHash, long length, CancellationToken cancellationToken = default);
 
     /// <summary>Gets a volume: its name, state, size, and the blocks and bytes it holds, referenced or not.</summary>
     /// <param name="volumeId">The volume ID.</param>

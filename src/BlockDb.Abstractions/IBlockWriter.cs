@@ -25,80 +25,28 @@ namespace BlockDb;
 /// </remarks>
 public interface IBlockWriter
 {
-    /// <summary>Inserts a new block. Counts as one write of the batch.</summary>
-    /// <param name="hash">The block hash (base64).</param>
-    /// <param name="size">The block size in bytes.</param>
-    /// <param name="cancellationToken">Cancels before the insert.</param>
-    /// <returns>The new block's ID.</returns>
-    /// <exception cref="ArgumentException">The hash or size is invalid.</exception>
-    /// <exception cref="BlockDbReadOnlyException">The database is read-only.</exception>
-    /// <exception cref="BlockDbException">The block exists (<c>SQLITE_CONSTRAINT_UNIQUE</c>, 2067), or the database failed.</exception>
-    ValueTask<long> InsertBlockAsync(string hash, long size, CancellationToken cancellationToken = default);
-
     /// <summary>
-    /// Finds a block's ID, inserting the block when absent (select-xor-insert). An insert counts as one write of the
-    /// batch; a find does not. How the indexed layouts do it is <see cref="BlockDbOptions.SelectXorInsert"/>; the KeyMap
-    /// layout looks the block up in its key map, then inserts it under the write lock.
+    /// Finds a block's ID, inserting the block when absent (select-xor-insert), and records a new block in
+    /// <paramref name="volumeId"/> when one is given; a block that exists keeps its volume. The volume is checked when the
+    /// call may insert: when the block is new (and on every call with the indexed layouts' insert-first strategies). An
+    /// insert counts as one write of the batch; a find does not. How the indexed layouts do it is
+    /// <see cref="BlockDbOptions.SelectXorInsert"/>; the KeyMap layout looks the block up in its key map, then inserts it
+    /// under the write lock. On the SQLite providers this allocates nothing per call.
     /// </summary>
-    /// <param name="hash">The block hash (base64).</param>
-    /// <param name="size">The block size in bytes.</param>
+    /// <param name="block">The block's key; from Duplicati's base64 text, <see cref="BlockKey.Parse"/>.</param>
+    /// <param name="volumeId">The volume that holds a new block, or <see langword="null"/> for none; it must exist and not be <see cref="VolumeState.Deleting"/> or <see cref="VolumeState.Deleted"/>.</param>
     /// <param name="cancellationToken">Cancels before the lookup.</param>
     /// <returns>The ID and whether this call created the block.</returns>
-    /// <exception cref="ArgumentException">The hash or size is invalid.</exception>
-    /// <exception cref="BlockDbReadOnlyException">The database is read-only.</exception>
-    /// <exception cref="BlockDbException">The database failed.</exception>
-    ValueTask<SelectXorInsertResult> SelectXorInsertAsync(string hash, long size, CancellationToken cancellationToken = default);
-
-    /// <summary>Inserts a new block recorded in a volume. Counts as one write of the batch.</summary>
-    /// <param name="hash">The block hash (base64).</param>
-    /// <param name="size">The block size in bytes.</param>
-    /// <param name="volumeId">The volume that holds the block; it must exist and not be <see cref="VolumeState.Deleting"/> or <see cref="VolumeState.Deleted"/>.</param>
-    /// <param name="cancellationToken">Cancels before the insert.</param>
-    /// <returns>The new block's ID.</returns>
-    /// <exception cref="ArgumentException">The hash or size is invalid.</exception>
-    /// <exception cref="VolumeNotFoundException">No volume has that ID.</exception>
-    /// <exception cref="BlockDbConflictException">The volume is being deleted or is deleted.</exception>
-    /// <exception cref="BlockDbReadOnlyException">The database is read-only.</exception>
-    /// <exception cref="BlockDbException">The block exists (<c>SQLITE_CONSTRAINT_UNIQUE</c>, 2067), or the database failed.</exception>
-    ValueTask<long> InsertBlockAsync(string hash, long size, long volumeId, CancellationToken cancellationToken = default);
-
-    /// <summary>
-    /// Finds a block's ID, inserting the block when absent and recording it in a volume; a block that exists keeps its
-    /// volume. The volume is checked when the call may insert: when the block is new (and on every call with the indexed
-    /// layouts' insert-first strategies). An insert counts as one write of the batch.
-    /// </summary>
-    /// <param name="hash">The block hash (base64).</param>
-    /// <param name="size">The block size in bytes.</param>
-    /// <param name="volumeId">The volume that holds a new block; it must exist and not be <see cref="VolumeState.Deleting"/> or <see cref="VolumeState.Deleted"/>.</param>
-    /// <param name="cancellationToken">Cancels before the lookup.</param>
-    /// <returns>The ID and whether this call created the block.</returns>
-    /// <exception cref="ArgumentException">The hash or size is invalid.</exception>
+    /// <exception cref="ArgumentException"><paramref name="block"/> is <c>default(BlockKey)</c>.</exception>
     /// <exception cref="VolumeNotFoundException">The call may insert and no volume has that ID.</exception>
     /// <exception cref="BlockDbConflictException">The call may insert and the volume is being deleted or is deleted.</exception>
     /// <exception cref="BlockDbReadOnlyException">The database is read-only.</exception>
     /// <exception cref="BlockDbException">The database failed.</exception>
-    ValueTask<SelectXorInsertResult> SelectXorInsertAsync(string hash, long size, long volumeId, CancellationToken cancellationToken = default);
-
-    /// <summary>
-    /// <see cref="SelectXorInsertAsync(string, long, CancellationToken)"/> with the hash as bytes: finds a block's ID,
-    /// inserting the block when absent (recorded in <paramref name="volumeId"/> when one is given). On the SQLite
-    /// providers this allocates nothing per call.
-    /// </summary>
-    /// <param name="hash">The block hash (1 to <see cref="BlockHash.MaxBytes"/> bytes).</param>
-    /// <param name="size">The block size in bytes.</param>
-    /// <param name="volumeId">The volume that holds a new block, or <see langword="null"/> for none.</param>
-    /// <param name="cancellationToken">Cancels before the lookup.</param>
-    /// <returns>The ID and whether this call created the block.</returns>
-    /// <exception cref="ArgumentException">The hash is empty (<see langword="default"/>), or the size is below 1.</exception>
-    /// <exception cref="VolumeNotFoundException">The call may insert and no volume has that ID.</exception>
-    /// <exception cref="BlockDbConflictException">The call may insert and the volume is being deleted or is deleted.</exception>
-    /// <exception cref="BlockDbReadOnlyException">The database is read-only.</exception>
-    /// <exception cref="BlockDbException">The database failed.</exception>
-    ValueTask<SelectXorInsertResult> SelectXorInsertAsync(BlockHash hash, long size, long? volumeId = null, CancellationToken cancellationToken = default);
+    ValueTask<SelectXorInsertResult> SelectXorInsertAsync(BlockKey block, long? volumeId = null, CancellationToken cancellationToken = default);
 
     /// <summary>
     /// Select-xor-insert for many blocks in one call (a file's blocks): the same as one
-    /// <see cref="SelectXorInsertAsync(BlockHash, long, long?, CancellationToken)"/> per block in order, without a call,
+    /// <see cref="SelectXorInsertAsync(BlockKey, long?, CancellationToken)"/> per block in order, without a call,
     /// a task and a transaction check per block. Each insert counts as one write of the batch; a batch commits only
     /// between calls, so the call's blocks go in one transaction, which may commit at its end. On the shared repository
     /// the call is also whole: all of its blocks or, when it fails or is cancelled, none (<see cref="ISharedBlockRepository"/>).
@@ -108,17 +56,17 @@ public interface IBlockWriter
     /// <param name="volumeId">The volume that holds the new blocks, or <see langword="null"/> for none.</param>
     /// <param name="cancellationToken">Checked before and between blocks.</param>
     /// <returns>How many blocks this call created.</returns>
-    /// <exception cref="ArgumentException"><paramref name="results"/> is shorter than <paramref name="blocks"/>, or a block's hash is empty or its size below 1 (nothing was written: every block is checked first).</exception>
+    /// <exception cref="ArgumentException"><paramref name="results"/> is shorter than <paramref name="blocks"/>, or a block is <c>default(BlockKey)</c> (nothing was written: every block is checked first).</exception>
     /// <exception cref="OperationCanceledException">Cancelled between blocks: the blocks before are in the batch (their results are filled), as they would be after separate calls.</exception>
     /// <exception cref="VolumeNotFoundException">A block is new and no volume has that ID; the blocks before it are in the batch.</exception>
     /// <exception cref="BlockDbConflictException">A block is new and the volume is being deleted or is deleted; the blocks before it are in the batch.</exception>
     /// <exception cref="BlockDbReadOnlyException">The database is read-only.</exception>
     /// <exception cref="BlockDbException">The database failed; the blocks before the failing one are in the batch unless the batch was rolled back (<see cref="BlockDbBatchRolledBackException"/>).</exception>
-    ValueTask<int> SelectXorInsertAsync(ReadOnlyMemory<BinaryBlockKey> blocks, Memory<SelectXorInsertResult> results, long? volumeId = null, CancellationToken cancellationToken = default);
+    ValueTask<int> SelectXorInsertManyAsync(ReadOnlyMemory<BlockKey> blocks, Memory<SelectXorInsertResult> results, long? volumeId = null, CancellationToken cancellationToken = default);
 
     /// <summary>
     /// A file in one call: select-xor-inserts its blocks (as
-    /// <see cref="SelectXorInsertAsync(ReadOnlyMemory{BinaryBlockKey}, Memory{SelectXorInsertResult}, long?, CancellationToken)"/>)
+    /// <see cref="SelectXorInsertManyAsync"/>)
     /// and adds its blockset from them (as <see cref="AddBlocksetAsync(IReadOnlyList{long}, string?, CancellationToken)"/>).
     /// The blockset is all or nothing; blocks inserted before a failure stay in the batch (another file may use them),
     /// except on the shared repository, where the whole call is all or nothing (<see cref="ISharedBlockRepository"/>).
@@ -129,16 +77,16 @@ public interface IBlockWriter
     /// <param name="volumeId">The volume that holds the new blocks, or <see langword="null"/> for none.</param>
     /// <param name="cancellationToken">Checked before and between blocks.</param>
     /// <returns>The new blockset's ID.</returns>
-    /// <exception cref="ArgumentException"><paramref name="results"/> is shorter than <paramref name="blocks"/>, or a block's hash is empty or its size below 1 (nothing was written); <see cref="ArgumentOutOfRangeException"/> when the sizes add up to more than <see cref="long.MaxValue"/> bytes.</exception>
+    /// <exception cref="ArgumentException"><paramref name="results"/> is shorter than <paramref name="blocks"/>, or a block is <c>default(BlockKey)</c> (nothing was written); <see cref="ArgumentOutOfRangeException"/> when the sizes add up to more than <see cref="long.MaxValue"/> bytes.</exception>
     /// <exception cref="OperationCanceledException">Cancelled; the blockset was not written.</exception>
     /// <exception cref="VolumeNotFoundException">A block is new and no volume has that ID; the blockset was not written.</exception>
     /// <exception cref="BlockDbConflictException">A block is new and the volume is being deleted, or a block found is in such a volume; the blockset was not written.</exception>
     /// <exception cref="BlockDbReadOnlyException">The database is read-only.</exception>
     /// <exception cref="BlockDbException">The database failed.</exception>
-    ValueTask<long> SelectXorInsertBlocksetAsync(ReadOnlyMemory<BinaryBlockKey> blocks, Memory<SelectXorInsertResult> results, BlockHash fullHash = default, long? volumeId = null, CancellationToken cancellationToken = default);
+    ValueTask<long> SelectXorInsertBlocksetAsync(ReadOnlyMemory<BlockKey> blocks, Memory<SelectXorInsertResult> results, BlockHash fullHash = default, long? volumeId = null, CancellationToken cancellationToken = default);
 
     /// <summary>
-    /// Adds a blockset from its blocks in order, named by hash and size; each must already be in the index. Its
+    /// Adds a blockset from its blocks in order, named by their keys; each must already be in the index. Its
     /// <c>Length</c> is the sum of the sizes in bytes; an empty list is the blockset of an empty file (length 0, no
     /// entries). All of it is written, or nothing. Counts as one write.
     /// </summary>
@@ -146,7 +94,7 @@ public interface IBlockWriter
     /// <param name="fullHash">The hash of the whole content (base64), or <see langword="null"/>.</param>
     /// <param name="cancellationToken">Checked before and between blocks.</param>
     /// <returns>The new blockset's ID.</returns>
-    /// <exception cref="ArgumentException">The list is null, or a hash or size is invalid (<see cref="ArgumentOutOfRangeException"/> when the sizes add up to more than <see cref="long.MaxValue"/> bytes).</exception>
+    /// <exception cref="ArgumentException">The list is null, a block is <c>default(BlockKey)</c>, or the full hash is invalid (<see cref="ArgumentOutOfRangeException"/> when the sizes add up to more than <see cref="long.MaxValue"/> bytes).</exception>
     /// <exception cref="BlockNotFoundException">A block is not in the index.</exception>
     /// <exception cref="BlockDbConflictException">A block is in a volume that is <see cref="VolumeState.Deleting"/> or <see cref="VolumeState.Deleted"/>; nothing of the blockset was written.</exception>
     /// <exception cref="OperationCanceledException">Cancelled; nothing of the blockset was written.</exception>

@@ -25,7 +25,4 @@ internal sealed record PgContext(NpgsqlDataSource DataSource, string Server, Blo
         }
     }
 
-    /// <summary>The error for an insert of a block that exists: SQLSTATE 23505, raised by BlockDb (the statement did nothing, so the batch goes on).</summary>
-    public static BlockDbException BlockExists(string hash, long size) =>
-        new($"The block (hash {Quoted.Value(hash)}, size {size}) is already in the index; use SelectXorInsertAsync to get its ID. Nothing was written.", PgErrors.UniqueViolation);
 }

@@ -94,12 +94,12 @@ public sealed class LifecycleTests : IDisposable
         {
             foreach (var block in unique)
             {
-                Assert.Null(await session.FindBlockAsync(block.Hash, block.Size));
+                Assert.Null(await session.FindBlockAsync(block));
             }
 
             foreach (var block in keptBlocks)
             {
-                Assert.NotNull(await session.FindBlockAsync(block.Hash, block.Size));
+                Assert.NotNull(await session.FindBlockAsync(block));
             }
         }
 
@@ -274,7 +274,7 @@ public sealed class LifecycleTests : IDisposable
         {
             foreach (var block in await session.ListBlocksetBlocksAsync(file.BlocksetId))
             {
-                blocks.Add(new BlockKey(block.Hash, block.Size));
+                blocks.Add(BlockKey.Parse(block.Hash, block.Size));
             }
         }
 

@@ -98,10 +98,10 @@ public static class DuplicatiWriters
                 var blocks = Blocks(seed, file, 1 + random.Next(70));
                 foreach (var block in blocks.Concat(BlocklistBlocks.Of(blocks, Configuration.Blocksize)))
                 {
-                    await session.SelectXorInsertAsync(block.Hash, block.Size, volume.Value);
+                    await session.SelectXorInsertAsync(block, volume.Value);
                 }
 
-                var blockset = await session.AddBlocksetAsync(blocks, Hash($"beside/{seed}/{file}/full", 0).Hash);
+                var blockset = await session.AddBlocksetAsync(blocks, Hash($"beside/{seed}/{file}/full", 1).Hash.ToString());
                 await session.CommitAsync();
                 Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"ACK {file} {blockset}"));
                 file++;
@@ -124,5 +124,5 @@ public static class DuplicatiWriters
         [.. Enumerable.Range(0, count).Select(i => Hash($"beside/{seed}/{file}/{i}", i == count - 1 ? 300 : Configuration.Blocksize))];
 
     private static BlockKey Hash(string text, long size) =>
-        new(Convert.ToBase64String(System.Security.Cryptography.SHA256.HashData(System.Text.Encoding.UTF8.GetBytes(text))), size);
+        new(new BlockHash(System.Security.Cryptography.SHA256.HashData(System.Text.Encoding.UTF8.GetBytes(text))), size);
 }

@@ -25,8 +25,8 @@ internal static class PgXorWriter
                 var key = random.Next(2000);
                 var hash = Convert.ToBase64String(SHA256.HashData(BitConverter.GetBytes(key)));
                 var result = session is not null
-                    ? await session.SelectXorInsertAsync(hash, 4096)
-                    : await shared.SelectXorInsertAsync(hash, 4096);
+                    ? await session.SelectXorInsertAsync(BlockKey.Parse(hash, 4096))
+                    : await shared.SelectXorInsertAsync(BlockKey.Parse(hash, 4096));
                 lock (gate)
                 {
                     output.WriteLine(string.Create(CultureInfo.InvariantCulture, $"XOR {key} {result.Id}"));

@@ -122,7 +122,7 @@ if (mode == "snapshot")
         for (var i = 0; i < 2000; i++)
         {
             var key = i < 1000 ? i : (number * 1_000_000) + i;
-            await session.SelectXorInsertAsync(Convert.ToBase64String(SHA256.HashData(BitConverter.GetBytes(key))), 100 + (i % 7));
+            await session.SelectXorInsertAsync(BlockKey.Parse(Convert.ToBase64String(SHA256.HashData(BitConverter.GetBytes(key))), 100 + (i % 7)));
         }
     }
 
@@ -156,7 +156,7 @@ if (mode == "import")
     {
         for (var i = 0; i < count; i++)
         {
-            yield return new ImportBlock(new BlockHash(SHA256.HashData(BitConverter.GetBytes(i))), 100 + (i % 7));
+            yield return new ImportBlock(new BlockKey(new BlockHash(SHA256.HashData(BitConverter.GetBytes(i))), 100 + (i % 7)));
             if (i % 1000 == 0)
             {
                 await Task.Yield();
@@ -205,7 +205,7 @@ if (mode is "session-wal" or "session-delete")
         try
         {
             var k = rng.Next(3000);
-            var r = await session.SelectXorInsertAsync(Convert.ToBase64String(SHA256.HashData(BitConverter.GetBytes(k))), 10);
+            var r = await session.SelectXorInsertAsync(BlockKey.Parse(Convert.ToBase64String(SHA256.HashData(BitConverter.GetBytes(k))), 10));
             pending.Add($"{k} {r.Id}");
             if (pending.Count >= 1 + rng.Next(60))
             {
@@ -249,7 +249,7 @@ await Task.WhenAll(Enumerable.Range(0, number).Select(task => Task.Run(async () 
         var blocks = CrashData.Blocks(task, n);
         foreach (var block in blocks)
         {
-            await shared.SelectXorInsertAsync(block.Hash, block.Size);
+            await shared.SelectXorInsertAsync(block);
         }
 
         var id = await shared.AddBlocksetAsync(blocks, CrashData.FullHash(task, n));
@@ -281,7 +281,7 @@ public static class Churn
         for (var i = 0; i < 1 + random.Next(5); i++)
         {
             var k = random.Next(Keys);
-            var found = await session.SelectXorInsertAsync(Hash(k), 10);
+            var found = await session.SelectXorInsertAsync(BlockKey.Parse(Hash(k), 10));
             try
             {
                 var block = await session.GetBlockAsync(found.Id);
@@ -361,7 +361,7 @@ public static class LifeChurn
         var ids = new long[keys.Length];
         for (var i = 0; i < keys.Length; i++)
         {
-            var found = await session.SelectXorInsertAsync(Hash(keys[i]), Size(keys[i]), volume);
+            var found = await session.SelectXorInsertAsync(BlockKey.Parse(Hash(keys[i]), Size(keys[i])), volume);
             try
             {
                 var block = await session.GetBlockAsync(found.Id);
@@ -513,7 +513,7 @@ public static class CrashData
 {
     public static BlockKey[] Blocks(int task, int n) =>
         Enumerable.Range(0, 1 + ((task + n) % 12))
-            .Select(i => new BlockKey(Hash($"block {(n * 3) + i} of {task % 3}"), 1 + (((n * 31) + i) % 102_400)))
+            .Select(i => BlockKey.Parse(Hash($"block {(n * 3) + i} of {task % 3}"), 1 + (((n * 31) + i) % 102_400)))
             .ToArray();
 
     public static string FullHash(int task, int n) => Hash($"file {task} {n}");

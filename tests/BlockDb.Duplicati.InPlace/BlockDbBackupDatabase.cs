@@ -92,11 +92,11 @@ public sealed class BlockDbBackupDatabase : IDuplicatiBackupDatabase
 
     /// <inheritdoc/>
     public async ValueTask<long> FindBlockIdAsync(string hash, long size, CancellationToken cancellationToken) =>
-        await (_session ?? await OpenBlockDbAsync(cancellationToken)).FindBlockAsync(hash, size, cancellationToken) ?? -1;
+        await (_session ?? await OpenBlockDbAsync(cancellationToken)).FindBlockAsync(BlockKey.Parse(hash, size), cancellationToken) ?? -1;
 
     /// <inheritdoc/>
     public async ValueTask<bool> AddBlockAsync(string hash, long size, long volumeId, CancellationToken cancellationToken) =>
-        (await (_session ?? await OpenBlockDbAsync(cancellationToken)).SelectXorInsertAsync(hash, size, volumeId, cancellationToken)).Created;
+        (await (_session ?? await OpenBlockDbAsync(cancellationToken)).SelectXorInsertAsync(BlockKey.Parse(hash, size), volumeId, cancellationToken)).Created;
 
     /// <inheritdoc/>
     public ValueTask<bool> IsBlocklistHashKnownAsync(string hash, CancellationToken cancellationToken) => _duplicati.IsBlocklistHashKnownAsync(hash, cancellationToken);
@@ -112,7 +112,7 @@ public sealed class BlockDbBackupDatabase : IDuplicatiBackupDatabase
     {
         ArgumentNullException.ThrowIfNull(blockHashes);
         var session = _session ?? await OpenBlockDbAsync(cancellationToken);
-        if (await session.FindBlocksetAsync(fullHash, length, cancellationToken) is { } found)
+        if (await session.FindBlocksetAsync(BlockHash.Parse(fullHash), length, cancellationToken) is { } found)
         {
             return (false, found);
         }
@@ -121,7 +121,7 @@ public sealed class BlockDbBackupDatabase : IDuplicatiBackupDatabase
         var remaining = length;
         foreach (var hash in blockHashes)
         {
-            _keys.Add(new BlockKey(hash, Math.Min(remaining, blocksize)));
+            _keys.Add(BlockKey.Parse(hash, Math.Min(remaining, blocksize)));
             remaining -= blocksize;
         }
 

@@ -18,7 +18,7 @@ public static class BlocklistBlocks
         for (var k = 0L; k < DuplicatiBlocklists.Count(keys.Length, blocksize, SHA256.HashSizeInBytes); k++)
         {
             var size = DuplicatiBlocklists.Write(keys, k, blocksize, SHA256.HashSizeInBytes, buffer);
-            lists.Add(new BlockKey(Convert.ToBase64String(SHA256.HashData(buffer.AsSpan(0, size))), size));
+            lists.Add(new BlockKey(new BlockHash(SHA256.HashData(buffer.AsSpan(0, size))), size));
         }
 
         return lists;

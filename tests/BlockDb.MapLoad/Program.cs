@@ -78,7 +78,7 @@ static async IAsyncEnumerable<ImportBlock> Blocks(long count)
 {
     for (long i = 0; i < count; i++)
     {
-        yield return new ImportBlock(TestHash(i), SizeOf(i));
+        yield return new ImportBlock(new BlockKey(TestHash(i), SizeOf(i)));
     }
 
     await Task.CompletedTask;
@@ -96,11 +96,11 @@ static async Task Once(string path, string provider, (int Ops, int Warmup, long 
     var opened = total.Elapsed;
     var cpuBefore = Process.GetCurrentProcess().TotalProcessorTime;
     var find = Stopwatch.StartNew();
-    var id = await session.FindBlockAsync(first.Hash, first.Size);
+    var id = await session.FindBlockAsync(BlockKey.Parse(first.Hash, first.Size));
     var found = find.Elapsed;
     var cpu = Process.GetCurrentProcess().TotalProcessorTime - cpuBefore;
     var again = Stopwatch.StartNew();
-    var id2 = await session.FindBlockAsync(second.Hash, second.Size);
+    var id2 = await session.FindBlockAsync(BlockKey.Parse(second.Hash, second.Size));
     var lookup = again.Elapsed;
     if (id != 1 || id2 != 2)
     {
@@ -144,13 +144,13 @@ static async Task<string> PerOp(IBlockRepository session, long blocks, int ops, 
 
     for (var k = 0; k < warmup; k++)
     {
-        _ = await session.FindBlockAsync(select[k].Hash, select[k].Size);
+        _ = await session.FindBlockAsync(BlockKey.Parse(select[k].Hash, select[k].Size));
     }
 
     var watch = Stopwatch.StartNew();
     for (var k = warmup; k < select.Length; k++)
     {
-        if (await session.FindBlockAsync(select[k].Hash, select[k].Size) != select[k].Id)
+        if (await session.FindBlockAsync(BlockKey.Parse(select[k].Hash, select[k].Size)) != select[k].Id)
         {
             throw new InvalidOperationException($"Block {select[k].Id} was not found under its hash.");
         }
@@ -159,14 +159,14 @@ static async Task<string> PerOp(IBlockRepository session, long blocks, int ops, 
     var selectUs = watch.Elapsed.TotalMicroseconds / ops;
     for (var k = 0; k < warmup; k++)
     {
-        _ = await session.SelectXorInsertAsync(xor[k].Hash, xor[k].Size);
+        _ = await session.SelectXorInsertAsync(BlockKey.Parse(xor[k].Hash, xor[k].Size));
     }
 
     await session.CommitAsync();
     watch.Restart();
     for (var k = warmup; k < xor.Length; k++)
     {
-        _ = await session.SelectXorInsertAsync(xor[k].Hash, xor[k].Size);
+        _ = await session.SelectXorInsertAsync(BlockKey.Parse(xor[k].Hash, xor[k].Size));
     }
 
     await session.CommitAsync();

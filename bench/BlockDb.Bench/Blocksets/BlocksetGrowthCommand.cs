@@ -99,12 +99,12 @@ internal static class BlocksetGrowthCommand
                 : new BlockDbOptions { Provider = provider, ConnectionString = schema.ConnectionString, Index = { Layout = layout } };
             await using var db = BlockDatabase.Open(options);
             await using var session = await db.OpenSessionAsync(cancellationToken);
-            var keys = Enumerable.Range(0, blocks).Select(i => new BinaryBlockKey(new BlockHash(System.Security.Cryptography.SHA256.HashData(BitConverter.GetBytes(i))), 4096)).ToArray();
+            var keys = Enumerable.Range(0, blocks).Select(i => new BlockKey(new BlockHash(System.Security.Cryptography.SHA256.HashData(BitConverter.GetBytes(i))), 4096)).ToArray();
             var found = new SelectXorInsertResult[blocks];
-            await session.SelectXorInsertAsync(keys, found, null, cancellationToken);
+            await session.SelectXorInsertManyAsync(keys, found, null, cancellationToken);
             await session.CommitAsync(cancellationToken);
             var ids = Enumerable.Range(0, entries).Select(i => found[i % blocks].Id).ToArray();
-            var byKey = how == "keys" ? Enumerable.Range(0, entries).Select(i => new BlockKey(keys[i % blocks].Hash.ToString(), 4096)).ToArray() : null;
+            var byKey = how == "keys" ? Enumerable.Range(0, entries).Select(i => new BlockKey(keys[i % blocks].Hash, 4096)).ToArray() : null;
             var fileKeys = how == "file" ? Enumerable.Range(0, entries).Select(i => keys[i % blocks]).ToArray() : null;
             var results = how == "file" ? new SelectXorInsertResult[entries] : null;
             var (ms, heap, written) = (new double[rounds], new long[rounds], new long[rounds]);

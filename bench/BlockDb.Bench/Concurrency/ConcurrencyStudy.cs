@@ -65,7 +65,7 @@ internal static class ConcurrencyStudy
             await gate.WaitAsync();
             try
             {
-                await session.InsertBlockAsync(hash, 4096);
+                await session.SelectXorInsertAsync(BlockKey.Parse(hash, 4096));
             }
             finally
             {
@@ -78,7 +78,7 @@ internal static class ConcurrencyStudy
     private static async Task<(double, double[], double)> RunGroupedAsync(IBlockDatabase db, int callers, string[] hashes)
     {
         await using var shared = db.OpenSharedRepository();
-        var (opsPerSecond, latencies) = await RunCallersAsync(callers, hashes, hash => shared.InsertBlockAsync(hash, 4096).AsTask());
+        var (opsPerSecond, latencies) = await RunCallersAsync(callers, hashes, hash => shared.SelectXorInsertAsync(BlockKey.Parse(hash, 4096)).AsTask());
         return (opsPerSecond, latencies, shared.AcknowledgedWrites / (double)Math.Max(1, shared.CommittedBatches));
     }
 

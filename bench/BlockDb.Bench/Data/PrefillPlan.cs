@@ -71,7 +71,7 @@ public sealed class PrefillPlan
     /// <summary>The block of index <paramref name="index"/> (ID index + 1) as the bulk import takes it.</summary>
     /// <param name="index">The 0-based block index.</param>
     /// <returns>The 32-byte hash and the size.</returns>
-    public BinaryBlockKey BinaryBlock(int index) => new(BlockHashes.Binary(Seed, HashDomain.Prefill, index), Sizes[index]);
+    public BlockKey BinaryBlock(int index) => new(BlockHashes.Binary(Seed, HashDomain.Prefill, index), Sizes[index]);
 
     /// <summary>The whole-file hash of blockset <paramref name="file"/> (ID file + 1), as its 32 bytes.</summary>
     /// <param name="file">The 0-based file index.</param>

@@ -28,7 +28,7 @@ internal static class AsyncLoops
         r.Start();
         for (var i = from; i < to; i++)
         {
-            var id = await s.FindBlockAsync(hashes[i], sizes[i]);
+            var id = await s.FindBlockAsync(BlockKey.Parse(hashes[i], sizes[i]));
             digest.Add(id ?? -1);
             r.Tick();
         }
@@ -46,7 +46,7 @@ internal static class AsyncLoops
         r.Start();
         for (var i = from; i < to; i++)
         {
-            digest.Add(await s.InsertBlockAsync(hashes[i], sizes[i]));
+            digest.Add((await s.SelectXorInsertAsync(BlockKey.Parse(hashes[i], sizes[i]))).Id);
             r.Tick();
         }
 
@@ -64,7 +64,7 @@ internal static class AsyncLoops
         r.Start();
         for (var i = from; i < to; i++)
         {
-            var result = await s.SelectXorInsertAsync(hashes[i], sizes[i]);
+            var result = await s.SelectXorInsertAsync(BlockKey.Parse(hashes[i], sizes[i]));
             digest.Add(result.Id);
             digest.Add(result.Created ? 1 : 0);
             created += result.Created ? 1 : 0;
@@ -121,7 +121,7 @@ internal static class AsyncLoops
             var end = starts[g + 1];
             for (var i = starts[g]; i < end; i++)
             {
-                var result = await s.SelectXorInsertAsync(hashes[i], sizes[i]);
+                var result = await s.SelectXorInsertAsync(BlockKey.Parse(hashes[i], sizes[i]));
                 digest.Add(result.Id);
                 digest.Add(result.Created ? 1 : 0);
                 created += result.Created ? 1 : 0;

@@ -11,55 +11,31 @@ internal sealed class LockedRepository(IBlockRepository inner) : IBlockRepositor
 
     public int PendingWrites => inner.PendingWrites;
 
-    public ValueTask<long?> FindBlockAsync(string hash, long size, CancellationToken cancellationToken = default)
+    public ValueTask<long?> FindBlockAsync(BlockKey block, CancellationToken cancellationToken = default)
     {
         lock (_gate)
         {
-            return Done(inner.FindBlockAsync(hash, size, cancellationToken));
+            return Done(inner.FindBlockAsync(block, cancellationToken));
         }
     }
 
-    public ValueTask<long> InsertBlockAsync(string hash, long size, CancellationToken cancellationToken = default)
+    public ValueTask<SelectXorInsertResult> SelectXorInsertAsync(BlockKey block, long? volumeId = null, CancellationToken cancellationToken = default)
     {
         lock (_gate)
         {
-            return Done(inner.InsertBlockAsync(hash, size, cancellationToken));
+            return Done(inner.SelectXorInsertAsync(block, volumeId, cancellationToken));
         }
     }
 
-    public ValueTask<SelectXorInsertResult> SelectXorInsertAsync(string hash, long size, CancellationToken cancellationToken = default)
+    public ValueTask<int> SelectXorInsertManyAsync(ReadOnlyMemory<BlockKey> blocks, Memory<SelectXorInsertResult> results, long? volumeId = null, CancellationToken cancellationToken = default)
     {
         lock (_gate)
         {
-            return Done(inner.SelectXorInsertAsync(hash, size, cancellationToken));
+            return Done(inner.SelectXorInsertManyAsync(blocks, results, volumeId, cancellationToken));
         }
     }
 
-    public ValueTask<long?> FindBlockAsync(BlockHash hash, long size, CancellationToken cancellationToken = default)
-    {
-        lock (_gate)
-        {
-            return Done(inner.FindBlockAsync(hash, size, cancellationToken));
-        }
-    }
-
-    public ValueTask<SelectXorInsertResult> SelectXorInsertAsync(BlockHash hash, long size, long? volumeId = null, CancellationToken cancellationToken = default)
-    {
-        lock (_gate)
-        {
-            return Done(inner.SelectXorInsertAsync(hash, size, volumeId, cancellationToken));
-        }
-    }
-
-    public ValueTask<int> SelectXorInsertAsync(ReadOnlyMemory<BinaryBlockKey> blocks, Memory<SelectXorInsertResult> results, long? volumeId = null, CancellationToken cancellationToken = default)
-    {
-        lock (_gate)
-        {
-            return Done(inner.SelectXorInsertAsync(blocks, results, volumeId, cancellationToken));
-        }
-    }
-
-    public ValueTask<long> SelectXorInsertBlocksetAsync(ReadOnlyMemory<BinaryBlockKey> blocks, Memory<SelectXorInsertResult> results, BlockHash fullHash = default, long? volumeId = null, CancellationToken cancellationToken = default)
+    public ValueTask<long> SelectXorInsertBlocksetAsync(ReadOnlyMemory<BlockKey> blocks, Memory<SelectXorInsertResult> results, BlockHash fullHash = default, long? volumeId = null, CancellationToken cancellationToken = default)
     {
         lock (_gate)
         {
@@ -143,16 +119,10 @@ internal sealed class LockedRepository(IBlockRepository inner) : IBlockRepositor
         new("A BlockDb ValueTask did not complete synchronously; the shared-connection lock cannot cover it.");
 
     // The lifecycle calls: not used by the workloads, each run inside the lock like the others.
-    public ValueTask<long> InsertBlockAsync(string hash, long size, long volumeId, CancellationToken cancellationToken = default) =>
-        Locked(r => r.InsertBlockAsync(hash, size, volumeId, cancellationToken));
-
-    public ValueTask<SelectXorInsertResult> SelectXorInsertAsync(string hash, long size, long volumeId, CancellationToken cancellationToken = default) =>
-        Locked(r => r.SelectXorInsertAsync(hash, size, volumeId, cancellationToken));
-
     public ValueTask<BlockInfo> GetBlockAsync(long blockId, CancellationToken cancellationToken = default) =>
         Locked(r => r.GetBlockAsync(blockId, cancellationToken));
 
-    public ValueTask<long?> FindBlocksetAsync(string fullHash, long length, CancellationToken cancellationToken = default) =>
+    public ValueTask<long?> FindBlocksetAsync(BlockHash fullHash, long length, CancellationToken cancellationToken = default) =>
         Locked(r => r.FindBlocksetAsync(fullHash, length, cancellationToken));
 
     public ValueTask<VolumeInfo> GetVolumeAsync(long volumeId, CancellationToken cancellationToken = default) =>

@@ -25,7 +25,7 @@ internal static class SyncLoops
         r.Start();
         for (var i = from; i < to; i++)
         {
-            var id = s.FindBlockAsync(hashes[i], sizes[i]).GetAwaiter().GetResult();
+            var id = s.FindBlockAsync(BlockKey.Parse(hashes[i], sizes[i])).GetAwaiter().GetResult();
             digest.Add(id ?? -1);
             r.Tick();
         }
@@ -43,7 +43,7 @@ internal static class SyncLoops
         r.Start();
         for (var i = from; i < to; i++)
         {
-            digest.Add(s.InsertBlockAsync(hashes[i], sizes[i]).GetAwaiter().GetResult());
+            digest.Add(s.SelectXorInsertAsync(BlockKey.Parse(hashes[i], sizes[i])).GetAwaiter().GetResult().Id);
             r.Tick();
         }
 
@@ -61,7 +61,7 @@ internal static class SyncLoops
         r.Start();
         for (var i = from; i < to; i++)
         {
-            var result = s.SelectXorInsertAsync(hashes[i], sizes[i]).GetAwaiter().GetResult();
+            var result = s.SelectXorInsertAsync(BlockKey.Parse(hashes[i], sizes[i])).GetAwaiter().GetResult();
             digest.Add(result.Id);
             digest.Add(result.Created ? 1 : 0);
             created += result.Created ? 1 : 0;

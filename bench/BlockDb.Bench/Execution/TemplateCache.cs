@@ -64,7 +64,7 @@ internal sealed class TemplateCache(string folder, Action<string> log)
         using var session = db.OpenSessionAsync().GetAwaiter().GetResult();
         foreach (var i in (int[])[0, plan.Blocks / 2, plan.Blocks - 1])
         {
-            if (session.FindBlockAsync(plan.Hash(i), plan.Sizes[i]).GetAwaiter().GetResult() is var id && id != i + 1)
+            if (session.FindBlockAsync(BlockKey.Parse(plan.Hash(i), plan.Sizes[i])).GetAwaiter().GetResult() is var id && id != i + 1)
             {
                 throw new InvalidOperationException($"Template block {i} got ID {id}, expected {i + 1}.");
             }
@@ -78,7 +78,7 @@ internal sealed class TemplateCache(string folder, Action<string> log)
                 length += plan.Sizes[b];
             }
 
-            if (session.FindBlocksetAsync(plan.FullHash(f), length).GetAwaiter().GetResult() is var id && id != f + 1)
+            if (session.FindBlocksetAsync(BlockHash.Parse(plan.FullHash(f)), length).GetAwaiter().GetResult() is var id && id != f + 1)
             {
                 throw new InvalidOperationException($"Template blockset {f} got ID {id}, expected {f + 1}.");
             }
@@ -101,7 +101,7 @@ internal sealed class TemplateCache(string folder, Action<string> log)
         for (var i = 0; i < plan.Blocks; i++)
         {
             var block = plan.BinaryBlock(i);
-            yield return new ImportBlock(block.Hash, block.Size);
+            yield return new ImportBlock(new BlockKey(block.Hash, block.Size));
         }
 
         await Task.CompletedTask.ConfigureAwait(false);
@@ -111,7 +111,7 @@ internal sealed class TemplateCache(string folder, Action<string> log)
     {
         for (var f = 0; f < plan.Blocksets; f++)
         {
-            var blocks = new BinaryBlockKey[plan.FileStarts[f + 1] - plan.FileStarts[f]];
+            var blocks = new BlockKey[plan.FileStarts[f + 1] - plan.FileStarts[f]];
             for (var b = 0; b < blocks.Length; b++)
             {
                 blocks[b] = plan.BinaryBlock(plan.FileStarts[f] + b);

@@ -134,7 +134,7 @@ internal sealed class LifecycleStudy(LifecycleSettings settings, Action<string> 
             {
                 // Untimed: the first lookup (the KeyMap layout loads its key map here, as a backup engine's earlier work would have).
                 var start = Stopwatch.GetTimestamp();
-                if (await session.FindBlockAsync(plan.Hash(0), plan.Sizes[0]) != 1)
+                if (await session.FindBlockAsync(BlockKey.Parse(plan.Hash(0), plan.Sizes[0])) != 1)
                 {
                     throw new InvalidOperationException("The template's first block is not found at ID 1.");
                 }

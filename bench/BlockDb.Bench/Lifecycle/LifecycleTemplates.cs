@@ -77,7 +77,7 @@ internal sealed class LifecycleTemplates(string folder, Action<string> log)
                     var block = plan.Entries[e];
                     if (block == next)
                     {
-                        var id = await session.InsertBlockAsync(plan.Hash(block), plan.Sizes[block], LifecyclePlan.VolumeOf(block));
+                        var id = (await session.SelectXorInsertAsync(BlockKey.Parse(plan.Hash(block), plan.Sizes[block]), LifecyclePlan.VolumeOf(block))).Id;
                         Expect(id, block + 1, "block");
                         next++;
                     }

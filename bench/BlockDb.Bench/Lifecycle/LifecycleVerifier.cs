@@ -51,7 +51,7 @@ internal static class LifecycleVerifier
         for (var i = 0; i < Math.Min(sample / 10, gone.Length); i++)
         {
             var b = gone[(int)((long)i * gone.Length / Math.Min(sample / 10, gone.Length))];
-            if (await session.FindBlockAsync(plan.Hash(b), plan.Sizes[b]) is { } id)
+            if (await session.FindBlockAsync(BlockKey.Parse(plan.Hash(b), plan.Sizes[b])) is { } id)
             {
                 issues.Add(Text($"collected block {b + 1} is still found (ID {id})"));
                 break;
@@ -130,7 +130,7 @@ internal static class LifecycleVerifier
                     return;
                 }
 
-                if (await reader.FindBlockAsync(got.Hash, got.Size) != b + 1)
+                if (await reader.FindBlockAsync(BlockKey.Parse(got.Hash, got.Size)) != b + 1)
                 {
                     issues.Add(Text($"block {b + 1} of blockset {f + 1} is not found by its hash"));
                     return;

@@ -34,7 +34,7 @@ public static class WorkloadInfo
     public static string OpDefinition(Workload workload) => workload switch
     {
         Workload.Select => "FindBlockAsync of an existing block (hit)",
-        Workload.Insert => "InsertBlockAsync of a new block",
+        Workload.Insert => "SelectXorInsertAsync of a new block (no insert-only call in the public API)",
         Workload.XorSelectInsert => "SelectXorInsertAsync, SelectThenInsert (seed xor1)",
         Workload.XorIgnoreSelect => "SelectXorInsertAsync, InsertOrIgnoreThenSelect (seed xor2)",
         Workload.XorReturning => "SelectXorInsertAsync, InsertReturningThenSelect",

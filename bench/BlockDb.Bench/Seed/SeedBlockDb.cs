@@ -13,11 +13,11 @@ internal static class SeedBlockDb
         var next = 0;
         foreach (var b in data.Blocksets)
         {
-            var keys = new BinaryBlockKey[b.Count];
+            var keys = new BlockKey[b.Count];
             for (var i = 0; i < keys.Length; i++)
             {
                 var e = data.Entries[next + i];
-                keys[i] = new BinaryBlockKey(BlockHash.Parse(e.Hash), e.Size);
+                keys[i] = new BlockKey(BlockHash.Parse(e.Hash), e.Size);
             }
 
             var results = new SelectXorInsertResult[keys.Length];
@@ -57,7 +57,7 @@ internal static class SeedBlockDb
         long digest = 0;
         foreach (var e in entries)
         {
-            digest += await s.InsertBlockAsync(e.Hash, e.Size);
+            digest += (await s.SelectXorInsertAsync(BlockKey.Parse(e.Hash, e.Size))).Id;
         }
 
         await s.CommitAsync();
@@ -69,7 +69,7 @@ internal static class SeedBlockDb
         long digest = 0;
         foreach (var e in entries)
         {
-            digest += await s.FindBlockAsync(e.Hash, e.Size) ?? -1;
+            digest += await s.FindBlockAsync(BlockKey.Parse(e.Hash, e.Size)) ?? -1;
         }
 
         await s.CommitAsync();
@@ -81,7 +81,7 @@ internal static class SeedBlockDb
         long digest = 0;
         foreach (var e in entries)
         {
-            digest += (await s.SelectXorInsertAsync(e.Hash, e.Size)).Id;
+            digest += (await s.SelectXorInsertAsync(BlockKey.Parse(e.Hash, e.Size))).Id;
         }
 
         await s.CommitAsync();
@@ -139,7 +139,7 @@ internal static class SeedBlockDb
         var ids = new List<long>(64);
         for (var i = 0; i < entries.Length; i++)
         {
-            var id = (await s.SelectXorInsertAsync(entries[i].Hash, entries[i].Size)).Id;
+            var id = (await s.SelectXorInsertAsync(BlockKey.Parse(entries[i].Hash, entries[i].Size))).Id;
             ids.Add(id);
             digest += id;
             if (breaks[i] || i == entries.Length - 1)

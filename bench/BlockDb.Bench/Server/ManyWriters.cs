@@ -93,7 +93,7 @@ internal static class ManyWriters
             foreach (var key in keys)
             {
                 var start = clock.Elapsed.TotalMicroseconds;
-                await shared.SelectXorInsertAsync(key, ServerWorkloads.BlockSize);
+                await shared.SelectXorInsertAsync(BlockKey.Parse(key, ServerWorkloads.BlockSize));
                 own.Add(clock.Elapsed.TotalMicroseconds - start);
             }
         })));

@@ -42,7 +42,7 @@ internal sealed class QueuedWriter : IAsyncDisposable
             batch.Clear();
             while (batch.Count < 4096 && _queue.Reader.TryRead(out var item))
             {
-                batch.Add((item.Hash, item.Size, item.Done, await _session.SelectXorInsertAsync(item.Hash, item.Size)));
+                batch.Add((item.Hash, item.Size, item.Done, await _session.SelectXorInsertAsync(BlockKey.Parse(item.Hash, item.Size))));
             }
 
             await _session.CommitAsync();

@@ -14,12 +14,12 @@ internal static class ServerWorkloads
 
     /// <summary>Select-xor-insert of <paramref name="ops"/> new blocks on one session (CommitEvery 1000).</summary>
     public static Task<Percentiles> XorNewAsync(IBlockDatabase db, int seed, int ops) =>
-        EachAsync(db, ops, async (session, i) => await session.SelectXorInsertAsync(BlockHashes.Of(seed, HashDomain.Stream, i), BlockSize));
+        EachAsync(db, ops, async (session, i) => await session.SelectXorInsertAsync(BlockKey.Parse(BlockHashes.Of(seed, HashDomain.Stream, i), BlockSize)));
 
     /// <summary>Finds of blocks written by <see cref="XorNewAsync"/>, in a different order.</summary>
     public static Task<Percentiles> FindAsync(IBlockDatabase db, int seed, int ops) =>
         EachAsync(db, ops, async (session, i) =>
-            _ = await session.FindBlockAsync(BlockHashes.Of(seed, HashDomain.Stream, (i * 7919L) % ops), BlockSize) ?? throw new InvalidOperationException("a written block was not found"));
+            _ = await session.FindBlockAsync(BlockKey.Parse(BlockHashes.Of(seed, HashDomain.Stream, (i * 7919L) % ops), BlockSize)) ?? throw new InvalidOperationException("a written block was not found"));
 
     /// <summary>Times <paramref name="ops"/> calls of <paramref name="call"/> on one session, then commits (inside the timed region).</summary>
     private static async Task<Percentiles> EachAsync(IBlockDatabase db, int ops, Func<IBlockRepository, int, Task> call)
@@ -53,7 +53,7 @@ internal static class ServerWorkloads
         {
             for (var b = 0; b < blocks; b++)
             {
-                keys[b] = new BlockKey(BlockHashes.Of(seed, HashDomain.Stream, ((f * 31L) + (b * 7L)) % knownBlocks), BlockSize);
+                keys[b] = BlockKey.Parse(BlockHashes.Of(seed, HashDomain.Stream, ((f * 31L) + (b * 7L)) % knownBlocks), BlockSize);
             }
 
             var start = clock.Elapsed.TotalMicroseconds;
@@ -65,7 +65,7 @@ internal static class ServerWorkloads
             {
                 for (var b = 0; b < blocks; b++)
                 {
-                    ids[b] = await session.FindBlockAsync(keys[b].Hash, keys[b].Size) ?? throw new InvalidOperationException("a known block was not found");
+                    ids[b] = await session.FindBlockAsync(keys[b]) ?? throw new InvalidOperationException("a known block was not found");
                 }
 
                 await session.AddBlocksetAsync(ids, BlockHashes.Of(seed, HashDomain.FullHash, f));
@@ -81,16 +81,16 @@ internal static class ServerWorkloads
     /// <summary>Bulk import of <paramref name="blocks"/> new blocks by binary COPY (PostgreSQL only). Ops are blocks.</summary>
     public static async Task<Percentiles> ImportAsync(IBlockDatabase db, int seed, int blocks)
     {
-        var keys = Enumerable.Range(0, blocks).Select(i => new BlockKey(BlockHashes.Of(seed, HashDomain.Prefill, i), BlockSize)).ToList();
+        var keys = Enumerable.Range(0, blocks).Select(i => new ImportBlock(new BlockKey(BlockHash.Parse(BlockHashes.Of(seed, HashDomain.Prefill, i)), BlockSize))).ToList();
         var clock = Stopwatch.StartNew();
-        var inserted = await db.ImportBlocksAsync(keys);
+        var inserted = (await db.ImportBlocksAsync(keys.ToAsyncEnumerable(), new ImportOptions { ItemsPerTransaction = ImportOptions.MaxItemsPerTransaction })).Created;
         var seconds = clock.Elapsed.TotalSeconds;
         return inserted == blocks ? Percentiles.Of(blocks, seconds, []) : throw new InvalidOperationException($"imported {inserted} of {blocks}");
     }
 
     /// <summary><paramref name="tasks"/> concurrent tasks select-xor-inserting new blocks through one shared repository. Ops are acknowledged writes.</summary>
     public static async Task<Percentiles> SharedAsync(IBlockDatabase db, int seed, int tasks, int opsPerTask) =>
-        await ConcurrentAsync(tasks, opsPerTask, db.OpenSharedRepository(), static (w, h, s) => w.SelectXorInsertAsync(h, s), seed);
+        await ConcurrentAsync(tasks, opsPerTask, db.OpenSharedRepository(), static (w, h, s) => w.SelectXorInsertAsync(BlockKey.Parse(h, s)), seed);
 
     /// <summary>The same with writes gathered by one session behind a queue, committed per batch: a group commit built from the public API.</summary>
     public static async Task<Percentiles> GroupCommitAsync(IBlockDatabase db, int seed, int tasks, int opsPerTask)

@@ -34,7 +34,7 @@ internal static class WriterWorker
             var start = clock.Elapsed.TotalMicroseconds;
             try
             {
-                await session.SelectXorInsertAsync(keys[i], ServerWorkloads.BlockSize);
+                await session.SelectXorInsertAsync(BlockKey.Parse(keys[i], ServerWorkloads.BlockSize));
             }
             catch (BlockDbException e) when (e.IsTransient)
             {

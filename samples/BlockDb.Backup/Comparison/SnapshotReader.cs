@@ -37,7 +37,7 @@ internal static class SnapshotReader
             byId[info.Id] = Digest(hash, info, list);
             foreach (var block in list)
             {
-                blocks.Add(new BlockKey(block.Hash, block.Size));
+                blocks.Add(BlockKey.Parse(block.Hash, block.Size));
             }
         }
 

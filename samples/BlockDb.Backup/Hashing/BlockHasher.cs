@@ -50,7 +50,7 @@ internal sealed class BlockHasher : IDisposable
                     }
 
                     var data = _buffer.AsSpan(0, read);
-                    blocks.Add(new BlockKey(Sha256Base64.Hash(data), read));
+                    blocks.Add(new BlockKey(Sha256Base64.Binary(data), read));
                     _fullHash.AppendData(data);
                     offset += read;
                     if (read < _blockSize)

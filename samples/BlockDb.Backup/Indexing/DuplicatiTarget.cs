@@ -139,7 +139,7 @@ internal sealed record DuplicatiTarget(int Blocksize, int HashSize, long Operati
         for (var k = 0L; k < count; k++)
         {
             var size = DuplicatiBlocklists.Write(keys, k, Blocksize, HashSize, buffer);
-            lists.Add(new BlockKey(Sha256Base64.Hash(buffer.AsSpan(0, size)), size));
+            lists.Add(new BlockKey(Sha256Base64.Binary(buffer.AsSpan(0, size)), size));
         }
 
         return lists;

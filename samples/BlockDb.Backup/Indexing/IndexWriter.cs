@@ -32,7 +32,7 @@ internal sealed class IndexWriter(IBlockRepository repository, VolumeWriter volu
         }
 
         var fullHash = file.FullHash!;
-        if (await repository.FindBlocksetAsync(fullHash, file.Length, cancellationToken).ConfigureAwait(false) is { } existing)
+        if (await repository.FindBlocksetAsync(BlockHash.Parse(fullHash), file.Length, cancellationToken).ConfigureAwait(false) is { } existing)
         {
             Recorded(file, existing, reused: true);
             return;
@@ -42,7 +42,7 @@ internal sealed class IndexWriter(IBlockRepository repository, VolumeWriter volu
         foreach (var block in file.Blocks)
         {
             var volumeId = await volumes.CurrentAsync(cancellationToken).ConfigureAwait(false);
-            var result = await repository.SelectXorInsertAsync(block.Hash, block.Size, volumeId, cancellationToken).ConfigureAwait(false);
+            var result = await repository.SelectXorInsertAsync(block, volumeId, cancellationToken).ConfigureAwait(false);
             _blockIds.Add(result.Id);
             if (result.Created)
             {
@@ -57,7 +57,7 @@ internal sealed class IndexWriter(IBlockRepository repository, VolumeWriter volu
             foreach (var list in duplicati.Blocklists(file.Blocks, _blocklist))
             {
                 var volumeId = await volumes.CurrentAsync(cancellationToken).ConfigureAwait(false);
-                var result = await repository.SelectXorInsertAsync(list.Hash, list.Size, volumeId, cancellationToken).ConfigureAwait(false);
+                var result = await repository.SelectXorInsertAsync(list, volumeId, cancellationToken).ConfigureAwait(false);
                 if (result.Created)
                 {
                     stats.AddNewBlocklistBlock();

@@ -55,7 +55,7 @@ internal static class InfoCommand
             counts = await session.GetCountsAsync(cancellationToken).ConfigureAwait(false);
             if (loadMap && database.Layout == BlockLayout.KeyMap)
             {
-                await session.FindBlockAsync(ProbeHash, 1, cancellationToken).ConfigureAwait(false);
+                await session.FindBlockAsync(BlockKey.Parse(ProbeHash, 1), cancellationToken).ConfigureAwait(false);
             }
         }
 

@@ -1,15 +1,14 @@
 namespace BlockDb;
 
 /// <summary>One block of a bulk import (<see cref="IBlockDatabase.ImportBlocksAsync"/>).</summary>
-/// <param name="Hash">The block hash (1 to <see cref="BlockHash.MaxBytes"/> bytes).</param>
-/// <param name="Size">The block size in bytes, 1 or more.</param>
+/// <param name="Block">The block (not <c>default(BlockKey)</c>).</param>
 /// <param name="VolumeId">The volume that holds the block, or <see langword="null"/> for none; it must exist and not be <see cref="VolumeState.Deleting"/> or <see cref="VolumeState.Deleted"/> when the block is new.</param>
-public readonly record struct ImportBlock(BlockHash Hash, long Size, long? VolumeId = null);
+public readonly record struct ImportBlock(BlockKey Block, long? VolumeId = null);
 
 /// <summary>One blockset of a bulk import (<see cref="IBlockDatabase.ImportBlocksetsAsync"/>): a file's blocks in order.</summary>
 /// <param name="Blocks">The blocks in file order, each already in the index; none for an empty file.</param>
 /// <param name="FullHash">The hash of the whole content, or the empty <see langword="default"/> for none. A blockset with a full hash is imported once: one with the same full hash and length already in the index is reused.</param>
-public sealed record ImportBlockset(IReadOnlyList<BinaryBlockKey> Blocks, BlockHash FullHash = default);
+public sealed record ImportBlockset(IReadOnlyList<BlockKey> Blocks, BlockHash FullHash = default);
 
 /// <summary>How far a bulk import has got, reported after each committed transaction.</summary>
 /// <param name="Read">Items read from the input so far.</param>

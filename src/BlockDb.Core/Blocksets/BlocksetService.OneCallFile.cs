@@ -7,7 +7,7 @@ internal sealed partial class BlocksetService
 {
     /// <summary>A one-call file's arguments, carried by value through the batch (<see cref="SelectXorInsertAdd"/>).</summary>
     private readonly record struct OneCallFile(
-        BlocksetService Self, ReadOnlyMemory<BinaryBlockKey> Blocks, Memory<SelectXorInsertResult> Results, long? VolumeId, string? FullHash, CancellationToken CancellationToken)
+        BlocksetService Self, ReadOnlyMemory<BlockKey> Blocks, Memory<SelectXorInsertResult> Results, long? VolumeId, string? FullHash, CancellationToken CancellationToken)
     {
         /// <summary>Select-xor-inserts the blocks, then writes the blockset from them, in one transaction (commits come only between calls); the caller counts the write.</summary>
         public long Run()

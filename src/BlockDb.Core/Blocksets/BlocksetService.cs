@@ -80,7 +80,7 @@ internal sealed partial class BlocksetService
         Add(blocks, blocks, blocks.Count, fullHash, cancellationToken, static (BlocksetService self, IReadOnlyList<BlockKey> blocks, int i, ref long? fit) =>
         {
             var block = blocks[i];
-            var id = self._layout.FindInWrite(new BinaryBlockKey(BlockHash.Parse(block.Hash), block.Size), block.Hash, out var volume)
+            var id = self._layout.FindInWrite(block, out var volume)
                 ?? throw new BlockNotFoundException($"Block {i} of the blockset (hash {block.Hash}, {block.Size} bytes) is not in the index; add it first (SelectXorInsertAsync). Nothing of the blockset was written.", i);
             if (volume.IsUnknown)
             {
@@ -105,7 +105,7 @@ internal sealed partial class BlocksetService
     /// whole calls the blocks go in the blockset's savepoint too: a failure or a cancellation leaves none of them.
     /// </summary>
     /// <exception cref="BlockDbConflictException">A found block's volume is Deleting or Deleted; nothing of the blockset was written (blocks created before it stay in the batch, unless the session's calls are whole).</exception>
-    public long SelectXorInsertAdd(ReadOnlyMemory<BinaryBlockKey> blocks, Memory<SelectXorInsertResult> results, long? volumeId, string? fullHash, CancellationToken cancellationToken) =>
+    public long SelectXorInsertAdd(ReadOnlyMemory<BlockKey> blocks, Memory<SelectXorInsertResult> results, long? volumeId, string? fullHash, CancellationToken cancellationToken) =>
         _batch.Write(new OneCallFile(this, blocks, results, volumeId, fullHash, cancellationToken), static file =>
         {
             var blocksetId = file.Self._wholeCalls ? file.Self._batch.AllOrNothing(file, static f => f.Run()) : file.Run();
@@ -117,7 +117,7 @@ internal sealed partial class BlocksetService
     /// A bulk import's blockset: when it has a full hash and a blockset with that hash and length exists, nothing is
     /// written (false); else it is added from its blocks by hash and size (true). Decided inside the write transaction.
     /// </summary>
-    public bool Import(IReadOnlyList<BinaryBlockKey> blocks, string? fullHash, long length, CancellationToken cancellationToken) =>
+    public bool Import(IReadOnlyList<BlockKey> blocks, string? fullHash, long length, CancellationToken cancellationToken) =>
         _batch.Write((this, blocks, fullHash, length, cancellationToken), static s =>
         {
             var (self, blocks, fullHash, length, cancellationToken) = s;
@@ -126,10 +126,10 @@ internal sealed partial class BlocksetService
                 return false;
             }
 
-            self.Add(blocks, null, blocks.Count, fullHash, cancellationToken, static (BlocksetService self, IReadOnlyList<BinaryBlockKey> blocks, int i, ref long? _) =>
+            self.Add(blocks, null, blocks.Count, fullHash, cancellationToken, static (BlocksetService self, IReadOnlyList<BlockKey> blocks, int i, ref long? _) =>
             {
                 var block = blocks[i];
-                var id = self._layout.Find(block, null)
+                var id = self._layout.Find(block)
                     ?? throw new BlockNotFoundException($"Block {i} of the blockset (hash {block.Hash}, {block.Size} bytes) is not in the index; import the blocks first. Nothing of the blockset was written.", i);
                 return (id, self.BlockSize(id, i) ?? block.Size);
             });

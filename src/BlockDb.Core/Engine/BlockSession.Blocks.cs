@@ -1,43 +1,22 @@
 namespace BlockDb.Engine;
 
-// The block calls: find, insert and select-xor-insert of one block, and select-xor-insert of a span. A text hash is
-// checked and decoded here, once; the engine takes the bytes.
+// The block calls: find and select-xor-insert of one block, and select-xor-insert of a span. The key's constructor
+// checked its hash and size; here only default(BlockKey) is refused, and the engine takes the key as it is.
 internal sealed partial class BlockSession<TEngine>
 {
-    public ValueTask<long?> FindBlockAsync(string hash, long size, CancellationToken cancellationToken = default) =>
-        FindBlock(true, hash, default, size, cancellationToken);
-
-    public ValueTask<long?> FindBlockAsync(BlockHash hash, long size, CancellationToken cancellationToken = default) =>
-        FindBlock(false, null, hash, size, cancellationToken);
-
-    public ValueTask<long> InsertBlockAsync(string hash, long size, CancellationToken cancellationToken = default) =>
-        InsertBlock(true, hash, default, size, null, cancellationToken);
-
-    public ValueTask<long> InsertBlockAsync(string hash, long size, long volumeId, CancellationToken cancellationToken = default) =>
-        InsertBlock(true, hash, default, size, volumeId, cancellationToken);
-
-    public ValueTask<SelectXorInsertResult> SelectXorInsertAsync(string hash, long size, CancellationToken cancellationToken = default) =>
-        SelectXorInsert(true, hash, default, size, null, cancellationToken);
-
-    public ValueTask<SelectXorInsertResult> SelectXorInsertAsync(string hash, long size, long volumeId, CancellationToken cancellationToken = default) =>
-        SelectXorInsert(true, hash, default, size, volumeId, cancellationToken);
-
-    public ValueTask<SelectXorInsertResult> SelectXorInsertAsync(BlockHash hash, long size, long? volumeId = null, CancellationToken cancellationToken = default) =>
-        SelectXorInsert(false, null, hash, size, volumeId, cancellationToken);
-
     /// <summary>A lookup, in the session's read transaction unless its write transaction is open.</summary>
-    private ValueTask<long?> FindBlock(bool isText, string? text, in BlockHash hash, long size, CancellationToken cancellationToken)
+    public ValueTask<long?> FindBlockAsync(BlockKey block, CancellationToken cancellationToken = default)
     {
         using var call = new CallScope(_site, nameof(FindBlockAsync));
         try
         {
             if (!call.TryEnter(this, cancellationToken))
             {
-                return FindBlockLaterAsync(call.Hand(), isText, text, hash, size, cancellationToken);
+                return FindBlockLaterAsync(call.Hand(), block, cancellationToken);
             }
 
-            var block = Require.Block(isText, text, hash, size);
-            var running = _engine.FindBlockAsync(block, text, cancellationToken);
+            Require.Block(block);
+            var running = _engine.FindBlockAsync(block, cancellationToken);
             return running.IsCompletedSuccessfully ? running : RestAsync(call.Hand(), running, write: false);
         }
         catch (Exception e) when (call.Failing(e))
@@ -47,15 +26,15 @@ internal sealed partial class BlockSession<TEngine>
     }
 
     /// <summary>A lookup that met background work (the age commit) in the gate: awaits it without blocking the thread [G1].</summary>
-    private async ValueTask<long?> FindBlockLaterAsync(CallScope handed, bool isText, string? text, BlockHash hash, long size, CancellationToken cancellationToken)
+    private async ValueTask<long?> FindBlockLaterAsync(CallScope handed, BlockKey block, CancellationToken cancellationToken)
     {
         using var call = handed;
         try
         {
             await call.EnterAsync(this, cancellationToken).ConfigureAwait(false);
             call.Entered(cancellationToken);
-            var block = Require.Block(isText, text, hash, size);
-            return await call.WhilePending(_engine.FindBlockAsync(block, text, cancellationToken)).ConfigureAwait(false);
+            Require.Block(block);
+            return await call.WhilePending(_engine.FindBlockAsync(block, cancellationToken)).ConfigureAwait(false);
         }
         catch (Exception e) when (call.Failing(e))
         {
@@ -64,19 +43,19 @@ internal sealed partial class BlockSession<TEngine>
         }
     }
 
-    private ValueTask<SelectXorInsertResult> SelectXorInsert(bool isText, string? text, in BlockHash hash, long size, long? volumeId, CancellationToken cancellationToken)
+    public ValueTask<SelectXorInsertResult> SelectXorInsertAsync(BlockKey block, long? volumeId = null, CancellationToken cancellationToken = default)
     {
         using var call = new CallScope(_site, nameof(SelectXorInsertAsync));
         try
         {
             if (!call.TryEnter(this, cancellationToken))
             {
-                return SelectXorInsertLaterAsync(call.Hand(), isText, text, hash, size, volumeId, cancellationToken);
+                return SelectXorInsertLaterAsync(call.Hand(), block, volumeId, cancellationToken);
             }
 
-            var block = Require.Block(isText, text, hash, size);
+            Require.Block(block);
             RequireWritable(nameof(SelectXorInsertAsync));
-            var running = _engine.SelectXorInsertAsync(block, text, volumeId, cancellationToken);
+            var running = _engine.SelectXorInsertAsync(block, volumeId, cancellationToken);
             if (!running.IsCompletedSuccessfully)
             {
                 return RestAsync(call.Hand(), running, write: true);
@@ -92,16 +71,16 @@ internal sealed partial class BlockSession<TEngine>
     }
 
     /// <summary>A select-xor-insert that met background work (the age commit) in the gate: awaits it without blocking the thread [G1].</summary>
-    private async ValueTask<SelectXorInsertResult> SelectXorInsertLaterAsync(CallScope handed, bool isText, string? text, BlockHash hash, long size, long? volumeId, CancellationToken cancellationToken)
+    private async ValueTask<SelectXorInsertResult> SelectXorInsertLaterAsync(CallScope handed, BlockKey block, long? volumeId, CancellationToken cancellationToken)
     {
         using var call = handed;
         try
         {
             await call.EnterAsync(this, cancellationToken).ConfigureAwait(false);
             call.Entered(cancellationToken);
-            var block = Require.Block(isText, text, hash, size);
+            Require.Block(block);
             RequireWritable(nameof(SelectXorInsertAsync));
-            var result = await call.WhilePending(_engine.SelectXorInsertAsync(block, text, volumeId, cancellationToken)).ConfigureAwait(false);
+            var result = await call.WhilePending(_engine.SelectXorInsertAsync(block, volumeId, cancellationToken)).ConfigureAwait(false);
             await call.WhilePending(_policy.AfterWriteAsync()).ConfigureAwait(false);
             return result;
         }
@@ -112,35 +91,15 @@ internal sealed partial class BlockSession<TEngine>
         }
     }
 
-    private async ValueTask<long> InsertBlock(bool isText, string? text, BlockHash hash, long size, long? volumeId, CancellationToken cancellationToken)
+    public async ValueTask<int> SelectXorInsertManyAsync(ReadOnlyMemory<BlockKey> blocks, Memory<SelectXorInsertResult> results, long? volumeId = null, CancellationToken cancellationToken = default)
     {
-        using var call = new CallScope(_site, nameof(InsertBlockAsync));
-        try
-        {
-            await call.EnterAsync(this, cancellationToken).ConfigureAwait(false);
-            call.Entered(cancellationToken);
-            var block = Require.Block(isText, text, hash, size);
-            RequireWritable(nameof(InsertBlockAsync));
-            var id = await call.WhilePending(_engine.InsertBlockAsync(block, text, volumeId, cancellationToken)).ConfigureAwait(false);
-            await call.WhilePending(_policy.AfterWriteAsync()).ConfigureAwait(false);
-            return id;
-        }
-        catch (Exception e) when (call.Failing(e))
-        {
-            call.Rethrow();
-            throw;
-        }
-    }
-
-    public async ValueTask<int> SelectXorInsertAsync(ReadOnlyMemory<BinaryBlockKey> blocks, Memory<SelectXorInsertResult> results, long? volumeId = null, CancellationToken cancellationToken = default)
-    {
-        using var call = new CallScope(_site, nameof(SelectXorInsertAsync));
+        using var call = new CallScope(_site, nameof(SelectXorInsertManyAsync));
         try
         {
             await call.EnterAsync(this, cancellationToken).ConfigureAwait(false);
             call.Entered(cancellationToken);
             Require.Blocks(blocks.Span, results.Length);
-            RequireWritable(nameof(SelectXorInsertAsync));
+            RequireWritable(nameof(SelectXorInsertManyAsync));
             var created = await call.WhilePending(_engine.SelectXorInsertManyAsync(blocks, results, volumeId, cancellationToken)).ConfigureAwait(false);
             await call.WhilePending(_policy.AfterWriteAsync()).ConfigureAwait(false);
             return created;

@@ -5,7 +5,7 @@ namespace BlockDb.Engine;
 // The blockset calls, block reads by ID, and garbage collection.
 internal sealed partial class BlockSession<TEngine>
 {
-    public async ValueTask<long> SelectXorInsertBlocksetAsync(ReadOnlyMemory<BinaryBlockKey> blocks, Memory<SelectXorInsertResult> results, BlockHash fullHash = default, long? volumeId = null, CancellationToken cancellationToken = default)
+    public async ValueTask<long> SelectXorInsertBlocksetAsync(ReadOnlyMemory<BlockKey> blocks, Memory<SelectXorInsertResult> results, BlockHash fullHash = default, long? volumeId = null, CancellationToken cancellationToken = default)
     {
         using var call = new CallScope(_site, nameof(SelectXorInsertBlocksetAsync));
         try
@@ -105,7 +105,7 @@ internal sealed partial class BlockSession<TEngine>
         }
     }
 
-    public async ValueTask<long?> FindBlocksetAsync(string fullHash, long length, CancellationToken cancellationToken = default)
+    public async ValueTask<long?> FindBlocksetAsync(BlockHash fullHash, long length, CancellationToken cancellationToken = default)
     {
         using var call = new CallScope(_site, nameof(FindBlocksetAsync));
         try

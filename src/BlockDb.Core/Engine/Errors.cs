@@ -86,11 +86,14 @@ internal static class Errors
     public static ArgumentException ResultsTooShort(int results, int blocks) =>
         new($"The results buffer holds {results} results and there are {blocks} blocks; give a buffer at least as long as the blocks.", "results");
 
-    public static ArgumentException SpanBlockInvalid(int index, int hashBytes, long size) =>
-        new($"Block {index} is invalid: {hashBytes} hash bytes, size {size}; give a hash of 1 to {BlockHash.MaxBytes} bytes and a size of 1 byte or more. Nothing was written.", "blocks");
+    public static ArgumentException BlockKeyDefault() =>
+        new("The block key is default(BlockKey), which names no block; make one with new BlockKey(hash, size) or BlockKey.Parse(base64Hash, size).", "block");
 
-    public static ArgumentException BlocksetBlockInvalid(int index, string? hash, long size) =>
-        new($"Block {index} of the blockset is invalid: hash {Quoted.Value(hash)} ({hash?.Length ?? 0:N0} characters), size {size}; give a base64 hash with '=' padding and a size of 1 byte or more.", "blocks");
+    public static ArgumentException SpanBlockDefault(int index) =>
+        new($"Block {index} is default(BlockKey), which names no block; make each key with new BlockKey(hash, size) or BlockKey.Parse(base64Hash, size). Nothing was written.", "blocks");
+
+    public static ArgumentException BlocksetBlockDefault(int index) =>
+        new($"Block {index} of the blockset is default(BlockKey), which names no block; make each key with new BlockKey(hash, size) or BlockKey.Parse(base64Hash, size). Nothing was written.", "blocks");
 
     public static ArgumentException VolumeNameInvalid(string name, string problem) =>
         new($"The volume name {Quoted.Value(name)} ({name.Length} characters) {problem}; a volume name is 1 to {VolumeRules.MaxNameLength:N0} characters of valid UTF-16 with no control character and no whitespace at either end, such as duplicati-b1234.dblock.zip.", "name");

@@ -2,7 +2,7 @@ namespace BlockDb.Engine;
 
 /// <summary>
 /// One engine connection, as <see cref="BlockSession{TEngine}"/> calls it: inside the session's call scope, one call at
-/// a time [G1], with the input already checked (<see cref="Require"/>) and a text hash already decoded. Writes open the
+/// a time [G1], with the input already checked (<see cref="Require"/>). Writes open the
 /// engine's write transaction when they need it and count themselves; <see cref="CommitPolicy"/> decides when to commit
 /// [B1]-[B3]. Implemented by structs (D6), so each <see cref="BlockSession{TEngine}"/> is compiled for its engine and
 /// calls it without a virtual call. Every operation returns a <see cref="ValueTask"/>: SQLite's engine completes it
@@ -14,21 +14,17 @@ internal interface IEngineSession
 {
     /// <summary>The block's ID, or null when the engine sees no such block (complete: never a miss for a visible block).</summary>
     /// <param name="block">The block, its hash decoded.</param>
-    /// <param name="text">The caller's hash text when it gave one (checked, canonical), else null: a layout that stores the text binds it as given.</param>
     /// <param name="cancellationToken">The call's token (an engine passes it on where a cancelled statement loses nothing).</param>
-    ValueTask<long?> FindBlockAsync(in BinaryBlockKey block, string? text, CancellationToken cancellationToken);
+    ValueTask<long?> FindBlockAsync(in BlockKey block, CancellationToken cancellationToken);
 
     /// <summary>Finds the block, inserting it when absent (recorded in <paramref name="volumeId"/>).</summary>
-    ValueTask<SelectXorInsertResult> SelectXorInsertAsync(in BinaryBlockKey block, string? text, long? volumeId, CancellationToken cancellationToken);
-
-    /// <summary>Inserts a block that must be new (SQLITE_CONSTRAINT, or SQLSTATE 23505, when it exists).</summary>
-    ValueTask<long> InsertBlockAsync(in BinaryBlockKey block, string? text, long? volumeId, CancellationToken cancellationToken);
+    ValueTask<SelectXorInsertResult> SelectXorInsertAsync(in BlockKey block, long? volumeId, CancellationToken cancellationToken);
 
     /// <summary>Select-xor-insert of each block, its result at the same index; how many it created.</summary>
-    ValueTask<int> SelectXorInsertManyAsync(ReadOnlyMemory<BinaryBlockKey> blocks, Memory<SelectXorInsertResult> results, long? volumeId, CancellationToken cancellationToken);
+    ValueTask<int> SelectXorInsertManyAsync(ReadOnlyMemory<BlockKey> blocks, Memory<SelectXorInsertResult> results, long? volumeId, CancellationToken cancellationToken);
 
     /// <summary>A file in one call: its blocks' select-xor-insert, then the blockset from them.</summary>
-    ValueTask<long> SelectXorInsertBlocksetAsync(ReadOnlyMemory<BinaryBlockKey> blocks, Memory<SelectXorInsertResult> results, BlockHash fullHash, long? volumeId, CancellationToken cancellationToken);
+    ValueTask<long> SelectXorInsertBlocksetAsync(ReadOnlyMemory<BlockKey> blocks, Memory<SelectXorInsertResult> results, BlockHash fullHash, long? volumeId, CancellationToken cancellationToken);
 
     /// <summary>Adds a blockset from blocks named by hash and size.</summary>
     ValueTask<long> AddBlocksetAsync(IReadOnlyList<BlockKey> blocks, string? fullHash, CancellationToken cancellationToken);
@@ -37,11 +33,11 @@ internal interface IEngineSession
     ValueTask<long> AddBlocksetAsync(IReadOnlyList<long> blockIds, string? fullHash, CancellationToken cancellationToken);
 
     /// <summary>A bulk import's blockset: false when one with its full hash and length exists (nothing written).</summary>
-    ValueTask<bool> ImportBlocksetAsync(IReadOnlyList<BinaryBlockKey> blocks, string? fullHash, long length, CancellationToken cancellationToken);
+    ValueTask<bool> ImportBlocksetAsync(IReadOnlyList<BlockKey> blocks, string? fullHash, long length, CancellationToken cancellationToken);
 
     ValueTask<BlockInfo> GetBlockAsync(long blockId, CancellationToken cancellationToken);
 
-    ValueTask<long?> FindBlocksetAsync(string fullHash, long length, CancellationToken cancellationToken);
+    ValueTask<long?> FindBlocksetAsync(BlockHash fullHash, long length, CancellationToken cancellationToken);
 
     ValueTask<BlocksetInfo> GetBlocksetAsync(long blocksetId, CancellationToken cancellationToken);
 

@@ -13,27 +13,16 @@ internal static class Require
     public const int CancellationCheckInterval = 256;
 
     /// <summary>
-    /// A block given by hash and size: a valid hash text (a text call, <paramref name="text"/> not null; decoded here,
-    /// once) or non-empty bytes (<paramref name="text"/> null), and a size of 1 byte or more. Returns the block as bytes.
+    /// A block named by its key: anything but <c>default(BlockKey)</c>, the one key its constructor cannot make (it
+    /// checked the hash and the size, so they are not checked again here).
     /// </summary>
-    /// <exception cref="ArgumentException">The hash or the size is invalid (a null text: <see cref="ArgumentNullException"/>).</exception>
-    public static BinaryBlockKey Block(bool isText, string? text, in BlockHash hash, long size)
+    /// <exception cref="ArgumentException">The key is <c>default(BlockKey)</c>.</exception>
+    public static void Block(in BlockKey block)
     {
-        BlockHash bytes;
-        if (isText)
+        if (block.Size < 1)
         {
-            BlockHash.Validate(text, nameof(hash));
-            Span<byte> decoded = stackalloc byte[BlockHash.MaxBytes];
-            bytes = new BlockHash(decoded[..BlockHash.Decode(text!, decoded)]);
+            throw Errors.BlockKeyDefault();
         }
-        else
-        {
-            BlockHash.Validate(hash, nameof(hash));
-            bytes = hash;
-        }
-
-        BlockHash.ValidateSize(size, nameof(size));
-        return new BinaryBlockKey(bytes, size);
     }
 
     /// <summary>A listing into the caller's buffer: from index 0 or more, into at least one element.</summary>
@@ -48,8 +37,8 @@ internal static class Require
     }
 
     /// <summary>A span call's blocks and results buffer.</summary>
-    /// <exception cref="ArgumentException">The buffer is too short, or a block's hash is empty or its size below 1.</exception>
-    public static void Blocks(ReadOnlySpan<BinaryBlockKey> blocks, int resultsLength)
+    /// <exception cref="ArgumentException">The buffer is too short, or a block is <c>default(BlockKey)</c>.</exception>
+    public static void Blocks(ReadOnlySpan<BlockKey> blocks, int resultsLength)
     {
         if (resultsLength < blocks.Length)
         {
@@ -58,24 +47,23 @@ internal static class Require
 
         for (var i = 0; i < blocks.Length; i++)
         {
-            if (blocks[i].Hash.IsEmpty || blocks[i].Size < 1)
+            if (blocks[i].Size < 1)
             {
-                throw Errors.SpanBlockInvalid(i, blocks[i].Hash.Length, blocks[i].Size);
+                throw Errors.SpanBlockDefault(i);
             }
         }
     }
 
-    /// <summary>A blockset given by its blocks' hash and size, and its optional full hash.</summary>
-    /// <exception cref="ArgumentException">The list is null, a block or the full hash is invalid.</exception>
+    /// <summary>A blockset given by its blocks' keys, and its optional full hash.</summary>
+    /// <exception cref="ArgumentException">The list is null, a block is <c>default(BlockKey)</c> or the full hash is invalid.</exception>
     public static void Blockset(IReadOnlyList<BlockKey> blocks, string? fullHash)
     {
         var count = Blockset<BlockKey>(blocks, fullHash);
         for (var i = 0; i < count; i++)
         {
-            var block = blocks[i];
-            if (block.Hash is null || !BlockHash.IsValid(block.Hash) || block.Size < 1)
+            if (blocks[i].Size < 1)
             {
-                throw Errors.BlocksetBlockInvalid(i, block.Hash, block.Size);
+                throw Errors.BlocksetBlockDefault(i);
             }
         }
     }
@@ -94,8 +82,8 @@ internal static class Require
     }
 
     /// <summary>A blockset's full hash and byte length, to look it up.</summary>
-    /// <exception cref="ArgumentException">The hash is invalid or the length negative.</exception>
-    public static void FullHash(string fullHash, long length)
+    /// <exception cref="ArgumentException">The hash is empty or the length negative.</exception>
+    public static void FullHash(in BlockHash fullHash, long length)
     {
         BlockHash.Validate(fullHash, nameof(fullHash));
         ArgumentOutOfRangeException.ThrowIfNegative(length, nameof(length));

@@ -28,15 +28,15 @@ internal static class BulkImport
         using var activity = Instruments.ActivitySource.StartActivity("blockdb.import");
         activity?.SetTag("blockdb.item", "block");
         var clock = Stopwatch.StartNew();
-        var group = new BinaryBlockKey[Math.Min(GroupSize, options.ItemsPerTransaction)];
+        var group = new BlockKey[Math.Min(GroupSize, options.ItemsPerTransaction)];
         var count = 0;
         long? volume = null;
         var state = new Counts("block");
         await foreach (var block in blocks.WithCancellation(cancellationToken).ConfigureAwait(false))
         {
-            if (block.Hash.IsEmpty || block.Size < 1)
+            if (block.Block.Size < 1)
             {
-                throw new ArgumentException($"Block {state.Read} of the import is invalid: {block.Hash.Length} hash bytes, size {block.Size}; give a hash of 1 to {BlockHash.MaxBytes} bytes and a size of 1 byte or more. The transaction in progress was rolled back; {state.Committed} blocks were committed before it.", nameof(blocks));
+                throw new ArgumentException($"Block {state.Read} of the import is default(BlockKey), which names no block; make each key with new BlockKey(hash, size) or BlockKey.Parse(base64Hash, size). The transaction in progress was rolled back; {state.Committed} blocks were committed before it.", nameof(blocks));
             }
 
             if (count == group.Length || (count > 0 && block.VolumeId != volume))
@@ -46,7 +46,7 @@ internal static class BulkImport
             }
 
             volume = block.VolumeId;
-            group[count++] = new BinaryBlockKey(block.Hash, block.Size);
+            group[count++] = block.Block;
             state.Read++;
             if (++state.InTransaction == options.ItemsPerTransaction)
             {

@@ -11,7 +11,7 @@ internal interface IImportTarget : IAsyncDisposable
     /// <param name="volumeId">Their volume, or <see langword="null"/>.</param>
     /// <param name="cancellationToken">Checked between blocks.</param>
     /// <returns>How many were created; 0 for blocks held for <see cref="FlushAsync"/>.</returns>
-    ValueTask<int> AddBlocksAsync(ReadOnlyMemory<BinaryBlockKey> blocks, long? volumeId, CancellationToken cancellationToken);
+    ValueTask<int> AddBlocksAsync(ReadOnlyMemory<BlockKey> blocks, long? volumeId, CancellationToken cancellationToken);
 
     /// <summary>Adds a blockset inside the open transaction unless one with its full hash and length exists, or holds it for <see cref="FlushAsync"/>.</summary>
     /// <param name="blockset">A checked blockset.</param>

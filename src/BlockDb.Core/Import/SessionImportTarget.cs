@@ -14,14 +14,14 @@ internal sealed class SessionImportTarget(ISessionHandle session) : IImportTarge
 
     private SelectXorInsertResult[] _results = new SelectXorInsertResult[1024];
 
-    public ValueTask<int> AddBlocksAsync(ReadOnlyMemory<BinaryBlockKey> blocks, long? volumeId, CancellationToken cancellationToken)
+    public ValueTask<int> AddBlocksAsync(ReadOnlyMemory<BlockKey> blocks, long? volumeId, CancellationToken cancellationToken)
     {
         if (_results.Length < blocks.Length)
         {
             _results = new SelectXorInsertResult[blocks.Length];
         }
 
-        return session.SelectXorInsertAsync(blocks, _results, volumeId, cancellationToken);
+        return session.SelectXorInsertManyAsync(blocks, _results, volumeId, cancellationToken);
     }
 
     public ValueTask<bool> AddBlocksetAsync(ImportBlockset blockset, long length, CancellationToken cancellationToken) =>

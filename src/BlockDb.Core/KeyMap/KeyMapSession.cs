@@ -40,15 +40,15 @@ internal readonly struct KeyMapSession : ILayoutSession
     }
 
     // The members that take a block `in` are explicit: an implicit one gets a compiler bridge (one more frame).
-    long? ILayoutSession.Find(in BinaryBlockKey block, string? text) => Lookup(block, KeyOf(block), LookupMode.Complete, out _);
+    long? ILayoutSession.Find(in BlockKey block) => Lookup(block, KeyOf(block), LookupMode.Complete, out _);
 
-    long? ILayoutSession.FindInWrite(in BinaryBlockKey block, string? text, out BlockVolume volume)
+    long? ILayoutSession.FindInWrite(in BlockKey block, out BlockVolume volume)
     {
         volume = BlockVolume.Unknown;
         return Lookup(block, KeyOf(block), LookupMode.Complete, out _);
     }
 
-    SelectXorInsertResult ILayoutSession.SelectXorInsert(in BinaryBlockKey block, string? text, long? volumeId)
+    SelectXorInsertResult ILayoutSession.SelectXorInsert(in BlockKey block, long? volumeId)
     {
         var key = KeyOf(block);
         var tx = _own.Transaction;
@@ -74,7 +74,7 @@ internal readonly struct KeyMapSession : ILayoutSession
         return new SelectXorInsertResult(created, true);
     }
 
-    SelectXorInsertResult ILayoutSession.SelectXorInsertInWrite(in BinaryBlockKey block, long? volumeId, out BlockVolume volume)
+    SelectXorInsertResult ILayoutSession.SelectXorInsertInWrite(in BlockKey block, long? volumeId, out BlockVolume volume)
     {
         _own.Transaction.RequireOpen();
         var key = KeyOf(block);
@@ -91,32 +91,14 @@ internal readonly struct KeyMapSession : ILayoutSession
         return new SelectXorInsertResult(created, true);
     }
 
-    long ILayoutSession.Insert(in BinaryBlockKey block, string? text, long? volumeId)
-    {
-        var key = KeyOf(block);
-        EnsureLoaded();
-        _own.Transaction.Begin();
-        if (Lookup(block, key, LookupMode.Complete, out _) is { } id)
-        {
-            throw new BlockDbException(
-                string.Create(CultureInfo.InvariantCulture, $"Block ({block.Hash}, {block.Size} bytes) is already in the index as ID {id}; use SelectXorInsertAsync to get the ID of a block that may exist. (SQLITE_CONSTRAINT_UNIQUE, as the unique index of the other layouts reports.)"),
-                SqliteResultCode.Constraint,
-                SqliteResultCode.ConstraintUnique);
-        }
-
-        var created = InsertNew(block, key, volumeId);
-        _own.Transaction.Wrote();
-        return created;
-    }
-
     public string ReadHash(ISqliteStatement statement, int column) => BlobHashCodec.Read(statement, column);
 
     public BlockHash ReadBinaryHash(ISqliteStatement statement, int column) => BlobHashCodec.ReadBinary(statement, column);
 
-    private uint KeyOf(in BinaryBlockKey block) => _map.Hasher.KeyOf(block.Hash.Bytes, block.Size);
+    private uint KeyOf(in BlockKey block) => _map.Hasher.KeyOf(block.Hash.Bytes, block.Size);
 
     /// <summary>The one lookup: the block's verified ID, or null when <paramref name="mode"/> lets it call the block missing.</summary>
-    private long? Lookup(in BinaryBlockKey block, uint key, LookupMode mode, out long? volumeId)
+    private long? Lookup(in BlockKey block, uint key, LookupMode mode, out long? volumeId)
     {
         var getById = mode == LookupMode.CompleteWithVolume ? _own.GetByIdWithVolume : _own.GetById;
         if (FindIn(_map.Slots, block, key, getById, mode, out volumeId) is { } id)
@@ -155,7 +137,7 @@ internal readonly struct KeyMapSession : ILayoutSession
     }
 
     /// <summary>The first candidate in <paramref name="slots"/> whose row holds the block's hash and size [M1].</summary>
-    private static long? FindIn(ulong[] slots, in BinaryBlockKey block, uint key, ISqliteStatement getById, LookupMode mode, out long? volumeId)
+    private static long? FindIn(ulong[] slots, in BlockKey block, uint key, ISqliteStatement getById, LookupMode mode, out long? volumeId)
     {
         volumeId = null;
         foreach (var id in KeyTable.Candidates(slots, key))
@@ -169,7 +151,7 @@ internal readonly struct KeyMapSession : ILayoutSession
         return null;
     }
 
-    private static bool Verify(long id, in BinaryBlockKey block, ISqliteStatement getById, LookupMode mode, ref long? volumeId)
+    private static bool Verify(long id, in BlockKey block, ISqliteStatement getById, LookupMode mode, ref long? volumeId)
     {
         Span<byte> stored = stackalloc byte[BlockHash.MaxBytes];
         getById.BindInt64(1, id);
@@ -200,7 +182,7 @@ internal readonly struct KeyMapSession : ILayoutSession
     }
 
     /// <summary>Appends a block the caught-up lookup did not find, at the next ID [F2].</summary>
-    private long InsertNew(in BinaryBlockKey block, uint key, long? volumeId)
+    private long InsertNew(in BlockKey block, uint key, long? volumeId)
     {
         if (!_own.CaughtUp)
         {

@@ -89,7 +89,7 @@ internal sealed class KeyMapWrites : IBatchParticipant
     /// entry is made before the row is written, so a map at its memory limit writes nothing.
     /// </summary>
     /// <exception cref="BlockDbConfigurationException">The map would pass its memory limit; nothing was written.</exception>
-    public void Insert(in BinaryBlockKey block, uint key, long id, long? volumeId)
+    public void Insert(in BlockKey block, uint key, long id, long? volumeId)
     {
         var slot = KeyTable.SlotOf(key, id);
         if (Bulk)

@@ -15,28 +15,24 @@ internal interface ILayoutSession
 {
     /// <summary>A block's ID, or null when the session's connection sees no such block (complete: never a miss for a visible block).</summary>
     /// <param name="block">The block, its hash decoded.</param>
-    /// <param name="text">The caller's hash text when it gave one (checked, canonical), else null: a layout that stores the text binds it as given.</param>
-    long? Find(in BinaryBlockKey block, string? text);
+    long? Find(in BlockKey block);
 
     /// <summary>
     /// A block's ID inside the open write transaction (a blockset's block named by hash and size), also saying what the
     /// layout's own read tells about the block's volume in that transaction (<see cref="BlockVolume.Unknown"/>: the blockset
     /// reads the row itself).
     /// </summary>
-    long? FindInWrite(in BinaryBlockKey block, string? text, out BlockVolume volume);
+    long? FindInWrite(in BlockKey block, out BlockVolume volume);
 
     /// <summary>Finds a block, inserting it when absent (recorded in <paramref name="volumeId"/>, checked then).</summary>
-    SelectXorInsertResult SelectXorInsert(in BinaryBlockKey block, string? text, long? volumeId);
+    SelectXorInsertResult SelectXorInsert(in BlockKey block, long? volumeId);
 
     /// <summary>
     /// Select-xor-insert of one block of a blockset, inside the open write transaction, also saying what the layout's own
     /// read tells about the block's volume in that transaction, so the blockset need not read the row again when it can tell.
     /// </summary>
     /// <exception cref="InvalidOperationException">The write transaction is not open.</exception>
-    SelectXorInsertResult SelectXorInsertInWrite(in BinaryBlockKey block, long? volumeId, out BlockVolume volume);
-
-    /// <summary>Inserts a block recorded in <paramref name="volumeId"/>, failing with <c>SQLITE_CONSTRAINT</c> when it exists.</summary>
-    long Insert(in BinaryBlockKey block, string? text, long? volumeId);
+    SelectXorInsertResult SelectXorInsertInWrite(in BlockKey block, long? volumeId, out BlockVolume volume);
 
     /// <summary>Reads a stored hash back as base64 text.</summary>
     string ReadHash(ISqliteStatement statement, int column);

@@ -35,7 +35,7 @@ internal abstract class LayoutState
     /// BlockDb's own layouts.
     /// </summary>
     /// <exception cref="ArgumentException">The layout refuses a block or the call (the message says which and what is allowed).</exception>
-    public virtual void RequireNewBlocks(ReadOnlySpan<BinaryBlockKey> blocks, long? volumeId)
+    public virtual void RequireNewBlocks(ReadOnlySpan<BlockKey> blocks, long? volumeId)
     {
     }
 

@@ -45,27 +45,17 @@ internal sealed class SharedBlockSession : ISharedBlockRepository
     /// <summary>Writes waiting for the writer now (<c>blockdb.group_commit.queue_length</c>).</summary>
     internal int QueueLength => _writes.QueueLength;
 
-    public ValueTask<long?> FindBlockAsync(string hash, long size, CancellationToken cancellationToken = default)
+    public ValueTask<long?> FindBlockAsync(BlockKey block, CancellationToken cancellationToken = default)
     {
-        BlockHash.Validate(hash, nameof(hash));
-        BlockHash.ValidateSize(size, nameof(size));
-        return FindAsync(hash, default, size, cancellationToken);
+        Require.Block(block);
+        return FindAsync(block, cancellationToken);
     }
 
-    public ValueTask<long?> FindBlockAsync(BlockHash hash, long size, CancellationToken cancellationToken = default)
-    {
-        BlockHash.Validate(hash, nameof(hash));
-        BlockHash.ValidateSize(size, nameof(size));
-        return FindAsync(null, hash, size, cancellationToken);
-    }
-
-    /// <summary>A lookup on a reader session, the hash checked already (text when <paramref name="text"/> is set, else <paramref name="hash"/>).</summary>
-    private async ValueTask<long?> FindAsync(string? text, BlockHash hash, long size, CancellationToken cancellationToken)
+    /// <summary>A lookup on a reader session, the key checked already.</summary>
+    private async ValueTask<long?> FindAsync(BlockKey block, CancellationToken cancellationToken)
     {
         using var lease = await _readers.RentAsync(cancellationToken).ConfigureAwait(false);
-        return await (text is null
-            ? lease.Session.FindBlockAsync(hash, size, cancellationToken)
-            : lease.Session.FindBlockAsync(text, size, cancellationToken)).ConfigureAwait(false);
+        return await lease.Session.FindBlockAsync(block, cancellationToken).ConfigureAwait(false);
     }
 
     public async ValueTask<IReadOnlyList<BlocksetBlock>> ListBlocksetBlocksAsync(long blocksetId, CancellationToken cancellationToken = default)
@@ -98,7 +88,7 @@ internal sealed class SharedBlockSession : ISharedBlockRepository
         return await lease.Session.GetBlockAsync(blockId, cancellationToken).ConfigureAwait(false);
     }
 
-    public async ValueTask<long?> FindBlocksetAsync(string fullHash, long length, CancellationToken cancellationToken = default)
+    public async ValueTask<long?> FindBlocksetAsync(BlockHash fullHash, long length, CancellationToken cancellationToken = default)
     {
         using var lease = await _readers.RentAsync(cancellationToken).ConfigureAwait(false);
         return await lease.Session.FindBlocksetAsync(fullHash, length, cancellationToken).ConfigureAwait(false);
@@ -116,60 +106,25 @@ internal sealed class SharedBlockSession : ISharedBlockRepository
         return await lease.Session.FindVolumeAsync(name, cancellationToken).ConfigureAwait(false);
     }
 
-    public ValueTask<long> InsertBlockAsync(string hash, long size, CancellationToken cancellationToken = default)
+    public async ValueTask<SelectXorInsertResult> SelectXorInsertAsync(BlockKey block, long? volumeId = null, CancellationToken cancellationToken = default)
     {
-        BlockHash.Validate(hash, nameof(hash));
-        BlockHash.ValidateSize(size, nameof(size));
-        return Write(new WriteRequest<long>(WriteKind.InsertBlock, cancellationToken) { Text = hash, Size = size });
-    }
-
-    public ValueTask<long> InsertBlockAsync(string hash, long size, long volumeId, CancellationToken cancellationToken = default)
-    {
-        BlockHash.Validate(hash, nameof(hash));
-        BlockHash.ValidateSize(size, nameof(size));
-        return Write(new WriteRequest<long>(WriteKind.InsertBlock, cancellationToken) { Text = hash, Size = size, VolumeId = volumeId });
-    }
-
-    public async ValueTask<SelectXorInsertResult> SelectXorInsertAsync(string hash, long size, CancellationToken cancellationToken = default)
-    {
+        Require.Block(block);
         RequireWritable();
-        if (_readFirst && await FindBlockAsync(hash, size, cancellationToken).ConfigureAwait(false) is { } id)
+        if (_readFirst && await FindAsync(block, cancellationToken).ConfigureAwait(false) is { } id)
         {
             return new SelectXorInsertResult(id, false);
         }
 
-        return await Write(new WriteRequest<SelectXorInsertResult>(WriteKind.SelectXorInsert, cancellationToken) { Text = hash, Size = size }).ConfigureAwait(false);
+        return await Write(new WriteRequest<SelectXorInsertResult>(WriteKind.SelectXorInsert, cancellationToken) { Block = block, VolumeId = volumeId }).ConfigureAwait(false);
     }
 
-    public async ValueTask<SelectXorInsertResult> SelectXorInsertAsync(string hash, long size, long volumeId, CancellationToken cancellationToken = default)
-    {
-        RequireWritable();
-        if (_readFirst && await FindBlockAsync(hash, size, cancellationToken).ConfigureAwait(false) is { } id)
-        {
-            return new SelectXorInsertResult(id, false);
-        }
-
-        return await Write(new WriteRequest<SelectXorInsertResult>(WriteKind.SelectXorInsert, cancellationToken) { Text = hash, Size = size, VolumeId = volumeId }).ConfigureAwait(false);
-    }
-
-    public async ValueTask<SelectXorInsertResult> SelectXorInsertAsync(BlockHash hash, long size, long? volumeId = null, CancellationToken cancellationToken = default)
-    {
-        RequireWritable();
-        if (_readFirst && await FindBlockAsync(hash, size, cancellationToken).ConfigureAwait(false) is { } id)
-        {
-            return new SelectXorInsertResult(id, false);
-        }
-
-        return await Write(new WriteRequest<SelectXorInsertResult>(WriteKind.SelectXorInsert, cancellationToken) { Hash = hash, Size = size, VolumeId = volumeId }).ConfigureAwait(false);
-    }
-
-    public ValueTask<int> SelectXorInsertAsync(ReadOnlyMemory<BinaryBlockKey> blocks, Memory<SelectXorInsertResult> results, long? volumeId = null, CancellationToken cancellationToken = default)
+    public ValueTask<int> SelectXorInsertManyAsync(ReadOnlyMemory<BlockKey> blocks, Memory<SelectXorInsertResult> results, long? volumeId = null, CancellationToken cancellationToken = default)
     {
         Require.Blocks(blocks.Span, results.Length);
         return Write(new WriteRequest<int>(WriteKind.SelectXorInsertMany, cancellationToken) { Blocks = blocks, Results = results, VolumeId = volumeId });
     }
 
-    public ValueTask<long> SelectXorInsertBlocksetAsync(ReadOnlyMemory<BinaryBlockKey> blocks, Memory<SelectXorInsertResult> results, BlockHash fullHash = default, long? volumeId = null, CancellationToken cancellationToken = default)
+    public ValueTask<long> SelectXorInsertBlocksetAsync(ReadOnlyMemory<BlockKey> blocks, Memory<SelectXorInsertResult> results, BlockHash fullHash = default, long? volumeId = null, CancellationToken cancellationToken = default)
     {
         Require.Blocks(blocks.Span, results.Length);
         return Write(new WriteRequest<long>(WriteKind.SelectXorInsertBlockset, cancellationToken) { Blocks = blocks, Results = results, Hash = fullHash, VolumeId = volumeId });

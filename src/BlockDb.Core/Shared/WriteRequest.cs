@@ -5,7 +5,6 @@ namespace BlockDb.Shared;
 /// <summary>The write a <see cref="WriteRequest"/> makes: one per <see cref="IBlockWriter"/> operation.</summary>
 internal enum WriteKind : byte
 {
-    InsertBlock,
     SelectXorInsert,
     SelectXorInsertMany,
     SelectXorInsertBlockset,
@@ -29,14 +28,14 @@ internal abstract class WriteRequest(WriteKind kind, CancellationToken cancellat
 
     public CancellationToken CancellationToken => cancellationToken;
 
-    /// <summary>A block's hash as text, or null for <see cref="Hash"/>; a volume's name; a blockset's full hash as text.</summary>
+    /// <summary>A volume's name; a blockset's full hash as text.</summary>
     public string? Text { get; init; }
 
-    /// <summary>A block's hash (when <see cref="Text"/> is null), or a blockset's full hash.</summary>
+    /// <summary>A blockset's full hash.</summary>
     public BlockHash Hash { get; init; }
 
-    /// <summary>A block's size in bytes.</summary>
-    public long Size { get; init; }
+    /// <summary>The block of a select-xor-insert.</summary>
+    public BlockKey Block { get; init; }
 
     /// <summary>The volume a new block is recorded in, or null.</summary>
     public long? VolumeId { get; init; }
@@ -52,7 +51,7 @@ internal abstract class WriteRequest(WriteKind kind, CancellationToken cancellat
     /// <summary>The blocks of a blockset (<see cref="IReadOnlyList{BlockKey}"/>) or block IDs (<see cref="IReadOnlyList{Int64}"/>).</summary>
     public object? List { get; init; }
 
-    public ReadOnlyMemory<BinaryBlockKey> Blocks { get; init; }
+    public ReadOnlyMemory<BlockKey> Blocks { get; init; }
 
     public Memory<SelectXorInsertResult> Results { get; init; }
 
@@ -65,17 +64,12 @@ internal abstract class WriteRequest(WriteKind kind, CancellationToken cancellat
         var ct = cancellationToken;
         switch (kind)
         {
-            case WriteKind.InsertBlock:
-                Done(await (VolumeId is { } volume ? session.InsertBlockAsync(Text!, Size, volume, ct) : session.InsertBlockAsync(Text!, Size, ct)).ConfigureAwait(false), 1);
-                break;
             case WriteKind.SelectXorInsert:
-                var result = await (Text is null ? session.SelectXorInsertAsync(Hash, Size, VolumeId, ct)
-                    : VolumeId is { } v ? session.SelectXorInsertAsync(Text, Size, v, ct)
-                    : session.SelectXorInsertAsync(Text, Size, ct)).ConfigureAwait(false);
+                var result = await session.SelectXorInsertAsync(Block, VolumeId, ct).ConfigureAwait(false);
                 Done(result, result.Created ? 1 : 0);
                 break;
             case WriteKind.SelectXorInsertMany:
-                var created = await session.SelectXorInsertAsync(Blocks, Results, VolumeId, ct).ConfigureAwait(false);
+                var created = await session.SelectXorInsertManyAsync(Blocks, Results, VolumeId, ct).ConfigureAwait(false);
                 Done(created, created);
                 break;
             case WriteKind.SelectXorInsertBlockset:

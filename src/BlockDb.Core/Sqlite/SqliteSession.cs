@@ -28,17 +28,14 @@ internal readonly struct SqliteSession<TLayout> : IEngineSession
 
     // The members that take a block `in` are explicit: an implicit one gets a compiler bridge (one more frame).
     // Every member completes synchronously: a value in a ValueTask (no allocation), a failure thrown.
-    ValueTask<long?> IEngineSession.FindBlockAsync(in BinaryBlockKey block, string? text, CancellationToken _)
+    ValueTask<long?> IEngineSession.FindBlockAsync(in BlockKey block, CancellationToken _)
     {
         Tx.EnterRead();
-        return new(_layout.Find(block, text));
+        return new(_layout.Find(block));
     }
 
-    ValueTask<SelectXorInsertResult> IEngineSession.SelectXorInsertAsync(in BinaryBlockKey block, string? text, long? volumeId, CancellationToken _) =>
-        new(_layout.SelectXorInsert(block, text, volumeId));
-
-    ValueTask<long> IEngineSession.InsertBlockAsync(in BinaryBlockKey block, string? text, long? volumeId, CancellationToken _) =>
-        new(_layout.Insert(block, text, volumeId));
+    ValueTask<SelectXorInsertResult> IEngineSession.SelectXorInsertAsync(in BlockKey block, long? volumeId, CancellationToken _) =>
+        new(_layout.SelectXorInsert(block, volumeId));
 
     /// <summary>
     /// Select-xor-insert of each block in order, its result at the same index; the token checked between blocks; one
@@ -46,10 +43,10 @@ internal readonly struct SqliteSession<TLayout> : IEngineSession
     /// the blocks are first looked up outside the write transaction when none is open (a call of known blocks takes no
     /// write lock), then the others go in one savepoint: all of them, or none when a block fails or the token is cancelled.
     /// </summary>
-    public ValueTask<int> SelectXorInsertManyAsync(ReadOnlyMemory<BinaryBlockKey> blocks, Memory<SelectXorInsertResult> results, long? volumeId, CancellationToken cancellationToken) =>
+    public ValueTask<int> SelectXorInsertManyAsync(ReadOnlyMemory<BlockKey> blocks, Memory<SelectXorInsertResult> results, long? volumeId, CancellationToken cancellationToken) =>
         new(SelectXorInsertMany(blocks, results, volumeId, cancellationToken));
 
-    private int SelectXorInsertMany(ReadOnlyMemory<BinaryBlockKey> blocks, Memory<SelectXorInsertResult> results, long? volumeId, CancellationToken cancellationToken)
+    private int SelectXorInsertMany(ReadOnlyMemory<BlockKey> blocks, Memory<SelectXorInsertResult> results, long? volumeId, CancellationToken cancellationToken)
     {
         _s.Settings.Layout.RequireNewBlocks(blocks.Span, volumeId);
         if (!_s.Settings.WholeCalls)
@@ -87,7 +84,7 @@ internal readonly struct SqliteSession<TLayout> : IEngineSession
     /// and lists the positions of the others in <paramref name="misses"/>; inside one, lists every position (the layout
     /// looks them up under the write lock). Returns how many it listed.
     /// </summary>
-    private int FindUnlessWriting(ReadOnlySpan<BinaryBlockKey> blocks, Span<SelectXorInsertResult> results, int[] misses, CancellationToken cancellationToken)
+    private int FindUnlessWriting(ReadOnlySpan<BlockKey> blocks, Span<SelectXorInsertResult> results, int[] misses, CancellationToken cancellationToken)
     {
         var count = 0;
         var reading = !Tx.IsOpen;
@@ -97,7 +94,7 @@ internal readonly struct SqliteSession<TLayout> : IEngineSession
             {
                 Require.NotCancelled(i, cancellationToken);
                 Tx.EnterRead();
-                if (_layout.Find(blocks[i], null) is { } id)
+                if (_layout.Find(blocks[i]) is { } id)
                 {
                     results[i] = new SelectXorInsertResult(id, false);
                     continue;
@@ -110,7 +107,7 @@ internal readonly struct SqliteSession<TLayout> : IEngineSession
         return count;
     }
 
-    public ValueTask<long> SelectXorInsertBlocksetAsync(ReadOnlyMemory<BinaryBlockKey> blocks, Memory<SelectXorInsertResult> results, BlockHash fullHash, long? volumeId, CancellationToken cancellationToken)
+    public ValueTask<long> SelectXorInsertBlocksetAsync(ReadOnlyMemory<BlockKey> blocks, Memory<SelectXorInsertResult> results, BlockHash fullHash, long? volumeId, CancellationToken cancellationToken)
     {
         _s.Settings.Layout.RequireNewBlocks(blocks.Span, volumeId);
         return new(_blocksets.SelectXorInsertAdd(blocks, results, volumeId, fullHash.IsEmpty ? null : fullHash.ToString(), cancellationToken));
@@ -122,7 +119,7 @@ internal readonly struct SqliteSession<TLayout> : IEngineSession
     public ValueTask<long> AddBlocksetAsync(IReadOnlyList<long> blockIds, string? fullHash, CancellationToken cancellationToken) =>
         new(_blocksets.Add(blockIds, fullHash, cancellationToken));
 
-    public ValueTask<bool> ImportBlocksetAsync(IReadOnlyList<BinaryBlockKey> blocks, string? fullHash, long length, CancellationToken cancellationToken) =>
+    public ValueTask<bool> ImportBlocksetAsync(IReadOnlyList<BlockKey> blocks, string? fullHash, long length, CancellationToken cancellationToken) =>
         new(_blocksets.Import(blocks, fullHash, length, cancellationToken));
 
     public ValueTask<BlockInfo> GetBlockAsync(long blockId, CancellationToken cancellationToken)
@@ -131,10 +128,10 @@ internal readonly struct SqliteSession<TLayout> : IEngineSession
         return new(_blocksets.GetBlock(blockId));
     }
 
-    public ValueTask<long?> FindBlocksetAsync(string fullHash, long length, CancellationToken cancellationToken)
+    public ValueTask<long?> FindBlocksetAsync(BlockHash fullHash, long length, CancellationToken cancellationToken)
     {
         Tx.EnterRead();
-        return new(_blocksets.Find(fullHash, length));
+        return new(_blocksets.Find(fullHash.ToString(), length));
     }
 
     public ValueTask<BlocksetInfo> GetBlocksetAsync(long blocksetId, CancellationToken cancellationToken)
@@ -223,7 +220,7 @@ internal readonly struct SqliteSession<TLayout> : IEngineSession
 
     /// <summary>A span select-xor-insert's arguments, carried by value: the blocks at <see cref="Only"/>'s first <see cref="Count"/> positions, or all of them when it is null.</summary>
     private readonly record struct ManyBlocks(
-        TLayout Layout, ReadOnlyMemory<BinaryBlockKey> Blocks, Memory<SelectXorInsertResult> Results, long? VolumeId, CancellationToken CancellationToken, int[]? Only, int Count)
+        TLayout Layout, ReadOnlyMemory<BlockKey> Blocks, Memory<SelectXorInsertResult> Results, long? VolumeId, CancellationToken CancellationToken, int[]? Only, int Count)
     {
         /// <summary>Select-xor-insert of each block, in order; how many it created.</summary>
         public int Run()
@@ -235,7 +232,7 @@ internal readonly struct SqliteSession<TLayout> : IEngineSession
             {
                 Require.NotCancelled(n, CancellationToken);
                 var i = Only is null ? n : Only[n];
-                var result = Layout.SelectXorInsert(blocks[i], null, VolumeId);
+                var result = Layout.SelectXorInsert(blocks[i], VolumeId);
                 results[i] = result;
                 created += result.Created ? 1 : 0;
             }

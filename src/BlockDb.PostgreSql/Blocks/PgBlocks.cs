@@ -20,13 +20,6 @@ internal static class PgBlocks
         return await command.ExecuteScalarAsync(cancellationToken).ConfigureAwait(false) is long id ? id : null;
     }
 
-    /// <summary>Inserts a block; null when it existed (nothing written, no server error, so an open transaction stays usable).</summary>
-    public static async Task<long?> InsertAsync(NpgsqlConnection connection, NpgsqlTransaction? transaction, byte[] hash, long size, CancellationToken cancellationToken)
-    {
-        using var command = Command(PgSql.InsertBlock, connection, transaction, hash, size);
-        return await command.ExecuteScalarAsync(cancellationToken).ConfigureAwait(false) is long id ? id : null;
-    }
-
     /// <summary>
     /// Inserts the block unless it exists, then selects it: both statements in one round trip (an <see cref="NpgsqlBatch"/>).
     /// In READ COMMITTED each statement takes a new snapshot, so the select sees a row a concurrent writer committed
@@ -159,23 +152,21 @@ internal static class PgBlocks
     }
 
     /// <summary>
-    /// Inserts a block recorded in a volume under the shared lock, then (when <paramref name="thenFind"/>) finds it: the
-    /// new ID or the found one, whether this call created it, and the volume's state (null: no such volume).
+    /// Inserts a block recorded in a volume under the shared lock, then finds it: the new ID or the found one, whether
+    /// this call created it, and the volume's state (null: no such volume).
     /// </summary>
     public static async Task<(long? Id, bool Created, VolumeState? Volume)> InsertInVolumeAsync(
-        NpgsqlConnection connection, NpgsqlTransaction? transaction, byte[] hash, long size, long volumeId, bool thenFind, CancellationToken cancellationToken)
+        NpgsqlConnection connection, NpgsqlTransaction? transaction, byte[] hash, long size, long volumeId, CancellationToken cancellationToken)
     {
         var insert = PgCommands.BatchCommand(PgSql.InsertBlockInVolume, hash, size);
         insert.Parameters.Add(Id(volumeId));
-        using var batch = thenFind
-            ? Locked(connection, transaction, PgSql.LockShared, insert, PgCommands.BatchCommand(PgSql.FindBlock, hash, size))
-            : Locked(connection, transaction, PgSql.LockShared, insert);
+        using var batch = Locked(connection, transaction, PgSql.LockShared, insert, PgCommands.BatchCommand(PgSql.FindBlock, hash, size));
         var reader = await ReadAfterLockAsync(batch, cancellationToken).ConfigureAwait(false);
         await using var readerScope = reader.ConfigureAwait(false);
         await reader.ReadAsync(cancellationToken).ConfigureAwait(false);
         long? created = reader.IsDBNull(0) ? null : reader.GetInt64(0);
         VolumeState? state = reader.IsDBNull(1) ? null : VolumeRules.Parse(reader.GetString(1), volumeId);
-        if (created is not null || !thenFind)
+        if (created is not null)
         {
             return (created, created is not null, state);
         }

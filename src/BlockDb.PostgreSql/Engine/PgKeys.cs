@@ -9,17 +9,9 @@ namespace BlockDb.PostgreSql.Engine;
 /// </summary>
 internal static class PgKeys
 {
-    /// <summary>A block's hash bytes, after checking the hash text and the size (<see cref="Require.Block"/>).</summary>
-    /// <exception cref="ArgumentException">The hash or the size is invalid.</exception>
-    public static byte[] Block(string hash, long size) => Require.Block(true, hash, default, size).Hash.Bytes.ToArray();
-
-    /// <summary>A block's hash bytes, after checking the hash and the size (<see cref="Require.Block"/>).</summary>
-    /// <exception cref="ArgumentException">The hash is empty or the size below 1.</exception>
-    public static byte[] Block(in BlockHash hash, long size) => Require.Block(false, null, hash, size).Hash.Bytes.ToArray();
-
     /// <summary>Many blocks as two arrays (hash bytes, sizes) in order, with the sum of their sizes when <paramref name="forBlockset"/>.</summary>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="forBlockset"/> and the sizes add up to more than <see cref="long.MaxValue"/> bytes.</exception>
-    public static (byte[][] Hashes, long[] Sizes) Of(ReadOnlySpan<BinaryBlockKey> blocks, bool forBlockset)
+    public static (byte[][] Hashes, long[] Sizes) Of(ReadOnlySpan<BlockKey> blocks, bool forBlockset)
     {
         var hashes = new byte[blocks.Length][];
         var sizes = new long[blocks.Length];
@@ -39,7 +31,7 @@ internal static class PgKeys
         return (hashes, sizes);
     }
 
-    /// <summary>A blockset's blocks (checked text hashes) as two arrays, hash bytes and sizes, in order; the token looked at between blocks.</summary>
+    /// <summary>A blockset's blocks as two arrays, hash bytes and sizes, in order; the token looked at between blocks.</summary>
     /// <exception cref="OperationCanceledException">Cancelled while reading the list.</exception>
     public static (byte[][] Hashes, long[] Sizes) Of(IReadOnlyList<BlockKey> blocks, CancellationToken cancellationToken)
     {
@@ -48,7 +40,7 @@ internal static class PgKeys
         for (var i = 0; i < hashes.Length; i++)
         {
             Require.NotCancelled(i, cancellationToken);
-            hashes[i] = Convert.FromBase64String(blocks[i].Hash);
+            hashes[i] = blocks[i].Hash.Bytes.ToArray();
             sizes[i] = blocks[i].Size;
         }
 

@@ -73,13 +73,13 @@ internal readonly struct PgSession : IEngineSession
     /// <summary>Whether a write that failed on a lost connection may run once more: only inside a transaction (nothing of it committed before the loss).</summary>
     private bool WriteRetryable => !_tx.Autocommit;
 
-    ValueTask<long?> IEngineSession.FindBlockAsync(in BinaryBlockKey block, string? text, CancellationToken cancellationToken) =>
+    ValueTask<long?> IEngineSession.FindBlockAsync(in BlockKey block, CancellationToken cancellationToken) =>
         FindAsync(nameof(IBlockReader.FindBlockAsync), block.Hash.Bytes.ToArray(), block.Size, cancellationToken);
 
     private ValueTask<long?> FindAsync(string operation, byte[] key, long size, CancellationToken cancellationToken) =>
         _db.RunAsync(operation, (c, t, token) => PgBlocks.FindAsync(c, t, key, size, token), write: false, retryable: true, cancellationToken);
 
-    ValueTask<SelectXorInsertResult> IEngineSession.SelectXorInsertAsync(in BinaryBlockKey block, string? text, long? volumeId, CancellationToken cancellationToken) =>
+    ValueTask<SelectXorInsertResult> IEngineSession.SelectXorInsertAsync(in BlockKey block, long? volumeId, CancellationToken cancellationToken) =>
         SelectXorInsertAsync(block.Hash.Bytes.ToArray(), block.Size, volumeId, cancellationToken);
 
     /// <summary>
@@ -105,34 +105,16 @@ internal readonly struct PgSession : IEngineSession
         }
 
         // The insert-first strategies and SelectThenInsert after a miss run the same statement with a volume.
-        var (id, created, state) = await _db.RunAsync(operation, (c, t, token) => PgBlocks.InsertInVolumeAsync(c, t, key, size, volume, thenFind: true, token), write: true, retryable: true, cancellationToken).ConfigureAwait(false);
+        var (id, created, state) = await _db.RunAsync(operation, (c, t, token) => PgBlocks.InsertInVolumeAsync(c, t, key, size, volume, token), write: true, retryable: true, cancellationToken).ConfigureAwait(false);
         _tx.Wrote(created);
         return id is { } known
             ? new SelectXorInsertResult(known, created)
             : throw await RefusedAsync(PgVolumes.Unrecordable(volume, state) ?? new BlockDbException($"The block (hash {Convert.ToBase64String(key)}, size {size}) was neither inserted nor found; was it deleted meanwhile?")).ConfigureAwait(false);
     }
 
-    ValueTask<long> IEngineSession.InsertBlockAsync(in BinaryBlockKey block, string? text, long? volumeId, CancellationToken cancellationToken) =>
-        InsertAsync(block.Hash.Bytes.ToArray(), text ?? block.Hash.ToString(), block.Size, volumeId, cancellationToken);
-
-    private async ValueTask<long> InsertAsync(byte[] key, string text, long size, long? volumeId, CancellationToken cancellationToken)
+    public async ValueTask<int> SelectXorInsertManyAsync(ReadOnlyMemory<BlockKey> blocks, Memory<SelectXorInsertResult> results, long? volumeId, CancellationToken cancellationToken)
     {
-        const string operation = nameof(IBlockWriter.InsertBlockAsync);
-        if (volumeId is not { } volume)
-        {
-            var inserted = await _db.RunAsync(operation, (c, t, token) => PgBlocks.InsertAsync(c, t, key, size, token), write: true, WriteRetryable, cancellationToken).ConfigureAwait(false);
-            _tx.Wrote(inserted is not null);
-            return inserted ?? throw await RefusedAsync(PgContext.BlockExists(text, size)).ConfigureAwait(false);
-        }
-
-        var (id, _, state) = await _db.RunAsync(operation, (c, t, token) => PgBlocks.InsertInVolumeAsync(c, t, key, size, volume, thenFind: false, token), write: true, WriteRetryable, cancellationToken).ConfigureAwait(false);
-        _tx.Wrote(id is not null);
-        return id ?? throw await RefusedAsync(PgVolumes.Unrecordable(volume, state) ?? PgContext.BlockExists(text, size)).ConfigureAwait(false);
-    }
-
-    public async ValueTask<int> SelectXorInsertManyAsync(ReadOnlyMemory<BinaryBlockKey> blocks, Memory<SelectXorInsertResult> results, long? volumeId, CancellationToken cancellationToken)
-    {
-        const string operation = nameof(IBlockWriter.SelectXorInsertAsync);
+        const string operation = nameof(IBlockWriter.SelectXorInsertManyAsync);
         if (blocks.IsEmpty)
         {
             return 0;
@@ -162,7 +144,7 @@ internal readonly struct PgSession : IEngineSession
         }
     }
 
-    public async ValueTask<long> SelectXorInsertBlocksetAsync(ReadOnlyMemory<BinaryBlockKey> blocks, Memory<SelectXorInsertResult> results, BlockHash fullHash, long? volumeId, CancellationToken cancellationToken)
+    public async ValueTask<long> SelectXorInsertBlocksetAsync(ReadOnlyMemory<BlockKey> blocks, Memory<SelectXorInsertResult> results, BlockHash fullHash, long? volumeId, CancellationToken cancellationToken)
     {
         var (hashes, sizes) = PgKeys.Of(blocks.Span, forBlockset: true);
         var full = fullHash.IsEmpty ? null : fullHash.Bytes.ToArray();
@@ -201,15 +183,15 @@ internal readonly struct PgSession : IEngineSession
     }
 
     /// <summary>Not used: PostgreSQL's bulk import has its own target (<see cref="Import.PgImportTarget"/>).</summary>
-    public ValueTask<bool> ImportBlocksetAsync(IReadOnlyList<BinaryBlockKey> blocks, string? fullHash, long length, CancellationToken cancellationToken) =>
+    public ValueTask<bool> ImportBlocksetAsync(IReadOnlyList<BlockKey> blocks, string? fullHash, long length, CancellationToken cancellationToken) =>
         ValueTask.FromException<bool>(new NotSupportedException("PostgreSQL imports blocksets through its own import target."));
 
     public ValueTask<BlockInfo> GetBlockAsync(long blockId, CancellationToken cancellationToken) =>
         _db.RunAsync(nameof(IBlockReader.GetBlockAsync), (c, t, token) => PgBlocks.GetBlockAsync(c, t, blockId, token), write: false, retryable: true, cancellationToken);
 
-    public ValueTask<long?> FindBlocksetAsync(string fullHash, long length, CancellationToken cancellationToken)
+    public ValueTask<long?> FindBlocksetAsync(BlockHash fullHash, long length, CancellationToken cancellationToken)
     {
-        var hash = Convert.FromBase64String(fullHash);
+        var hash = fullHash.Bytes.ToArray();
         return _db.RunAsync(nameof(IBlockReader.FindBlocksetAsync), (c, t, token) => PgBlocksets.FindBlocksetAsync(c, t, hash, length, token), write: false, retryable: true, cancellationToken);
     }
 

@@ -66,7 +66,7 @@ internal sealed partial class PgImportTarget : IImportTarget
     }
 
     /// <summary>Streams the blocks into the transaction's <c>COPY</c>; they are merged at <see cref="FlushAsync"/>.</summary>
-    public async ValueTask<int> AddBlocksAsync(ReadOnlyMemory<BinaryBlockKey> blocks, long? volumeId, CancellationToken cancellationToken)
+    public async ValueTask<int> AddBlocksAsync(ReadOnlyMemory<BlockKey> blocks, long? volumeId, CancellationToken cancellationToken)
     {
         cancellationToken.ThrowIfCancellationRequested();
         await EnterAsync().ConfigureAwait(false);

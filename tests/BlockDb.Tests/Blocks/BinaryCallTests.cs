@@ -1,7 +1,7 @@
 namespace BlockDb.Tests.Blocks;
 
 /// <summary>
-/// The binary-hash and many-blocks calls (<see cref="BlockHash"/>, <see cref="BinaryBlockKey"/>), for every provider and
+/// The binary-hash and many-blocks calls (<see cref="BlockHash"/>, <see cref="BlockKey"/>), for every provider and
 /// layout, PostgreSQL included, on a session and on the shared repository: they give the same IDs and rows as the text
 /// calls, check everything before writing, and keep the blockset all or nothing.
 /// </summary>
@@ -18,21 +18,21 @@ public sealed class BinaryCallTests : ConformanceTestBase
             o.Batching.CommitEvery = 3;
         });
         await using var session = await db.OpenSessionAsync();
-        var byBytes = await session.SelectXorInsertAsync(TestData.Bytes(1), 100);
+        var byBytes = await session.SelectXorInsertAsync(new BlockKey(TestData.Bytes(1), 100));
         Assert.True(byBytes.Created);
-        Assert.Equal(new SelectXorInsertResult(byBytes.Id, false), await session.SelectXorInsertAsync(TestData.Hash(1), 100));
-        var byText = await session.SelectXorInsertAsync(TestData.Hash(2), 100);
-        Assert.Equal(new SelectXorInsertResult(byText.Id, false), await session.SelectXorInsertAsync(TestData.Bytes(2), 100));
-        Assert.Equal(byText.Id, await session.FindBlockAsync(TestData.Bytes(2), 100));
-        Assert.Null(await session.FindBlockAsync(TestData.Bytes(2), 101));
-        Assert.Null(await session.FindBlockAsync(TestData.Bytes(3), 100));
+        Assert.Equal(new SelectXorInsertResult(byBytes.Id, false), await session.SelectXorInsertAsync(TestData.Block(1, 100)));
+        var byText = await session.SelectXorInsertAsync(TestData.Block(2, 100));
+        Assert.Equal(new SelectXorInsertResult(byText.Id, false), await session.SelectXorInsertAsync(new BlockKey(TestData.Bytes(2), 100)));
+        Assert.Equal(byText.Id, await session.FindBlockAsync(new BlockKey(TestData.Bytes(2), 100)));
+        Assert.Null(await session.FindBlockAsync(new BlockKey(TestData.Bytes(2), 101)));
+        Assert.Null(await session.FindBlockAsync(new BlockKey(TestData.Bytes(3), 100)));
         await session.CommitAsync();
 
         Assert.Equal(TestData.Hash(1), (await session.GetBlockAsync(byBytes.Id)).Hash);
         Assert.Equal(2, (await session.GetCountsAsync()).Blocks);
-        await Assert.ThrowsAsync<ArgumentException>(async () => await session.SelectXorInsertAsync(default(BlockHash), 100));
-        await Assert.ThrowsAsync<ArgumentException>(async () => await session.FindBlockAsync(default(BlockHash), 100));
-        await Assert.ThrowsAsync<ArgumentOutOfRangeException>(async () => await session.SelectXorInsertAsync(TestData.Bytes(4), 0));
+        await Assert.ThrowsAsync<ArgumentException>(async () => await session.SelectXorInsertAsync(new BlockKey(default(BlockHash), 100)));
+        await Assert.ThrowsAsync<ArgumentException>(async () => await session.FindBlockAsync(new BlockKey(default(BlockHash), 100)));
+        await Assert.ThrowsAsync<ArgumentOutOfRangeException>(async () => await session.SelectXorInsertAsync(new BlockKey(TestData.Bytes(4), 0)));
         Assert.Equal(2, (await session.GetCountsAsync()).Blocks);
     }
 
@@ -44,11 +44,11 @@ public sealed class BinaryCallTests : ConformanceTestBase
         await using var db = Open(o => o.Batching.CommitEvery = 5); // commits fall between blocks of one call
         await using var session = await db.OpenSessionAsync();
         var volume = await session.RegisterVolumeAsync("b-1.zip");
-        var known = await session.SelectXorInsertAsync(TestData.Hash(7), 100);
-        BinaryBlockKey[] blocks = [TestData.Binary(1, 100), TestData.Binary(7, 100), TestData.Binary(2, 100), TestData.Binary(1, 100), TestData.Binary(3, 50)];
+        var known = await session.SelectXorInsertAsync(TestData.Block(7, 100));
+        BlockKey[] blocks = [TestData.Block(1, 100), TestData.Block(7, 100), TestData.Block(2, 100), TestData.Block(1, 100), TestData.Block(3, 50)];
         var results = new SelectXorInsertResult[blocks.Length + 2];
 
-        var created = await session.SelectXorInsertAsync(blocks, results, volume);
+        var created = await session.SelectXorInsertManyAsync(blocks, results, volume);
         await session.CommitAsync();
 
         Assert.Equal(3, created);
@@ -58,7 +58,7 @@ public sealed class BinaryCallTests : ConformanceTestBase
         Assert.Equal(default, results[5]);
         for (var i = 0; i < blocks.Length; i++)
         {
-            Assert.Equal(results[i].Id, await session.FindBlockAsync(blocks[i].Hash.ToString(), blocks[i].Size));
+            Assert.Equal(results[i].Id, await session.FindBlockAsync(BlockKey.Parse(blocks[i].Hash.ToString(), blocks[i].Size)));
         }
 
         Assert.Equal(volume, (await session.GetBlockAsync(results[2].Id)).VolumeId);
@@ -73,15 +73,16 @@ public sealed class BinaryCallTests : ConformanceTestBase
         Use(provider, layout);
         await using var db = Open(o => o.Batching.CommitEvery = 1);
         await using var session = await db.OpenSessionAsync();
-        BinaryBlockKey[] good = [TestData.Binary(1), TestData.Binary(2)];
-        BinaryBlockKey[] emptyHash = [TestData.Binary(1), new(default, 10)];
-        BinaryBlockKey[] zeroSize = [TestData.Binary(1), TestData.Binary(2, 0)];
+        BlockKey[] good = [TestData.Block(1), TestData.Block(2)];
+        BlockKey[] withDefault = [TestData.Block(1), default];
 
-        var shortBuffer = await Assert.ThrowsAsync<ArgumentException>(async () => await session.SelectXorInsertAsync(good, new SelectXorInsertResult[1]));
+        var shortBuffer = await Assert.ThrowsAsync<ArgumentException>(async () => await session.SelectXorInsertManyAsync(good, new SelectXorInsertResult[1]));
         Assert.Equal("results", shortBuffer.ParamName);
-        var hash = await Assert.ThrowsAsync<ArgumentException>(async () => await session.SelectXorInsertBlocksetAsync(emptyHash, new SelectXorInsertResult[2]));
-        Assert.Contains("Block 1", hash.Message, StringComparison.Ordinal);
-        await Assert.ThrowsAsync<ArgumentException>(async () => await session.SelectXorInsertAsync(zeroSize, new SelectXorInsertResult[2]));
+        var file = await Assert.ThrowsAsync<ArgumentException>(async () => await session.SelectXorInsertBlocksetAsync(withDefault, new SelectXorInsertResult[2]));
+        Assert.Contains("Block 1 ", file.Message, StringComparison.Ordinal);
+        Assert.Equal("blocks", file.ParamName);
+        var many = await Assert.ThrowsAsync<ArgumentException>(async () => await session.SelectXorInsertManyAsync(withDefault, new SelectXorInsertResult[2]));
+        Assert.Equal("blocks", many.ParamName);
         Assert.Equal(new BlockDbCounts(0, 0, 0), await session.GetCountsAsync());
     }
 
@@ -92,11 +93,11 @@ public sealed class BinaryCallTests : ConformanceTestBase
         Use(provider, layout);
         await using var db = Open(o => o.Batching.CommitEvery = 7);
         await using var session = await db.OpenSessionAsync();
-        var blocks = Enumerable.Range(0, 16).Select(i => TestData.Binary(i % 5, 1000 + (i % 5))).ToArray(); // repeats inside the file
+        var blocks = Enumerable.Range(0, 16).Select(i => TestData.Block(i % 5, 1000 + (i % 5))).ToArray(); // repeats inside the file
         var results = new SelectXorInsertResult[16];
 
         var blocksetId = await session.SelectXorInsertBlocksetAsync(blocks, results, TestData.Bytes(99));
-        var empty = await session.SelectXorInsertBlocksetAsync(ReadOnlyMemory<BinaryBlockKey>.Empty, Memory<SelectXorInsertResult>.Empty);
+        var empty = await session.SelectXorInsertBlocksetAsync(ReadOnlyMemory<BlockKey>.Empty, Memory<SelectXorInsertResult>.Empty);
         await session.CommitAsync();
 
         var listed = await session.ListBlocksetBlocksAsync(blocksetId);
@@ -106,7 +107,7 @@ public sealed class BinaryCallTests : ConformanceTestBase
         var info = await session.GetBlocksetAsync(blocksetId);
         Assert.Equal(blocks.Sum(b => b.Size), info.Length);
         Assert.Equal(TestData.Hash(99), info.FullHash);
-        Assert.Equal(blocksetId, await session.FindBlocksetAsync(TestData.Hash(99), info.Length));
+        Assert.Equal(blocksetId, await session.FindBlocksetAsync(BlockHash.Parse(TestData.Hash(99)), info.Length));
         Assert.Equal((0L, 0), ((await session.GetBlocksetAsync(empty)).Length, (await session.GetBlocksetAsync(empty)).BlockCount));
     }
 
@@ -117,15 +118,15 @@ public sealed class BinaryCallTests : ConformanceTestBase
         Use(provider, layout);
         await using var db = Open(o => o.Batching.CommitEvery = 0);
         await using var session = await db.OpenSessionAsync();
-        var blocks = Enumerable.Range(0, 4).Select(i => TestData.Binary(i, 100)).ToArray();
+        var blocks = Enumerable.Range(0, 4).Select(i => TestData.Block(i, 100)).ToArray();
         using var cancelled = new CancellationTokenSource();
         await cancelled.CancelAsync();
         await Assert.ThrowsAnyAsync<OperationCanceledException>(async () => await session.SelectXorInsertBlocksetAsync(blocks, new SelectXorInsertResult[4], cancellationToken: cancelled.Token));
 
         var doomed = await session.RegisterVolumeAsync("doomed.zip", VolumeState.Uploaded);
-        var old = await session.SelectXorInsertAsync(TestData.Hash(50), 100, doomed);
+        var old = await session.SelectXorInsertAsync(TestData.Block(50, 100), doomed);
         await session.SetVolumeStateAsync(doomed, VolumeState.Deleting);
-        BinaryBlockKey[] withDoomed = [TestData.Binary(60, 100), TestData.Binary(50, 100)];
+        BlockKey[] withDoomed = [TestData.Block(60, 100), TestData.Block(50, 100)];
         var results = new SelectXorInsertResult[2];
         await Assert.ThrowsAsync<BlockDbConflictException>(async () => await session.SelectXorInsertBlocksetAsync(withDoomed, results));
         await session.CommitAsync();
@@ -144,20 +145,20 @@ public sealed class BinaryCallTests : ConformanceTestBase
         await using (var db = Open())
         {
             await using var shared = db.OpenSharedRepository();
-            var blocks = Enumerable.Range(0, 8).Select(i => TestData.Binary(i, 100)).ToArray();
+            var blocks = Enumerable.Range(0, 8).Select(i => TestData.Block(i, 100)).ToArray();
             var results = new SelectXorInsertResult[8];
-            Assert.Equal(8, await shared.SelectXorInsertAsync(blocks, results));
+            Assert.Equal(8, await shared.SelectXorInsertManyAsync(blocks, results));
             var file = new SelectXorInsertResult[8];
             var blocksetId = await shared.SelectXorInsertBlocksetAsync(blocks, file, TestData.Bytes(1000));
             Assert.Equal(results.Select(r => r.Id), file.Select(r => r.Id));
             Assert.All(file, r => Assert.False(r.Created));
-            var single = await shared.SelectXorInsertAsync(TestData.Bytes(20), 100);
-            Assert.Equal(single.Id, await shared.FindBlockAsync(TestData.Bytes(20), 100));
+            var single = await shared.SelectXorInsertAsync(new BlockKey(TestData.Bytes(20), 100));
+            Assert.Equal(single.Id, await shared.FindBlockAsync(new BlockKey(TestData.Bytes(20), 100)));
 
             // Acknowledged means committed: a second database sees it all.
             await using var other = Open();
             await using var reader = await other.OpenSessionAsync();
-            Assert.Equal(results[3].Id, await reader.FindBlockAsync(TestData.Bytes(3), 100));
+            Assert.Equal(results[3].Id, await reader.FindBlockAsync(new BlockKey(TestData.Bytes(3), 100)));
             Assert.Equal(8, (await reader.GetBlocksetAsync(blocksetId)).BlockCount);
             Assert.Equal(9, (await reader.GetCountsAsync()).Blocks);
         }

@@ -15,26 +15,25 @@ public sealed class SelectXorInsertTests : ConformanceTestBase
         Use(provider, layout);
         await using var db = Open();
         await using var session = await db.OpenSessionAsync();
-        var a = await session.InsertBlockAsync(TestData.Hash(1), 100);
-        var b = await session.InsertBlockAsync(TestData.Hash(2), 100);
+        var a = (await session.SelectXorInsertAsync(TestData.Block(1, 100))).Id;
+        var b = (await session.SelectXorInsertAsync(TestData.Block(2, 100))).Id;
         Assert.NotEqual(a, b);
-        Assert.Equal(a, await session.FindBlockAsync(TestData.Hash(1), 100));
-        Assert.Equal(b, await session.FindBlockAsync(TestData.Hash(2), 100));
-        Assert.Null(await session.FindBlockAsync(TestData.Hash(1), 101));
-        Assert.Null(await session.FindBlockAsync(TestData.Hash(3), 100));
+        Assert.Equal(a, await session.FindBlockAsync(TestData.Block(1, 100)));
+        Assert.Equal(b, await session.FindBlockAsync(TestData.Block(2, 100)));
+        Assert.Null(await session.FindBlockAsync(TestData.Block(1, 101)));
+        Assert.Null(await session.FindBlockAsync(TestData.Block(3, 100)));
     }
 
     [Theory]
     [MemberData(nameof(ProviderMatrix), MemberType = typeof(ConformanceTestBase))]
-    public async Task Inserting_an_existing_block_fails_with_sqlites_constraint_code_and_keeps_the_batch(string provider, BlockLayout layout)
+    public async Task Select_xor_insert_of_a_block_in_the_batch_finds_it_and_writes_nothing(string provider, BlockLayout layout)
     {
         Use(provider, layout);
         await using var db = Open(o => o.Batching.CommitEvery = 0);
         await using var session = await db.OpenSessionAsync();
-        await session.InsertBlockAsync(TestData.Hash(1), 100);
-        await session.InsertBlockAsync(TestData.Hash(2), 100);
-        var e = await Assert.ThrowsAsync<BlockDbException>(async () => await session.InsertBlockAsync(TestData.Hash(1), 100));
-        AssertUniqueViolation(e);
+        var first = await session.SelectXorInsertAsync(TestData.Block(1, 100));
+        await session.SelectXorInsertAsync(TestData.Block(2, 100));
+        Assert.Equal(new SelectXorInsertResult(first.Id, false), await session.SelectXorInsertAsync(TestData.Block(1, 100)));
         Assert.Equal(2, session.PendingWrites);
         await session.CommitAsync();
         await using var other = await db.OpenSessionAsync();
@@ -51,9 +50,9 @@ public sealed class SelectXorInsertTests : ConformanceTestBase
         {
             await using (var session = await db.OpenSessionAsync())
             {
-                var first = await session.SelectXorInsertAsync(TestData.Hash(7), 4096);
-                var again = await session.SelectXorInsertAsync(TestData.Hash(7), 4096);
-                var otherSize = await session.SelectXorInsertAsync(TestData.Hash(7), 4097);
+                var first = await session.SelectXorInsertAsync(TestData.Block(7, 4096));
+                var again = await session.SelectXorInsertAsync(TestData.Block(7, 4096));
+                var otherSize = await session.SelectXorInsertAsync(TestData.Block(7, 4097));
                 Assert.True(first.Created);
                 Assert.False(again.Created);
                 Assert.Equal(first.Id, again.Id);
@@ -63,13 +62,13 @@ public sealed class SelectXorInsertTests : ConformanceTestBase
             }
 
             await using var second = await db.OpenSessionAsync();
-            Assert.Equal(new SelectXorInsertResult(id, false), await second.SelectXorInsertAsync(TestData.Hash(7), 4096));
+            Assert.Equal(new SelectXorInsertResult(id, false), await second.SelectXorInsertAsync(TestData.Block(7, 4096)));
         }
 
         await using (var reopened = Open(o => o.SelectXorInsert = strategy))
         await using (var session = await reopened.OpenSessionAsync())
         {
-            Assert.Equal(new SelectXorInsertResult(id, false), await session.SelectXorInsertAsync(TestData.Hash(7), 4096));
+            Assert.Equal(new SelectXorInsertResult(id, false), await session.SelectXorInsertAsync(TestData.Block(7, 4096)));
             Assert.Equal(2, (await session.GetCountsAsync()).Blocks);
         }
     }
@@ -90,7 +89,7 @@ public sealed class SelectXorInsertTests : ConformanceTestBase
         await using (var db = Open())
         await using (var session = await db.OpenSessionAsync())
         {
-            await session.SelectXorInsertAsync(TestData.Hash(1), 10);
+            await session.SelectXorInsertAsync(TestData.Block(1, 10));
         }
 
         var before = await File.ReadAllBytesAsync(DbPath);
@@ -106,14 +105,14 @@ public sealed class SelectXorInsertTests : ConformanceTestBase
         Use(provider, layout);
         await using var db = Open(o => { o.SelectXorInsert = strategy; o.Batching.CommitEvery = 1; });
         await using var writer = await db.OpenSessionAsync();
-        await writer.SelectXorInsertAsync(TestData.Hash(1), 10);
+        await writer.SelectXorInsertAsync(TestData.Block(1, 10));
         Assert.Equal(0, writer.PendingWrites);
-        Assert.False((await writer.SelectXorInsertAsync(TestData.Hash(1), 10)).Created);
+        Assert.False((await writer.SelectXorInsertAsync(TestData.Block(1, 10))).Created);
         Assert.Equal(0, writer.PendingWrites);
 
         // A second writer can take the write lock at once: the first holds no transaction.
         await using var other = await db.OpenSessionAsync();
-        Assert.True((await other.SelectXorInsertAsync(TestData.Hash(2), 10)).Created);
+        Assert.True((await other.SelectXorInsertAsync(TestData.Block(2, 10))).Created);
     }
 
     [Theory]
@@ -123,11 +122,11 @@ public sealed class SelectXorInsertTests : ConformanceTestBase
         Use(provider, layout);
         await using var db = Open();
         await using var session = await db.OpenSessionAsync();
-        var e = await Assert.ThrowsAnyAsync<ArgumentException>(async () => await session.SelectXorInsertAsync(hash, 10));
+        var e = await Assert.ThrowsAnyAsync<ArgumentException>(async () => await session.SelectXorInsertAsync(BlockKey.Parse(hash, 10)));
         Assert.IsType(expected, e);
         Assert.Contains("base64", e.Message, StringComparison.Ordinal);
-        await Assert.ThrowsAnyAsync<ArgumentException>(async () => await session.InsertBlockAsync(hash, 10));
-        await Assert.ThrowsAnyAsync<ArgumentException>(async () => await session.FindBlockAsync(hash, 10));
+        Assert.False(BlockKey.TryParse(hash, 10, out var none));
+        Assert.Equal(default, none);
         Assert.Equal(0, (await session.GetCountsAsync()).Blocks);
     }
 
@@ -138,10 +137,10 @@ public sealed class SelectXorInsertTests : ConformanceTestBase
         Use(provider, layout);
         await using var db = Open();
         await using var session = await db.OpenSessionAsync();
-        await Assert.ThrowsAsync<ArgumentNullException>(async () => await session.SelectXorInsertAsync(null!, 10));
-        var negative = await Assert.ThrowsAsync<ArgumentOutOfRangeException>(async () => await session.SelectXorInsertAsync(TestData.Hash(1), -5));
+        await Assert.ThrowsAsync<ArgumentNullException>(async () => await session.SelectXorInsertAsync(BlockKey.Parse(null!, 10)));
+        var negative = await Assert.ThrowsAsync<ArgumentOutOfRangeException>(async () => await session.SelectXorInsertAsync(TestData.Block(1, -5)));
         Assert.Contains("1 or more", negative.Message, StringComparison.Ordinal);
-        await Assert.ThrowsAsync<ArgumentOutOfRangeException>(async () => await session.InsertBlockAsync(TestData.Hash(1), 0));
+        await Assert.ThrowsAsync<ArgumentOutOfRangeException>(async () => await session.SelectXorInsertAsync(TestData.Block(1, 0)));
         Assert.Equal(0, (await session.GetCountsAsync()).Blocks);
     }
 
@@ -152,8 +151,8 @@ public sealed class SelectXorInsertTests : ConformanceTestBase
         Use(provider, layout);
         await using var db = Open();
         await using var session = await db.OpenSessionAsync();
-        Assert.True((await session.SelectXorInsertAsync("AAAA", 1)).Created);
-        Assert.True((await session.SelectXorInsertAsync("AA==", 1)).Created);
-        Assert.True((await session.SelectXorInsertAsync(Convert.ToBase64String(new byte[64]), 1)).Created);
+        Assert.True((await session.SelectXorInsertAsync(BlockKey.Parse("AAAA", 1))).Created);
+        Assert.True((await session.SelectXorInsertAsync(BlockKey.Parse("AA==", 1))).Created);
+        Assert.True((await session.SelectXorInsertAsync(BlockKey.Parse(Convert.ToBase64String(new byte[64]), 1))).Created);
     }
 }

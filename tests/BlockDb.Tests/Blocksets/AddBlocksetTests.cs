@@ -18,7 +18,7 @@ public sealed class AddBlocksetTests : ConformanceTestBase
         var ids = new List<long>();
         foreach (var key in keys)
         {
-            ids.Add((await session.SelectXorInsertAsync(key.Hash, key.Size)).Id);
+            ids.Add((await session.SelectXorInsertAsync(key)).Id);
         }
 
         var fullHash = TestData.Hash(99);
@@ -27,7 +27,7 @@ public sealed class AddBlocksetTests : ConformanceTestBase
 
         Assert.Equal([0, 1, 2, 3], blocks.Select(b => b.Index));
         Assert.Equal(ids, blocks.Select(b => b.BlockId));
-        Assert.Equal(keys.Select(k => k.Hash), blocks.Select(b => b.Hash));
+        Assert.Equal(keys.Select(k => k.Hash.ToString()), blocks.Select(b => b.Hash));
         Assert.Equal(keys.Select(k => k.Size), blocks.Select(b => b.Size));
         Assert.Equal(new BlocksetInfo(blocksetId, 450, fullHash, 4), await session.GetBlocksetAsync(blocksetId));
         Assert.Equal(new BlockDbCounts(3, 1, 4), await session.GetCountsAsync());
@@ -40,8 +40,8 @@ public sealed class AddBlocksetTests : ConformanceTestBase
         Use(provider, layout);
         await using var db = Open();
         await using var session = await db.OpenSessionAsync();
-        var a = (await session.SelectXorInsertAsync(TestData.Hash(1), 1000)).Id;
-        var b = (await session.SelectXorInsertAsync(TestData.Hash(2), 24)).Id;
+        var a = (await session.SelectXorInsertAsync(TestData.Block(1, 1000))).Id;
+        var b = (await session.SelectXorInsertAsync(TestData.Block(2, 24))).Id;
 
         var byIds = await session.AddBlocksetAsync(new[] { b, a, b });
         var byKeys = await session.AddBlocksetAsync(new[] { TestData.Block(2, 24), TestData.Block(1, 1000), TestData.Block(2, 24) });
@@ -66,13 +66,13 @@ public sealed class AddBlocksetTests : ConformanceTestBase
         var keys = Enumerable.Range(0, 3000).Select(i => TestData.Block(i % 1700, 1 + (i % 1700))).ToArray();
         foreach (var key in keys.Distinct())
         {
-            await session.SelectXorInsertAsync(key.Hash, key.Size);
+            await session.SelectXorInsertAsync(key);
         }
 
         var id = await session.AddBlocksetAsync(keys);
         var blocks = await session.ListBlocksetBlocksAsync(id);
         Assert.Equal(keys.Length, blocks.Count);
-        Assert.Equal(keys, blocks.Select(b => new BlockKey(b.Hash, b.Size)));
+        Assert.Equal(keys, blocks.Select(b => BlockKey.Parse(b.Hash, b.Size)));
         Assert.Equal(keys.Sum(k => k.Size), (await session.GetBlocksetAsync(id)).Length);
     }
 
@@ -89,15 +89,15 @@ public sealed class AddBlocksetTests : ConformanceTestBase
         Assert.Equal(new BlocksetInfo(empty, 0, emptyHash, 0), await session.GetBlocksetAsync(empty));
         Assert.Empty(await session.ListBlocksetBlocksAsync(empty));
         Assert.Empty(await session.ListBlocksetBlocksAsync(emptyById));
-        Assert.Equal(empty, await session.FindBlocksetAsync(emptyHash, 0));
+        Assert.Equal(empty, await session.FindBlocksetAsync(BlockHash.Parse(emptyHash), 0));
 
-        var block = await session.SelectXorInsertAsync(TestData.Hash(1), 4096);
+        var block = await session.SelectXorInsertAsync(TestData.Block(1, 4096));
         var file = await session.AddBlocksetAsync([block.Id], TestData.Hash(100));
         await session.AddBlocksetAsync([block.Id], TestData.Hash(100)); // the same content again: the first is found
-        Assert.Equal(file, await session.FindBlocksetAsync(TestData.Hash(100), 4096));
-        Assert.Null(await session.FindBlocksetAsync(TestData.Hash(100), 4095));
-        await Assert.ThrowsAsync<ArgumentException>(async () => await session.FindBlocksetAsync("not base64", 0));
-        await Assert.ThrowsAsync<ArgumentOutOfRangeException>(async () => await session.FindBlocksetAsync(emptyHash, -1));
+        Assert.Equal(file, await session.FindBlocksetAsync(BlockHash.Parse(TestData.Hash(100)), 4096));
+        Assert.Null(await session.FindBlocksetAsync(BlockHash.Parse(TestData.Hash(100)), 4095));
+        await Assert.ThrowsAsync<ArgumentException>(async () => await session.FindBlocksetAsync(BlockHash.Parse("not base64"), 0));
+        await Assert.ThrowsAsync<ArgumentOutOfRangeException>(async () => await session.FindBlocksetAsync(BlockHash.Parse(emptyHash), -1));
         Assert.True((await db.CheckAsync()).IsClean);
     }
 
@@ -108,7 +108,7 @@ public sealed class AddBlocksetTests : ConformanceTestBase
         Use(provider, layout);
         await using var db = Open(o => o.Batching.CommitEvery = 0);
         await using var session = await db.OpenSessionAsync();
-        var known = (await session.SelectXorInsertAsync(TestData.Hash(1), 10)).Id;
+        var known = (await session.SelectXorInsertAsync(TestData.Block(1, 10))).Id;
         var kept = await session.AddBlocksetAsync(new[] { known });
 
         await Assert.ThrowsAsync<ArgumentNullException>(async () => await session.AddBlocksetAsync((IReadOnlyList<long>)null!));
@@ -118,7 +118,7 @@ public sealed class AddBlocksetTests : ConformanceTestBase
         var byId = await Assert.ThrowsAsync<BlockNotFoundException>(async () => await session.AddBlocksetAsync(new[] { known, known + 1000 }));
         Assert.Equal(1, byId.Position);
         await Assert.ThrowsAsync<ArgumentException>(async () => await session.AddBlocksetAsync(new[] { known }, fullHash: "not base64"));
-        await Assert.ThrowsAsync<ArgumentException>(async () => await session.AddBlocksetAsync(new[] { new BlockKey(TestData.Hash(1), 0) }));
+        await Assert.ThrowsAsync<ArgumentException>(async () => await session.AddBlocksetAsync(new[] { TestData.Block(1, 10), default }));
 
         Assert.Equal(new BlockDbCounts(1, 1, 1), await session.GetCountsAsync());
         Assert.Equal(2, session.PendingWrites);
@@ -145,7 +145,7 @@ public sealed class AddBlocksetTests : ConformanceTestBase
         Use(provider, layout);
         await using var db = Open(o => o.Batching.CommitEvery = 0);
         await using var session = await db.OpenSessionAsync();
-        var id = (await session.SelectXorInsertAsync(TestData.Hash(1), 1)).Id;
+        var id = (await session.SelectXorInsertAsync(TestData.Block(1, 1))).Id;
         using var cts = new CancellationTokenSource();
         var ids = new CancellingList<long>(Enumerable.Repeat(id, 2000).ToArray(), cancelAt: 700, cts);
         await Assert.ThrowsAnyAsync<OperationCanceledException>(async () => await session.AddBlocksetAsync(ids, null, cts.Token));

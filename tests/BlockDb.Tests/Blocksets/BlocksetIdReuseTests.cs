@@ -20,14 +20,14 @@ public sealed class BlocksetIdReuseTests : ConformanceTestBase
         await using var db = Open(o => o.Batching.CommitEvery = 1);
         await using var backup = await db.OpenSessionAsync();
         await using var prune = await db.OpenSessionAsync();
-        var first = (await prune.SelectXorInsertAsync(TestData.Hash(1), 100)).Id;
-        var second = (await prune.SelectXorInsertAsync(TestData.Hash(2), 200)).Id;
+        var first = (await prune.SelectXorInsertAsync(TestData.Block(1, 100))).Id;
+        var second = (await prune.SelectXorInsertAsync(TestData.Block(2, 200))).Id;
         var kept = await prune.AddBlocksetAsync([first], TestData.Hash(-1));
         var old = await prune.AddBlocksetAsync([first, first], TestData.Hash(-2));
         await prune.CommitAsync();
 
         // The backup finds the unchanged file's blockset: it will not record the file again.
-        var found = await backup.FindBlocksetAsync(TestData.Hash(-2), 200);
+        var found = await backup.FindBlocksetAsync(BlockHash.Parse(TestData.Hash(-2)), 200);
         Assert.Equal(old, found);
 
         // Meanwhile a prune deletes that blockset (the highest ID) and other files' blocksets arrive, by every write call.
@@ -38,7 +38,7 @@ public sealed class BlocksetIdReuseTests : ConformanceTestBase
         {
             await prune.AddBlocksetAsync([second], TestData.Hash(-3)),
             await prune.AddBlocksetAsync([TestData.Block(2, 200), TestData.Block(1, 100)]),
-            await prune.SelectXorInsertBlocksetAsync(new[] { TestData.Binary(3, 300) }, results, TestData.Bytes(-4)),
+            await prune.SelectXorInsertBlocksetAsync(new[] { TestData.Block(3, 300) }, results, TestData.Bytes(-4)),
         };
         await prune.CommitAsync();
         Assert.DoesNotContain(old, added);
@@ -65,7 +65,7 @@ public sealed class BlocksetIdReuseTests : ConformanceTestBase
         await using (var db = Open(o => o.Batching.CommitEvery = 1))
         {
             await using var session = await db.OpenSessionAsync();
-            block = (await session.SelectXorInsertAsync(TestData.Hash(1), 100)).Id;
+            block = (await session.SelectXorInsertAsync(TestData.Block(1, 100))).Id;
             await session.AddBlocksetAsync([block]);
             var middle = await session.AddBlocksetAsync([block, block]);
             deleted = await session.AddBlocksetAsync([block, block, block]);
@@ -78,10 +78,10 @@ public sealed class BlocksetIdReuseTests : ConformanceTestBase
 
         // Another process (here: a fresh open) adds a blockset by a bulk import, then by a session.
         await using var reopened = Open(o => o.Batching.CommitEvery = 1);
-        var import = await reopened.ImportBlocksetsAsync(Stream(new ImportBlockset([TestData.Binary(1, 100)], TestData.Bytes(-5))));
+        var import = await reopened.ImportBlocksetsAsync(Stream(new ImportBlockset([TestData.Block(1, 100)], TestData.Bytes(-5))));
         Assert.Equal(1, import.Created);
         await using var next = await reopened.OpenSessionAsync();
-        var imported = await next.FindBlocksetAsync(TestData.Hash(-5), 100);
+        var imported = await next.FindBlocksetAsync(BlockHash.Parse(TestData.Hash(-5)), 100);
         Assert.True(imported > deleted, $"imported blockset got ID {imported}, at or below the deleted ID {deleted}");
         var added = await next.AddBlocksetAsync([block]);
         Assert.True(added > imported, $"blockset ID {added} handed out at or below {imported}");

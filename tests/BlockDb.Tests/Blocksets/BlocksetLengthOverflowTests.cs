@@ -24,7 +24,7 @@ public sealed class BlocksetLengthOverflowTests(ITestOutputHelper output) : KeyM
         var big = new[] { TestData.Block(1, long.MaxValue), TestData.Block(2, long.MaxValue) };
         foreach (var b in big)
         {
-            await session.SelectXorInsertAsync(b.Hash, b.Size);
+            await session.SelectXorInsertAsync(b);
         }
 
         var error = await Record.ExceptionAsync(async () => await session.AddBlocksetAsync(big));

@@ -42,11 +42,11 @@ public sealed class BlocksetWriteCostTests : ConformanceTestBase
         });
         await using var session = await db.OpenSessionAsync();
         var found = new SelectXorInsertResult[Blocks];
-        await session.SelectXorInsertAsync(Enumerable.Range(0, Blocks).Select(i => TestData.Binary(i, 4096)).ToArray(), found);
+        await session.SelectXorInsertManyAsync(Enumerable.Range(0, Blocks).Select(i => TestData.Block(i, 4096)).ToArray(), found);
         await session.CommitAsync();
         var ids = found.Select(r => r.Id).ToArray();
         var keys = Enumerable.Range(0, Blocks).Select(i => TestData.Block(i, 4096)).ToArray();
-        var binary = Enumerable.Range(0, Blocks).Select(i => TestData.Binary(i, 4096)).ToArray();
+        var binary = Enumerable.Range(0, Blocks).Select(i => TestData.Block(i, 4096)).ToArray();
 
         var ratios = new List<double>();
         for (var i = 0; i < Blocksets; i++)

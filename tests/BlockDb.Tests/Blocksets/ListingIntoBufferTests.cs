@@ -20,7 +20,7 @@ public sealed class ListingIntoBufferTests : ConformanceTestBase
         var ids = new List<long>();
         foreach (var seed in new[] { 1, 2, 3, 1, 4, 5, 2 })
         {
-            ids.Add((await session.SelectXorInsertAsync(TestData.Hash(seed), 100 + seed)).Id);
+            ids.Add((await session.SelectXorInsertAsync(TestData.Block(seed, 100 + seed))).Id);
         }
 
         var blocksetId = await session.AddBlocksetAsync(ids);
@@ -84,7 +84,7 @@ public sealed class ListingIntoBufferTests : ConformanceTestBase
         Use(ProviderCatalog.PInvoke, layout);
         await using var db = Open();
         await using var session = await db.OpenSessionAsync();
-        var blocks = Enumerable.Range(0, 1000).Select(i => TestData.Binary(i, 100)).ToArray();
+        var blocks = Enumerable.Range(0, 1000).Select(i => TestData.Block(i, 100)).ToArray();
         var results = new SelectXorInsertResult[blocks.Length];
         var large = await session.SelectXorInsertBlocksetAsync(blocks, results);
         var small = await session.SelectXorInsertBlocksetAsync(blocks.AsMemory(0, 1), results.AsMemory(0, 1));

@@ -16,14 +16,14 @@ public sealed class OneCallFileTests : ConformanceTestBase
         await using var session = await db.OpenSessionAsync();
         var live = await session.RegisterVolumeAsync("live.zip", VolumeState.Uploaded);
         var doomed = await session.RegisterVolumeAsync("doomed.zip", VolumeState.Uploaded);
-        await session.SelectXorInsertAsync(TestData.Bytes(1), 100, live);
-        await session.SelectXorInsertAsync(TestData.Bytes(2), 100, doomed);
+        await session.SelectXorInsertAsync(new BlockKey(TestData.Bytes(1), 100), live);
+        await session.SelectXorInsertAsync(new BlockKey(TestData.Bytes(2), 100), doomed);
 
         // A first file finds both volumes fit, so nothing this session remembers may carry over to the next call.
-        BinaryBlockKey[] file = [TestData.Binary(1, 100), TestData.Binary(2, 100), TestData.Binary(3, 100)];
+        BlockKey[] file = [TestData.Block(1, 100), TestData.Block(2, 100), TestData.Block(3, 100)];
         await session.DeleteBlocksetAsync(await session.SelectXorInsertBlocksetAsync(file, new SelectXorInsertResult[3]));
         await session.CommitAsync();
-        Assert.True(await session.FindBlockAsync(TestData.Bytes(2), 100) is not null); // a read snapshot is now held
+        Assert.True(await session.FindBlockAsync(new BlockKey(TestData.Bytes(2), 100)) is not null); // a read snapshot is now held
 
         using (var foreign = new RawSql(DbPath, provider))
         {
@@ -31,7 +31,7 @@ public sealed class OneCallFileTests : ConformanceTestBase
         }
 
         var results = new SelectXorInsertResult[4];
-        BinaryBlockKey[] again = [TestData.Binary(1, 100), TestData.Binary(4, 100), TestData.Binary(1, 100), TestData.Binary(2, 100)];
+        BlockKey[] again = [TestData.Block(1, 100), TestData.Block(4, 100), TestData.Block(1, 100), TestData.Block(2, 100)];
         var refused = await Assert.ThrowsAsync<BlockDbConflictException>(async () => await session.SelectXorInsertBlocksetAsync(again, results));
         Assert.Contains("Block 3 ", refused.Message, StringComparison.Ordinal);
         await session.CommitAsync();
@@ -51,15 +51,15 @@ public sealed class OneCallFileTests : ConformanceTestBase
         await using var session = await db.OpenSessionAsync();
         var a = await session.RegisterVolumeAsync("a.zip", VolumeState.Uploaded);
         var b = await session.RegisterVolumeAsync("b.zip", VolumeState.Uploaded);
-        await session.SelectXorInsertAsync(TestData.Bytes(1), 100, a);
-        await session.SelectXorInsertAsync(TestData.Bytes(2), 100, b);
-        BinaryBlockKey[] file = [TestData.Binary(1, 100), TestData.Binary(2, 100), TestData.Binary(1, 100)];
+        await session.SelectXorInsertAsync(new BlockKey(TestData.Bytes(1), 100), a);
+        await session.SelectXorInsertAsync(new BlockKey(TestData.Bytes(2), 100), b);
+        BlockKey[] file = [TestData.Block(1, 100), TestData.Block(2, 100), TestData.Block(1, 100)];
         var first = await session.SelectXorInsertBlocksetAsync(file, new SelectXorInsertResult[3]);
         await session.DeleteBlocksetAsync(first);
 
         await session.SetVolumeStateAsync(b, VolumeState.Deleting);
         await Assert.ThrowsAsync<BlockDbConflictException>(async () => await session.SelectXorInsertBlocksetAsync(file, new SelectXorInsertResult[3]));
-        BinaryBlockKey[] onlyA = [TestData.Binary(1, 100), TestData.Binary(1, 100)];
+        BlockKey[] onlyA = [TestData.Block(1, 100), TestData.Block(1, 100)];
         var kept = await session.SelectXorInsertBlocksetAsync(onlyA, new SelectXorInsertResult[2]);
         await session.CommitAsync();
 
@@ -75,9 +75,9 @@ public sealed class OneCallFileTests : ConformanceTestBase
         await using var db = Open(o => o.Batching.CommitEvery = 0);
         await using var session = await db.OpenSessionAsync();
         var volume = await session.RegisterVolumeAsync("v.zip", VolumeState.Uploaded);
-        var old = await session.SelectXorInsertAsync(TestData.Bytes(1), 100, volume);
+        var old = await session.SelectXorInsertAsync(new BlockKey(TestData.Bytes(1), 100), volume);
         await session.CommitAsync();
-        Assert.Equal(old.Id, await session.FindBlockAsync(TestData.Bytes(1), 100)); // found, in a held read snapshot
+        Assert.Equal(old.Id, await session.FindBlockAsync(new BlockKey(TestData.Bytes(1), 100))); // found, in a held read snapshot
 
         using (var foreign = new RawSql(DbPath, provider))
         {
@@ -85,7 +85,7 @@ public sealed class OneCallFileTests : ConformanceTestBase
         }
 
         var results = new SelectXorInsertResult[3];
-        BinaryBlockKey[] file = [TestData.Binary(1, 100), TestData.Binary(2, 200), TestData.Binary(1, 100)];
+        BlockKey[] file = [TestData.Block(1, 100), TestData.Block(2, 200), TestData.Block(1, 100)];
         var blocksetId = await session.SelectXorInsertBlocksetAsync(file, results, volumeId: volume);
         await session.CommitAsync();
 
@@ -117,12 +117,12 @@ public sealed class OneCallFileTests : ConformanceTestBase
         await using var db = Open(o => o.Batching.CommitEvery = 0);
         await using var session = await db.OpenSessionAsync();
         var doomed = await session.RegisterVolumeAsync("doomed.zip", VolumeState.Uploaded);
-        await session.SelectXorInsertAsync(TestData.Bytes(9), 100, doomed);
+        await session.SelectXorInsertAsync(new BlockKey(TestData.Bytes(9), 100), doomed);
         await session.SetVolumeStateAsync(doomed, VolumeState.Deleting);
         await session.CommitAsync();
 
-        BinaryBlockKey[] good = [TestData.Binary(1, 10), TestData.Binary(2, 20)];
-        BinaryBlockKey[] bad = [TestData.Binary(3, 30), TestData.Binary(9, 100)];
+        BlockKey[] good = [TestData.Block(1, 10), TestData.Block(2, 20)];
+        BlockKey[] bad = [TestData.Block(3, 30), TestData.Block(9, 100)];
         var first = await session.SelectXorInsertBlocksetAsync(good, new SelectXorInsertResult[2]);
         await Assert.ThrowsAsync<BlockDbConflictException>(async () => await session.SelectXorInsertBlocksetAsync(bad, new SelectXorInsertResult[2]));
         var second = await session.SelectXorInsertBlocksetAsync(good, new SelectXorInsertResult[2]);
@@ -131,7 +131,7 @@ public sealed class OneCallFileTests : ConformanceTestBase
 
         // Nothing of the batch is left, and the same files write again from scratch.
         Assert.Equal(new BlockDbCounts(1, 0, 0), await session.GetCountsAsync());
-        Assert.Null(await session.FindBlockAsync(TestData.Bytes(1), 10));
+        Assert.Null(await session.FindBlockAsync(new BlockKey(TestData.Bytes(1), 10)));
         var results = new SelectXorInsertResult[2];
         var again = await session.SelectXorInsertBlocksetAsync(good, results);
         await session.CommitAsync();
@@ -150,10 +150,10 @@ public sealed class OneCallFileTests : ConformanceTestBase
         await using var db = Open(o => o.Batching.CommitEvery = 1); // a commit after every write, were the call not one unit
         await using var session = await db.OpenSessionAsync();
         var volume = await session.RegisterVolumeAsync("v.zip", VolumeState.Uploaded);
-        var known = await session.SelectXorInsertAsync(TestData.Bytes(1), 100, volume);
+        var known = await session.SelectXorInsertAsync(new BlockKey(TestData.Bytes(1), 100), volume);
 
         // The same hash at two sizes is two blocks; repeats inside the file name the first one's row.
-        BinaryBlockKey[] file = [TestData.Binary(1, 100), TestData.Binary(1, 101), TestData.Binary(2, 7), TestData.Binary(1, 100), TestData.Binary(2, 7), TestData.Binary(1, 101)];
+        BlockKey[] file = [TestData.Block(1, 100), TestData.Block(1, 101), TestData.Block(2, 7), TestData.Block(1, 100), TestData.Block(2, 7), TestData.Block(1, 101)];
         var results = new SelectXorInsertResult[6];
         var blocksetId = await session.SelectXorInsertBlocksetAsync(file, results, volumeId: volume);
         Assert.Equal(0, session.PendingWrites);
@@ -176,7 +176,7 @@ public sealed class OneCallFileTests : ConformanceTestBase
         await using var session = await db.OpenSessionAsync();
         foreach (var count in new[] { 1, 15, 16, 17, 32, 33, 50 })
         {
-            var blocks = Enumerable.Range(0, count).Select(i => TestData.Binary((i * 7) % 23, 100 + (i % 3))).ToArray();
+            var blocks = Enumerable.Range(0, count).Select(i => TestData.Block((i * 7) % 23, 100 + (i % 3))).ToArray();
             var results = new SelectXorInsertResult[count];
             var oneCall = await session.SelectXorInsertBlocksetAsync(blocks, results);
             var byIds = await session.AddBlocksetAsync(results.Select(r => r.Id).ToArray());
@@ -200,11 +200,11 @@ public sealed class OneCallFileTests : ConformanceTestBase
         await using var db = Open(o => o.Batching.CommitEvery = 0);
         await using var session = await db.OpenSessionAsync();
         var volume = await session.RegisterVolumeAsync("v.zip", VolumeState.Uploaded);
-        await session.SelectXorInsertAsync(TestData.Bytes(1), 100, volume); // the volume is found fit in this transaction
+        await session.SelectXorInsertAsync(new BlockKey(TestData.Bytes(1), 100), volume); // the volume is found fit in this transaction
         await session.SetVolumeStateAsync(volume, VolumeState.Deleting);
 
-        await Assert.ThrowsAsync<BlockDbConflictException>(async () => await session.SelectXorInsertBlocksetAsync(new[] { TestData.Binary(2, 100) }, new SelectXorInsertResult[1], volumeId: volume));
-        await Assert.ThrowsAsync<BlockDbConflictException>(async () => await session.SelectXorInsertAsync(TestData.Bytes(3), 100, volume));
+        await Assert.ThrowsAsync<BlockDbConflictException>(async () => await session.SelectXorInsertBlocksetAsync(new[] { TestData.Block(2, 100) }, new SelectXorInsertResult[1], volumeId: volume));
+        await Assert.ThrowsAsync<BlockDbConflictException>(async () => await session.SelectXorInsertAsync(new BlockKey(TestData.Bytes(3), 100), volume));
         await session.CommitAsync();
         Assert.Equal(new BlockDbCounts(1, 0, 0), await session.GetCountsAsync());
     }

@@ -81,29 +81,29 @@ public sealed class CallerOperationsTests : IDisposable
             var ids = new List<long>();
             for (var i = 0; i < 20; i++)
             {
-                var result = await session.SelectXorInsertAsync(TestData.Hash(i), 1000 + i, i < 10 ? v1 : v2);
+                var result = await session.SelectXorInsertAsync(TestData.Block(i, 1000 + i), i < 10 ? v1 : v2);
                 ids.Add(result.Id);
                 Note(result);
             }
 
-            Note(await session.SelectXorInsertAsync(TestData.Hash(3), 1003, v1));
-            Note(await session.FindBlockAsync(TestData.Hash(5), 1005));
-            Note(await session.FindBlockAsync(TestData.Hash(50), 1));
-            Note(await session.InsertBlockAsync(TestData.Hash(21), 21, v2));
+            Note(await session.SelectXorInsertAsync(TestData.Block(3, 1003), v1));
+            Note(await session.FindBlockAsync(TestData.Block(5, 1005)));
+            Note(await session.FindBlockAsync(TestData.Block(50, 1)));
+            Note((await session.SelectXorInsertAsync(TestData.Block(21, 21), v2)).Id);
 
-            BinaryBlockKey[] span = [TestData.Binary(1, 1001), TestData.Binary(30, 30), TestData.Binary(31, 31)];
+            BlockKey[] span = [TestData.Block(1, 1001), TestData.Block(30, 30), TestData.Block(31, 31)];
             var results = new SelectXorInsertResult[span.Length];
-            Note(await session.SelectXorInsertAsync(span, results, v2));
+            Note(await session.SelectXorInsertManyAsync(span, results, v2));
             Note(string.Join(",", results));
 
             var byIds = await session.AddBlocksetAsync(ids.Take(4).ToList(), TestData.Hash(100));
             var byKeys = await session.AddBlocksetAsync([TestData.Block(0, 1000), TestData.Block(7, 1007)], TestData.Hash(101));
-            var fileBlocks = new[] { TestData.Binary(40, 40), TestData.Binary(41, 41), TestData.Binary(2, 1002) };
+            var fileBlocks = new[] { TestData.Block(40, 40), TestData.Block(41, 41), TestData.Block(2, 1002) };
             var fileResults = new SelectXorInsertResult[fileBlocks.Length];
             var oneCall = await session.SelectXorInsertBlocksetAsync(fileBlocks, fileResults, TestData.Bytes(102), v1);
             Note((byIds, byKeys, oneCall, string.Join(",", fileResults)));
             Note(await session.AddBlocksetAsync(ids.Take(4).ToList(), TestData.Hash(100)));
-            Note(await session.FindBlocksetAsync(TestData.Hash(101), 2007));
+            Note(await session.FindBlocksetAsync(BlockHash.Parse(TestData.Hash(101)), 2007));
             Note(await session.GetBlocksetAsync(byIds));
             Note(string.Join(",", await session.ListBlocksetBlocksAsync(oneCall)));
             Note(await session.GetBlockAsync(ids[2]));

@@ -37,8 +37,8 @@ public sealed class CallerTransactionTests : IDisposable
         await using (var session = await blocks.OpenSessionAsync())
         {
             var volume = await session.RegisterVolumeAsync("v1");
-            var first = await session.SelectXorInsertAsync(TestData.Hash(1), 100, volume);
-            var second = await session.SelectXorInsertAsync(TestData.Hash(2), 50, volume);
+            var first = await session.SelectXorInsertAsync(TestData.Block(1, 100), volume);
+            var second = await session.SelectXorInsertAsync(TestData.Block(2, 50), volume);
             Assert.True(first.Created && second.Created);
             await session.AddBlocksetAsync([first.Id, second.Id], TestData.Hash(100));
             Assert.Equal(0, session.PendingWrites);
@@ -69,7 +69,7 @@ public sealed class CallerTransactionTests : IDisposable
         {
             for (var i = 0; i < 1200; i++)
             {
-                await session.SelectXorInsertAsync(TestData.Hash(i), 1000);
+                await session.SelectXorInsertAsync(TestData.Block(i, 1000));
             }
 
             Assert.Equal((0, 0), CountFromOutside());
@@ -90,9 +90,9 @@ public sealed class CallerTransactionTests : IDisposable
         for (var round = 0; round < 4; round++)
         {
             CallerInsert(caller, transaction, $"file{round}");
-            var block = await session.SelectXorInsertAsync(TestData.Hash(round), 10, volume);
+            var block = await session.SelectXorInsertAsync(TestData.Block(round, 10), volume);
             Assert.True(block.Created);
-            Assert.Equal(block.Id, await session.FindBlockAsync(TestData.Hash(round), 10));
+            Assert.Equal(block.Id, await session.FindBlockAsync(TestData.Block(round, 10)));
             transaction.Commit();
             transaction.Dispose();
             Assert.Equal((round + 1, 0), CountFromOutside());
@@ -100,7 +100,7 @@ public sealed class CallerTransactionTests : IDisposable
         }
 
         // The last round's writes go with the caller's last rollback; the committed ones stay.
-        await session.SelectXorInsertAsync(TestData.Hash(99), 10, volume);
+        await session.SelectXorInsertAsync(TestData.Block(99, 10), volume);
         transaction.Rollback();
         transaction.Dispose();
         Assert.Equal((4, 0), CountFromOutside());
@@ -125,7 +125,7 @@ public sealed class CallerTransactionTests : IDisposable
                 var ids = new List<long>();
                 for (var i = 0; i < 3; i++)
                 {
-                    ids.Add((await session.SelectXorInsertAsync(TestData.Hash(i), 10, volume)).Id);
+                    ids.Add((await session.SelectXorInsertAsync(TestData.Block(i, 10), volume)).Id);
                 }
 
                 await session.AddBlocksetAsync(ids, TestData.Hash(101));
@@ -171,18 +171,18 @@ public sealed class CallerTransactionTests : IDisposable
         {
             var volume = await session.RegisterVolumeAsync("v1");
             trace.On = true;
-            Assert.True((await session.SelectXorInsertAsync(TestData.Hash(1), 10, volume)).Created);
-            await session.InsertBlockAsync(TestData.Hash(2), 10, volume);
+            Assert.True((await session.SelectXorInsertAsync(TestData.Block(1, 10), volume)).Created);
+            await session.SelectXorInsertAsync(TestData.Block(2, 10), volume);
             trace.On = false;
             Assert.NotEmpty(statements);
             Assert.DoesNotContain(statements, s => s.Contains("SAVEPOINT", StringComparison.OrdinalIgnoreCase) || s.TrimStart().StartsWith("RELEASE", StringComparison.OrdinalIgnoreCase));
 
-            // The insert of an existing block fails on the unique index: SQLite backs the statement out, nothing stays.
+            // A refused write (a new block for a volume that does not exist) leaves nothing and keeps the caller's transaction.
             var changes = SumChanges(caller);
-            await Assert.ThrowsAnyAsync<BlockDbException>(async () => await session.InsertBlockAsync(TestData.Hash(2), 10, volume));
+            await Assert.ThrowsAnyAsync<BlockDbException>(async () => await session.SelectXorInsertAsync(TestData.Block(3, 10), volume + 1000));
             Assert.Equal(changes, SumChanges(caller));
             Assert.True(InTransaction(caller));
-            Assert.False((await session.SelectXorInsertAsync(TestData.Hash(1), 10, volume)).Created);
+            Assert.False((await session.SelectXorInsertAsync(TestData.Block(1, 10), volume)).Created);
         }
 
         transaction.Commit();
@@ -205,8 +205,8 @@ public sealed class CallerTransactionTests : IDisposable
         Assert.Equal(BlockLayout.BlobHash, blocks.Layout);
         await using (var session = await blocks.OpenSessionAsync())
         {
-            await session.SelectXorInsertAsync(TestData.Hash(1), 10);
-            await session.SelectXorInsertAsync(TestData.Hash(2), 10);
+            await session.SelectXorInsertAsync(TestData.Block(1, 10));
+            await session.SelectXorInsertAsync(TestData.Block(2, 10));
             Assert.Equal(2, (await session.GetCountsAsync()).Blocks);
         }
 
@@ -227,7 +227,7 @@ public sealed class CallerTransactionTests : IDisposable
     {
         await using var started = await StartAsync(BlockLayout.TextHash);
         var (caller, transaction, blocks, session) = started;
-        await session.SelectXorInsertAsync(TestData.Hash(1), 10);
+        await session.SelectXorInsertAsync(TestData.Block(1, 10));
 
         var commit = await Assert.ThrowsAsync<InvalidOperationException>(async () => await session.CommitAsync());
         Assert.Contains("the transaction is the caller's", commit.Message, StringComparison.Ordinal);
@@ -253,12 +253,12 @@ public sealed class CallerTransactionTests : IDisposable
         await Assert.ThrowsAsync<InvalidOperationException>(async () => await blocks.OpenSessionAsync());
         Assert.Throws<NotSupportedException>(() => blocks.OpenSharedRepository());
         await Assert.ThrowsAsync<NotSupportedException>(async () => await blocks.RepairAsync());
-        await Assert.ThrowsAsync<NotSupportedException>(async () => await blocks.ImportBlocksAsync(AsyncOf(new ImportBlock(TestData.Bytes(1), 10))));
+        await Assert.ThrowsAsync<NotSupportedException>(async () => await blocks.ImportBlocksAsync(AsyncOf(new ImportBlock(new BlockKey(TestData.Bytes(1), 10)))));
 
         // The slot comes back when the session is disposed.
         await first.DisposeAsync();
         await using var second = await blocks.OpenSessionAsync();
-        await second.SelectXorInsertAsync(TestData.Hash(1), 10);
+        await second.SelectXorInsertAsync(TestData.Block(1, 10));
         Assert.Equal(1, SumChanges(caller));
     }
 
@@ -375,9 +375,9 @@ public sealed class CallerTransactionTests : IDisposable
         transaction.Dispose();
 
         // Between the caller's commit and its next BEGIN, every call is refused before it writes (X2).
-        await Assert.ThrowsAsync<InvalidOperationException>(async () => await session.SelectXorInsertAsync(TestData.Hash(1), 10));
+        await Assert.ThrowsAsync<InvalidOperationException>(async () => await session.SelectXorInsertAsync(TestData.Block(1, 10)));
         await Assert.ThrowsAsync<InvalidOperationException>(async () => await session.RegisterVolumeAsync("v"));
-        await Assert.ThrowsAsync<InvalidOperationException>(async () => await session.FindBlockAsync(TestData.Hash(1), 10));
+        await Assert.ThrowsAsync<InvalidOperationException>(async () => await session.FindBlockAsync(TestData.Block(1, 10)));
         await Assert.ThrowsAsync<InvalidOperationException>(async () => await blocks.CheckAsync());
         Assert.False(InTransaction(caller), "a refused call began a transaction");
         Assert.Equal(0, SumChanges(caller));
@@ -385,7 +385,7 @@ public sealed class CallerTransactionTests : IDisposable
 
         // Once the caller begins again, the same session works.
         using var next = caller.BeginTransaction(deferred: true);
-        Assert.True((await session.SelectXorInsertAsync(TestData.Hash(1), 10)).Created);
+        Assert.True((await session.SelectXorInsertAsync(TestData.Block(1, 10))).Created);
         next.Commit();
         Assert.Equal((1, 0), CountFromOutside());
     }
@@ -405,7 +405,7 @@ public sealed class CallerTransactionTests : IDisposable
         {
             using var held = other.BeginTransaction(deferred: false); // BEGIN IMMEDIATE: the write lock
             CallerInsert(other, held, "other.txt");
-            var busy = await Assert.ThrowsAsync<BlockDbException>(async () => await session.SelectXorInsertAsync(TestData.Hash(1), 10));
+            var busy = await Assert.ThrowsAsync<BlockDbException>(async () => await session.SelectXorInsertAsync(TestData.Block(1, 10)));
             Assert.Equal(SqliteResultCode.Busy, busy.SqliteErrorCode);
             Assert.Equal(0, SumChanges(caller));
             held.Commit();
@@ -417,7 +417,7 @@ public sealed class CallerTransactionTests : IDisposable
         transaction.Dispose();
         transaction = caller.BeginTransaction(deferred: true);
         CallerInsert(caller, transaction, "mine.txt");
-        Assert.True((await session.SelectXorInsertAsync(TestData.Hash(1), 10)).Created);
+        Assert.True((await session.SelectXorInsertAsync(TestData.Block(1, 10))).Created);
         transaction.Commit();
         transaction.Dispose();
         Assert.Equal((1, 0), CountFromOutside());
@@ -430,11 +430,11 @@ public sealed class CallerTransactionTests : IDisposable
         await using var started = await StartAsync(BlockLayout.TextHash);
         var (caller, transaction, blocks, session) = started;
         CallerInsert(caller, transaction, "a.txt");
-        await session.SelectXorInsertAsync(TestData.Hash(1), 10);
+        await session.SelectXorInsertAsync(TestData.Block(1, 10));
 
         // The caller's own trigger ends its transaction inside BlockDb's next insert, as SQLITE_FULL or IOERR would.
         Execute(caller, """CREATE TEMP TRIGGER "EndIt" BEFORE INSERT ON main."Block" WHEN NEW."Size" = 666 BEGIN SELECT RAISE(ROLLBACK, 'ended by the engine'); END""", transaction);
-        var lost = await Assert.ThrowsAsync<BlockDbBatchRolledBackException>(async () => await session.SelectXorInsertAsync(TestData.Hash(2), 666));
+        var lost = await Assert.ThrowsAsync<BlockDbBatchRolledBackException>(async () => await session.SelectXorInsertAsync(TestData.Block(2, 666)));
         Assert.Contains("caller's transaction", lost.Message, StringComparison.Ordinal);
         Assert.Equal(SqliteResultCode.Constraint, lost.SqliteErrorCode);
         Assert.False(InTransaction(caller));
@@ -443,7 +443,7 @@ public sealed class CallerTransactionTests : IDisposable
         // Everything since the caller's last commit is gone, and the session works in the caller's next transaction.
         Assert.Equal((0, 0), CountFromOutside());
         using var next = caller.BeginTransaction(deferred: true);
-        Assert.True((await session.SelectXorInsertAsync(TestData.Hash(1), 10)).Created);
+        Assert.True((await session.SelectXorInsertAsync(TestData.Block(1, 10))).Created);
         next.Commit();
         Assert.Equal((1, 0), CountFromOutside());
         Assert.Equal(0, CallerFilesFromOutside());
@@ -454,13 +454,13 @@ public sealed class CallerTransactionTests : IDisposable
     {
         await using var started = await StartAsync(BlockLayout.TextHash);
         var (caller, transaction, blocks, session) = started;
-        var kept = await session.SelectXorInsertAsync(TestData.Hash(1), 10);
+        var kept = await session.SelectXorInsertAsync(TestData.Block(1, 10));
 
         // A span whose last block is refused by the engine: the blocks before it in the same call are undone with it.
         Execute(caller, """CREATE TEMP TRIGGER "RefuseIt" BEFORE INSERT ON main."Block" WHEN NEW."Size" = 666 BEGIN SELECT RAISE(ABORT, 'refused'); END""", transaction);
-        BinaryBlockKey[] span = [TestData.Binary(2, 10), TestData.Binary(3, 10), TestData.Binary(4, 666)];
+        BlockKey[] span = [TestData.Block(2, 10), TestData.Block(3, 10), TestData.Block(4, 666)];
         var results = new SelectXorInsertResult[3];
-        await Assert.ThrowsAsync<BlockDbException>(async () => await session.SelectXorInsertAsync(span, results));
+        await Assert.ThrowsAsync<BlockDbException>(async () => await session.SelectXorInsertManyAsync(span, results));
         Assert.True(InTransaction(caller));
         Assert.Equal(1, (await session.GetCountsAsync()).Blocks);
         transaction.Commit();
@@ -476,14 +476,14 @@ public sealed class CallerTransactionTests : IDisposable
         var transaction = caller.BeginTransaction(deferred: true);
         var blocks = Build(caller);
         var session = await blocks.OpenSessionAsync();
-        await session.SelectXorInsertAsync(TestData.Hash(1), 10);
+        await session.SelectXorInsertAsync(TestData.Block(1, 10));
         transaction.Commit();
         transaction.Dispose();
 
         caller.Close(); // does not throw: BlockDb's statements are finalized inside the caller's close
         caller.Dispose();
-        await Assert.ThrowsAsync<ObjectDisposedException>(async () => await session.SelectXorInsertAsync(TestData.Hash(2), 10));
-        await Assert.ThrowsAsync<ObjectDisposedException>(async () => await session.FindBlockAsync(TestData.Hash(1), 10));
+        await Assert.ThrowsAsync<ObjectDisposedException>(async () => await session.SelectXorInsertAsync(TestData.Block(2, 10)));
+        await Assert.ThrowsAsync<ObjectDisposedException>(async () => await session.FindBlockAsync(TestData.Block(1, 10)));
 
         // Disposing BlockDb afterwards throws nothing; the committed block is in the file and the file is free.
         await session.DisposeAsync();

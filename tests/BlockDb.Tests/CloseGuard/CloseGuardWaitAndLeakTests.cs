@@ -118,11 +118,11 @@ public sealed class CloseGuardWaitAndLeakTests : IDisposable
                 await using var database = BlockDatabase.Open(Options());
                 await using (var session = await database.OpenSessionAsync())
                 {
-                    await session.InsertBlockAsync(Hash($"h{t}-{round}"), 10);
+                    await session.SelectXorInsertAsync(BlockKey.Parse(Hash($"h{t}-{round}"), 10));
                 }
 
                 await using var reader = await database.OpenSessionAsync();
-                Assert.NotNull(await reader.FindBlockAsync(Hash($"h{t}-{round}"), 10));
+                Assert.NotNull(await reader.FindBlockAsync(BlockKey.Parse(Hash($"h{t}-{round}"), 10)));
             }
         })).ToArray();
         await Task.WhenAll(tasks).WaitAsync(TimeSpan.FromSeconds(120));

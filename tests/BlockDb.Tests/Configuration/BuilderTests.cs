@@ -30,7 +30,7 @@ public sealed class BuilderTests : IDisposable
         db.Options.Batching.CommitEvery = 0; // a copy: not seen either
 
         await using var session = await db.OpenSessionAsync();
-        await session.SelectXorInsertAsync(TestData.Hash(1), 10);
+        await session.SelectXorInsertAsync(TestData.Block(1, 10));
         Assert.Equal(0, session.PendingWrites); // committed at once: CommitEvery is still 1
         Assert.Equal(1, db.Options.Batching.CommitEvery);
         Assert.Equal("PInvoke", db.Options.Provider);
@@ -137,9 +137,9 @@ public sealed class BuilderTests : IDisposable
         Assert.Equal(_folder.File("archive.db"), provider.GetRequiredService<IOptionsMonitor<BlockDbOptions>>().Get("archive").DataSource);
 
         await using var session = await backup.OpenSessionAsync();
-        Assert.True((await session.SelectXorInsertAsync(TestData.Hash(1), 1)).Created);
+        Assert.True((await session.SelectXorInsertAsync(TestData.Block(1, 1))).Created);
         await using var other = await archive.OpenSessionAsync();
-        Assert.Null(await other.FindBlockAsync(TestData.Hash(1), 1));
+        Assert.Null(await other.FindBlockAsync(TestData.Block(1, 1)));
     }
 
     [Fact]

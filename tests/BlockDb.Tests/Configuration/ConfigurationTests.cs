@@ -72,7 +72,7 @@ public sealed class ConfigurationTests : IDisposable
             Assert.Equal("PInvoke", db.ProviderName);
             Assert.Equal(SynchronousMode.Full, ((ISqliteBlockDatabase)db).AppliedPragmas.Synchronous);
             await using var session = await db.OpenSessionAsync();
-            Assert.True((await session.SelectXorInsertAsync(TestData.Hash(1), 1)).Created);
+            Assert.True((await session.SelectXorInsertAsync(TestData.Block(1, 1))).Created);
         }
         finally
         {

@@ -70,7 +70,7 @@ public sealed class PostgreSqlConfigurationTests
                 var db = services.GetRequiredService<IBlockDatabase>();
                 Assert.Equal("PostgreSQL", db.Engine);
                 await using var session = await db.OpenSessionAsync();
-                Assert.True((await session.SelectXorInsertAsync(TestData.Hash(1), 1)).Created);
+                Assert.True((await session.SelectXorInsertAsync(TestData.Block(1, 1))).Created);
             }
 
             // No connection string: the NpgsqlDataSource the application registered, left to the application to dispose.
@@ -80,7 +80,7 @@ public sealed class PostgreSqlConfigurationTests
             await using (var services = collection.BuildServiceProvider())
             {
                 await using var session = await services.GetRequiredService<IBlockDatabase>().OpenSessionAsync();
-                Assert.False((await session.SelectXorInsertAsync(TestData.Hash(1), 1)).Created);
+                Assert.False((await session.SelectXorInsertAsync(TestData.Block(1, 1))).Created);
             }
 
             await using var stillOpen = await dataSource.OpenConnectionAsync();

@@ -41,10 +41,10 @@ public sealed class ConversionTests : IDisposable
             volume = await session.RegisterVolumeAsync("b-1.zip", VolumeState.Uploaded);
             for (var i = 0; i < 300; i++)
             {
-                await session.SelectXorInsertAsync(TestData.Hash(i), 100 + i, volume);
+                await session.SelectXorInsertAsync(TestData.Block(i, 100 + i), volume);
             }
 
-            await session.SelectXorInsertAsync(TestData.Hash(1000), 5); // no volume
+            await session.SelectXorInsertAsync(TestData.Block(1000, 5)); // no volume
             blockset = await session.AddBlocksetAsync([TestData.Block(3, 103), TestData.Block(1000, 5), TestData.Block(3, 103)], TestData.Hash(-7));
             empty = await session.AddBlocksetAsync(Array.Empty<long>());
             await session.CommitAsync();
@@ -64,7 +64,7 @@ public sealed class ConversionTests : IDisposable
         await using var check = await converted.OpenSessionAsync();
         foreach (var (id, hash, size) in blocks)
         {
-            Assert.Equal(id, await check.FindBlockAsync(hash, size));
+            Assert.Equal(id, await check.FindBlockAsync(BlockKey.Parse(hash, size)));
         }
 
         Assert.Equal(volume, (await check.GetBlockAsync(blocks[0].Id)).VolumeId);
@@ -75,7 +75,7 @@ public sealed class ConversionTests : IDisposable
         Assert.Equal(0, (await check.GetBlocksetAsync(empty)).Length);
 
         // The new file keeps working: a new block gets a new ID above all copied ones.
-        var next = await check.SelectXorInsertAsync(TestData.Hash(5000), 1);
+        var next = await check.SelectXorInsertAsync(TestData.Block(5000, 1));
         Assert.True(next.Created && next.Id > blocks.Max(b => b.Id));
     }
 
@@ -88,8 +88,8 @@ public sealed class ConversionTests : IDisposable
         await using (var db = BlockDatabase.Open(source))
         await using (var session = await db.OpenSessionAsync())
         {
-            var kept = (await session.SelectXorInsertAsync(TestData.Hash(1), 100)).Id;
-            collected = (await session.SelectXorInsertAsync(TestData.Hash(2), 200)).Id;
+            var kept = (await session.SelectXorInsertAsync(TestData.Block(1, 100))).Id;
+            collected = (await session.SelectXorInsertAsync(TestData.Block(2, 200))).Id;
             await session.AddBlocksetAsync([kept]);
             deleted = await session.AddBlocksetAsync([kept, collected]);
 
@@ -105,7 +105,7 @@ public sealed class ConversionTests : IDisposable
         // An ID another session or process still held from the source names nothing in the new file either.
         await using var converted = BlockDatabase.Open(new BlockDbOptions { Provider = provider, DataSource = _folder.File("marks-target.db") });
         await using var check = await converted.OpenSessionAsync();
-        var block = await check.SelectXorInsertAsync(TestData.Hash(3), 300);
+        var block = await check.SelectXorInsertAsync(TestData.Block(3, 300));
         Assert.True(block.Created && block.Id > collected, $"block ID {block.Id} handed out at or below the collected ID {collected}");
         var blockset = await check.AddBlocksetAsync([block.Id]);
         Assert.True(blockset > deleted, $"blockset ID {blockset} handed out at or below the deleted ID {deleted}");
@@ -118,8 +118,8 @@ public sealed class ConversionTests : IDisposable
         await using (var db = BlockDatabase.Open(source))
         await using (var session = await db.OpenSessionAsync())
         {
-            await session.SelectXorInsertAsync(TestData.Hash(1), 10);
-            await session.SelectXorInsertAsync(TestData.Hash(2), 10);
+            await session.SelectXorInsertAsync(TestData.Block(1, 10));
+            await session.SelectXorInsertAsync(TestData.Block(2, 10));
         }
 
         long duplicate;
@@ -154,7 +154,7 @@ public sealed class ConversionTests : IDisposable
         {
             for (var i = 0; i < 5000; i++)
             {
-                await session.SelectXorInsertAsync(TestData.Hash(i), 10);
+                await session.SelectXorInsertAsync(TestData.Block(i, 10));
             }
         }
 

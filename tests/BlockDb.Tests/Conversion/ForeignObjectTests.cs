@@ -100,7 +100,7 @@ public sealed class ForeignObjectTests : IDisposable
         await using (var db = BlockDatabase.Open(target))
         await using (var session = await db.OpenSessionAsync())
         {
-            Assert.Equal(3, await session.AddBlocksetAsync([(await session.SelectXorInsertAsync(TestData.Hash(3), 10)).Id]));
+            Assert.Equal(3, await session.AddBlocksetAsync([(await session.SelectXorInsertAsync(TestData.Block(3, 10))).Id]));
             await session.CommitAsync();
         }
 
@@ -295,8 +295,8 @@ public sealed class ForeignObjectTests : IDisposable
         await using var db = BlockDatabase.Open(source);
         await using var session = await db.OpenSessionAsync();
         var volume = await session.RegisterVolumeAsync("b-1.zip", VolumeState.Uploaded);
-        var a = (await session.SelectXorInsertAsync(TestData.Hash(1), 100, volume)).Id;
-        var b = (await session.SelectXorInsertAsync(TestData.Hash(2), 200, volume)).Id;
+        var a = (await session.SelectXorInsertAsync(TestData.Block(1, 100), volume)).Id;
+        var b = (await session.SelectXorInsertAsync(TestData.Block(2, 200), volume)).Id;
         Assert.Equal(1, await session.AddBlocksetAsync([a, b, b]));
         Assert.Equal(2, await session.AddBlocksetAsync([b, a]));
         await session.CommitAsync();

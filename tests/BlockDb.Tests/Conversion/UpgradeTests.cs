@@ -44,8 +44,8 @@ public sealed class UpgradeTests : IDisposable
             Assert.Equal(new BlockDbCounts(Blocks, Blocksets, Blocks), await session.GetCountsAsync());
             foreach (var (id, hash, size) in before)
             {
-                Assert.Equal(id, await session.FindBlockAsync(hash, size));
-                Assert.Equal(new SelectXorInsertResult(id, false), await session.SelectXorInsertAsync(hash, size));
+                Assert.Equal(id, await session.FindBlockAsync(BlockKey.Parse(hash, size)));
+                Assert.Equal(new SelectXorInsertResult(id, false), await session.SelectXorInsertAsync(BlockKey.Parse(hash, size)));
             }
 
             for (long blockset = 1; blockset <= Blocksets; blockset++)
@@ -55,7 +55,7 @@ public sealed class UpgradeTests : IDisposable
                 Assert.All(listed, b => Assert.Contains((b.BlockId, b.Hash, b.Size), before));
             }
 
-            var created = await session.SelectXorInsertAsync(TestData.Hash(-1), 123);
+            var created = await session.SelectXorInsertAsync(TestData.Block(-1, 123));
             Assert.Equal(new SelectXorInsertResult(Blocks + 1, true), created);
             await session.CommitAsync();
             var check = await db.CheckAsync();
@@ -103,7 +103,7 @@ public sealed class UpgradeTests : IDisposable
         await using (var db = BlockDatabase.Open(new BlockDbOptions { Provider = "PInvoke", DataSource = path }))
         await using (var session = await db.OpenSessionAsync())
         {
-            await session.SelectXorInsertAsync(TestData.Hash(1), 1);
+            await session.SelectXorInsertAsync(TestData.Block(1, 1));
         }
 
         long generation;
@@ -133,7 +133,7 @@ public sealed class UpgradeTests : IDisposable
         await using (var db = BlockDatabase.Open(new BlockDbOptions { Provider = "PInvoke", DataSource = path }))
         await using (var session = await db.OpenSessionAsync())
         {
-            await session.SelectXorInsertAsync(TestData.Hash(1), 1);
+            await session.SelectXorInsertAsync(TestData.Block(1, 1));
         }
 
         using (var raw = new RawSql(path))
@@ -144,8 +144,8 @@ public sealed class UpgradeTests : IDisposable
         await using (var db = BlockDatabase.Open(new BlockDbOptions { Provider = "PInvoke", DataSource = path }))
         await using (var session = await db.OpenSessionAsync())
         {
-            Assert.Equal(1, await session.FindBlockAsync(TestData.Hash(1), 1));
-            Assert.Equal(new SelectXorInsertResult(2, true), await session.SelectXorInsertAsync(TestData.Hash(2), 1));
+            Assert.Equal(1, await session.FindBlockAsync(TestData.Block(1, 1)));
+            Assert.Equal(new SelectXorInsertResult(2, true), await session.SelectXorInsertAsync(TestData.Block(2, 1)));
         }
 
         using (var check = new RawSql(path))

@@ -75,8 +75,8 @@ public sealed class CheckRepairTests : IDisposable
         Assert.True(repaired.After.IsClean, repaired.After.ToString());
 
         await using var session = await db.OpenSessionAsync();
-        Assert.Equal(4, await session.FindBlockAsync(TestData.Hash(3), 1000));
-        Assert.Equal(new SelectXorInsertResult(4, false), await session.SelectXorInsertAsync(TestData.Hash(3), 1000));
+        Assert.Equal(4, await session.FindBlockAsync(TestData.Block(3, 1000)));
+        Assert.Equal(new SelectXorInsertResult(4, false), await session.SelectXorInsertAsync(TestData.Block(3, 1000)));
         using var after = new RawSql(db.DataSource);
         Assert.Equal(0, after.DuplicateGroups());
         Assert.Equal(0, after.Scalar($"""SELECT COUNT(*) FROM "BlocksetEntry" WHERE "BlockID" = {duplicate}"""));
@@ -124,7 +124,7 @@ public sealed class CheckRepairTests : IDisposable
         }
 
         await using var writer = await db.OpenSessionAsync();
-        await writer.SelectXorInsertAsync(TestData.Hash(500), 1); // an open batch: this session holds the write lock
+        await writer.SelectXorInsertAsync(TestData.Block(500, 1)); // an open batch: this session holds the write lock
         var repair = db.RepairAsync().AsTask();
         await Task.WhenAny(repair, Task.Delay(TimeSpan.FromSeconds(15)));
         await writer.CommitAsync(); // a repair still waiting for the lock (the configured busy timeout) now gets it
@@ -160,7 +160,7 @@ public sealed class CheckRepairTests : IDisposable
         var blocks = Enumerable.Range(0, 20).Select(i => TestData.Block(i, 1000 + (i % 3))).ToArray();
         foreach (var block in blocks)
         {
-            await session.SelectXorInsertAsync(block.Hash, block.Size);
+            await session.SelectXorInsertAsync(block);
         }
 
         for (var set = 0; set < 5; set++)

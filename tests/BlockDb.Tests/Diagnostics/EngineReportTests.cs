@@ -16,7 +16,7 @@ public sealed class EngineReportTests : ConformanceTestBase
         await using var db = Open();
         var sqlite = (ISqliteBlockDatabase)db;
         await using var session = await db.OpenSessionAsync();
-        await session.InsertBlockAsync(TestData.Hash(1), 10);
+        await session.SelectXorInsertAsync(TestData.Block(1, 10));
         await session.CommitAsync();
         var before = sqlite.ReadCacheStats();
         if (Provider == "SystemData")
@@ -27,7 +27,7 @@ public sealed class EngineReportTests : ConformanceTestBase
 
         for (var i = 0; i < 100; i++)
         {
-            Assert.NotNull(await session.FindBlockAsync(TestData.Hash(1), 10));
+            Assert.NotNull(await session.FindBlockAsync(TestData.Block(1, 10)));
         }
 
         var reads = sqlite.ReadCacheStats()!.Value.Since(before!.Value);
@@ -51,16 +51,16 @@ public sealed class EngineReportTests : ConformanceTestBase
 
         // Each session writes its block first, so its finds read its cached pages (reads through mmap bypass the cache).
         await using var open = await db.OpenSessionAsync();
-        await open.InsertBlockAsync(TestData.Hash(1), 10);
+        await open.SelectXorInsertAsync(TestData.Block(1, 10));
         await open.CommitAsync();
         await using (var closing = await db.OpenSessionAsync())
         {
-            await closing.InsertBlockAsync(TestData.Hash(2), 10);
+            await closing.SelectXorInsertAsync(TestData.Block(2, 10));
             await closing.CommitAsync();
             for (var i = 0; i < 100; i++)
             {
-                Assert.NotNull(await closing.FindBlockAsync(TestData.Hash(2), 10));
-                Assert.NotNull(await open.FindBlockAsync(TestData.Hash(1), 10));
+                Assert.NotNull(await closing.FindBlockAsync(TestData.Block(2, 10)));
+                Assert.NotNull(await open.FindBlockAsync(TestData.Block(1, 10)));
             }
         }
 

@@ -29,7 +29,7 @@ public sealed class MaintenanceEventsTests : ConformanceTestBase
         foreach (var hash in hashes)
         {
             await Task.Yield();
-            yield return new ImportBlock(hash, 10);
+            yield return new ImportBlock(new BlockKey(hash, 10));
         }
     }
 }

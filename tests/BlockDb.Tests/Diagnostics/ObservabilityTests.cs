@@ -69,17 +69,17 @@ public sealed class ObservabilityTests : IDisposable
         await using var session = await db.OpenSessionAsync();
         for (var i = 0; i < 40; i++)
         {
-            await session.SelectXorInsertAsync(TestData.Bytes(i), 4096);
+            await session.SelectXorInsertAsync(new BlockKey(TestData.Bytes(i), 4096));
         }
 
         await session.CommitAsync();
         for (var i = 0; i < 24; i++)
         {
-            await session.FindBlockAsync(TestData.Bytes(i), 4096);
+            await session.FindBlockAsync(new BlockKey(TestData.Bytes(i), 4096));
         }
 
-        await Assert.ThrowsAsync<ArgumentException>(async () => await session.FindBlockAsync("not base64!", 1));
-        await session.SelectXorInsertAsync(TestData.Bytes(1000), 4096);
+        await Assert.ThrowsAsync<ArgumentException>(async () => await session.FindBlockAsync(default)); // refused inside the call: counted with its error
+        await session.SelectXorInsertAsync(new BlockKey(TestData.Bytes(1000), 4096));
         await session.RollbackAsync();
 
         Assert.Equal(41, Count("blockdb.client.operations", ("db.operation.name", "SelectXorInsertAsync"), ("blockdb.provider", provider), ("db.system.name", "sqlite")));
@@ -111,7 +111,7 @@ public sealed class ObservabilityTests : IDisposable
         {
             for (var i = 0; i < 300; i++)
             {
-                await session.SelectXorInsertAsync(TestData.Bytes(i), 4096);
+                await session.SelectXorInsertAsync(new BlockKey(TestData.Bytes(i), 4096));
             }
 
             await session.AddBlocksetAsync([1, 2, 3], TestData.Hash(7));
@@ -119,7 +119,7 @@ public sealed class ObservabilityTests : IDisposable
         }
 
         await using var open = await db.OpenSessionAsync();
-        await open.FindBlockAsync(TestData.Bytes(5), 4096);
+        await open.FindBlockAsync(new BlockKey(TestData.Bytes(5), 4096));
 
         var file = ("db.namespace", (object?)path);
         _meters.RecordObservableInstruments();
@@ -171,7 +171,7 @@ public sealed class ObservabilityTests : IDisposable
         await using var db = BlockDatabase.Open(new BlockDbOptions { Provider = "PInvoke", DataSource = path });
         await using (var shared = db.OpenSharedRepository())
         {
-            await Task.WhenAll(Enumerable.Range(0, 200).Select(i => shared.SelectXorInsertAsync(TestData.Bytes(i), 4096).AsTask()));
+            await Task.WhenAll(Enumerable.Range(0, 200).Select(i => shared.SelectXorInsertAsync(new BlockKey(TestData.Bytes(i), 4096)).AsTask()));
         }
 
         var sizes = Values("blockdb.group_commit.batch_size");
@@ -192,7 +192,7 @@ public sealed class ObservabilityTests : IDisposable
             Assert.Equal(1000, imported.Created);
             await using var session = await writer.OpenSessionAsync();
             var volume = await session.RegisterVolumeAsync("v1.zip", VolumeState.Uploaded);
-            await session.SelectXorInsertAsync(TestData.Bytes(5000), 4096, volume);
+            await session.SelectXorInsertAsync(new BlockKey(TestData.Bytes(5000), 4096), volume);
             await session.CommitAsync();
             var collected = await session.DeleteUnreferencedBlocksAsync();
             Assert.Equal(1001, collected.Blocks);
@@ -206,7 +206,7 @@ public sealed class ObservabilityTests : IDisposable
         await using (var reader = new BlockDatabaseBuilder(new BlockDbOptions { Provider = "MicrosoftData", DataSource = path }).UseLoggerFactory(log).Build())
         {
             await using var session = await reader.OpenSessionAsync();
-            Assert.Null(await session.FindBlockAsync(TestData.Bytes(1), 4096));
+            Assert.Null(await session.FindBlockAsync(new BlockKey(TestData.Bytes(1), 4096)));
         }
 
         var loads = Values("blockdb.keymap.load.duration", ("blockdb.provider", "MicrosoftData"), ("db.namespace", path));
@@ -232,7 +232,7 @@ public sealed class ObservabilityTests : IDisposable
         {
             for (var i = 0; i < 20; i++)
             {
-                await session.SelectXorInsertAsync(TestData.Bytes(i), 4096);
+                await session.SelectXorInsertAsync(new BlockKey(TestData.Bytes(i), 4096));
             }
 
             await session.CommitAsync();
@@ -240,7 +240,7 @@ public sealed class ObservabilityTests : IDisposable
 
         await using (var shared = db.OpenSharedRepository())
         {
-            Assert.NotNull(await shared.FindBlockAsync(TestData.Bytes(3), 4096));
+            Assert.NotNull(await shared.FindBlockAsync(new BlockKey(TestData.Bytes(3), 4096)));
         }
 
         Assert.Equal(20, Count("blockdb.client.operations", ("db.system.name", "postgresql"), ("db.operation.name", "SelectXorInsertAsync")));
@@ -262,7 +262,7 @@ public sealed class ObservabilityTests : IDisposable
         await using var session = await db.OpenSessionAsync();
         for (var i = 0; i < 3; i++)
         {
-            await session.SelectXorInsertAsync(TestData.Bytes(i), 4096);
+            await session.SelectXorInsertAsync(new BlockKey(TestData.Bytes(i), 4096));
         }
 
         await session.CommitAsync();
@@ -275,7 +275,7 @@ public sealed class ObservabilityTests : IDisposable
     {
         for (var i = from; i < from + count; i++)
         {
-            yield return new ImportBlock(TestData.Bytes(i), 4096);
+            yield return new ImportBlock(new BlockKey(TestData.Bytes(i), 4096));
         }
 
         await Task.CompletedTask;

@@ -81,8 +81,9 @@ public sealed class ConcurrentDisposeTests : ConformanceTestBase
         Use(provider, layout);
         await using var db = Open();
         var shared = db.OpenSharedRepository();
-        // Writes straight to the queue (a select-xor-insert's own task completes one continuation after its write's).
-        var writes = Enumerable.Range(0, 5000).Select(i => shared.InsertBlockAsync(TestData.Hash(i), 1 + i).AsTask()).ToArray();
+        // Writes straight to the queue: span calls of one block (a one-block select-xor-insert reads first, and its own
+        // task completes one continuation after its write's).
+        var writes = Enumerable.Range(0, 5000).Select(i => shared.SelectXorInsertManyAsync(new[] { TestData.Block(i, 1 + i) }, new SelectXorInsertResult[1]).AsTask()).ToArray();
 
         var problems = await RaceDisposes(shared.DisposeAsync, shared.Dispose, () => Task.FromResult(
             writes.Count(w => !w.IsCompleted) is > 0 and var pending ? $"{pending} of its {writes.Length} writes were still pending" : null));
@@ -98,12 +99,12 @@ public sealed class ConcurrentDisposeTests : ConformanceTestBase
     /// </summary>
     private static async Task<(Task Call, SelectXorInsertResult[] Results)> StartLongCall(IBlockRepository session, int blocks)
     {
-        var keys = Enumerable.Range(0, blocks).Select(i => TestData.Binary(i, 1 + (i % 1000))).ToArray();
+        var keys = Enumerable.Range(0, blocks).Select(i => TestData.Block(i, 1 + (i % 1000))).ToArray();
         var results = new SelectXorInsertResult[blocks];
         var returned = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
         var call = Task.Run(async () =>
         {
-            var running = session.SelectXorInsertAsync(keys, results);
+            var running = session.SelectXorInsertManyAsync(keys, results);
             returned.SetResult();
             await running;
         });

@@ -25,7 +25,7 @@ public sealed class DatabaseDisposeOrderTests : ConformanceTestBase
         });
         await using (var session = await db.OpenSessionAsync())
         {
-            await session.SelectXorInsertAsync(TestData.Hash(1), 10);
+            await session.SelectXorInsertAsync(TestData.Block(1, 10));
         }
 
         await using var locker = await LockAgainstReadersAsync();
@@ -63,7 +63,7 @@ public sealed class DatabaseDisposeOrderTests : ConformanceTestBase
         var session = await db.OpenSessionAsync();
         for (var i = 0; i < 5; i++)
         {
-            await session.SelectXorInsertAsync(TestData.Hash(i), 10);
+            await session.SelectXorInsertAsync(TestData.Block(i, 10));
         }
 
         Assert.Equal(5, session.PendingWrites);

@@ -49,7 +49,7 @@ public sealed class DisposeBesideAWriterTests(ITestOutputHelper output) : IDispo
         await using var session = await db.OpenSessionAsync();
         for (var i = 0; i < Blocks; i++)
         {
-            await session.SelectXorInsertAsync(TestData.Hash(i), 100 + i);
+            await session.SelectXorInsertAsync(TestData.Block(i, 100 + i));
         }
     }
 
@@ -67,7 +67,7 @@ public sealed class DisposeBesideAWriterTests(ITestOutputHelper output) : IDispo
         await using var session = await db.OpenSessionAsync();
         for (var i = 0; i < count; i++)
         {
-            Assert.NotNull(await session.FindBlockAsync(TestData.Hash(i), 100 + i));
+            Assert.NotNull(await session.FindBlockAsync(TestData.Block(i, 100 + i)));
         }
 
         Assert.Equal(count, (await session.GetCountsAsync()).Blocks);
@@ -97,8 +97,8 @@ public sealed class DisposeBesideAWriterTests(ITestOutputHelper output) : IDispo
         var shared = db.OpenSharedRepository();
         for (var i = 0; i < Blocks; i += 10)
         {
-            Assert.NotNull(await session.FindBlockAsync(TestData.Hash(i), 100 + i));
-            Assert.NotNull(await shared.FindBlockAsync(TestData.Hash(i + 1), 101 + i));
+            Assert.NotNull(await session.FindBlockAsync(TestData.Block(i, 100 + i)));
+            Assert.NotNull(await shared.FindBlockAsync(TestData.Block(i + 1, 101 + i)));
         }
 
         var clock = Stopwatch.StartNew();
@@ -130,7 +130,7 @@ public sealed class DisposeBesideAWriterTests(ITestOutputHelper output) : IDispo
         {
             for (var i = Blocks; i < Blocks + 100; i++)
             {
-                Assert.True((await session.SelectXorInsertAsync(TestData.Hash(i), 100 + i)).Created);
+                Assert.True((await session.SelectXorInsertAsync(TestData.Block(i, 100 + i))).Created);
             }
         }
 

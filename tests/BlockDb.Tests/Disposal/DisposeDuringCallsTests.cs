@@ -26,7 +26,7 @@ public sealed class DisposeDuringCallsTests(ITestOutputHelper output) : KeyMapFi
         var ids = new List<long>();
         for (var i = 1; i <= 3; i++)
         {
-            ids.Add((await session.SelectXorInsertAsync(TestData.Hash(i), 10)).Id);
+            ids.Add((await session.SelectXorInsertAsync(TestData.Block(i, 10))).Id);
         }
 
         // Dispose starts on its own thread from inside the call; the call then stays inside for 300 ms more.
@@ -87,7 +87,7 @@ public sealed class DisposeDuringCallsTests(ITestOutputHelper output) : KeyMapFi
                 {
                     await Task.Yield(); // calls complete synchronously: let other tasks (and timers) run on the two cores
                     var k = rng.Next(500);
-                    batch.Add((k, (await session.SelectXorInsertAsync(TestData.Hash(k), 10)).Id));
+                    batch.Add((k, (await session.SelectXorInsertAsync(TestData.Block(k, 10))).Id));
                     if (rng.Next(4) == 0)
                     {
                         await session.CommitAsync();
@@ -180,7 +180,7 @@ public sealed class DisposeDuringCallsTests(ITestOutputHelper output) : KeyMapFi
         });
         await using (var session = await db.OpenSessionAsync())
         {
-            await session.SelectXorInsertAsync(TestData.Hash(1), 10);
+            await session.SelectXorInsertAsync(TestData.Block(1, 10));
         }
 
         for (var round = 0; round < 3; round++)
@@ -200,7 +200,7 @@ public sealed class DisposeDuringCallsTests(ITestOutputHelper output) : KeyMapFi
                 {
                     try
                     {
-                        await shared.FindBlockAsync(TestData.Hash(1), 10);
+                        await shared.FindBlockAsync(TestData.Block(1, 10));
                         Interlocked.Increment(ref returned);
                     }
                     catch (ObjectDisposedException)
@@ -267,11 +267,11 @@ public sealed class DisposeDuringCallsTests(ITestOutputHelper output) : KeyMapFi
                     var set = Enumerable.Range(0, rng.Next(1, 5)).Select(_ => TestData.Block(rng.Next(400), 10 + rng.Next(2))).ToArray();
                     foreach (var key in set)
                     {
-                        blocks.Add((key, (await shared.SelectXorInsertAsync(key.Hash, key.Size)).Id));
+                        blocks.Add((key, (await shared.SelectXorInsertAsync(key)).Id));
                     }
 
                     sets.Add((await shared.AddBlocksetAsync(set), set));
-                    if (await shared.FindBlockAsync(set[0].Hash, set[0].Size) is null)
+                    if (await shared.FindBlockAsync(set[0]) is null)
                     {
                         failures.Enqueue(new InvalidOperationException($"committed block {set[0]} not found"));
                     }
@@ -303,12 +303,12 @@ public sealed class DisposeDuringCallsTests(ITestOutputHelper output) : KeyMapFi
         await using var session = await check.OpenSessionAsync();
         foreach (var (key, id) in blocks)
         {
-            Assert.Equal(id, await session.FindBlockAsync(key.Hash, key.Size));
+            Assert.Equal(id, await session.FindBlockAsync(key));
         }
 
         foreach (var (id, set) in sets)
         {
-            Assert.Equal(set, (await session.ListBlocksetBlocksAsync(id)).Select(b => new BlockKey(b.Hash, b.Size)));
+            Assert.Equal(set, (await session.ListBlocksetBlocksAsync(id)).Select(b => BlockKey.Parse(b.Hash, b.Size)));
         }
 
         using var raw = new RawSql(path);
@@ -344,7 +344,7 @@ public sealed class DisposeDuringCallsTests(ITestOutputHelper output) : KeyMapFi
         await using (var db = Open("double-dispose.db", options))
         {
             var shared = db.OpenSharedRepository();
-            var writes = Enumerable.Range(0, 400).Select(i => shared.InsertBlockAsync(TestData.Hash(i), 10).AsTask()).ToArray();
+            var writes = Enumerable.Range(0, 400).Select(i => shared.SelectXorInsertManyAsync(new[] { TestData.Block(i, 10) }, new SelectXorInsertResult[1]).AsTask()).ToArray(); // straight to the queue
             var first = shared.DisposeAsync().AsTask();
             await shared.DisposeAsync().AsTask().WaitAsync(Hang); // returns at once: _disposed was already set
             pendingAfterSecond = writes.Count(w => !w.IsCompleted);
@@ -360,7 +360,7 @@ public sealed class DisposeDuringCallsTests(ITestOutputHelper output) : KeyMapFi
         {
             var db = Open($"race-{trial}.db", options);
             var shared = db.OpenSharedRepository();
-            var writes = Enumerable.Range(0, 400).Select(i => shared.InsertBlockAsync(TestData.Hash(i), 10).AsTask()).ToArray();
+            var writes = Enumerable.Range(0, 400).Select(i => shared.SelectXorInsertManyAsync(new[] { TestData.Block(i, 10) }, new SelectXorInsertResult[1]).AsTask()).ToArray(); // straight to the queue
             var disposeShared = shared.DisposeAsync().AsTask();
             await db.DisposeAsync().AsTask().WaitAsync(Hang);
             pendingAfterDatabase += writes.Count(w => !w.IsCompleted);

@@ -15,10 +15,10 @@ public sealed class DisposeTests : ConformanceTestBase
         {
             await using (var session = await db.OpenSessionAsync())
             {
-                await session.InsertBlockAsync(TestData.Hash(1), 1);
+                await session.SelectXorInsertAsync(TestData.Block(1, 1));
                 await session.CommitAsync();
-                await session.InsertBlockAsync(TestData.Hash(2), 1);
-                await session.InsertBlockAsync(TestData.Hash(3), 1);
+                await session.SelectXorInsertAsync(TestData.Block(2, 1));
+                await session.SelectXorInsertAsync(TestData.Block(3, 1));
             }
         }
 
@@ -34,10 +34,10 @@ public sealed class DisposeTests : ConformanceTestBase
         Use(provider, layout);
         var db = Open(o => o.Batching.CommitEvery = 0);
         var session = await db.OpenSessionAsync();
-        await session.InsertBlockAsync(TestData.Hash(1), 1);
+        await session.SelectXorInsertAsync(TestData.Block(1, 1));
         await db.DisposeAsync();
 
-        await Assert.ThrowsAsync<ObjectDisposedException>(async () => await session.FindBlockAsync(TestData.Hash(1), 1));
+        await Assert.ThrowsAsync<ObjectDisposedException>(async () => await session.FindBlockAsync(TestData.Block(1, 1)));
         await Assert.ThrowsAsync<ObjectDisposedException>(async () => await db.OpenSessionAsync());
 
         // Released: the file (or the server's tables) can be deleted and a new index created in its place.

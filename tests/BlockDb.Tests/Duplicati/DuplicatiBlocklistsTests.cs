@@ -24,7 +24,7 @@ public sealed class DuplicatiBlocklistsTests
         var perList = blocksize / hashSize;
         var rng = new Random(n + blocksize);
         var binary = Enumerable.Range(0, n).Select(_ => { var b = new byte[hashSize]; rng.NextBytes(b); return b; }).ToList();
-        var keys = binary.Select(b => new BlockKey(Convert.ToBase64String(b), blocksize)).ToArray();
+        var keys = binary.Select(b => BlockKey.Parse(Convert.ToBase64String(b), blocksize)).ToArray();
 
         // Independently: all hashes in one buffer, then cut.
         var all = binary.SelectMany(b => b).ToArray();
@@ -44,7 +44,7 @@ public sealed class DuplicatiBlocklistsTests
     [Fact]
     public void A_hash_of_another_size_or_a_short_destination_is_refused()
     {
-        var keys = new[] { new BlockKey(Convert.ToBase64String(new byte[32]), 1024), new BlockKey(Convert.ToBase64String(new byte[20]), 10) };
+        var keys = new[] { BlockKey.Parse(Convert.ToBase64String(new byte[32]), 1024), BlockKey.Parse(Convert.ToBase64String(new byte[20]), 10) };
         Assert.Throws<ArgumentException>(() => DuplicatiBlocklists.Write(keys, 0, 1024, 32, new byte[1024]));
         keys[1] = keys[0];
         Assert.Throws<ArgumentException>(() => DuplicatiBlocklists.Write(keys, 0, 1024, 32, new byte[63]));

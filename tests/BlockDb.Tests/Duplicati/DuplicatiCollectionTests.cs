@@ -45,7 +45,7 @@ public sealed class DuplicatiCollectionTests(DuplicatiTemplate template) : IClas
             v1 = await scope.Session.RegisterVolumeAsync("duplicati-b1.dblock.zip");
             v2 = await scope.Session.RegisterVolumeAsync("duplicati-b2.dblock.zip");
             blockset = await AddFileAsync(scope.Session, file, v1, FullHash("gone"));
-            firstId = (await scope.Session.FindBlockAsync(file[0].Hash, file[0].Size))!.Value;
+            firstId = (await scope.Session.FindBlockAsync(file[0]))!.Value;
         }
 
         // A compact copied the first block into v2 (Duplicati's RegisterDuplicatedBlockAsync).
@@ -67,7 +67,7 @@ public sealed class DuplicatiCollectionTests(DuplicatiTemplate template) : IClas
         await using (var scope = await DuplicatiScope.OpenAsync(path, mode))
         {
             // The bytes are still in v1: the block comes back from there, under a new ID, and nothing is to be uploaded.
-            var back = await scope.Session.SelectXorInsertAsync(file[0].Hash, file[0].Size, v2);
+            var back = await scope.Session.SelectXorInsertAsync(file[0], v2);
             Assert.False(back.Created);
             Assert.Equal(v1, (await scope.Session.GetBlockAsync(back.Id)).VolumeId);
         }
@@ -94,7 +94,7 @@ public sealed class DuplicatiCollectionTests(DuplicatiTemplate template) : IClas
             await s.SetVolumeStateAsync(v1, VolumeState.Deleting);
 
             // Its bytes are about to vanish with v1 (R6): a new copy goes into v2.
-            var again = await s.SelectXorInsertAsync(block.Hash, block.Size, v2);
+            var again = await s.SelectXorInsertAsync(block, v2);
             Assert.True(again.Created);
             Assert.Equal(v2, (await s.GetBlockAsync(again.Id)).VolumeId);
         }
@@ -157,7 +157,7 @@ public sealed class DuplicatiCollectionTests(DuplicatiTemplate template) : IClas
             v2 = await scope.Session.RegisterVolumeAsync("duplicati-bm2.dblock.zip");
             v3 = await scope.Session.RegisterVolumeAsync("duplicati-bm3.dblock.zip");
             await AddFileAsync(scope.Session, [Key("moved", 0, 900)], v1, FullHash("moved"));
-            id = (await scope.Session.FindBlockAsync(Key("moved", 0, 900).Hash, 900))!.Value;
+            id = (await scope.Session.FindBlockAsync(new BlockKey(Key("moved", 0, 900).Hash, 900)))!.Value;
         }
 
         DuplicatiFiles.Execute(path, $"""INSERT INTO "DuplicateBlock" ("BlockID", "VolumeID") VALUES ({id}, {v2}), ({id}, {v3})""");

@@ -21,7 +21,7 @@ public sealed class DuplicatiImportTests(DuplicatiTemplate template) : IClassFix
     {
         var path = template.CopyTo(_folder);
         var file = File("imported", 35);
-        var binary = file.Select(k => new BinaryBlockKey(BlockHash.Parse(k.Hash), k.Size)).ToList();
+        var binary = file.Select(k => k).ToList();
         await using (var db = BlockDatabase.Open(new BlockDbOptions { Provider = provider, DataSource = path }))
         {
             long volume;
@@ -30,9 +30,9 @@ public sealed class DuplicatiImportTests(DuplicatiTemplate template) : IClassFix
                 volume = await session.RegisterVolumeAsync("duplicati-bimport.dblock.zip");
             }
 
-            var noVolume = file.Select(k => new ImportBlock(BlockHash.Parse(k.Hash), k.Size));
+            var noVolume = file.Select(k => new ImportBlock(new BlockKey(k.Hash, k.Size)));
             await Assert.ThrowsAnyAsync<ArgumentException>(async () => await db.ImportBlocksAsync(noVolume.ToAsyncEnumerable()));
-            var blocks = file.Concat(Blocklists(file)).Select(k => new ImportBlock(BlockHash.Parse(k.Hash), k.Size, volume));
+            var blocks = file.Concat(Blocklists(file)).Select(k => new ImportBlock(new BlockKey(k.Hash, k.Size), volume));
             Assert.Equal(file.Count + 2, (await db.ImportBlocksAsync(blocks.ToAsyncEnumerable())).Created);
 
             await Assert.ThrowsAnyAsync<ArgumentException>(async () => await db.ImportBlocksetsAsync(new[] { new ImportBlockset(binary) }.ToAsyncEnumerable()));

@@ -30,7 +30,7 @@ public sealed class DuplicatiInPlaceStatementTests(DuplicatiTemplate template) :
         var blocks = File("new", 5);
         foreach (var block in blocks)
         {
-            Assert.True((await scope.Session.SelectXorInsertAsync(block.Hash, block.Size, volume)).Created);
+            Assert.True((await scope.Session.SelectXorInsertAsync(block, volume)).Created);
         }
 
         trace.On = false;
@@ -51,7 +51,7 @@ public sealed class DuplicatiInPlaceStatementTests(DuplicatiTemplate template) :
         var file = File("forty", 40); // two blocklists
         foreach (var block in file.Concat(Blocklists(file)))
         {
-            await s.SelectXorInsertAsync(block.Hash, block.Size, volume);
+            await s.SelectXorInsertAsync(block, volume);
         }
 
         using var trace = new StatementTracer(scope.Connection!, on: true);
@@ -78,12 +78,12 @@ public sealed class DuplicatiInPlaceStatementTests(DuplicatiTemplate template) :
         {
             var s = scope.Session;
             var volume = await s.RegisterVolumeAsync("duplicati-b0000000000000003.dblock.zip");
-            var kept = await s.SelectXorInsertAsync(Key("kept", 0).Hash, Blocksize, volume);
+            var kept = await s.SelectXorInsertAsync(new BlockKey(Key("kept", 0).Hash, Blocksize), volume);
             var refused = Key("refused", 0);
 
             // The caller's own trigger aborts the block's INSERT: SQLite backs the statement out, the call fails.
             scope.Execute($"""CREATE TEMP TRIGGER "RefuseOne" BEFORE INSERT ON main."Block" WHEN NEW."Hash" = '{refused.Hash}' BEGIN SELECT RAISE(ABORT, 'refused by the caller'); END""");
-            var failure = await Assert.ThrowsAnyAsync<BlockDbException>(async () => await s.SelectXorInsertAsync(refused.Hash, refused.Size, volume));
+            var failure = await Assert.ThrowsAnyAsync<BlockDbException>(async () => await s.SelectXorInsertAsync(refused, volume));
             Assert.Contains("refused by the caller", failure.Message, StringComparison.Ordinal);
             Assert.Equal(0, CountInCaller(scope, $"""SELECT COUNT(*) FROM "Block" WHERE "Hash" = '{refused.Hash}'"""));
 
@@ -91,7 +91,7 @@ public sealed class DuplicatiInPlaceStatementTests(DuplicatiTemplate template) :
             var file = File("partial", 40);
             foreach (var block in file.Concat(Blocklists(file).Take(1)))
             {
-                await s.SelectXorInsertAsync(block.Hash, block.Size, volume);
+                await s.SelectXorInsertAsync(block, volume);
             }
 
             var blocksetsBefore = CountInCaller(scope, """SELECT COUNT(*) FROM "Blockset" """);
@@ -102,7 +102,7 @@ public sealed class DuplicatiInPlaceStatementTests(DuplicatiTemplate template) :
             Assert.Equal(0, CountInCaller(scope, """SELECT COUNT(*) FROM "BlocksetEntry" WHERE "BlocksetID" NOT IN (SELECT "ID" FROM "Blockset")"""));
 
             // The session goes on, and what it wrote before stays in the caller's transaction.
-            Assert.Equal(kept.Id, await s.FindBlockAsync(Key("kept", 0).Hash, Blocksize));
+            Assert.Equal(kept.Id, await s.FindBlockAsync(new BlockKey(Key("kept", 0).Hash, Blocksize)));
             Assert.Equal(file.Count + 2, CountInCaller(scope, $"""SELECT COUNT(*) FROM "Block" WHERE "VolumeID" = {volume}"""));
             scope.Execute("""DROP TRIGGER temp."RefuseOne" """);
         }

@@ -77,7 +77,7 @@ public sealed class DuplicatiRecognitionTests(DuplicatiTemplate template) : ICla
         {
             await using (var session = await db.OpenSessionAsync())
             {
-                Assert.NotNull(await session.FindBlockAsync(hash, size));
+                Assert.NotNull(await session.FindBlockAsync(BlockKey.Parse(hash, size)));
                 Assert.Equal(DuplicatiFiles.Scalar(path, """SELECT COUNT(*) FROM "Block" """), (await session.GetCountsAsync()).Blocks);
             }
 

@@ -29,29 +29,29 @@ public sealed class DuplicatiSessionOperationsTests(DuplicatiTemplate template) 
             var s = scope.Session;
             volume = await s.RegisterVolumeAsync("duplicati-b0123456789abcdef.dblock.zip");
 
-            var first = await s.SelectXorInsertAsync(file[0].Hash, file[0].Size, volume);
+            var first = await s.SelectXorInsertAsync(file[0], volume);
             Assert.True(first.Created);
-            Assert.Equal(new SelectXorInsertResult(first.Id, false), await s.SelectXorInsertAsync(file[0].Hash, file[0].Size, volume));
-            Assert.Equal(first.Id, await s.FindBlockAsync(file[0].Hash, file[0].Size));
-            Assert.Equal(new BlockInfo(first.Id, file[0].Hash, file[0].Size, volume), await s.GetBlockAsync(first.Id));
+            Assert.Equal(new SelectXorInsertResult(first.Id, false), await s.SelectXorInsertAsync(file[0], volume));
+            Assert.Equal(first.Id, await s.FindBlockAsync(file[0]));
+            Assert.Equal(new BlockInfo(first.Id, file[0].Hash.ToString(), file[0].Size, volume), await s.GetBlockAsync(first.Id));
 
-            var span = file.Skip(1).Take(10).Select(k => new BinaryBlockKey(BlockHash.Parse(k.Hash), k.Size)).ToArray();
-            Assert.Equal(10, await s.SelectXorInsertAsync(span, new SelectXorInsertResult[span.Length], volume));
+            var span = file.Skip(1).Take(10).Select(k => k).ToArray();
+            Assert.Equal(10, await s.SelectXorInsertManyAsync(span, new SelectXorInsertResult[span.Length], volume));
 
             blockset = await AddFileAsync(s, file, volume, FullHash("forty"));
             Assert.Equal(blockset, await s.AddBlocksetAsync(file, FullHash("forty")));
             Assert.Equal(new BlocksetInfo(blockset, (39 * Blocksize) + 300, FullHash("forty"), 40), await s.GetBlocksetAsync(blockset));
-            Assert.Equal(file.Select(k => k.Hash), (await s.ListBlocksetBlocksAsync(blockset)).Select(b => b.Hash));
+            Assert.Equal(file.Select(k => k.Hash.ToString()), (await s.ListBlocksetBlocksAsync(blockset)).Select(b => b.Hash));
             single = await AddFileAsync(s, [Key("single", 0, 500)], volume, FullHash("single"));
 
             // A file in one call: its blocklist blocks first (as Duplicati's splitter stores them), then blocks and blockset.
             var oneCall = File("one-call", 33);
             foreach (var list in Blocklists(oneCall))
             {
-                await s.SelectXorInsertAsync(list.Hash, list.Size, volume);
+                await s.SelectXorInsertAsync(list, volume);
             }
 
-            var oneCallKeys = oneCall.Select(k => new BinaryBlockKey(BlockHash.Parse(k.Hash), k.Size)).ToArray();
+            var oneCallKeys = oneCall.Select(k => k).ToArray();
             var oneCallResults = new SelectXorInsertResult[oneCallKeys.Length];
             oneCallSet = await s.SelectXorInsertBlocksetAsync(oneCallKeys, oneCallResults, BlockHash.Parse(FullHash("one-call")), volume);
             Assert.All(oneCallResults, r => Assert.True(r.Created));
@@ -67,9 +67,9 @@ public sealed class DuplicatiSessionOperationsTests(DuplicatiTemplate template) 
         }
 
         // The blocklist hashes, in index order, as Duplicati's splitter computes them; none for 0 or 1 block.
-        Assert.Equal(Blocklists(file).Select(b => b.Hash), DuplicatiFiles.Column(path, $"""SELECT "Hash" FROM "BlocklistHash" WHERE "BlocksetID" = {blockset} ORDER BY "Index" """));
+        Assert.Equal(Blocklists(file).Select(b => b.Hash.ToString()), DuplicatiFiles.Column(path, $"""SELECT "Hash" FROM "BlocklistHash" WHERE "BlocksetID" = {blockset} ORDER BY "Index" """));
         Assert.Equal(0, DuplicatiFiles.Scalar(path, $"""SELECT COUNT(*) FROM "BlocklistHash" WHERE "BlocksetID" IN ({single}, {empty})"""));
-        Assert.Equal(Blocklists(File("one-call", 33)).Select(b => b.Hash), DuplicatiFiles.Column(path, $"""SELECT "Hash" FROM "BlocklistHash" WHERE "BlocksetID" = {oneCallSet} ORDER BY "Index" """));
+        Assert.Equal(Blocklists(File("one-call", 33)).Select(b => b.Hash.ToString()), DuplicatiFiles.Column(path, $"""SELECT "Hash" FROM "BlocklistHash" WHERE "BlocksetID" = {oneCallSet} ORDER BY "Index" """));
 
         // Every column Remotevolume requires, as Duplicati's RegisterRemoteVolumeAsync and UpdateRemoteVolumeAsync write them.
         Assert.Equal(
@@ -119,9 +119,9 @@ public sealed class DuplicatiSessionOperationsTests(DuplicatiTemplate template) 
         await using (var shared = db.OpenSharedRepository())
         {
             var volume = await shared.RegisterVolumeAsync("duplicati-bshared.dblock.zip");
-            await Assert.ThrowsAsync<ArgumentException>(async () => await shared.SelectXorInsertAsync(file[0].Hash, file[0].Size));
+            await Assert.ThrowsAsync<ArgumentException>(async () => await shared.SelectXorInsertAsync(file[0]));
             blockset = await AddFileAsync(shared, file, volume, FullHash("shared"));
-            Assert.Equal(blockset, await shared.FindBlocksetAsync(FullHash("shared"), (32 * Blocksize) + 300));
+            Assert.Equal(blockset, await shared.FindBlocksetAsync(BlockHash.Parse(FullHash("shared")), (32 * Blocksize) + 300));
         }
 
         Assert.Equal(2, DuplicatiFiles.Scalar(path, $"""SELECT COUNT(*) FROM "BlocklistHash" WHERE "BlocksetID" = {blockset}"""));

@@ -36,18 +36,17 @@ public sealed class DuplicatiSessionRefusalTests(DuplicatiTemplate template) : I
         {
             var s = scope.Session;
             var block = Key("refused", 0);
-            var none = await Assert.ThrowsAsync<ArgumentException>(async () => await s.SelectXorInsertAsync(block.Hash, block.Size));
+            var none = await Assert.ThrowsAsync<ArgumentException>(async () => await s.SelectXorInsertAsync(block));
             Assert.Contains("records every new block in a volume", none.Message, StringComparison.Ordinal);
-            await Assert.ThrowsAsync<ArgumentException>(async () => await s.SelectXorInsertAsync(new[] { new BinaryBlockKey(BlockHash.Parse(block.Hash), block.Size) }, new SelectXorInsertResult[1]));
-            await Assert.ThrowsAsync<ArgumentException>(async () => await s.InsertBlockAsync(block.Hash, block.Size));
+            await Assert.ThrowsAsync<ArgumentException>(async () => await s.SelectXorInsertManyAsync(new[] { block }, new SelectXorInsertResult[1]));
 
-            await Assert.ThrowsAsync<VolumeNotFoundException>(async () => await s.SelectXorInsertAsync(block.Hash, block.Size, filesVolume));
+            await Assert.ThrowsAsync<VolumeNotFoundException>(async () => await s.SelectXorInsertAsync(block, filesVolume));
 
-            var large = await Assert.ThrowsAsync<ArgumentOutOfRangeException>(async () => await s.SelectXorInsertAsync(block.Hash, Blocksize + 1, volume));
+            var large = await Assert.ThrowsAsync<ArgumentOutOfRangeException>(async () => await s.SelectXorInsertAsync(new BlockKey(block.Hash, Blocksize + 1), volume));
             Assert.Contains("block size of 1,024 bytes", large.Message, StringComparison.Ordinal);
 
             var md5 = Convert.ToBase64String(new byte[16]);
-            await Assert.ThrowsAsync<ArgumentException>(async () => await s.SelectXorInsertAsync(md5, 100, volume));
+            await Assert.ThrowsAsync<ArgumentException>(async () => await s.SelectXorInsertAsync(BlockKey.Parse(md5, 100), volume));
         }
 
         Assert.Equal(before, DuplicatiFiles.Column(path, Tables));
@@ -60,13 +59,13 @@ public sealed class DuplicatiSessionRefusalTests(DuplicatiTemplate template) : I
     {
         var path = template.CopyTo(_folder);
         var existing = DuplicatiFiles.Column(path, """SELECT "Hash" || ' ' || "Size" FROM "Block" ORDER BY "ID" LIMIT 3""")
-            .Select(row => row.Split(' ')).Select(p => new BinaryBlockKey(BlockHash.Parse(p[0]), long.Parse(p[1], System.Globalization.CultureInfo.InvariantCulture))).ToArray();
+            .Select(row => row.Split(' ')).Select(p => new BlockKey(BlockHash.Parse(p[0]), long.Parse(p[1], System.Globalization.CultureInfo.InvariantCulture))).ToArray();
         var before = DuplicatiFiles.Column(path, Tables);
         await using (var scope = await DuplicatiScope.OpenAsync(path, mode))
         {
             var s = scope.Session;
-            var single = await Assert.ThrowsAsync<ArgumentException>(async () => await s.SelectXorInsertAsync(BlockHash.Parse(existing[0].Hash.ToString()), existing[0].Size));
-            var span = await Assert.ThrowsAsync<ArgumentException>(async () => await s.SelectXorInsertAsync(existing, new SelectXorInsertResult[3]));
+            var single = await Assert.ThrowsAsync<ArgumentException>(async () => await s.SelectXorInsertAsync(new BlockKey(BlockHash.Parse(existing[0].Hash.ToString()), existing[0].Size)));
+            var span = await Assert.ThrowsAsync<ArgumentException>(async () => await s.SelectXorInsertManyAsync(existing, new SelectXorInsertResult[3]));
             Assert.Equal(single.Message, span.Message);
             var file = await Assert.ThrowsAsync<ArgumentException>(async () => await s.SelectXorInsertBlocksetAsync(existing, new SelectXorInsertResult[3], BlockHash.Parse(FullHash("span"))));
             Assert.Equal(single.Message, file.Message);
@@ -74,7 +73,7 @@ public sealed class DuplicatiSessionRefusalTests(DuplicatiTemplate template) : I
             {
                 // The shared repository's writer looks known blocks up before its savepoint: the rule comes first there too.
                 await using var shared = scope.Database.OpenSharedRepository();
-                var sharedSpan = await Assert.ThrowsAsync<ArgumentException>(async () => await shared.SelectXorInsertAsync(existing, new SelectXorInsertResult[3]));
+                var sharedSpan = await Assert.ThrowsAsync<ArgumentException>(async () => await shared.SelectXorInsertManyAsync(existing, new SelectXorInsertResult[3]));
                 Assert.Equal(single.Message, sharedSpan.Message);
             }
         }
@@ -95,10 +94,10 @@ public sealed class DuplicatiSessionRefusalTests(DuplicatiTemplate template) : I
 
         var before = DuplicatiFiles.Column(path, Tables);
         var blocks = new[] { Key("span-ok", 0), Key("span-large", 1, Blocksize + 1) }
-            .Select(k => new BinaryBlockKey(BlockHash.Parse(k.Hash), k.Size)).ToArray();
+            .Select(k => k).ToArray();
         await using (var scope = await DuplicatiScope.OpenAsync(path, mode))
         {
-            await Assert.ThrowsAsync<ArgumentOutOfRangeException>(async () => await scope.Session.SelectXorInsertAsync(blocks, new SelectXorInsertResult[2], volume));
+            await Assert.ThrowsAsync<ArgumentOutOfRangeException>(async () => await scope.Session.SelectXorInsertManyAsync(blocks, new SelectXorInsertResult[2], volume));
         }
 
         Assert.Equal(before, DuplicatiFiles.Column(path, Tables));
@@ -116,7 +115,7 @@ public sealed class DuplicatiSessionRefusalTests(DuplicatiTemplate template) : I
             var volume = await scope.Session.RegisterVolumeAsync("duplicati-bsets.dblock.zip");
             foreach (var block in file.Concat(uneven))
             {
-                await scope.Session.SelectXorInsertAsync(block.Hash, block.Size, volume);
+                await scope.Session.SelectXorInsertAsync(block, volume);
             }
         }
 

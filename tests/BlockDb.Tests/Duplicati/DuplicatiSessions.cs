@@ -95,14 +95,14 @@ internal static class DuplicatiSessions
 
     /// <summary>A block of <paramref name="size"/> bytes whose SHA-256 hash stands for (<paramref name="tag"/>, <paramref name="index"/>).</summary>
     public static BlockKey Key(string tag, int index, long size = Blocksize) =>
-        new(Convert.ToBase64String(SHA256.HashData(Encoding.UTF8.GetBytes(string.Create(CultureInfo.InvariantCulture, $"dup-session/{tag}/{index}")))), size);
+        new(new BlockHash(SHA256.HashData(Encoding.UTF8.GetBytes(string.Create(CultureInfo.InvariantCulture, $"dup-session/{tag}/{index}")))), size);
 
     /// <summary>A file of <paramref name="count"/> blocks, all of <see cref="Blocksize"/> bytes but the last (<paramref name="last"/> bytes).</summary>
     public static List<BlockKey> File(string tag, int count, long last = 300) =>
         [.. Enumerable.Range(0, count).Select(i => Key(tag, i, i == count - 1 ? last : Blocksize))];
 
     /// <summary>A file hash (SHA-256, the template's <c>filehash</c>) standing for <paramref name="tag"/>.</summary>
-    public static string FullHash(string tag) => Key("file:" + tag, 0).Hash;
+    public static string FullHash(string tag) => Key("file:" + tag, 1).Hash.ToString();
 
     /// <summary>The file's blocklist blocks, in order, as Duplicati's splitter cuts and hashes them (facts §5).</summary>
     public static List<BlockKey> Blocklists(IReadOnlyList<BlockKey> blocks) => BlocklistBlocks.Of(blocks, Blocksize);
@@ -112,7 +112,7 @@ internal static class DuplicatiSessions
     {
         foreach (var block in blocks.Concat(Blocklists(blocks)))
         {
-            await session.SelectXorInsertAsync(block.Hash, block.Size, volume);
+            await session.SelectXorInsertAsync(block, volume);
         }
 
         return await session.AddBlocksetAsync(blocks, fullHash);

@@ -39,7 +39,7 @@ public sealed class ReadmeDuplicatiExamplesTests(DuplicatiTemplate template) : I
             var volume = await session.RegisterVolumeAsync("duplicati-b0123456789abcdef.dblock.zip");
             foreach (var block in fileBlocks)                          // the file's blocks: BlockKey(hash, size)
             {
-                await session.SelectXorInsertAsync(block.Hash, block.Size, volume);   // Created: upload its bytes
+                await session.SelectXorInsertAsync(block, volume);   // Created: upload its bytes
             }
 
             // The blocklist blocks (as Duplicati's splitter cuts them): stored, then recorded, before the blockset.
@@ -49,7 +49,7 @@ public sealed class ReadmeDuplicatiExamplesTests(DuplicatiTemplate template) : I
             for (var k = 0L; k < DuplicatiBlocklists.Count(keys.Length, blocksize, hashSize); k++)
             {
                 var length = DuplicatiBlocklists.Write(keys, k, blocksize, hashSize, list);
-                await session.SelectXorInsertAsync(Convert.ToBase64String(SHA256.HashData(list.AsSpan(0, length))), length, volume);
+                await session.SelectXorInsertAsync(new BlockKey(new BlockHash(SHA256.HashData(list.AsSpan(0, length))), length), volume);
             }
 
             // Found by (FullHash, Length), or written with its entries and BlocklistHash rows (computed by BlockDb).

@@ -57,7 +57,7 @@ public sealed class BesideDuplicatiProcessTests(ITestOutputHelper output) : IDis
         {
             var file = int.Parse(ack[1], CultureInfo.InvariantCulture);
             var expected = DuplicatiFiles.Column(path, $"""SELECT B."Hash" FROM "BlocksetEntry" E JOIN "Block" B ON B."ID" = E."BlockID" WHERE E."BlocksetID" = {ack[2]} ORDER BY E."Index" """);
-            Assert.Equal(DuplicatiWriters.Blocks(9, file, expected.Count).Select(b => b.Hash), expected);
+            Assert.Equal(DuplicatiWriters.Blocks(9, file, expected.Count).Select(b => b.Hash.ToString()), expected);
         }
 
         Assert.Equal("ok", DuplicatiFiles.Column(path, "PRAGMA integrity_check").Single());

@@ -69,7 +69,7 @@ public sealed class DurabilityTests(ITestOutputHelper output) : IDisposable
             var expected = CrashData.Blocks(task, n);
             var info = await session.GetBlocksetAsync(id);
             Assert.Equal(CrashData.FullHash(task, n), info.FullHash);
-            Assert.Equal(expected, (await session.ListBlocksetBlocksAsync(id)).Select(b => new BlockKey(b.Hash, b.Size)));
+            Assert.Equal(expected, (await session.ListBlocksetBlocksAsync(id)).Select(b => BlockKey.Parse(b.Hash, b.Size)));
         }
 
         // Every blockset in the file, acknowledged or not, is whole: its entries add up to its length.

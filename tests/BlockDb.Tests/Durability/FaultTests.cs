@@ -15,7 +15,7 @@ public sealed class FaultTests : ConformanceTestBase
         await using (var db = Open())
         await using (var session = await db.OpenSessionAsync())
         {
-            await session.InsertBlockAsync(TestData.Hash(1), 1);
+            await session.SelectXorInsertAsync(TestData.Block(1, 1));
         }
 
         await using var open = Open(o => { o.Pragmas.BusyTimeout = 200; o.Batching.CommitEvery = 1; });
@@ -24,7 +24,7 @@ public sealed class FaultTests : ConformanceTestBase
         await locker.Ready.WaitAsync(TimeSpan.FromSeconds(60));
 
         var clock = Stopwatch.StartNew();
-        var e = await Assert.ThrowsAsync<BlockDbException>(async () => await writer.InsertBlockAsync(TestData.Hash(2), 1));
+        var e = await Assert.ThrowsAsync<BlockDbException>(async () => await writer.SelectXorInsertAsync(TestData.Block(2, 1)));
         Assert.Equal(SqliteResultCode.Busy, e.SqliteErrorCode);
         Assert.True(e.IsTransient);
         Assert.True(clock.Elapsed < TimeSpan.FromSeconds(5), $"waited {clock.Elapsed} for a 200 ms busy_timeout");
@@ -33,11 +33,11 @@ public sealed class FaultTests : ConformanceTestBase
         await using (var beside = Open(o => o.Pragmas.BusyTimeout = 200))
         await using (var reader = await beside.OpenSessionAsync())
         {
-            Assert.NotNull(await reader.FindBlockAsync(TestData.Hash(1), 1));
+            Assert.NotNull(await reader.FindBlockAsync(TestData.Block(1, 1)));
         }
 
         locker.Kill();
-        Assert.True((await writer.SelectXorInsertAsync(TestData.Hash(2), 1)).Created);
+        Assert.True((await writer.SelectXorInsertAsync(TestData.Block(2, 1))).Created);
         Assert.Equal(2, (await writer.GetCountsAsync()).Blocks);
     }
 
@@ -57,7 +57,7 @@ public sealed class FaultTests : ConformanceTestBase
             {
                 for (var i = 0; i < 1_000_000; i++)
                 {
-                    await session.InsertBlockAsync(TestData.Hash(i), 1 + i);
+                    await session.SelectXorInsertAsync(TestData.Block(i, 1 + i));
                     if (session.PendingWrites == 0)
                     {
                         committed = i + 1;
@@ -92,7 +92,7 @@ public sealed class FaultTests : ConformanceTestBase
         Assert.True((await check.GetCountsAsync()).Blocks >= committed);
         for (var i = 0; i < committed; i += 97)
         {
-            Assert.NotNull(await check.FindBlockAsync(TestData.Hash(i), 1 + i));
+            Assert.NotNull(await check.FindBlockAsync(TestData.Block(i, 1 + i)));
         }
     }
 
@@ -104,7 +104,7 @@ public sealed class FaultTests : ConformanceTestBase
         await using (var db = Open(o => o.Pragmas.Preset = PragmaPreset.SqliteDefaults))
         await using (var session = await db.OpenSessionAsync())
         {
-            await session.InsertBlockAsync(TestData.Hash(1), 1);
+            await session.SelectXorInsertAsync(TestData.Block(1, 1));
         }
 
         var before = await File.ReadAllBytesAsync(DbPath);
@@ -115,7 +115,7 @@ public sealed class FaultTests : ConformanceTestBase
             {
                 await using var db = Open(o => o.Pragmas.Preset = PragmaPreset.SqliteDefaults);
                 await using var session = await db.OpenSessionAsync();
-                await session.InsertBlockAsync(TestData.Hash(2), 1);
+                await session.SelectXorInsertAsync(TestData.Block(2, 1));
             });
             Assert.Contains(e.SqliteErrorCode, new int?[] { SqliteResultCode.ReadOnly, SqliteResultCode.CantOpen });
         }
@@ -133,7 +133,7 @@ public sealed class FaultTests : ConformanceTestBase
         {
             for (var i = 0; i < 3000; i++)
             {
-                await session.InsertBlockAsync(TestData.Hash(i), i + 1);
+                await session.SelectXorInsertAsync(TestData.Block(i, i + 1));
             }
         }
 
@@ -148,10 +148,10 @@ public sealed class FaultTests : ConformanceTestBase
             await using var session = await db.OpenSessionAsync();
             for (var i = 0; i < 3000; i++)
             {
-                await session.FindBlockAsync(TestData.Hash(i), i + 1);
+                await session.FindBlockAsync(TestData.Block(i, i + 1));
             }
 
-            await session.SelectXorInsertAsync(TestData.Hash(-1), 1);
+            await session.SelectXorInsertAsync(TestData.Block(-1, 1));
             await session.CommitAsync();
             using var raw = ProviderCatalog.SqliteDriver(Provider).Open(new SqliteOpenOptions(DbPath, SqliteOpenMode.ReadOnly));
             throw new BlockDbException("integrity_check: " + raw.QueryText("PRAGMA integrity_check"), SqliteResultCode.Corrupt, SqliteResultCode.Corrupt);
@@ -175,10 +175,10 @@ public sealed class FaultTests : ConformanceTestBase
         {
             await using var db = Open();
             await using var session = await db.OpenSessionAsync();
-            await session.SelectXorInsertAsync(TestData.Hash(round), 1);
+            await session.SelectXorInsertAsync(TestData.Block(round, 1));
             await session.CommitAsync(); // an open batch holds the write lock; the shared writer would wait for it
             await using var shared = db.OpenSharedRepository();
-            await shared.SelectXorInsertAsync(TestData.Hash(1000 + round), 1);
+            await shared.SelectXorInsertAsync(TestData.Block(1000 + round, 1));
             await shared.GetCountsAsync();
             Assert.True(OpenHandlesTo(Folder.Path) > before);
         }

@@ -19,8 +19,8 @@ public sealed class FuzzTests : ConformanceTestBase
         Use(provider, layout);
         var seed = Environment.TickCount;
         var random = new Random(seed);
-        var blocks = new Dictionary<BlockKey, long>();
-        var blocksets = new Dictionary<long, BlockKey[]>();
+        var blocks = new Dictionary<TextKey, long>();
+        var blocksets = new Dictionary<long, TextKey[]>();
         await using var db = Open(o => o.Batching.CommitEvery = 7);
         await using var session = await db.OpenSessionAsync();
         var clock = Stopwatch.StartNew();
@@ -36,16 +36,12 @@ public sealed class FuzzTests : ConformanceTestBase
                 switch (random.Next(8))
                 {
                     case 0:
-                        Assert.Equal(blocks.TryGetValue(key, out var known) ? known : null, await session.FindBlockAsync(key.Hash, key.Size));
+                        Assert.Equal(blocks.TryGetValue(key, out var known) ? known : null, await session.FindBlockAsync(BlockKey.Parse(key.Hash, key.Size)));
                         break;
                     case 1:
-                        var inserted = await session.InsertBlockAsync(key.Hash, key.Size);
-                        Assert.False(blocks.ContainsKey(key), $"insert of an existing block succeeded (seed {seed})");
-                        blocks[key] = inserted;
-                        break;
                     case 2:
                     case 3:
-                        var result = await session.SelectXorInsertAsync(key.Hash, key.Size);
+                        var result = await session.SelectXorInsertAsync(BlockKey.Parse(key.Hash, key.Size));
                         Assert.Equal(!blocks.ContainsKey(key), result.Created);
                         blocks[key] = result.Id;
                         break;
@@ -54,7 +50,7 @@ public sealed class FuzzTests : ConformanceTestBase
                         var fullHash = random.Next(3) == 0 ? RandomKey(random, blocks).Hash : null;
                         valid = list.All(IsValid) && (fullHash is null || BlockHash.IsValid(fullHash));
                         unknownBlock = list.Any(k => !blocks.ContainsKey(k));
-                        var id = await session.AddBlocksetAsync(list, fullHash);
+                        var id = await session.AddBlocksetAsync([.. list.Select(k => BlockKey.Parse(k.Hash, k.Size))], fullHash);
                         Assert.True(list.All(blocks.ContainsKey), $"a bad blockset was accepted (seed {seed})");
                         blocksets[id] = list;
                         break;
@@ -69,7 +65,7 @@ public sealed class FuzzTests : ConformanceTestBase
                         valid = true;
                         var wanted = random.Next(3) == 0 ? random.NextInt64(-10, 10_000) : blocksets.Keys.ElementAtOrDefault(random.Next(Math.Max(1, blocksets.Count)));
                         var listed = await session.ListBlocksetBlocksAsync(wanted);
-                        Assert.Equal(blocksets[wanted], listed.Select(b => new BlockKey(b.Hash, b.Size)));
+                        Assert.Equal(blocksets[wanted], listed.Select(b => new TextKey(b.Hash, b.Size)));
                         break;
                     default:
                         valid = true;
@@ -97,10 +93,6 @@ public sealed class FuzzTests : ConformanceTestBase
             {
                 Assert.False(blocksets.ContainsKey(e.BlocksetId), $"a known blockset was not found (seed {seed})");
             }
-            catch (BlockDbException e) when (IsUniqueViolation(e))
-            {
-                Assert.True(blocks.ContainsKey(key), $"constraint error for a new block (seed {seed})");
-            }
         }
 
         await session.CommitAsync();
@@ -116,14 +108,14 @@ public sealed class FuzzTests : ConformanceTestBase
         Assert.Equal("ok", raw.QueryText("PRAGMA integrity_check"));
     }
 
-    private static bool IsValid(BlockKey key) => BlockHash.IsValid(key.Hash) && key.Size >= 1;
+    private static bool IsValid(TextKey key) => BlockHash.IsValid(key.Hash) && key.Size >= 1;
 
-    private static BlockKey RandomKey(Random random, Dictionary<BlockKey, long> known) => random.Next(6) switch
+    private static TextKey RandomKey(Random random, Dictionary<TextKey, long> known) => random.Next(6) switch
     {
         0 when known.Count > 0 => known.Keys.ElementAt(random.Next(known.Count)),
-        1 => new BlockKey(HostileHashes[random.Next(HostileHashes.Length)], random.Next(-3, 5)),
-        2 => new BlockKey(RandomHash(random), random.Next(-2, 3)),
-        _ => new BlockKey(TestData.Hash(random.Next(200)), random.Next(1, 4)),
+        1 => new(HostileHashes[random.Next(HostileHashes.Length)], random.Next(-3, 5)),
+        2 => new(RandomHash(random), random.Next(-2, 3)),
+        _ => new(TestData.Hash(random.Next(200)), random.Next(1, 4)),
     };
 
     private static string RandomHash(Random random)
@@ -133,6 +125,9 @@ public sealed class FuzzTests : ConformanceTestBase
         return Convert.ToBase64String(bytes);
     }
 
-    private static long RandomId(Random random, Dictionary<BlockKey, long> known) =>
+    private static long RandomId(Random random, Dictionary<TextKey, long> known) =>
         known.Count == 0 ? random.NextInt64(1, 10) : known.Values.ElementAt(random.Next(known.Count));
+
+    /// <summary>A block as a caller names it in Duplicati's text, often invalid: each call parses it (<see cref="BlockKey.Parse"/>), which refuses what is invalid.</summary>
+    private readonly record struct TextKey(string Hash, long Size);
 }

@@ -48,7 +48,7 @@ public sealed class KilledWriterProcessTests(ITestOutputHelper output) : KeyMapF
                 try
                 {
                     var k = rng.Next(3000);
-                    pending.Add((k, (await session.SelectXorInsertAsync(TestData.Hash(k), 10)).Id));
+                    pending.Add((k, (await session.SelectXorInsertAsync(TestData.Block(k, 10))).Id));
                     if (pending.Count >= rng.Next(1, 30))
                     {
                         await session.CommitAsync();

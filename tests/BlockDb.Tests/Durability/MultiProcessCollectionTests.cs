@@ -93,8 +93,8 @@ public sealed class MultiProcessCollectionTests(ITestOutputHelper output) : IDis
         await using var session = await checkDb.OpenSessionAsync();
         for (var k = 0; k < Churn.Keys; k++)
         {
-            var first = await session.SelectXorInsertAsync(Churn.Hash(k), 10);
-            Assert.Equal(first.Id, (await session.SelectXorInsertAsync(Churn.Hash(k), 10)).Id);
+            var first = await session.SelectXorInsertAsync(BlockKey.Parse(Churn.Hash(k), 10));
+            Assert.Equal(first.Id, (await session.SelectXorInsertAsync(BlockKey.Parse(Churn.Hash(k), 10))).Id);
         }
 
         await session.CommitAsync();
@@ -246,13 +246,13 @@ public sealed class MultiProcessCollectionTests(ITestOutputHelper output) : IDis
 
         for (var k = 0; k < LifeChurn.Keys; k++)
         {
-            Assert.Equal(table.TryGetValue((LifeChurn.Hash(k), LifeChurn.Size(k)), out var id) ? (long?)id : null, await session.FindBlockAsync(LifeChurn.Hash(k), LifeChurn.Size(k)));
+            Assert.Equal(table.TryGetValue((LifeChurn.Hash(k), LifeChurn.Size(k)), out var id) ? (long?)id : null, await session.FindBlockAsync(BlockKey.Parse(LifeChurn.Hash(k), LifeChurn.Size(k))));
         }
 
         for (var k = 0; k < LifeChurn.Keys; k++)
         {
-            var added = await session.SelectXorInsertAsync(LifeChurn.Hash(k), LifeChurn.Size(k));
-            Assert.Equal(added.Id, (await session.SelectXorInsertAsync(LifeChurn.Hash(k), LifeChurn.Size(k))).Id);
+            var added = await session.SelectXorInsertAsync(BlockKey.Parse(LifeChurn.Hash(k), LifeChurn.Size(k)));
+            Assert.Equal(added.Id, (await session.SelectXorInsertAsync(BlockKey.Parse(LifeChurn.Hash(k), LifeChurn.Size(k)))).Id);
         }
 
         await session.CommitAsync();

@@ -18,11 +18,11 @@ public sealed class EnumerationTests : ConformanceTestBase
         {
             if (i % 2 == 0)
             {
-                await writer.SelectXorInsertAsync(TestData.Hash(i), 10 + i, volume);
+                await writer.SelectXorInsertAsync(TestData.Block(i, 10 + i), volume);
             }
             else
             {
-                await writer.SelectXorInsertAsync(TestData.Hash(i), 10 + i);
+                await writer.SelectXorInsertAsync(TestData.Block(i, 10 + i));
             }
         }
 
@@ -30,7 +30,7 @@ public sealed class EnumerationTests : ConformanceTestBase
         await writer.CommitAsync();
 
         // An open batch of the writer is not seen; rows committed after the enumeration began are not either.
-        await writer.SelectXorInsertAsync(TestData.Hash(1000), 1);
+        await writer.SelectXorInsertAsync(TestData.Block(1000, 1));
         var seen = new List<BlockInfo>();
         await foreach (var block in db.EnumerateBlocksAsync())
         {
@@ -70,8 +70,8 @@ public sealed class EnumerationTests : ConformanceTestBase
         var db = Open();
         await using (var session = await db.OpenSessionAsync())
         {
-            await session.SelectXorInsertAsync(TestData.Hash(1), 1);
-            await session.SelectXorInsertAsync(TestData.Hash(2), 1);
+            await session.SelectXorInsertAsync(TestData.Block(1, 1));
+            await session.SelectXorInsertAsync(TestData.Block(2, 1));
         }
 
         var enumerator = db.EnumerateBlocksAsync().GetAsyncEnumerator();

@@ -157,10 +157,10 @@ public sealed class SameFileTests : IDisposable
         var missed = 0;
         for (var i = 0; i < Rounds; i++)
         {
-            Assert.Null(await read.FindBlockAsync(TestData.Hash(i), 10)); // the reader's snapshot, taken before the commit
-            var id = (await write.SelectXorInsertAsync(TestData.Hash(i), 10)).Id;
+            Assert.Null(await read.FindBlockAsync(TestData.Block(i, 10))); // the reader's snapshot, taken before the commit
+            var id = (await write.SelectXorInsertAsync(TestData.Block(i, 10))).Id;
             await write.CommitAsync();
-            if (await read.FindBlockAsync(TestData.Hash(i), 10) != id)
+            if (await read.FindBlockAsync(TestData.Block(i, 10)) != id)
             {
                 missed++;
             }

@@ -31,7 +31,7 @@ public sealed class SnapshotFileKindTests : IDisposable
         {
             await using var db = Open(path, provider, log);
             await using var session = await db.OpenSessionAsync();
-            Assert.Equal(id, await session.FindBlockAsync(TestData.Hash(1), 10));
+            Assert.Equal(id, await session.FindBlockAsync(TestData.Block(1, 10)));
         });
         Assert.Contains(log.Messages, m => m.Id == 12 && m.Text.Contains("FIFO", StringComparison.Ordinal));
         Assert.Equal(FileKind.Special, FileKey.KindOf(KeyMapFileFormat.PathOf(path)));
@@ -46,7 +46,7 @@ public sealed class SnapshotFileKindTests : IDisposable
         {
             await using var db = Open(path, provider, readOnly: true);
             await using var session = await db.OpenSessionAsync();
-            Assert.Equal(id, await session.FindBlockAsync(TestData.Hash(1), 10));
+            Assert.Equal(id, await session.FindBlockAsync(TestData.Block(1, 10)));
         });
     }
 
@@ -64,7 +64,7 @@ public sealed class SnapshotFileKindTests : IDisposable
             await using var db = Open(path, provider, log);
             await using (var session = await db.OpenSessionAsync())
             {
-                await session.SelectXorInsertAsync(TestData.Hash(2), 10);
+                await session.SelectXorInsertAsync(TestData.Block(2, 10));
             }
 
             File.Delete(KeyMapFileFormat.PathOf(path));
@@ -90,7 +90,7 @@ public sealed class SnapshotFileKindTests : IDisposable
         {
             await using var db = Open(path, provider, log);
             await using var session = await db.OpenSessionAsync();
-            Assert.NotNull(await session.FindBlockAsync(TestData.Hash(1), 10));
+            Assert.NotNull(await session.FindBlockAsync(TestData.Block(1, 10)));
         });
         Assert.Contains(log.Messages, m => m.Id == 12 && m.Text.Contains("symbolic link", StringComparison.Ordinal));
         Assert.Equal(FileKind.SymbolicLink, FileKey.KindOf(snapshot));
@@ -138,8 +138,8 @@ public sealed class SnapshotFileKindTests : IDisposable
             },
         };
         System.Diagnostics.ActivitySource.AddActivityListener(listener);
-        await Assert.ThrowsAnyAsync<OperationCanceledException>(async () => await session.FindBlockAsync(TestData.Hash(1), 10, cancel.Token));
-        Assert.Equal(id, await session.FindBlockAsync(TestData.Hash(1), 10));
+        await Assert.ThrowsAnyAsync<OperationCanceledException>(async () => await session.FindBlockAsync(TestData.Block(1, 10), cancel.Token));
+        Assert.Equal(id, await session.FindBlockAsync(TestData.Block(1, 10)));
         Assert.Contains(log.Messages, m => m.Id == 10 && m.Text.Contains("from snapshot", StringComparison.Ordinal));
     }
 
@@ -153,7 +153,7 @@ public sealed class SnapshotFileKindTests : IDisposable
     {
         await using var db = Open(path, provider);
         await using var session = await db.OpenSessionAsync();
-        return (await session.SelectXorInsertAsync(TestData.Hash(1), 10)).Id;
+        return (await session.SelectXorInsertAsync(TestData.Block(1, 10))).Id;
     }
 
     /// <summary>A KeyMap file holding block 1, with a FIFO in place of its snapshot.</summary>

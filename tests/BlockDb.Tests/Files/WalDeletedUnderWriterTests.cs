@@ -27,7 +27,7 @@ public sealed class WalDeletedUnderWriterTests(ITestOutputHelper output) : IDisp
         {
             for (var i = 0; i < 10; i++)
             {
-                await session.SelectXorInsertAsync(TestData.Hash(i), 10);
+                await session.SelectXorInsertAsync(TestData.Block(i, 10));
             }
 
             await session.CommitAsync();
@@ -35,7 +35,7 @@ public sealed class WalDeletedUnderWriterTests(ITestOutputHelper output) : IDisp
 
             for (var i = 10; i < 15; i++)
             {
-                await session.SelectXorInsertAsync(TestData.Hash(i), 10);
+                await session.SelectXorInsertAsync(TestData.Block(i, 10));
             }
 
             var refused = await Assert.ThrowsAsync<BlockDbBatchRolledBackException>(async () => await session.CommitAsync());
@@ -46,20 +46,20 @@ public sealed class WalDeletedUnderWriterTests(ITestOutputHelper output) : IDisp
             Assert.Contains("-wal", refused.Message, StringComparison.Ordinal);
 
             // The rolled-back blocks are not there; every later commit of the session is refused the same way.
-            Assert.Null(await session.FindBlockAsync(TestData.Hash(10), 10));
-            await session.SelectXorInsertAsync(TestData.Hash(20), 10);
+            Assert.Null(await session.FindBlockAsync(TestData.Block(10, 10)));
+            await session.SelectXorInsertAsync(TestData.Block(20, 10));
             var again = await Assert.ThrowsAsync<BlockDbBatchRolledBackException>(async () => await session.CommitAsync());
             Assert.Equal(SqliteResultCode.ReadOnlyDbMoved, again.SqliteExtendedErrorCode);
         }
 
         await using var reopened = Open(path, provider);
         await using var check = await reopened.OpenSessionAsync();
-        Assert.Null(await check.FindBlockAsync(TestData.Hash(10), 10));
-        Assert.Null(await check.FindBlockAsync(TestData.Hash(20), 10));
+        Assert.Null(await check.FindBlockAsync(TestData.Block(10, 10)));
+        Assert.Null(await check.FindBlockAsync(TestData.Block(20, 10)));
         var kept = 0;
         for (var i = 0; i < 10; i++)
         {
-            kept += await check.FindBlockAsync(TestData.Hash(i), 10) is null ? 0 : 1;
+            kept += await check.FindBlockAsync(TestData.Block(i, 10)) is null ? 0 : 1;
         }
 
         // What SQLite keeps of the commits acknowledged before the deletion (they were in the deleted WAL): reported, not asserted.
@@ -73,9 +73,9 @@ public sealed class WalDeletedUnderWriterTests(ITestOutputHelper output) : IDisp
         var path = _folder.File("shared-wal.db");
         await using var db = Open(path, provider);
         await using var shared = db.OpenSharedRepository();
-        await shared.SelectXorInsertAsync(TestData.Hash(1), 10);
+        await shared.SelectXorInsertAsync(TestData.Block(1, 10));
         File.Delete(path + "-wal");
-        var refused = await Assert.ThrowsAsync<BlockDbBatchRolledBackException>(async () => await shared.SelectXorInsertAsync(TestData.Hash(2), 10));
+        var refused = await Assert.ThrowsAsync<BlockDbBatchRolledBackException>(async () => await shared.SelectXorInsertAsync(TestData.Block(2, 10)));
         Assert.Equal(SqliteResultCode.ReadOnlyDbMoved, refused.SqliteExtendedErrorCode);
     }
 

@@ -19,9 +19,9 @@ public sealed class CollectionTests : ConformanceTestBase
         await using var session = await db.OpenSessionAsync();
         var v1 = await session.RegisterVolumeAsync("v1");
         var v2 = await session.RegisterVolumeAsync("v2");
-        var shared = (await session.SelectXorInsertAsync(TestData.Hash(1), 100, v1)).Id;
-        var onlyA = (await session.SelectXorInsertAsync(TestData.Hash(2), 200, v1)).Id;
-        var onlyB = (await session.SelectXorInsertAsync(TestData.Hash(3), 300, v2)).Id;
+        var shared = (await session.SelectXorInsertAsync(TestData.Block(1, 100), v1)).Id;
+        var onlyA = (await session.SelectXorInsertAsync(TestData.Block(2, 200), v1)).Id;
+        var onlyB = (await session.SelectXorInsertAsync(TestData.Block(3, 300), v2)).Id;
         var a = await session.AddBlocksetAsync([shared, onlyA]);
         var b = await session.AddBlocksetAsync([shared, onlyB]);
 
@@ -47,15 +47,15 @@ public sealed class CollectionTests : ConformanceTestBase
         var collected = await session.DeleteUnreferencedBlocksAsync();
         Assert.Equal((1L, 200L), (collected.Blocks, collected.Bytes));
         Assert.Equal([new VolumeCollected(v1, 1, 200)], collected.ByVolume);
-        Assert.Null(await session.FindBlockAsync(TestData.Hash(2), 200));
+        Assert.Null(await session.FindBlockAsync(TestData.Block(2, 200)));
         Assert.Equal([shared, onlyB], (await session.ListBlocksetBlocksAsync(b)).Select(x => x.BlockId));
 
         // Re-added after collection: one new row, found by every session and another database.
-        var readded = await session.SelectXorInsertAsync(TestData.Hash(2), 200, v2);
+        var readded = await session.SelectXorInsertAsync(TestData.Block(2, 200), v2);
         Assert.True(readded.Created);
         await using var other = Open();
         await using var otherSession = await other.OpenSessionAsync();
-        Assert.Equal(new SelectXorInsertResult(readded.Id, false), await otherSession.SelectXorInsertAsync(TestData.Hash(2), 200));
+        Assert.Equal(new SelectXorInsertResult(readded.Id, false), await otherSession.SelectXorInsertAsync(TestData.Block(2, 200)));
         var check = await db.CheckAsync();
         Assert.True(check.IsClean, check.ToString());
         Assert.Equal(3, check.Counts.Blocks);
@@ -74,13 +74,13 @@ public sealed class CollectionTests : ConformanceTestBase
         await using var backup = await db.OpenSessionAsync();
         await using var compact = await db.OpenSessionAsync();
         var volume = await compact.RegisterVolumeAsync("b-0001.zip");
-        var kept = await compact.SelectXorInsertAsync(TestData.Hash(1), 100, volume);
+        var kept = await compact.SelectXorInsertAsync(TestData.Block(1, 100), volume);
         await compact.AddBlocksetAsync([kept.Id]);
-        var old = await compact.SelectXorInsertAsync(TestData.Hash(2), 200, volume);
+        var old = await compact.SelectXorInsertAsync(TestData.Block(2, 200), volume);
         await compact.CommitAsync();
 
         // The backup finds the unreferenced block: it exists, so the engine will not store its data again.
-        var found = await backup.SelectXorInsertAsync(TestData.Hash(2), 200);
+        var found = await backup.SelectXorInsertAsync(TestData.Block(2, 200));
         Assert.Equal(new SelectXorInsertResult(old.Id, false), found);
 
         // Meanwhile the compaction collects it (the highest ID in the file) and new blocks arrive, by every write call.
@@ -88,10 +88,10 @@ public sealed class CollectionTests : ConformanceTestBase
         await compact.CommitAsync();
         var ids = new List<long>
         {
-            (await compact.SelectXorInsertAsync(TestData.Hash(3), 300)).Id,
-            (await compact.SelectXorInsertAsync(TestData.Hash(4), 400, volume)).Id,
-            await compact.InsertBlockAsync(TestData.Hash(5), 500),
-            await compact.InsertBlockAsync(TestData.Hash(6), 600, volume),
+            (await compact.SelectXorInsertAsync(TestData.Block(3, 300))).Id,
+            (await compact.SelectXorInsertAsync(TestData.Block(4, 400), volume)).Id,
+            (await compact.SelectXorInsertAsync(TestData.Block(5, 500))).Id,
+            (await compact.SelectXorInsertAsync(TestData.Block(6, 600), volume)).Id,
         };
         await compact.CommitAsync();
         Assert.DoesNotContain(found.Id, ids);
@@ -100,7 +100,7 @@ public sealed class CollectionTests : ConformanceTestBase
         // The stale ID is refused; the backup looks the block up again.
         await Assert.ThrowsAsync<BlockNotFoundException>(async () => await backup.AddBlocksetAsync([kept.Id, found.Id]));
         await backup.RollbackAsync();
-        var again = await backup.SelectXorInsertAsync(TestData.Hash(2), 200);
+        var again = await backup.SelectXorInsertAsync(TestData.Block(2, 200));
         Assert.True(again.Created);
         Assert.True(again.Id > ids.Max());
         await backup.AddBlocksetAsync([kept.Id, again.Id]);
@@ -119,9 +119,9 @@ public sealed class CollectionTests : ConformanceTestBase
         {
             await using var session = await db.OpenSessionAsync();
             volume = await session.RegisterVolumeAsync("b-0001.zip");
-            await session.AddBlocksetAsync([(await session.SelectXorInsertAsync(TestData.Hash(1), 100)).Id]);
-            await session.SelectXorInsertAsync(TestData.Hash(2), 200, volume);
-            collected = (await session.SelectXorInsertAsync(TestData.Hash(3), 300, volume)).Id;
+            await session.AddBlocksetAsync([(await session.SelectXorInsertAsync(TestData.Block(1, 100))).Id]);
+            await session.SelectXorInsertAsync(TestData.Block(2, 200), volume);
+            collected = (await session.SelectXorInsertAsync(TestData.Block(3, 300), volume)).Id;
             Assert.Equal(2, (await session.DeleteUnreferencedBlocksAsync(volume)).Blocks);
             await session.CommitAsync();
         }
@@ -130,9 +130,9 @@ public sealed class CollectionTests : ConformanceTestBase
         await using var reopened = Open(o => o.Batching.CommitEvery = 1);
         await reopened.ImportBlocksAsync(Blocks(TestData.Hash(7), TestData.Hash(8)));
         await using var next = await reopened.OpenSessionAsync();
-        var imported = await next.FindBlockAsync(TestData.Hash(7), 700);
+        var imported = await next.FindBlockAsync(TestData.Block(7, 700));
         Assert.True(imported > collected, $"imported block got ID {imported}, at or below the collected ID {collected}");
-        Assert.True((await next.SelectXorInsertAsync(TestData.Hash(9), 900)).Id > collected);
+        Assert.True((await next.SelectXorInsertAsync(TestData.Block(9, 900))).Id > collected);
         Assert.Equal(4, (await next.GetCountsAsync()).Blocks);
     }
 
@@ -142,7 +142,7 @@ public sealed class CollectionTests : ConformanceTestBase
         var size = 700;
         foreach (var hash in hashes)
         {
-            yield return new ImportBlock(new BlockHash(Convert.FromBase64String(hash)), size);
+            yield return new ImportBlock(new BlockKey(new BlockHash(Convert.FromBase64String(hash)), size));
             size += 100;
         }
     }

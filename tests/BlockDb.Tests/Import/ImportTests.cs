@@ -12,7 +12,7 @@ namespace BlockDb.Tests.Import;
 public sealed class ImportTests : ConformanceTestBase
 {
     /// <summary>Block <paramref name="i"/> of an import (the CrashWriter's import mode makes the same ones).</summary>
-    public static ImportBlock Block(int i, long? volumeId = null) => new(new BlockHash(SHA256.HashData(BitConverter.GetBytes(i))), 100 + (i % 7), volumeId);
+    public static ImportBlock Block(int i, long? volumeId = null) => new(new BlockKey(new BlockHash(SHA256.HashData(BitConverter.GetBytes(i))), 100 + (i % 7)), volumeId);
 
     private static async IAsyncEnumerable<T> Stream<T>(IEnumerable<T> items, int failAt = -1)
     {
@@ -57,7 +57,7 @@ public sealed class ImportTests : ConformanceTestBase
         {
             first = await session.RegisterVolumeAsync("b-1.zip", VolumeState.Uploaded);
             second = await session.RegisterVolumeAsync("b-2.zip", VolumeState.Uploaded);
-            known = (await session.SelectXorInsertAsync(Block(5).Hash, Block(5).Size)).Id;
+            known = (await session.SelectXorInsertAsync(Block(5).Block)).Id;
             await session.CommitAsync();
         }
 
@@ -76,9 +76,9 @@ public sealed class ImportTests : ConformanceTestBase
 
         await using var reader = await db.OpenSessionAsync();
         Assert.Equal(3000, (await reader.GetCountsAsync()).Blocks);
-        Assert.Equal(known, await reader.FindBlockAsync(Block(5).Hash, Block(5).Size));
+        Assert.Equal(known, await reader.FindBlockAsync(Block(5).Block));
         Assert.Null((await reader.GetBlockAsync(known)).VolumeId); // a known block keeps its own volume
-        var late = await reader.FindBlockAsync(Block(2999).Hash, Block(2999).Size);
+        var late = await reader.FindBlockAsync(Block(2999).Block);
         Assert.Equal(second, (await reader.GetBlockAsync(late!.Value)).VolumeId);
         Assert.Equal(250 * 6 - 1, (await reader.GetVolumeAsync(first)).Blocks);
         Assert.True((await db.CheckAsync()).IsClean);
@@ -121,11 +121,11 @@ public sealed class ImportTests : ConformanceTestBase
         await Assert.ThrowsAnyAsync<OperationCanceledException>(async () => await db.ImportBlocksAsync(Stream(Enumerable.Range(0, 5000).Select(i => Block(i))), new ImportOptions { ItemsPerTransaction = 400, Progress = progress }, cancel.Token));
         Assert.Single(reports.Seen);
 
-        var bad = Enumerable.Range(10_000, 900).Select(i => Block(i)).Append(new ImportBlock(default, 10)).Append(Block(20_000));
+        var bad = Enumerable.Range(10_000, 900).Select(i => Block(i)).Append(new ImportBlock(default)).Append(Block(20_000));
         var invalid = await Assert.ThrowsAsync<ArgumentException>(async () => await db.ImportBlocksAsync(Stream(bad), new ImportOptions { ItemsPerTransaction = 400 }));
         Assert.Contains("Block 900", invalid.Message, StringComparison.Ordinal);
-        var zero = await Assert.ThrowsAsync<ArgumentException>(async () => await db.ImportBlocksAsync(Stream(new[] { Block(1) with { Size = 0 } })));
-        Assert.Contains("size 0", zero.Message, StringComparison.Ordinal);
+        var none = await Assert.ThrowsAsync<ArgumentException>(async () => await db.ImportBlocksAsync(Stream(new[] { Block(1) with { Block = default } })));
+        Assert.Contains("default(BlockKey)", none.Message, StringComparison.Ordinal);
         await Assert.ThrowsAsync<ArgumentOutOfRangeException>(async () => await db.ImportBlocksAsync(Stream(new[] { Block(1) }), new ImportOptions { ItemsPerTransaction = 0 }));
         await Assert.ThrowsAsync<ArgumentNullException>(async () => await db.ImportBlocksAsync(null!));
 
@@ -141,7 +141,7 @@ public sealed class ImportTests : ConformanceTestBase
         Use(provider, layout);
         await using var db = Open();
         await db.ImportBlocksAsync(Stream(Enumerable.Range(0, 200).Select(i => Block(i))));
-        BinaryBlockKey Key(int i) => new(Block(i).Hash, Block(i).Size);
+        BlockKey Key(int i) => Block(i).Block;
         var files = Enumerable.Range(0, 60)
             .Select(f => new ImportBlockset([.. Enumerable.Range(f, 1 + (f % 9)).Select(Key)], f % 10 == 9 ? default : TestData.Bytes(f % 50)))
             .Append(new ImportBlockset([], TestData.Bytes(7777)))
@@ -152,10 +152,10 @@ public sealed class ImportTests : ConformanceTestBase
         var expectedSkips = Enumerable.Range(50, 10).Count(f => f % 10 != 9 && Length(f) == Length(f - 50));
         Assert.Equal((61L, 61L - expectedSkips, (long)expectedSkips), (result.Read, result.Created, result.Existing));
         await using var reader = await db.OpenSessionAsync();
-        var third = await reader.FindBlocksetAsync(TestData.Hash(3), Length(3));
+        var third = await reader.FindBlocksetAsync(BlockHash.Parse(TestData.Hash(3)), Length(3));
         Assert.NotNull(third);
-        Assert.Equal(Enumerable.Range(3, 4).Select(i => Block(i).Hash.ToString()), (await reader.ListBlocksetBlocksAsync(third.Value)).Select(b => b.Hash));
-        Assert.Equal(0, (await reader.GetBlocksetAsync((await reader.FindBlocksetAsync(TestData.Hash(7777), 0))!.Value)).Length);
+        Assert.Equal(Enumerable.Range(3, 4).Select(i => Block(i).Block.Hash.ToString()), (await reader.ListBlocksetBlocksAsync(third.Value)).Select(b => b.Hash));
+        Assert.Equal(0, (await reader.GetBlocksetAsync((await reader.FindBlocksetAsync(BlockHash.Parse(TestData.Hash(7777)), 0))!.Value)).Length);
 
         var again = await db.ImportBlocksetsAsync(Stream(files.Where(f => !f.FullHash.IsEmpty)));
         Assert.Equal(0, again.Created);
@@ -163,9 +163,9 @@ public sealed class ImportTests : ConformanceTestBase
         var missing = new ImportBlockset([Key(1), Key(5000)], TestData.Bytes(9999));
         var notFound = await Assert.ThrowsAsync<BlockNotFoundException>(async () => await db.ImportBlocksetsAsync(Stream(new[] { missing })));
         Assert.Equal(1, notFound.Position);
-        Assert.Null(await reader.FindBlocksetAsync(TestData.Hash(9999), Block(1).Size + Block(5000).Size));
+        Assert.Null(await reader.FindBlocksetAsync(BlockHash.Parse(TestData.Hash(9999)), Block(1).Block.Size + Block(5000).Block.Size));
 
-        static long Length(int f) => Enumerable.Range(f, 1 + (f % 9)).Sum(i => Block(i).Size);
+        static long Length(int f) => Enumerable.Range(f, 1 + (f % 9)).Sum(i => Block(i).Block.Size);
     }
 
     [Theory]

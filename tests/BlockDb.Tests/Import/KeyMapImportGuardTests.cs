@@ -29,9 +29,9 @@ public sealed class KeyMapImportGuardTests(ITestOutputHelper output) : KeyMapFil
         var log = new CapturingLoggerFactory();
         await using var db = Build(path, provider, log);
         await using var session = await db.OpenSessionAsync();
-        await session.SelectXorInsertAsync(TestData.Hash(1_000_000), 10);
+        await session.SelectXorInsertAsync(TestData.Block(1_000_000, 10));
         await session.CommitAsync();
-        Assert.Null(await session.FindBlockAsync(TestData.Hash(2_000_000), 10)); // loads the map: one whole-table load
+        Assert.Null(await session.FindBlockAsync(TestData.Block(2_000_000, 10))); // loads the map: one whole-table load
         Assert.Equal(1, Loads(log));
 
         using var raw = new RawSql(path, provider, busyTimeoutMilliseconds: 0);
@@ -50,7 +50,7 @@ public sealed class KeyMapImportGuardTests(ITestOutputHelper output) : KeyMapFil
         // import's guard DDL as its own: a miss catches up above the import's rows without reading the whole table.
         Assert.Equal(guard, raw.Text(GuardInsertSql));
         Assert.True((await db.CheckAsync()).IsClean);
-        Assert.Null(await session.FindBlockAsync(TestData.Hash(2_000_001), 10));
+        Assert.Null(await session.FindBlockAsync(TestData.Block(2_000_001, 10)));
         Assert.Equal(1, Loads(log));
         Assert.Equal(3L * PerTransaction + 1, (await session.GetCountsAsync()).Blocks);
 
@@ -61,7 +61,7 @@ public sealed class KeyMapImportGuardTests(ITestOutputHelper output) : KeyMapFil
         raw.InsertBlock(TestData.Hash(3_000_001), 10, id: 3);
         Assert.Equal(before.Generation + 1, State(raw).Generation);
         await session.CommitAsync(); // ends the session's read transaction: the next read sees the foreign write
-        Assert.Equal(3, await session.FindBlockAsync(TestData.Hash(3_000_001), 10));
+        Assert.Equal(3, await session.FindBlockAsync(TestData.Block(3_000_001, 10)));
     }
 
     [Theory]

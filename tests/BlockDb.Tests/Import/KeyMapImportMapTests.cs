@@ -66,12 +66,12 @@ public sealed class KeyMapImportMapTests(ITestOutputHelper output) : KeyMapFileT
         Assert.Equal(PerTransaction + WrittenAtMidway, Entries(path));
         var rolledBack = ImportTests.Block(PerTransaction);
         Assert.Null(await Find(session, PerTransaction));
-        var other = await session.SelectXorInsertAsync(TestData.Hash(5_000_000), 10);
+        var other = await session.SelectXorInsertAsync(TestData.Block(5_000_000, 10));
         Assert.Equal(new SelectXorInsertResult(PerTransaction + 1, true), other); // the ID the stale entry of block PerTransaction names
         Assert.Null(await Find(session, PerTransaction));
-        var again = await session.SelectXorInsertAsync(rolledBack.Hash, rolledBack.Size);
+        var again = await session.SelectXorInsertAsync(rolledBack.Block);
         Assert.Equal(new SelectXorInsertResult(PerTransaction + 2, true), again);
-        Assert.Equal(PerTransaction + 1, await session.FindBlockAsync(TestData.Hash(5_000_000), 10));
+        Assert.Equal(PerTransaction + 1, await session.FindBlockAsync(TestData.Block(5_000_000, 10)));
         Assert.Equal(PerTransaction + 2, await Find(session, PerTransaction));
 
         // A second run resumes: every block once, the two above found, the file clean.
@@ -86,7 +86,7 @@ public sealed class KeyMapImportMapTests(ITestOutputHelper output) : KeyMapFileT
     private static ValueTask<long?> Find(IBlockRepository session, int i)
     {
         var block = ImportTests.Block(i);
-        return session.FindBlockAsync(block.Hash, block.Size);
+        return session.FindBlockAsync(block.Block);
     }
 
     /// <summary>Import blocks 0 … <paramref name="count"/> − 1, awaiting <paramref name="midway"/> before block <paramref name="at"/>.</summary>

@@ -31,7 +31,7 @@ public sealed class ForgedSnapshotTests : IDisposable
         {
             for (var i = 0; i < Blocks; i++)
             {
-                ids[i] = (await session.SelectXorInsertAsync(TestData.Hash(i), 100 + i)).Id;
+                ids[i] = (await session.SelectXorInsertAsync(TestData.Block(i, 100 + i))).Id;
             }
         }
 
@@ -46,7 +46,7 @@ public sealed class ForgedSnapshotTests : IDisposable
                 created = 0;
                 for (var i = 0; i < Blocks; i++)
                 {
-                    var result = await session.SelectXorInsertAsync(TestData.Hash(i), 100 + i);
+                    var result = await session.SelectXorInsertAsync(TestData.Block(i, 100 + i));
                     Assert.Equal(new BlockInfo(result.Id, TestData.Hash(i), 100 + i, null), await session.GetBlockAsync(result.Id));
                     created += result.Created ? 1 : 0;
                 }
@@ -67,7 +67,7 @@ public sealed class ForgedSnapshotTests : IDisposable
             await using var reader = await db.OpenSessionAsync();
             for (var i = 0; i < Blocks; i++)
             {
-                Assert.Equal(ids[i], await reader.FindBlockAsync(TestData.Hash(i), 100 + i));
+                Assert.Equal(ids[i], await reader.FindBlockAsync(TestData.Block(i, 100 + i)));
             }
         }
     }

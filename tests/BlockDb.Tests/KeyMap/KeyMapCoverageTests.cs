@@ -30,11 +30,11 @@ public sealed class KeyMapCoverageTests(ITestOutputHelper output) : KeyMapFileTe
         IBlockRepository[] sessions = [await a.OpenSessionAsync(), await a.OpenSessionAsync(), await b.OpenSessionAsync()];
         using var raw = new RawSql(path);
         var rng = new Random(seed);
-        static BlockKey Key(int k) => new(TestData.Hash(k / 3), 10 + (k % 3));
+        static BlockKey Key(int k) => new(TestData.Bytes(k / 3), 10 + (k % 3));
         const int Keys = 240;
         var fresh = Keys;
 
-        Dictionary<BlockKey, long> Present() => raw.Blocks().ToDictionary(r => new BlockKey(r.Hash, r.Size), r => r.Id);
+        Dictionary<BlockKey, long> Present() => raw.Blocks().ToDictionary(r => BlockKey.Parse(r.Hash, r.Size), r => r.Id);
         BlockKey Absent(Dictionary<BlockKey, long> present)
         {
             for (var attempt = 0; attempt < 100; attempt++)
@@ -57,7 +57,7 @@ public sealed class KeyMapCoverageTests(ITestOutputHelper output) : KeyMapFileTe
             for (var i = rng.Next(1, 7); i > 0; i--)
             {
                 var key = Key(rng.Next(Keys));
-                results.Add((key, await session.SelectXorInsertAsync(key.Hash, key.Size)));
+                results.Add((key, await session.SelectXorInsertAsync(key)));
             }
 
             if (rng.Next(5) == 0)
@@ -83,7 +83,7 @@ public sealed class KeyMapCoverageTests(ITestOutputHelper output) : KeyMapFileTe
                 var ids = present.Values.Order().ToList();
                 var max = ids.Count == 0 ? 0 : ids[^1];
                 var key = Absent(present);
-                var blob = Convert.FromBase64String(key.Hash);
+                var blob = key.Hash.Bytes.ToArray();
                 switch (rng.Next(7))
                 {
                     case 0 when ids.Count > 0:
@@ -91,11 +91,11 @@ public sealed class KeyMapCoverageTests(ITestOutputHelper output) : KeyMapFileTe
                         break;
                     case 1 when ids.Count > 3:
                         raw.Execute($"""DELETE FROM "Block" WHERE "ID" > {ids[^(1 + rng.Next(3))] - 1}""");
-                        raw.InsertBlock(key.Hash, key.Size);
+                        raw.InsertBlock(key.Hash.ToString(), key.Size);
                         break;
                     case 2 when max > ids.Count:
                         var gap = Enumerable.Range(1, (int)max).First(i => !ids.Contains(i));
-                        raw.InsertBlock(key.Hash, key.Size, id: gap);
+                        raw.InsertBlock(key.Hash.ToString(), key.Size, id: gap);
                         break;
                     case 3 when ids.Count > 0:
                         raw.Execute($"""UPDATE "Block" SET "Hash" = x'{Convert.ToHexString(blob)}', "Size" = {key.Size} WHERE "ID" = {ids[rng.Next(ids.Count)]}""");
@@ -107,7 +107,7 @@ public sealed class KeyMapCoverageTests(ITestOutputHelper output) : KeyMapFileTe
                         raw.Execute($"""INSERT INTO "Block" ("ID", "Hash", "Size") VALUES ({ids[rng.Next(ids.Count)]}, x'{Convert.ToHexString(blob)}', {key.Size}) ON CONFLICT ("ID") DO UPDATE SET "Hash" = excluded."Hash", "Size" = excluded."Size" """);
                         break;
                     default:
-                        raw.InsertBlock(key.Hash, key.Size);
+                        raw.InsertBlock(key.Hash.ToString(), key.Size);
                         break;
                 }
             }
@@ -119,7 +119,7 @@ public sealed class KeyMapCoverageTests(ITestOutputHelper output) : KeyMapFileTe
                 // A commit call ends the session's read snapshot (read batching), so the lookup sees the foreign writer's commits.
                 await s.CommitAsync();
                 var key = Key(rng.Next(Keys));
-                var found = await s.FindBlockAsync(key.Hash, key.Size);
+                var found = await s.FindBlockAsync(key);
                 Assert.True(found == (now.TryGetValue(key, out var id) ? id : null), $"round {round}: FindBlock({key}) = {found}, the file has {(now.TryGetValue(key, out var at) ? at : null)}");
             }
         }
@@ -164,7 +164,7 @@ public sealed class KeyMapCoverageTests(ITestOutputHelper output) : KeyMapFileTe
                     for (var i = rng.Next(1, 5); i > 0; i--)
                     {
                         var k = rng.Next(300);
-                        var r = await session.SelectXorInsertAsync(TestData.Hash(k), 10);
+                        var r = await session.SelectXorInsertAsync(TestData.Block(k, 10));
                         batch.Add((k, r.Id));
                     }
 
@@ -196,7 +196,7 @@ public sealed class KeyMapCoverageTests(ITestOutputHelper output) : KeyMapFileTe
                     long? found;
                     try
                     {
-                        found = await session.FindBlockAsync(TestData.Hash(k), 10);
+                        found = await session.FindBlockAsync(TestData.Block(k, 10));
                     }
                     catch (BlockDbException e) when (e.IsTransient)
                     {
@@ -237,8 +237,8 @@ public sealed class KeyMapCoverageTests(ITestOutputHelper output) : KeyMapFileTe
         await using var s1 = await db.OpenSessionAsync();
         await using var s2 = await db.OpenSessionAsync();
         await using var writer = await other.OpenSessionAsync();
-        Assert.Null(await s1.FindBlockAsync(TestData.Hash(-1), 1)); // both maps loaded (empty)
-        Assert.Null(await writer.FindBlockAsync(TestData.Hash(-1), 1));
+        Assert.Null(await s1.FindBlockAsync(TestData.Block(-1, 1))); // both maps loaded (empty)
+        Assert.Null(await writer.FindBlockAsync(TestData.Block(-1, 1)));
 
         var next = 0;
         int NextSeed() => Interlocked.Increment(ref next);
@@ -261,7 +261,7 @@ public sealed class KeyMapCoverageTests(ITestOutputHelper output) : KeyMapFileTe
                     {
                         for (var b = 0; b < 3; b++)
                         {
-                            await RetryBusyAsync(() => s1.SelectXorInsertAsync(TestData.Hash(NextSeed()), 10));
+                            await RetryBusyAsync(() => s1.SelectXorInsertAsync(TestData.Block(NextSeed(), 10)));
                         }
 
                         await s1.RollbackAsync();
@@ -280,7 +280,7 @@ public sealed class KeyMapCoverageTests(ITestOutputHelper output) : KeyMapFileTe
             {
                 while (!stop.IsCancellationRequested)
                 {
-                    await RetryBusyAsync(() => s2.SelectXorInsertAsync(TestData.Hash(NextSeed()), 10));
+                    await RetryBusyAsync(() => s2.SelectXorInsertAsync(TestData.Block(NextSeed(), 10)));
                     await s2.RollbackAsync();
                 }
             });
@@ -291,13 +291,13 @@ public sealed class KeyMapCoverageTests(ITestOutputHelper output) : KeyMapFileTe
             for (var i = 0; i < 3; i++)
             {
                 var hash = TestData.Hash(NextSeed());
-                check.Add((hash, (await writer.SelectXorInsertAsync(hash, 10)).Id, null));
+                check.Add((hash, (await writer.SelectXorInsertAsync(BlockKey.Parse(hash, 10))).Id, null));
             }
 
             await writer.CommitAsync();
             for (var i = 0; i < check.Count; i++)
             {
-                check[i] = (check[i].Hash, check[i].Id, await s1.FindBlockAsync(check[i].Hash, 10));
+                check[i] = (check[i].Hash, check[i].Id, await s1.FindBlockAsync(BlockKey.Parse(check[i].Hash, 10)));
             }
 
             missed = check.Any(c => c.Found != c.Id);
@@ -306,7 +306,7 @@ public sealed class KeyMapCoverageTests(ITestOutputHelper output) : KeyMapFileTe
         var again = new List<SelectXorInsertResult>();
         foreach (var c in check)
         {
-            again.Add(await s1.SelectXorInsertAsync(c.Hash, 10));
+            again.Add(await s1.SelectXorInsertAsync(BlockKey.Parse(c.Hash, 10)));
         }
 
         await s1.CommitAsync();
@@ -342,8 +342,8 @@ public sealed class KeyMapCoverageTests(ITestOutputHelper output) : KeyMapFileTe
 
                 var k = rng.Next(n);
                 var found = t % 2 == 0
-                    ? await session.FindBlockAsync(TestData.Hash(k), 10)
-                    : (await session.SelectXorInsertAsync(TestData.Hash(k), 10)).Id;
+                    ? await session.FindBlockAsync(TestData.Block(k, 10))
+                    : (await session.SelectXorInsertAsync(TestData.Block(k, 10))).Id;
                 if (found != ids[k])
                 {
                     failures.Enqueue($"block {k}: {found?.ToString(CultureInfo.InvariantCulture) ?? "null"}, committed at {ids[k]}");
@@ -360,7 +360,7 @@ public sealed class KeyMapCoverageTests(ITestOutputHelper output) : KeyMapFileTe
         {
             for (var i = 0; i < ids.Length; i++)
             {
-                ids[i] = (await writer.SelectXorInsertAsync(TestData.Hash(i), 10)).Id;
+                ids[i] = (await writer.SelectXorInsertAsync(TestData.Block(i, 10))).Id;
                 if (i % 500 == 499)
                 {
                     await writer.CommitAsync();
@@ -382,11 +382,11 @@ public sealed class KeyMapCoverageTests(ITestOutputHelper output) : KeyMapFileTe
         var keys = new List<BlockKey>();
         foreach (var bytes in new[] { 1, 2, 3, 31, 32, 33, 63, 64, 65, 66 })
         {
-            keys.Add(new(Convert.ToBase64String(new byte[bytes]), 7));
-            keys.Add(new(Convert.ToBase64String(Enumerable.Repeat((byte)0xFF, bytes).ToArray()), 7));
+            keys.Add(new(new BlockHash(new byte[bytes]), 7));
+            keys.Add(new(new BlockHash(Enumerable.Repeat((byte)0xFF, bytes).ToArray()), 7));
         }
 
-        keys.AddRange(Enumerable.Range(1, 300).Select(size => new BlockKey(TestData.Hash(5), size)));
+        keys.AddRange(Enumerable.Range(1, 300).Select(size => BlockKey.Parse(TestData.Hash(5), size)));
         await using (var a = Open("hashes.db"))
         await using (var b = Open("hashes.db", provider: "SystemData"))
         await using (var sa = await a.OpenSessionAsync())
@@ -396,7 +396,7 @@ public sealed class KeyMapCoverageTests(ITestOutputHelper output) : KeyMapFileTe
             for (var i = 0; i < keys.Count; i++)
             {
                 var s = i % 2 == 0 ? sa : sb;
-                var r = await s.SelectXorInsertAsync(keys[i].Hash, keys[i].Size);
+                var r = await s.SelectXorInsertAsync(keys[i]);
                 Assert.True(r.Created, $"{keys[i]} was not created");
                 ids[keys[i]] = r.Id;
                 await s.CommitAsync();
@@ -404,8 +404,8 @@ public sealed class KeyMapCoverageTests(ITestOutputHelper output) : KeyMapFileTe
 
             foreach (var key in keys)
             {
-                Assert.Equal(new SelectXorInsertResult(ids[key], false), await sb.SelectXorInsertAsync(key.Hash, key.Size));
-                Assert.Equal(ids[key], await sa.FindBlockAsync(key.Hash, key.Size));
+                Assert.Equal(new SelectXorInsertResult(ids[key], false), await sb.SelectXorInsertAsync(key));
+                Assert.Equal(ids[key], await sa.FindBlockAsync(key));
             }
         }
 
@@ -424,7 +424,7 @@ public sealed class KeyMapCoverageTests(ITestOutputHelper output) : KeyMapFileTe
         await using var sa = await a.OpenSessionAsync();
         await using var sb = await b.OpenSessionAsync();
         await SeedAsync(sa, 10);
-        Assert.Null(await sb.FindBlockAsync(TestData.Hash(99), 10)); // b's map loaded
+        Assert.Null(await sb.FindBlockAsync(TestData.Block(99, 10))); // b's map loaded
         using (var raw = new RawSql(path))
         {
             raw.InsertBlock(TestData.Hash(3), 10);  // a foreign duplicate of ID 4, at 11
@@ -445,13 +445,13 @@ public sealed class KeyMapCoverageTests(ITestOutputHelper output) : KeyMapFileTe
 
         foreach (var s in new[] { sa, sb })
         {
-            Assert.Equal(4, await s.FindBlockAsync(TestData.Hash(3), 10));
-            Assert.Equal(new SelectXorInsertResult(4, false), await s.SelectXorInsertAsync(TestData.Hash(3), 10));
-            Assert.False((await s.SelectXorInsertAsync(TestData.Hash(70), 10)).Created);
-            Assert.False((await s.SelectXorInsertAsync(TestData.Hash(71), 10)).Created);
+            Assert.Equal(4, await s.FindBlockAsync(TestData.Block(3, 10)));
+            Assert.Equal(new SelectXorInsertResult(4, false), await s.SelectXorInsertAsync(TestData.Block(3, 10)));
+            Assert.False((await s.SelectXorInsertAsync(TestData.Block(70, 10))).Created);
+            Assert.False((await s.SelectXorInsertAsync(TestData.Block(71, 10))).Created);
         }
 
-        Assert.True((await sa.SelectXorInsertAsync(TestData.Hash(72), 10)).Created);
+        Assert.True((await sa.SelectXorInsertAsync(TestData.Block(72, 10))).Created);
         using var check = new RawSql(path);
         Assert.Equal(0, check.DuplicateGroups());
         Assert.Equal(0, check.Scalar("""SELECT COUNT(*) FROM "Block" WHERE "ID" NOT BETWEEN 1 AND 4294967295"""));

@@ -52,7 +52,7 @@ public sealed class KeyMapGuardTests(ITestOutputHelper output) : KeyMapFileTestB
 
         // Generation 0 -> 1, and the map reloads at generation 1 (W = 10).
         raw.Execute("""UPDATE "Block" SET "Size" = "Size" + 1 WHERE "ID" = 1""");
-        Assert.Null(await session.FindBlockAsync(TestData.Hash(1000), 10));
+        Assert.Null(await session.FindBlockAsync(TestData.Block(1000, 10)));
 
         // Foreign SQL, DML only: free ID 5, rewind Generation to 0 by REPLACE, then put a new block into the gap. The
         // gap insert is guarded (5 <= MaxBlockId) and bumps Generation back to 1: the map's (W, G) = (10, 1) looks valid.
@@ -60,7 +60,7 @@ public sealed class KeyMapGuardTests(ITestOutputHelper output) : KeyMapFileTestB
         Tamper(raw, """INSERT OR REPLACE INTO "BlockDbState" ("Key", "MaxBlockId", "Generation") SELECT 1, "MaxBlockId", "Generation" - 1 FROM "BlockDbState" """);
         raw.InsertBlock(TestData.Hash(100), 10, id: 5);
 
-        var result = await session.SelectXorInsertAsync(TestData.Hash(100), 10);
+        var result = await session.SelectXorInsertAsync(TestData.Block(100, 10));
         await session.CommitAsync();
         Assert.True(
             raw.DuplicateGroups() == 0,
@@ -72,7 +72,7 @@ public sealed class KeyMapGuardTests(ITestOutputHelper output) : KeyMapFileTestB
     {
         await using var seeded = await SeededAsync("rewind-max.db", 10);
         var (_, session, _, raw) = seeded;
-        Assert.Null(await session.FindBlockAsync(TestData.Hash(1000), 10)); // the map is loaded: W = 10
+        Assert.Null(await session.FindBlockAsync(TestData.Block(1000, 10))); // the map is loaded: W = 10
 
         // MaxBlockId 10 -> 0 (Generation kept): the gap insert at 5 is then above MaxBlockId and bumps nothing.
         raw.Execute("""DELETE FROM "Block" WHERE "ID" = 5""");
@@ -80,7 +80,7 @@ public sealed class KeyMapGuardTests(ITestOutputHelper output) : KeyMapFileTestB
         raw.InsertBlock(TestData.Hash(100), 10, id: 5);
         raw.InsertBlock(TestData.Hash(200), 10); // SQLite picks 11
 
-        var result = await session.SelectXorInsertAsync(TestData.Hash(100), 10);
+        var result = await session.SelectXorInsertAsync(TestData.Block(100, 10));
         await session.CommitAsync();
         Assert.True(
             raw.DuplicateGroups() == 0,
@@ -94,7 +94,7 @@ public sealed class KeyMapGuardTests(ITestOutputHelper output) : KeyMapFileTestB
         await using var db = Open("rewind-collide.db", o => o.Batching.CommitEvery = 1);
         await using var session = await db.OpenSessionAsync();
         await SeedAsync(session, 10);
-        Assert.Null(await session.FindBlockAsync(TestData.Hash(1000), 10));
+        Assert.Null(await session.FindBlockAsync(TestData.Block(1000, 10)));
         using (var raw = new RawSql(path))
         {
             Tamper(raw, """INSERT OR REPLACE INTO "BlockDbState" ("Key", "MaxBlockId", "Generation") SELECT 1, 0, "Generation" FROM "BlockDbState" """);
@@ -102,7 +102,7 @@ public sealed class KeyMapGuardTests(ITestOutputHelper output) : KeyMapFileTestB
 
         // Claim: BlockDb inserts at max(MaxBlockId, highest row ID) + 1. It uses the highest row *above W* instead,
         // which is none here, so it picks ID 1.
-        var insert = await Record.ExceptionAsync(async () => await session.SelectXorInsertAsync(TestData.Hash(500), 10));
+        var insert = await Record.ExceptionAsync(async () => await session.SelectXorInsertAsync(TestData.Block(500, 10)));
         Assert.True(insert is null, $"A new block could not be inserted: {insert?.GetType().Name}: {insert?.Message}");
     }
 
@@ -115,13 +115,13 @@ public sealed class KeyMapGuardTests(ITestOutputHelper output) : KeyMapFileTestB
         // Raising Generation is allowed (it never goes back). At 2^63 - 1 the guards' "Generation + 1" overflows to the
         // REAL 9.223372036854776e18, which reads back through sqlite3_column_int64 as 2^63 - 1 again, and stays there.
         Tamper(raw, """UPDATE "BlockDbState" SET "Generation" = 9223372036854775807""");
-        Assert.Null(await session.FindBlockAsync(TestData.Hash(1000), 10)); // the map reloads at that generation
+        Assert.Null(await session.FindBlockAsync(TestData.Block(1000, 10))); // the map reloads at that generation
 
         raw.Execute("""DELETE FROM "Block" WHERE "ID" = 5""");
         raw.InsertBlock(TestData.Hash(100), 10, id: 5); // guarded: 5 <= MaxBlockId, so Generation "+ 1"
         var generation = raw.Text("""SELECT typeof("Generation") || ' ' || "Generation" FROM "BlockDbState" """);
 
-        var result = await session.SelectXorInsertAsync(TestData.Hash(100), 10);
+        var result = await session.SelectXorInsertAsync(TestData.Block(100, 10));
         await session.CommitAsync();
         Assert.True(
             raw.DuplicateGroups() == 0,
@@ -151,10 +151,10 @@ public sealed class KeyMapGuardTests(ITestOutputHelper output) : KeyMapFileTestB
         Assert.Equal("integer integer", raw.Text("""SELECT typeof("Generation") || ' ' || typeof("MaxBlockId") FROM "BlockDbState" """));
 
         // The guard still counts: a gap insert moves the generation and BlockDb finds the block.
-        Assert.Null(await session.FindBlockAsync(TestData.Hash(1000), 10));
+        Assert.Null(await session.FindBlockAsync(TestData.Block(1000, 10)));
         raw.Execute("""DELETE FROM "Block" WHERE "ID" = 5""");
         raw.InsertBlock(TestData.Hash(100), 10, id: 5);
-        var result = await session.SelectXorInsertAsync(TestData.Hash(100), 10);
+        var result = await session.SelectXorInsertAsync(TestData.Block(100, 10));
         await session.CommitAsync();
         Assert.Equal(new SelectXorInsertResult(5, false), result);
         Assert.Equal(0, raw.DuplicateGroups());
@@ -188,8 +188,8 @@ public sealed class KeyMapGuardTests(ITestOutputHelper output) : KeyMapFileTestB
         await using (var session = await db.OpenSessionAsync())
         {
             // The map skips rows no lookup can ask for (hash texts decode to at most 66 bytes): BlockDb keeps working.
-            Assert.True((await session.SelectXorInsertAsync(TestData.Hash(50), 10)).Created);
-            Assert.Equal(1, await session.FindBlockAsync(TestData.Hash(0), 10));
+            Assert.True((await session.SelectXorInsertAsync(TestData.Block(50, 10))).Created);
+            Assert.Equal(1, await session.FindBlockAsync(TestData.Block(0, 10)));
             await session.CommitAsync();
             var check = await db.CheckAsync();
             Assert.Equal(2, check.UnusableBlocks.Count); // the 100-byte BLOB and the TEXT hash (KeyMap stores BLOBs)
@@ -223,8 +223,8 @@ public sealed class KeyMapGuardTests(ITestOutputHelper output) : KeyMapFileTestB
         var foreignId = raw.Scalar("SELECT last_insert_rowid()");
         raw.Execute(guard);
 
-        var found = await session.FindBlockAsync(TestData.Hash(100), 10);
-        var result = await session.SelectXorInsertAsync(TestData.Hash(100), 10);
+        var found = await session.FindBlockAsync(TestData.Block(100, 10));
+        var result = await session.SelectXorInsertAsync(TestData.Block(100, 10));
         await session.CommitAsync();
         var storedSize = raw.Text(string.Create(CultureInfo.InvariantCulture, $"""SELECT typeof("Size") || ':' || "Size" FROM "Block" WHERE "ID" = {result.Id}"""));
         Assert.True(
@@ -249,11 +249,11 @@ public sealed class KeyMapGuardTests(ITestOutputHelper output) : KeyMapFileTestB
         await using var session = await db.OpenSessionAsync();
         for (var i = 1; i <= 10; i++)
         {
-            Assert.Equal(i, (await session.SelectXorInsertAsync(TestData.Hash(i), 100)).Id);
+            Assert.Equal(i, (await session.SelectXorInsertAsync(TestData.Block(i, 100))).Id);
         }
 
         await session.CommitAsync();
-        Assert.Equal(10, await session.FindBlockAsync(TestData.Hash(10), 100)); // the map is loaded up to ID 10
+        Assert.Equal(10, await session.FindBlockAsync(TestData.Block(10, 100))); // the map is loaded up to ID 10
 
         var hash = TestData.Hash(1000);
         long rowId;
@@ -293,8 +293,8 @@ public sealed class KeyMapGuardTests(ITestOutputHelper output) : KeyMapFileTestB
 
         // A commit call ends the session's read snapshot (read batching), so the lookup sees the foreign commit.
         await session.CommitAsync();
-        var found = await session.FindBlockAsync(hash, 100);
-        var result = await session.SelectXorInsertAsync(hash, 100);
+        var found = await session.FindBlockAsync(BlockKey.Parse(hash, 100));
+        var result = await session.SelectXorInsertAsync(BlockKey.Parse(hash, 100));
         await session.CommitAsync();
         var duplicates = RawQuery(path, DuplicatesSql);
         Output.WriteLine($"{where}: foreign row at ID {rowId}; FindBlockAsync returned {found?.ToString(CultureInfo.InvariantCulture) ?? "null"}; SelectXorInsertAsync returned {result}; duplicated blocks: {duplicates}");
@@ -320,7 +320,7 @@ public sealed class KeyMapGuardTests(ITestOutputHelper output) : KeyMapFileTestB
         await using (var db = OpenWith(path, "PInvoke"))
         await using (var session = await db.OpenSessionAsync())
         {
-            refused = await Record.ExceptionAsync(async () => await session.SelectXorInsertAsync(TestData.Hash(51), 10));
+            refused = await Record.ExceptionAsync(async () => await session.SelectXorInsertAsync(TestData.Block(51, 10)));
             Output.WriteLine($"Select-xor-insert of a new block above ID {uint.MaxValue}: {refused?.GetType().Name ?? "succeeded"} {refused?.Message}");
         }
 
@@ -334,7 +334,7 @@ public sealed class KeyMapGuardTests(ITestOutputHelper output) : KeyMapFileTestB
         await using (var db = OpenWith(path, "PInvoke"))
         await using (var session = await db.OpenSessionAsync())
         {
-            Assert.Equal(1, await session.FindBlockAsync(TestData.Hash(1), 10));
+            Assert.Equal(1, await session.FindBlockAsync(TestData.Block(1, 10)));
         }
     }
 
@@ -350,12 +350,12 @@ public sealed class KeyMapGuardTests(ITestOutputHelper output) : KeyMapFileTestB
             raw.Execute("""UPDATE "BlockDbState" SET "MaxBlockId" = 4294967294""");
         }
 
-        var last = await session.SelectXorInsertAsync(TestData.Hash(7), 10);
+        var last = await session.SelectXorInsertAsync(TestData.Block(7, 10));
         Assert.Equal(new SelectXorInsertResult(4294967295, true), last);
-        Assert.Equal(4294967295, await session.FindBlockAsync(TestData.Hash(7), 10));
-        var full = await Assert.ThrowsAsync<BlockDbException>(async () => await session.SelectXorInsertAsync(TestData.Hash(8), 10));
+        Assert.Equal(4294967295, await session.FindBlockAsync(TestData.Block(7, 10)));
+        var full = await Assert.ThrowsAsync<BlockDbException>(async () => await session.SelectXorInsertAsync(TestData.Block(8, 10)));
         Assert.Equal(SqliteResultCode.Full, full.SqliteErrorCode);
-        Assert.Equal(4294967295, await session.FindBlockAsync(TestData.Hash(7), 10));
+        Assert.Equal(4294967295, await session.FindBlockAsync(TestData.Block(7, 10)));
     }
 
     /// <summary>
@@ -378,7 +378,7 @@ public sealed class KeyMapGuardTests(ITestOutputHelper output) : KeyMapFileTestB
         await using var db = Open($"rowid-{alias}.db", o => o.Batching.CommitEvery = 1);
         await using var session = await db.OpenSessionAsync();
         var ids = await SeedAsync(session, 10);
-        Assert.Null(await session.FindBlockAsync(TestData.Hash(1000), 10)); // the map is loaded: W = 10
+        Assert.Null(await session.FindBlockAsync(TestData.Block(1000, 10))); // the map is loaded: W = 10
 
         using var raw = new RawSql(path);
         var before = raw.Scalar("""SELECT "Generation" FROM "BlockDbState" """);
@@ -386,7 +386,7 @@ public sealed class KeyMapGuardTests(ITestOutputHelper output) : KeyMapFileTestB
         raw.Execute(string.Create(CultureInfo.InvariantCulture, $"""UPDATE "Block" SET {alias} = 5 WHERE "ID" = {ids[9]}"""));
         var after = raw.Scalar("""SELECT "Generation" FROM "BlockDbState" """);
 
-        var result = await session.SelectXorInsertAsync(TestData.Hash(9), 10);
+        var result = await session.SelectXorInsertAsync(TestData.Block(9, 10));
         await session.CommitAsync();
         Assert.True(
             raw.DuplicateGroups() == 0,
@@ -412,7 +412,7 @@ public sealed class KeyMapGuardTests(ITestOutputHelper output) : KeyMapFileTestB
         await using var db = Open("temp-trigger.db", o => o.Batching.CommitEvery = 1);
         await using var session = await db.OpenSessionAsync();
         await SeedAsync(session, 10);
-        Assert.Null(await session.FindBlockAsync(TestData.Hash(1000), 10)); // the map is loaded: W = 10
+        Assert.Null(await session.FindBlockAsync(TestData.Block(1000, 10))); // the map is loaded: W = 10
 
         using var raw = new RawSql(path);
         var before = raw.Scalar("""SELECT "Generation" FROM "BlockDbState" """);
@@ -424,7 +424,7 @@ public sealed class KeyMapGuardTests(ITestOutputHelper output) : KeyMapFileTestB
         raw.Execute("""DROP TRIGGER temp."Quiet" """);
         Assert.Equal(before, raw.Scalar("""SELECT "Generation" FROM "BlockDbState" """));
 
-        var result = await session.SelectXorInsertAsync(TestData.Hash(100), 10);
+        var result = await session.SelectXorInsertAsync(TestData.Block(100, 10));
         await session.CommitAsync();
         Assert.True(result.Created);
         Assert.True(raw.DuplicateGroups() == 0, $"rows: {Dump(raw)}");
@@ -437,7 +437,7 @@ public sealed class KeyMapGuardTests(ITestOutputHelper output) : KeyMapFileTestB
         await using var db = Open("ddl.db", o => o.Batching.CommitEvery = 1);
         await using var session = await db.OpenSessionAsync();
         await SeedAsync(session, 10);
-        Assert.Null(await session.FindBlockAsync(TestData.Hash(1000), 10));
+        Assert.Null(await session.FindBlockAsync(TestData.Block(1000, 10)));
 
         using var raw = new RawSql(path);
         var guard = raw.Text("""SELECT sql FROM sqlite_schema WHERE name = 'BlockDbGuardInsert'""")!;
@@ -448,7 +448,7 @@ public sealed class KeyMapGuardTests(ITestOutputHelper output) : KeyMapFileTestB
         raw.Execute(guard);
         raw.Execute("COMMIT");
 
-        var result = await session.SelectXorInsertAsync(TestData.Hash(100), 10);
+        var result = await session.SelectXorInsertAsync(TestData.Block(100, 10));
         await session.CommitAsync();
         var check = await db.CheckAsync();
         Assert.True(
@@ -483,7 +483,7 @@ public sealed class KeyMapGuardTests(ITestOutputHelper output) : KeyMapFileTestB
         raw.Execute("""DROP TRIGGER "Audit" """);
         await using var reopened = Open("main-trigger.db");
         await using var fresh = await reopened.OpenSessionAsync();
-        Assert.Equal(1, await fresh.FindBlockAsync(TestData.Hash(0), 10));
+        Assert.Equal(1, await fresh.FindBlockAsync(TestData.Block(0, 10)));
         Assert.Equal(0, raw.DuplicateGroups());
     }
 
@@ -510,7 +510,7 @@ public sealed class KeyMapGuardTests(ITestOutputHelper output) : KeyMapFileTestB
         }
 
         // The trigger is refused before BlockDb writes anything beside it.
-        await Assert.ThrowsAsync<BlockDbFormatException>(async () => await session.SelectXorInsertAsync(TestData.Hash(50), 10));
+        await Assert.ThrowsAsync<BlockDbFormatException>(async () => await session.SelectXorInsertAsync(TestData.Block(50, 10)));
         using var check = new RawSql(path);
         Assert.Equal(0, check.DuplicateGroups());
         Assert.Equal(9, check.Scalar("""SELECT COUNT(*) FROM "Block" """));
@@ -537,7 +537,7 @@ public sealed class KeyMapGuardTests(ITestOutputHelper output) : KeyMapFileTestB
         await using var db = Open("cookie.db", o => o.Batching.CommitEvery = 1);
         await using var session = await db.OpenSessionAsync();
         await SeedAsync(session, 10);
-        Assert.Null(await session.FindBlockAsync(TestData.Hash(1000), 10));
+        Assert.Null(await session.FindBlockAsync(TestData.Block(1000, 10)));
 
         using var raw = new RawSql(path);
         var guard = raw.Text("""SELECT sql FROM sqlite_schema WHERE name = 'BlockDbGuardInsert'""")!;
@@ -553,14 +553,14 @@ public sealed class KeyMapGuardTests(ITestOutputHelper output) : KeyMapFileTestB
         // Documented limit: writing the schema cookie back voids the guarantee, as SQLite warns it can corrupt the file
         // (https://www.sqlite.org/pragma.html#pragma_schema_version). What still holds: the check finds the duplicate
         // and the repair merges it, with the blockset entries of both rows kept on the surviving ID.
-        var result = await session.SelectXorInsertAsync(TestData.Hash(100), 10);
+        var result = await session.SelectXorInsertAsync(TestData.Block(100, 10));
         await session.CommitAsync();
         var check = await db.CheckAsync();
         Assert.Equal(raw.DuplicateGroups(), check.DuplicateGroups);
         var repair = await db.RepairAsync();
         Assert.True(repair.After.IsClean, repair.After.ToString());
         Assert.Equal(0, raw.DuplicateGroups());
-        Assert.Equal(Math.Min(5, result.Id), await session.FindBlockAsync(TestData.Hash(100), 10));
+        Assert.Equal(Math.Min(5, result.Id), await session.FindBlockAsync(TestData.Block(100, 10)));
     }
 
     /// <summary>

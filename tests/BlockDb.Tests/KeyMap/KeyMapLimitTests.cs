@@ -24,7 +24,7 @@ public sealed class KeyMapLimitTests(ITestOutputHelper output) : KeyMapFileTestB
         {
             try
             {
-                await session.SelectXorInsertAsync(TestData.Hash(i), 10);
+                await session.SelectXorInsertAsync(TestData.Block(i, 10));
                 stored++;
             }
             catch (BlockDbConfigurationException)
@@ -35,8 +35,8 @@ public sealed class KeyMapLimitTests(ITestOutputHelper output) : KeyMapFileTestB
 
         await session.CommitAsync();
         Assert.InRange(stored, 50_000, 131_072);
-        Assert.Null(await session.FindBlockAsync(TestData.Hash(-1), 10)); // a miss catches up: fine at this size
-        Assert.Equal(1, await session.FindBlockAsync(TestData.Hash(0), 10));
+        Assert.Null(await session.FindBlockAsync(TestData.Block(-1, 10))); // a miss catches up: fine at this size
+        Assert.Equal(1, await session.FindBlockAsync(TestData.Block(0, 10)));
 
         // A generation bump with no row added (a foreign tool raising the counter), but the map rereads the whole table into itself.
         using (var raw = new RawSql(Folder.File("limit-bump.db")))
@@ -44,8 +44,8 @@ public sealed class KeyMapLimitTests(ITestOutputHelper output) : KeyMapFileTestB
             raw.Execute("""UPDATE "BlockDbState" SET "Generation" = "Generation" + 1""");
         }
 
-        var miss = await Record.ExceptionAsync(async () => await session.FindBlockAsync(TestData.Hash(-1), 10));
-        var hit = await Record.ExceptionAsync(async () => await session.FindBlockAsync(TestData.Hash(0), 10));
+        var miss = await Record.ExceptionAsync(async () => await session.FindBlockAsync(TestData.Block(-1, 10)));
+        var hit = await Record.ExceptionAsync(async () => await session.FindBlockAsync(TestData.Block(0, 10)));
         Assert.True(
             miss is null && hit is null,
             $"The map held {stored} blocks and worked; after a generation bump that added no row every lookup fails: {miss?.GetType().Name}: {miss?.Message}");
@@ -70,7 +70,7 @@ public sealed class KeyMapLimitTests(ITestOutputHelper output) : KeyMapFileTestB
         await using (var db = Open("sparse.db"))
         await using (var session = await db.OpenSessionAsync())
         {
-            Assert.Equal(1, await session.FindBlockAsync(TestData.Hash(0), 10));
+            Assert.Equal(1, await session.FindBlockAsync(TestData.Block(0, 10)));
             var (blocks, bytes) = ((ISqliteBlockDatabase)db).KeyMapUsage;
             Assert.True(bytes < 16 << 20, $"The key map holds {blocks} blocks in {bytes / 1048576.0:F0} MB (the docs say 10-20 MB per million blocks): its first load reserved room for MaxBlockId - Count rows.");
         }
@@ -87,8 +87,8 @@ public sealed class KeyMapLimitTests(ITestOutputHelper output) : KeyMapFileTestB
 
         await using var db = OpenWith(path, "PInvoke");
         await using var session = await db.OpenSessionAsync();
-        var (first, firstError) = await OutcomeAsync(() => session.FindBlockAsync(TestData.Hash(1), 10));
-        var (second, secondError) = await OutcomeAsync(() => session.FindBlockAsync(TestData.Hash(1), 10));
+        var (first, firstError) = await OutcomeAsync(() => session.FindBlockAsync(TestData.Block(1, 10)));
+        var (second, secondError) = await OutcomeAsync(() => session.FindBlockAsync(TestData.Block(1, 10)));
         Output.WriteLine($"first: {Describe(first, firstError)}; repeat: {Describe(second, secondError)}");
         Assert.True(
             firstError?.GetType() == secondError?.GetType() && first == second,
@@ -112,14 +112,14 @@ public sealed class KeyMapLimitTests(ITestOutputHelper output) : KeyMapFileTestB
         {
             for (var i = 0; i < 200_000; i++)
             {
-                await session.InsertBlockAsync(TestData.Hash(i), 10);
+                await session.SelectXorInsertAsync(TestData.Block(i, 10));
             }
         }
 
         await using var limited = OpenWith(path, "PInvoke", o => o.Index.KeyMapMemoryLimitMegabytes = 1);
         await using var s = await limited.OpenSessionAsync();
-        var (first, firstError) = await OutcomeAsync(() => s.FindBlockAsync(TestData.Hash(0), 10));
-        var (second, secondError) = await OutcomeAsync(() => s.FindBlockAsync(TestData.Hash(0), 10));
+        var (first, firstError) = await OutcomeAsync(() => s.FindBlockAsync(TestData.Block(0, 10)));
+        var (second, secondError) = await OutcomeAsync(() => s.FindBlockAsync(TestData.Block(0, 10)));
         Output.WriteLine($"first: {Describe(first, firstError)}; repeat: {Describe(second, secondError)}");
         Assert.True(
             firstError?.GetType() == secondError?.GetType() && first == second,
@@ -177,17 +177,17 @@ public sealed class KeyMapLimitTests(ITestOutputHelper output) : KeyMapFileTestB
         await using var session = await db.OpenSessionAsync();
         foreach (var hash in hashes)
         {
-            await session.InsertBlockAsync(hash, 10);
+            await session.SelectXorInsertAsync(BlockKey.Parse(hash, 10));
         }
 
         await session.CommitAsync();
-        Assert.Equal(1, await session.FindBlockAsync(hashes[0], 10));
+        Assert.Equal(1, await session.FindBlockAsync(BlockKey.Parse(hashes[0], 10)));
         var before = ((ISqliteBlockDatabase)db).ReadCacheStats()!.Value;
         const int lookups = 200;
         for (var i = 0; i < lookups; i++)
         {
             var n = (i * 7919) % count;
-            Assert.Equal(n + 1, await session.FindBlockAsync(hashes[n], 10));
+            Assert.Equal(n + 1, await session.FindBlockAsync(BlockKey.Parse(hashes[n], 10)));
         }
 
         var reads = ((ISqliteBlockDatabase)db).ReadCacheStats()!.Value.Since(before);

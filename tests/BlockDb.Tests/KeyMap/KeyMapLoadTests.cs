@@ -30,7 +30,7 @@ public sealed class KeyMapLoadTests : IDisposable
         await using (var db = Open("plan.db", "PInvoke"))
         await using (var session = await db.OpenSessionAsync())
         {
-            await session.SelectXorInsertAsync(TestData.Hash(1), 10);
+            await session.SelectXorInsertAsync(TestData.Block(1, 10));
         }
 
         using var raw = ProviderCatalog.SqliteDriver("PInvoke").Open(new SqliteOpenOptions(_folder.File("plan.db"), SqliteOpenMode.ReadOnly));

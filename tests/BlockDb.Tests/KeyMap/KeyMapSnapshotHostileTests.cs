@@ -31,7 +31,7 @@ public sealed class KeyMapSnapshotHostileTests : IDisposable
         {
             for (var i = from; i < to; i++)
             {
-                await session.SelectXorInsertAsync(TestData.Hash(i), SizeOf(i));
+                await session.SelectXorInsertAsync(TestData.Block(i, SizeOf(i)));
             }
         }
 
@@ -44,7 +44,7 @@ public sealed class KeyMapSnapshotHostileTests : IDisposable
         await using (var db = Open(path, log, configure))
         await using (var session = await db.OpenSessionAsync())
         {
-            await session.FindBlockAsync(TestData.Hash(0), SizeOf(0));
+            await session.FindBlockAsync(TestData.Block(0, SizeOf(0)));
         }
 
         var loaded = Assert.Single(log.Messages, m => m.Id == 10);
@@ -65,12 +65,12 @@ public sealed class KeyMapSnapshotHostileTests : IDisposable
         {
             foreach (var (id, hash, size) in rows)
             {
-                Assert.Equal(new SelectXorInsertResult(id, false), await session.SelectXorInsertAsync(hash, size));
+                Assert.Equal(new SelectXorInsertResult(id, false), await session.SelectXorInsertAsync(BlockKey.Parse(hash, size)));
             }
 
             for (var i = newBlocksFrom; i < newBlocksFrom + 20; i++)
             {
-                Assert.True((await session.SelectXorInsertAsync(TestData.Hash(i), SizeOf(i))).Created);
+                Assert.True((await session.SelectXorInsertAsync(TestData.Block(i, SizeOf(i)))).Created);
             }
 
             await session.CommitAsync();
@@ -122,7 +122,7 @@ public sealed class KeyMapSnapshotHostileTests : IDisposable
                 {
                     for (var i = Blocks; i < Blocks + 100; i++)
                     {
-                        await session.SelectXorInsertAsync(TestData.Hash(i), SizeOf(i));
+                        await session.SelectXorInsertAsync(TestData.Block(i, SizeOf(i)));
                     }
                 }
 
@@ -225,19 +225,19 @@ public sealed class KeyMapSnapshotHostileTests : IDisposable
         var session = await db.OpenSessionAsync();
         for (var i = 10_000; i < 10_100; i++)
         {
-            await session.SelectXorInsertAsync(TestData.Hash(i), SizeOf(i));
+            await session.SelectXorInsertAsync(TestData.Block(i, SizeOf(i)));
         }
 
         await session.RollbackAsync();
         for (var i = 20_000; i < 20_100; i++)
         {
-            await session.SelectXorInsertAsync(TestData.Hash(i), SizeOf(i)); // the IDs the rolled-back batch had
+            await session.SelectXorInsertAsync(TestData.Block(i, SizeOf(i))); // the IDs the rolled-back batch had
         }
 
         await session.CommitAsync();
         for (var i = 30_000; i < 30_100; i++)
         {
-            await session.SelectXorInsertAsync(TestData.Hash(i), SizeOf(i));
+            await session.SelectXorInsertAsync(TestData.Block(i, SizeOf(i)));
         }
 
         await db.DisposeAsync(); // disposes the session first, which commits its open batch, then writes the snapshot

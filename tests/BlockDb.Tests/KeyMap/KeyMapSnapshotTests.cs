@@ -35,7 +35,7 @@ public sealed class KeyMapSnapshotTests : IDisposable
         {
             for (var i = from; i < to; i++)
             {
-                await session.SelectXorInsertAsync(TestData.Hash(i), SizeOf(i));
+                await session.SelectXorInsertAsync(TestData.Block(i, SizeOf(i)));
             }
         }
 
@@ -51,7 +51,7 @@ public sealed class KeyMapSnapshotTests : IDisposable
         await using (var db = Open(path, provider, log, configure))
         await using (var session = await db.OpenSessionAsync())
         {
-            await session.FindBlockAsync(TestData.Hash(0), SizeOf(0));
+            await session.FindBlockAsync(TestData.Block(0, SizeOf(0)));
         }
 
         var loaded = Assert.Single(log.Messages, m => m.Id == 10);
@@ -77,17 +77,17 @@ public sealed class KeyMapSnapshotTests : IDisposable
         {
             foreach (var (id, hash, size) in rows)
             {
-                Assert.Equal(id, await session.FindBlockAsync(hash, size));
+                Assert.Equal(id, await session.FindBlockAsync(BlockKey.Parse(hash, size)));
             }
 
             foreach (var (id, hash, size) in rows.Where((_, i) => i % 5 == 0))
             {
-                Assert.Equal(new SelectXorInsertResult(id, false), await session.SelectXorInsertAsync(hash, size));
+                Assert.Equal(new SelectXorInsertResult(id, false), await session.SelectXorInsertAsync(BlockKey.Parse(hash, size)));
             }
 
             for (var i = newBlocksFrom; i < newBlocksFrom + 50; i++)
             {
-                Assert.True((await session.SelectXorInsertAsync(TestData.Hash(i), SizeOf(i))).Created);
+                Assert.True((await session.SelectXorInsertAsync(TestData.Block(i, SizeOf(i)))).Created);
             }
 
             await session.CommitAsync();
@@ -353,13 +353,13 @@ public sealed class KeyMapSnapshotTests : IDisposable
                 // One writer at a time (each holds the write lock until it commits); both maps end up holding new entries.
                 for (var i = 0; i < 300; i++)
                 {
-                    await sa.SelectXorInsertAsync(TestData.Hash(10_000 + (round * 1000) + i), SizeOf(i));
+                    await sa.SelectXorInsertAsync(TestData.Block(10_000 + (round * 1000) + i, SizeOf(i)));
                 }
 
                 await sa.CommitAsync();
                 for (var i = 0; i < 300; i++)
                 {
-                    await sb.SelectXorInsertAsync(TestData.Hash(20_000 + (round * 1000) + i), SizeOf(i));
+                    await sb.SelectXorInsertAsync(TestData.Block(20_000 + (round * 1000) + i, SizeOf(i)));
                 }
 
                 await sb.CommitAsync();

@@ -42,7 +42,7 @@ public sealed class LayoutTests : IDisposable
                     for (var i = 0; i < 1 + rng.Next(6); i++)
                     {
                         var block = TestData.Block(rng.Next(60), 1000 + rng.Next(3));
-                        var r = await session.SelectXorInsertAsync(block.Hash, block.Size);
+                        var r = await session.SelectXorInsertAsync(block);
                         log.Add($"{r.Id}/{r.Created}");
                         blocks.Add(block);
                     }
@@ -51,7 +51,7 @@ public sealed class LayoutTests : IDisposable
                     log.AddRange((await session.ListBlocksetBlocksAsync(set)).Select(b => $"{b.Index}:{b.BlockId}:{b.Hash}:{b.Size}"));
                 }
 
-                log.Add((await session.FindBlockAsync(TestData.Hash(999), 1000))?.ToString() ?? "null");
+                log.Add((await session.FindBlockAsync(TestData.Block(999, 1000)))?.ToString() ?? "null");
                 log.Add((await session.GetCountsAsync()).ToString());
             }
 
@@ -69,7 +69,7 @@ public sealed class LayoutTests : IDisposable
         await using (var db = Open("PInvoke", "text.db", BlockLayout.TextHash))
         await using (var session = await db.OpenSessionAsync())
         {
-            await session.InsertBlockAsync(TestData.Hash(1), 10);
+            await session.SelectXorInsertAsync(TestData.Block(1, 10));
         }
 
         await using (var db = Open("PInvoke", "text.db"))
@@ -124,18 +124,16 @@ public sealed class LayoutTests : IDisposable
         await using var sb = await b.OpenSessionAsync();
 
         // b's map is loaded (empty) before a writes anything.
-        Assert.Null(await sb.FindBlockAsync(TestData.Hash(1), 10));
-        var first = await sa.SelectXorInsertAsync(TestData.Hash(1), 10);
+        Assert.Null(await sb.FindBlockAsync(TestData.Block(1, 10)));
+        var first = await sa.SelectXorInsertAsync(TestData.Block(1, 10));
         await sa.CommitAsync();
 
-        Assert.Equal(first.Id, await sb.FindBlockAsync(TestData.Hash(1), 10));
-        Assert.Equal(new SelectXorInsertResult(first.Id, false), await sb.SelectXorInsertAsync(TestData.Hash(1), 10));
+        Assert.Equal(first.Id, await sb.FindBlockAsync(TestData.Block(1, 10)));
+        Assert.Equal(new SelectXorInsertResult(first.Id, false), await sb.SelectXorInsertAsync(TestData.Block(1, 10)));
 
-        var second = await sb.SelectXorInsertAsync(TestData.Hash(2), 10);
+        var second = await sb.SelectXorInsertAsync(TestData.Block(2, 10));
         await sb.CommitAsync();
-        Assert.Equal(new SelectXorInsertResult(second.Id, false), await sa.SelectXorInsertAsync(TestData.Hash(2), 10));
-        var duplicate = await Assert.ThrowsAsync<BlockDbException>(async () => await sa.InsertBlockAsync(TestData.Hash(2), 10));
-        Assert.Equal(SqliteResultCode.Constraint, duplicate.SqliteErrorCode);
+        Assert.Equal(new SelectXorInsertResult(second.Id, false), await sa.SelectXorInsertAsync(TestData.Block(2, 10)));
 
         Assert.Equal(2, (await sa.GetCountsAsync()).Blocks);
         Assert.Equal((2, ((ISqliteBlockDatabase)a).KeyMapUsage.Bytes), ((ISqliteBlockDatabase)a).KeyMapUsage);
@@ -151,21 +149,21 @@ public sealed class LayoutTests : IDisposable
         await using var sa = await a.OpenSessionAsync();
         await using var sb = await b.OpenSessionAsync();
 
-        var rolledBack = await sa.SelectXorInsertAsync(TestData.Hash(1), 10);
+        var rolledBack = await sa.SelectXorInsertAsync(TestData.Block(1, 10));
         await sa.RollbackAsync();
 
         // b takes the same ID for another block; a's map still holds the rolled-back entry.
-        var other = await sb.SelectXorInsertAsync(TestData.Hash(2), 10);
+        var other = await sb.SelectXorInsertAsync(TestData.Block(2, 10));
         await sb.CommitAsync();
         Assert.Equal(rolledBack.Id, other.Id);
 
-        Assert.Equal(other.Id, await sa.FindBlockAsync(TestData.Hash(2), 10));
-        Assert.Null(await sa.FindBlockAsync(TestData.Hash(1), 10));
-        var again = await sa.SelectXorInsertAsync(TestData.Hash(1), 10);
+        Assert.Equal(other.Id, await sa.FindBlockAsync(TestData.Block(2, 10)));
+        Assert.Null(await sa.FindBlockAsync(TestData.Block(1, 10)));
+        var again = await sa.SelectXorInsertAsync(TestData.Block(1, 10));
         Assert.True(again.Created);
         Assert.NotEqual(other.Id, again.Id);
         await sa.CommitAsync();
-        Assert.Equal(again.Id, await sb.FindBlockAsync(TestData.Hash(1), 10));
+        Assert.Equal(again.Id, await sb.FindBlockAsync(TestData.Block(1, 10)));
     }
 
     [Fact]
@@ -184,7 +182,7 @@ public sealed class LayoutTests : IDisposable
             {
                 try
                 {
-                    await session.SelectXorInsertAsync(TestData.Hash(i), 10);
+                    await session.SelectXorInsertAsync(TestData.Block(i, 10));
                     committed++;
                 }
                 catch (BlockDbConfigurationException e)
@@ -207,13 +205,13 @@ public sealed class LayoutTests : IDisposable
         await using (var session = await db.OpenSessionAsync())
         {
             Assert.Equal(committed, (await session.GetCountsAsync()).Blocks);
-            Assert.Equal(1, await session.FindBlockAsync(TestData.Hash(0), 10));
+            Assert.Equal(1, await session.FindBlockAsync(TestData.Block(0, 10)));
             var refusedAgain = false;
             for (var i = committed; i < 300_000 && !refusedAgain; i++)
             {
                 try
                 {
-                    await session.SelectXorInsertAsync(TestData.Hash(i), 10);
+                    await session.SelectXorInsertAsync(TestData.Block(i, 10));
                     more++;
                 }
                 catch (BlockDbConfigurationException)
@@ -232,8 +230,8 @@ public sealed class LayoutTests : IDisposable
         await using (var db = Open("PInvoke", "limit.db"))
         await using (var session = await db.OpenSessionAsync())
         {
-            Assert.Equal(1, await session.FindBlockAsync(TestData.Hash(0), 10));
-            Assert.Equal(committed, await session.FindBlockAsync(TestData.Hash(committed - 1), 10));
+            Assert.Equal(1, await session.FindBlockAsync(TestData.Block(0, 10)));
+            Assert.Equal(committed, await session.FindBlockAsync(TestData.Block(committed - 1, 10)));
             Assert.Equal(committed, ((ISqliteBlockDatabase)db).KeyMapUsage.Blocks);
         }
     }

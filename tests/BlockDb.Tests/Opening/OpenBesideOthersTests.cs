@@ -32,8 +32,8 @@ public sealed class OpenBesideOthersTests(ITestOutputHelper output) : KeyMapFile
         await using (var db = Open($"open-{preset}.db", o => { o.Pragmas.Preset = preset; o.Pragmas.BusyTimeout = 0; }))
         await using (var session = await db.OpenSessionAsync())
         {
-            Assert.Equal(3, await session.FindBlockAsync(TestData.Hash(2), 10));
-            Assert.Null(await session.FindBlockAsync(TestData.Hash(50), 10));
+            Assert.Equal(3, await session.FindBlockAsync(TestData.Block(2, 10)));
+            Assert.Null(await session.FindBlockAsync(TestData.Block(50, 10)));
             Assert.True((await db.CheckAsync()).IsClean);
         }
 
@@ -58,7 +58,7 @@ public sealed class OpenBesideOthersTests(ITestOutputHelper output) : KeyMapFile
             await using (db)
             await using (var session = await db!.OpenSessionAsync())
             {
-                Assert.Equal(1, await session.FindBlockAsync(TestData.Hash(1), 10));
+                Assert.Equal(1, await session.FindBlockAsync(TestData.Block(1, 10)));
             }
         }
         finally

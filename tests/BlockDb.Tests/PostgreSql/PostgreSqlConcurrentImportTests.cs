@@ -50,7 +50,7 @@ public sealed class PostgreSqlConcurrentImportTests : PostgreSqlSchemaTestBase
             var from = round * 100_000;
             var orders = Enumerable.Range(0, Imports).Select(w => Order(Enumerable.Range(from + (w * 3000), PerImport), w)).ToArray();
             all.UnionWith(orders.SelectMany(o => o));
-            var results = await Together(orders, order => db.ImportBlocksAsync(Stream(order.Select(k => new ImportBlock(TestData.Bytes(k), 4096))), new ImportOptions { ItemsPerTransaction = 1500 }).AsTask());
+            var results = await Together(orders, order => db.ImportBlocksAsync(Stream(order.Select(k => new ImportBlock(new BlockKey(TestData.Bytes(k), 4096)))), new ImportOptions { ItemsPerTransaction = 1500 }).AsTask());
             Assert.All(results, r => Assert.Equal(PerImport, r.Read));
             created += results.Sum(r => r.Created);
         }
@@ -77,7 +77,7 @@ public sealed class PostgreSqlConcurrentImportTests : PostgreSqlSchemaTestBase
             var inputs = new[] { keys, Order(keys, 2), null };
             var results = await Together(inputs, async order => order is null
                 ? await WriteHighKeysFirstAsync(db, keys)
-                : (await db.ImportBlocksAsync(Stream(order.Select(k => new ImportBlock(TestData.Bytes(k), 4096))), new ImportOptions { ItemsPerTransaction = 4000 })).Read);
+                : (await db.ImportBlocksAsync(Stream(order.Select(k => new ImportBlock(new BlockKey(TestData.Bytes(k), 4096)))), new ImportOptions { ItemsPerTransaction = 4000 })).Read);
             Assert.Equal(new long[] { Keys, Keys, Keys / 5 }, results);
         }
 
@@ -101,7 +101,7 @@ public sealed class PostgreSqlConcurrentImportTests : PostgreSqlSchemaTestBase
             {
                 foreach (var call in calls)
                 {
-                    await writer.SelectXorInsertAsync(call.Select(k => TestData.Binary(k, 4096)).ToArray(), results);
+                    await writer.SelectXorInsertManyAsync(call.Select(k => TestData.Block(k, 4096)).ToArray(), results);
                 }
 
                 await writer.CommitAsync();

@@ -42,7 +42,7 @@ public sealed class PostgreSqlFastPathTests : PostgreSqlSchemaTestBase
             var counts = await Task.WhenAll(Enumerable.Range(0, 3).Select(w => Task.Run(async () =>
             {
                 start.SignalAndWait();
-                return await writers[w].SelectXorInsertAsync(orders[w].Select(k => TestData.Binary(k, 4096)).ToArray(), results[w]);
+                return await writers[w].SelectXorInsertManyAsync(orders[w].Select(k => TestData.Block(k, 4096)).ToArray(), results[w]);
             })));
 
             created += counts.Sum();
@@ -64,7 +64,7 @@ public sealed class PostgreSqlFastPathTests : PostgreSqlSchemaTestBase
         Assert.Equal(ids.Count, ids.Values.Distinct().Count());
         foreach (var (key, id) in ids)
         {
-            Assert.Equal(id, await check.FindBlockAsync(TestData.Bytes(key), 4096));
+            Assert.Equal(id, await check.FindBlockAsync(new BlockKey(TestData.Bytes(key), 4096)));
         }
 
         Assert.True((await db.CheckAsync()).IsClean);
@@ -90,7 +90,7 @@ public sealed class PostgreSqlFastPathTests : PostgreSqlSchemaTestBase
                 var committed = new LastProgress();
                 try
                 {
-                    var result = await db.ImportBlocksAsync(Stream(order.Select(k => new ImportBlock(TestData.Bytes(k), 4096))), new ImportOptions { ItemsPerTransaction = 4000, Progress = committed });
+                    var result = await db.ImportBlocksAsync(Stream(order.Select(k => new ImportBlock(new BlockKey(TestData.Bytes(k), 4096)))), new ImportOptions { ItemsPerTransaction = 4000, Progress = committed });
                     Assert.Equal(30_000, result.Read);
                     return created + result.Created;
                 }
@@ -112,7 +112,7 @@ public sealed class PostgreSqlFastPathTests : PostgreSqlSchemaTestBase
                 {
                     try
                     {
-                        created += await writer.SelectXorInsertAsync(Enumerable.Range(from, 500).Select(k => TestData.Binary(k, 4096)).ToArray(), results);
+                        created += await writer.SelectXorInsertManyAsync(Enumerable.Range(from, 500).Select(k => TestData.Block(k, 4096)).ToArray(), results);
                         break;
                     }
                     catch (BlockDbException e) when (e.SqlState == "40P01" && attempt < 10)
@@ -130,7 +130,7 @@ public sealed class PostgreSqlFastPathTests : PostgreSqlSchemaTestBase
         await using var check = await db.OpenSessionAsync();
         Assert.Equal(30_000, (await check.GetCountsAsync()).Blocks);
         var results2 = new SelectXorInsertResult[30_000];
-        Assert.Equal(0, await check.SelectXorInsertAsync(keys.Select(k => TestData.Binary(k, 4096)).ToArray(), results2));
+        Assert.Equal(0, await check.SelectXorInsertManyAsync(keys.Select(k => TestData.Block(k, 4096)).ToArray(), results2));
         Assert.Equal(30_000, results2.Select(r => r.Id).Distinct().Count());
         Assert.True((await db.CheckAsync()).IsClean);
     }
@@ -148,7 +148,7 @@ public sealed class PostgreSqlFastPathTests : PostgreSqlSchemaTestBase
         }
 
         var progress = new DeleteAfterFirstCommit(ConnectionString, volume);
-        var input = Enumerable.Range(0, 3000).Select(k => new ImportBlock(TestData.Bytes(k), 100, volume));
+        var input = Enumerable.Range(0, 3000).Select(k => new ImportBlock(new BlockKey(TestData.Bytes(k), 100), volume));
         var refused = await Assert.ThrowsAsync<BlockDbConflictException>(async () =>
             await db.ImportBlocksAsync(Stream(input), new ImportOptions { ItemsPerTransaction = 1000, Progress = progress }));
         Assert.Contains("Deleting", refused.Message, StringComparison.Ordinal);
@@ -158,11 +158,11 @@ public sealed class PostgreSqlFastPathTests : PostgreSqlSchemaTestBase
         Assert.Equal(1000, (await check.GetVolumeAsync(volume)).Blocks);
 
         // Blocks that exist keep their volume and need none that can receive them; a new one does.
-        var again = await db.ImportBlocksAsync(Stream(Enumerable.Range(0, 1000).Select(k => new ImportBlock(TestData.Bytes(k), 100, volume))));
+        var again = await db.ImportBlocksAsync(Stream(Enumerable.Range(0, 1000).Select(k => new ImportBlock(new BlockKey(TestData.Bytes(k), 100), volume))));
         Assert.Equal((1000L, 0L, 1000L), (again.Read, again.Created, again.Existing));
         await Assert.ThrowsAsync<VolumeNotFoundException>(async () =>
-            await db.ImportBlocksAsync(Stream(new[] { new ImportBlock(TestData.Bytes(1), 100, 999_999), new ImportBlock(TestData.Bytes(5000), 100, 999_999) })));
-        var moved = await db.ImportBlocksAsync(Stream(Enumerable.Range(1000, 3000).Select(k => new ImportBlock(TestData.Bytes(k), 100, other))));
+            await db.ImportBlocksAsync(Stream(new[] { new ImportBlock(new BlockKey(TestData.Bytes(1), 100), 999_999), new ImportBlock(new BlockKey(TestData.Bytes(5000), 100), 999_999) })));
+        var moved = await db.ImportBlocksAsync(Stream(Enumerable.Range(1000, 3000).Select(k => new ImportBlock(new BlockKey(TestData.Bytes(k), 100), other))));
         Assert.Equal(3000, moved.Created);
         Assert.Equal(4000, (await check.GetCountsAsync()).Blocks);
         Assert.True((await db.CheckAsync()).IsClean);
@@ -175,7 +175,7 @@ public sealed class PostgreSqlFastPathTests : PostgreSqlSchemaTestBase
         await using var session = await db.OpenSessionAsync();
         var volume = await session.RegisterVolumeAsync("b-1.zip", VolumeState.Uploaded);
         var results = new SelectXorInsertResult[8];
-        Assert.Equal(4, await session.SelectXorInsertAsync(Enumerable.Range(0, 4).Select(k => TestData.Binary(k, 100)).ToArray(), results, volume));
+        Assert.Equal(4, await session.SelectXorInsertManyAsync(Enumerable.Range(0, 4).Select(k => TestData.Block(k, 100)).ToArray(), results, volume));
         await session.CommitAsync();
 
         await using (var other = Open())
@@ -184,17 +184,17 @@ public sealed class PostgreSqlFastPathTests : PostgreSqlSchemaTestBase
             await lifecycle.SetVolumeStateAsync(volume, VolumeState.Deleting);
         }
 
-        Assert.Equal(1, await session.SelectXorInsertAsync(new[] { TestData.Binary(50, 100) }, results)); // no volume: written
+        Assert.Equal(1, await session.SelectXorInsertManyAsync(new[] { TestData.Block(50, 100) }, results)); // no volume: written
         var pending = session.PendingWrites;
-        BinaryBlockKey[] mixed = [TestData.Binary(0, 100), TestData.Binary(1, 100), TestData.Binary(10, 100), TestData.Binary(2, 100)];
+        BlockKey[] mixed = [TestData.Block(0, 100), TestData.Block(1, 100), TestData.Block(10, 100), TestData.Block(2, 100)];
         Array.Clear(results);
-        var refused = await Assert.ThrowsAsync<BlockDbConflictException>(async () => await session.SelectXorInsertAsync(mixed, results, volume));
+        var refused = await Assert.ThrowsAsync<BlockDbConflictException>(async () => await session.SelectXorInsertManyAsync(mixed, results, volume));
         Assert.Contains("Deleting", refused.Message, StringComparison.Ordinal);
         Assert.True(results[0].Id > 0 && results[1].Id > 0); // the known blocks before the new one, as one call per block leaves them
         Assert.Equal(pending, session.PendingWrites); // nothing written, nothing lost: the batch goes on
-        Assert.Equal(0, await session.SelectXorInsertAsync(mixed.Where(b => b != mixed[2]).ToArray(), results, volume)); // known blocks need no live volume
+        Assert.Equal(0, await session.SelectXorInsertManyAsync(mixed.Where(b => b != mixed[2]).ToArray(), results, volume)); // known blocks need no live volume
         await Assert.ThrowsAsync<VolumeNotFoundException>(async () => await session.SelectXorInsertBlocksetAsync(mixed, results, volumeId: 999_999));
-        await Assert.ThrowsAsync<BlockDbConflictException>(async () => await session.SelectXorInsertBlocksetAsync(new[] { TestData.Binary(0, 100) }, results)); // its block is in a volume being deleted
+        await Assert.ThrowsAsync<BlockDbConflictException>(async () => await session.SelectXorInsertBlocksetAsync(new[] { TestData.Block(0, 100) }, results)); // its block is in a volume being deleted
 
         await session.CommitAsync();
         var counts = await session.GetCountsAsync();
@@ -216,14 +216,14 @@ public sealed class PostgreSqlFastPathTests : PostgreSqlSchemaTestBase
                 },
                 new NpgsqlConnectionStringBuilder(ConnectionString) { ApplicationName = name }.ConnectionString);
             await using var session = await db.OpenSessionAsync();
-            var blocks = Enumerable.Range(offset, 16).Select(k => TestData.Binary(k, 4096)).ToArray();
+            var blocks = Enumerable.Range(offset, 16).Select(k => TestData.Block(k, 4096)).ToArray();
             offset += 16;
             var results = new SelectXorInsertResult[16];
-            Assert.Equal(16, await session.SelectXorInsertAsync(blocks, results));
+            Assert.Equal(16, await session.SelectXorInsertManyAsync(blocks, results));
             Assert.Equal(16, session.PendingWrites);
             await session.CommitAsync();
 
-            Assert.Equal(0, await session.SelectXorInsertAsync(blocks, results));
+            Assert.Equal(0, await session.SelectXorInsertManyAsync(blocks, results));
             Assert.Equal(0, session.PendingWrites);
             Assert.Equal("idle", SessionState(name)); // no transaction left open by a call that wrote nothing
             var file = await session.SelectXorInsertBlocksetAsync(blocks, results);
@@ -252,16 +252,16 @@ public sealed class PostgreSqlFastPathTests : PostgreSqlSchemaTestBase
         await using var db = Open(o => o.Batching.CommitEvery = 0, new NpgsqlConnectionStringBuilder(ConnectionString) { ApplicationName = victim }.ConnectionString);
         await using var session = await db.OpenSessionAsync();
         var results = new SelectXorInsertResult[4];
-        await session.SelectXorInsertAsync(Enumerable.Range(0, 4).Select(k => TestData.Binary(k)).ToArray(), results);
+        await session.SelectXorInsertManyAsync(Enumerable.Range(0, 4).Select(k => TestData.Block(k)).ToArray(), results);
         await session.CommitAsync();
         PostgreSqlServer.Execute(PostgreSqlServer.ConnectionString!, $"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = '{victim}'");
 
-        Assert.Equal(2, await session.SelectXorInsertAsync(Enumerable.Range(2, 4).Select(k => TestData.Binary(k)).ToArray(), results));
+        Assert.Equal(2, await session.SelectXorInsertManyAsync(Enumerable.Range(2, 4).Select(k => TestData.Block(k)).ToArray(), results));
         Assert.Equal(2, session.PendingWrites);
         PostgreSqlServer.Execute(PostgreSqlServer.ConnectionString!, $"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = '{victim}'");
 
         // Writes were pending: the batch is lost, typed, and not written twice.
-        var lost = await Assert.ThrowsAsync<BlockDbBatchRolledBackException>(async () => await session.SelectXorInsertBlocksetAsync(Enumerable.Range(0, 4).Select(k => TestData.Binary(k)).ToArray(), results));
+        var lost = await Assert.ThrowsAsync<BlockDbBatchRolledBackException>(async () => await session.SelectXorInsertBlocksetAsync(Enumerable.Range(0, 4).Select(k => TestData.Block(k)).ToArray(), results));
         Assert.Equal(2, lost.LostWrites);
         Assert.True(lost.SqlState is "57P01" || lost.SqlState?.StartsWith("08", StringComparison.Ordinal) == true, lost.SqlState);
         var counts = await session.GetCountsAsync();
@@ -276,13 +276,13 @@ public sealed class PostgreSqlFastPathTests : PostgreSqlSchemaTestBase
         await using (var session = await db.OpenSessionAsync())
         {
             doomed = await session.RegisterVolumeAsync("doomed.zip", VolumeState.Uploaded);
-            await session.SelectXorInsertAsync(TestData.Hash(900), 100, doomed);
+            await session.SelectXorInsertAsync(TestData.Block(900, 100), doomed);
             await session.SetVolumeStateAsync(doomed, VolumeState.Deleting);
             await session.CommitAsync();
         }
 
-        await db.ImportBlocksAsync(Stream(Enumerable.Range(0, 100).Select(k => new ImportBlock(TestData.Bytes(k), 100))));
-        BinaryBlockKey Key(int k) => TestData.Binary(k, 100);
+        await db.ImportBlocksAsync(Stream(Enumerable.Range(0, 100).Select(k => new ImportBlock(new BlockKey(TestData.Bytes(k), 100)))));
+        BlockKey Key(int k) => TestData.Block(k, 100);
         var files = new List<ImportBlockset>
         {
             new([Key(1), Key(2), Key(1)], TestData.Bytes(5000)),
@@ -296,9 +296,9 @@ public sealed class PostgreSqlFastPathTests : PostgreSqlSchemaTestBase
         Assert.Equal((6L, 5L, 1L, 1), (result.Read, result.Created, result.Existing, result.Transactions));
 
         await using var check = await db.OpenSessionAsync();
-        var first = (await check.FindBlocksetAsync(TestData.Hash(5000), 300))!.Value;
+        var first = (await check.FindBlocksetAsync(BlockHash.Parse(TestData.Hash(5000)), 300))!.Value;
         Assert.Equal([Key(1).Hash.ToString(), Key(2).Hash.ToString(), Key(1).Hash.ToString()], (await check.ListBlocksetBlocksAsync(first)).Select(b => b.Hash));
-        Assert.Equal(0, (await check.GetBlocksetAsync((await check.FindBlocksetAsync(TestData.Hash(5001), 0))!.Value)).BlockCount);
+        Assert.Equal(0, (await check.GetBlocksetAsync((await check.FindBlocksetAsync(BlockHash.Parse(TestData.Hash(5001)), 0))!.Value)).BlockCount);
 
         var doomedFile = new ImportBlockset([Key(7), Key(900), Key(8)], TestData.Bytes(6000));
         var conflict = await Assert.ThrowsAsync<BlockDbConflictException>(async () => await db.ImportBlocksetsAsync(Stream(new[] { new ImportBlockset([Key(9)], TestData.Bytes(6001)), doomedFile })));

@@ -37,23 +37,23 @@ public sealed class PostgreSqlRestartTests : IDisposable
         var first = new List<long>();
         for (var i = 0; i < 20; i++)
         {
-            first.Add((await session.SelectXorInsertAsync(TestData.Hash(i), 10)).Id);
+            first.Add((await session.SelectXorInsertAsync(TestData.Block(i, 10))).Id);
         }
 
         await session.CommitAsync();
-        Assert.NotNull(await shared.FindBlockAsync(TestData.Hash(0), 10)); // the shared repository's pool holds a connection too
+        Assert.NotNull(await shared.FindBlockAsync(TestData.Block(0, 10))); // the shared repository's pool holds a connection too
 
         Restart(script!);
 
         // Both reconnect on their own: nothing was pending, so the calls run again on new connections.
-        Assert.Equal(new SelectXorInsertResult(first[5], false), await session.SelectXorInsertAsync(TestData.Hash(5), 10));
+        Assert.Equal(new SelectXorInsertResult(first[5], false), await session.SelectXorInsertAsync(TestData.Block(5, 10)));
         for (var i = 20; i < 30; i++)
         {
-            Assert.True((await session.SelectXorInsertAsync(TestData.Hash(i), 10)).Created);
+            Assert.True((await session.SelectXorInsertAsync(TestData.Block(i, 10))).Created);
         }
 
         await session.CommitAsync();
-        Assert.Equal(first[0], await shared.FindBlockAsync(TestData.Hash(0), 10));
+        Assert.Equal(first[0], await shared.FindBlockAsync(TestData.Block(0, 10)));
         Assert.Equal(30, (await shared.GetCountsAsync()).Blocks);
         Assert.True((await db.CheckAsync()).IsClean);
     }

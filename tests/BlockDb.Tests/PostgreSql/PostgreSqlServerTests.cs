@@ -34,7 +34,7 @@ public sealed class PostgreSqlServerTests : PostgreSqlSchemaTestBase
             Assert.Equal(idsPerKey.Count, (await session.GetCountsAsync()).Blocks);
             foreach (var (key, ids) in idsPerKey)
             {
-                Assert.Equal(ids[0], await session.FindBlockAsync(TestData.Hash(key), 4096));
+                Assert.Equal(ids[0], await session.FindBlockAsync(TestData.Block(key, 4096)));
             }
 
             Assert.True((await check.CheckAsync()).IsClean);
@@ -53,19 +53,19 @@ public sealed class PostgreSqlServerTests : PostgreSqlSchemaTestBase
         await using var session = await db.OpenSessionAsync();
         for (var i = 0; i < 10; i++)
         {
-            await session.SelectXorInsertAsync(TestData.Hash(i), 10);
+            await session.SelectXorInsertAsync(TestData.Block(i, 10));
         }
 
         await session.CommitAsync();
         for (var i = 10; i < 15; i++)
         {
-            await session.SelectXorInsertAsync(TestData.Hash(i), 10);
+            await session.SelectXorInsertAsync(TestData.Block(i, 10));
         }
 
         Assert.Equal(5, session.PendingWrites);
         PostgreSqlServer.Execute(PostgreSqlServer.ConnectionString!, $"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = '{victim}'");
 
-        var e = await Assert.ThrowsAsync<BlockDbBatchRolledBackException>(async () => await session.SelectXorInsertAsync(TestData.Hash(99), 10));
+        var e = await Assert.ThrowsAsync<BlockDbBatchRolledBackException>(async () => await session.SelectXorInsertAsync(TestData.Block(99, 10)));
         Assert.Equal(5, e.LostWrites);
         Assert.NotNull(e.SqlState);
         Assert.True(e.SqlState is "57P01" || e.SqlState.StartsWith("08", StringComparison.Ordinal), e.SqlState);
@@ -74,8 +74,8 @@ public sealed class PostgreSqlServerTests : PostgreSqlSchemaTestBase
 
         // The session goes on, on a new connection; the committed batch is intact and the lost one is gone.
         Assert.Equal(10, (await session.GetCountsAsync()).Blocks);
-        Assert.True((await session.SelectXorInsertAsync(TestData.Hash(12), 10)).Created);
-        Assert.False((await session.SelectXorInsertAsync(TestData.Hash(3), 10)).Created);
+        Assert.True((await session.SelectXorInsertAsync(TestData.Block(12, 10))).Created);
+        Assert.False((await session.SelectXorInsertAsync(TestData.Block(3, 10))).Created);
     }
 
     [PostgresFact]
@@ -87,12 +87,12 @@ public sealed class PostgreSqlServerTests : PostgreSqlSchemaTestBase
             o.Batching.OnDispose = DisposeBehavior.Commit;
         });
         await using var holder = await db.OpenSessionAsync();
-        var held = await holder.SelectXorInsertAsync(TestData.Hash(1), 10); // uncommitted: its index entry is locked
+        var held = await holder.SelectXorInsertAsync(TestData.Block(1, 10)); // uncommitted: its index entry is locked
         var session = await db.OpenSessionAsync();
 
         // The call waits on the server for the holder's row, so the thread that started it is free: disposing from it
         // is not a dispose from inside the call (which SQLite's synchronous calls refuse) and must wait for the call.
-        var call = session.SelectXorInsertAsync(TestData.Hash(1), 10).AsTask();
+        var call = session.SelectXorInsertAsync(TestData.Block(1, 10)).AsTask();
         Assert.False(call.IsCompleted);
         var disposing = session.DisposeAsync().AsTask();
         await Task.Delay(200);
@@ -108,25 +108,25 @@ public sealed class PostgreSqlServerTests : PostgreSqlSchemaTestBase
     {
         await using var holder = Open(o => o.Batching.CommitEvery = 0);
         await using var holding = await holder.OpenSessionAsync();
-        await holding.SelectXorInsertAsync(TestData.Hash(1), 10); // uncommitted: its index entry is locked
+        await holding.SelectXorInsertAsync(TestData.Block(1, 10)); // uncommitted: its index entry is locked
 
         var timed = new NpgsqlConnectionStringBuilder(ConnectionString) { Options = "-c statement_timeout=300" }.ConnectionString;
         await using var db = Open(o => o.Batching.CommitEvery = 0, timed);
         await using var session = await db.OpenSessionAsync();
 
         // Nothing pending: the statement fails on its own.
-        var alone = await Assert.ThrowsAsync<BlockDbException>(async () => await session.SelectXorInsertAsync(TestData.Hash(1), 10));
+        var alone = await Assert.ThrowsAsync<BlockDbException>(async () => await session.SelectXorInsertAsync(TestData.Block(1, 10)));
         Assert.Equal("57014", alone.SqlState);
         Assert.Null(alone.SqliteErrorCode);
 
         // With a write pending, the server aborted the transaction: the batch is reported lost.
-        await session.SelectXorInsertAsync(TestData.Hash(2), 10);
-        var batch = await Assert.ThrowsAsync<BlockDbBatchRolledBackException>(async () => await session.InsertBlockAsync(TestData.Hash(1), 10));
+        await session.SelectXorInsertAsync(TestData.Block(2, 10));
+        var batch = await Assert.ThrowsAsync<BlockDbBatchRolledBackException>(async () => await session.SelectXorInsertAsync(TestData.Block(1, 10)));
         Assert.Equal("57014", batch.SqlState);
         Assert.Equal(1, batch.LostWrites);
 
         await holding.CommitAsync();
-        Assert.False((await session.SelectXorInsertAsync(TestData.Hash(1), 10)).Created);
+        Assert.False((await session.SelectXorInsertAsync(TestData.Block(1, 10))).Created);
         Assert.Equal(1, (await session.GetCountsAsync()).Blocks);
     }
 
@@ -170,18 +170,20 @@ public sealed class PostgreSqlServerTests : PostgreSqlSchemaTestBase
         await using var db = Open();
         await using (var session = await db.OpenSessionAsync())
         {
-            await session.SelectXorInsertAsync(TestData.Hash(0), 4096);
+            await session.SelectXorInsertAsync(TestData.Block(0, 4096));
         }
 
-        var blocks = Enumerable.Range(0, 5000).Select(i => TestData.Block(i % 4000, 4096)).ToList();
-        Assert.Equal(3999, await db.ImportBlocksAsync(blocks));
-        var bad = blocks.Select(b => b).Append(new BlockKey("not base64", 1)).Prepend(TestData.Block(-1, 1));
-        await Assert.ThrowsAsync<ArgumentException>(async () => await db.ImportBlocksAsync(bad));
+        // One transaction for the whole input, so a bad block leaves nothing of it.
+        var whole = new ImportOptions { ItemsPerTransaction = ImportOptions.MaxItemsPerTransaction };
+        var blocks = Enumerable.Range(0, 5000).Select(i => new ImportBlock(new BlockKey(TestData.Bytes(i % 4000), 4096))).ToList();
+        Assert.Equal(3999, (await db.ImportBlocksAsync(blocks.ToAsyncEnumerable(), whole)).Created);
+        var bad = blocks.Append(new ImportBlock(default)).Prepend(new ImportBlock(new BlockKey(TestData.Bytes(-1), 1)));
+        await Assert.ThrowsAsync<ArgumentException>(async () => await db.ImportBlocksAsync(bad.ToAsyncEnumerable(), whole));
 
         await using var check = await db.OpenSessionAsync();
         Assert.Equal(4000, (await check.GetCountsAsync()).Blocks);
-        Assert.Equal(1, await check.FindBlockAsync(TestData.Hash(0), 4096));
-        Assert.Null(await check.FindBlockAsync(TestData.Hash(-1), 1));
+        Assert.Equal(1, await check.FindBlockAsync(TestData.Block(0, 4096)));
+        Assert.Null(await check.FindBlockAsync(TestData.Block(-1, 1)));
         Assert.True((await db.CheckAsync()).IsClean);
     }
 
@@ -192,7 +194,7 @@ public sealed class PostgreSqlServerTests : PostgreSqlSchemaTestBase
         long blockset;
         await using (var session = await db.OpenSessionAsync())
         {
-            await session.SelectXorInsertAsync(TestData.Hash(1), 10);
+            await session.SelectXorInsertAsync(TestData.Block(1, 10));
             blockset = await session.AddBlocksetAsync(new[] { TestData.Block(1, 10) });
         }
 

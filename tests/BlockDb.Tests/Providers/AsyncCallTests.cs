@@ -24,9 +24,9 @@ public sealed class AsyncCallTests : IDisposable
     {
         await using var db = BlockDatabase.Open(new BlockDbOptions { Provider = provider, DataSource = _folder.File(provider + ".db") });
         await using var session = await db.OpenSessionAsync();
-        var insert = session.SelectXorInsertAsync(TestData.Hash(1), 10);
+        var insert = session.SelectXorInsertAsync(TestData.Block(1, 10));
         Assert.True(insert.IsCompletedSuccessfully);
-        var find = session.FindBlockAsync(TestData.Hash(1), 10);
+        var find = session.FindBlockAsync(TestData.Block(1, 10));
         Assert.True(find.IsCompletedSuccessfully);
         Assert.Equal((await insert).Id, await find);
     }

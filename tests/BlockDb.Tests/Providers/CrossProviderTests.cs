@@ -38,7 +38,7 @@ public sealed class CrossProviderTests : IDisposable
                 var blocks = Enumerable.Range(0, 1 + (file % 7)).Select(i => TestData.Block((file * 3) + i, 1000 + i)).ToArray();
                 foreach (var block in blocks)
                 {
-                    ids[block] = (await session.SelectXorInsertAsync(block.Hash, block.Size)).Id;
+                    ids[block] = (await session.SelectXorInsertAsync(block)).Id;
                 }
 
                 var fullHash = TestData.Hash(10_000 + file);
@@ -52,19 +52,19 @@ public sealed class CrossProviderTests : IDisposable
             Assert.Equal(new BlockDbCounts(ids.Count, written.Count, written.Sum(w => w.Blocks.Length)), await session.GetCountsAsync());
             foreach (var (key, id) in ids)
             {
-                Assert.Equal(id, await session.FindBlockAsync(key.Hash, key.Size));
+                Assert.Equal(id, await session.FindBlockAsync(key));
             }
 
             foreach (var (id, blocks, fullHash) in written)
             {
                 var listed = await session.ListBlocksetBlocksAsync(id);
-                Assert.Equal(blocks, listed.Select(b => new BlockKey(b.Hash, b.Size)));
+                Assert.Equal(blocks, listed.Select(b => BlockKey.Parse(b.Hash, b.Size)));
                 Assert.Equal(blocks.Select(b => ids[b]), listed.Select(b => b.BlockId));
                 Assert.Equal(new BlocksetInfo(id, blocks.Sum(b => b.Size), fullHash, blocks.Length), await session.GetBlocksetAsync(id));
             }
 
             // And the reader can keep writing to it.
-            Assert.True((await session.SelectXorInsertAsync(TestData.Hash(-1), 1)).Created);
+            Assert.True((await session.SelectXorInsertAsync(TestData.Block(-1, 1))).Created);
         }
     }
 }

@@ -25,13 +25,13 @@ public sealed class BatchEndingTests(ITestOutputHelper output) : KeyMapFileTestB
         await using var b = OpenWith(path, "PInvoke", o => o.Pragmas.BusyTimeout = 200); // opened first: Open itself needs the write lock (defect 7)
         await using var sa = await a.OpenSessionAsync();
         await using var sb = await b.OpenSessionAsync();
-        var written = await sa.SelectXorInsertAsync(TestData.Hash(1), 10);
+        var written = await sa.SelectXorInsertAsync(TestData.Block(1, 10));
         await Task.Delay(1000);
 
-        var (created, error) = await OutcomeAsync(() => sb.SelectXorInsertAsync(TestData.Hash(2), 10));
+        var (created, error) = await OutcomeAsync(() => sb.SelectXorInsertAsync(TestData.Block(2, 10)));
         Assert.True(error is null, $"1 s after a write with CommitAfterMilliseconds = 100, another database could not write: {error?.GetType().Name}: {error?.Message}");
         Assert.True(created.Created);
-        Assert.Equal(written.Id, await sb.FindBlockAsync(TestData.Hash(1), 10));
+        Assert.Equal(written.Id, await sb.FindBlockAsync(TestData.Block(1, 10)));
     }
 
     /// <summary>The age timer fires during calls on three sessions; once the calls stop, every batch is committed by the timer alone.</summary>
@@ -55,10 +55,10 @@ public sealed class BatchEndingTests(ITestOutputHelper output) : KeyMapFileTestB
             {
                 await Task.Yield(); // calls complete synchronously: let other tasks (and timers) run on the two cores
                 var k = rng.Next(600);
-                results.Add((k, (await session.SelectXorInsertAsync(TestData.Hash(k), 10)).Id));
+                results.Add((k, (await session.SelectXorInsertAsync(TestData.Block(k, 10))).Id));
                 if (i % 50 == 0)
                 {
-                    await session.FindBlockAsync(TestData.Hash(k), 10);
+                    await session.FindBlockAsync(TestData.Block(k, 10));
                 }
             }
         }))).WaitAsync(Hang);
@@ -105,11 +105,11 @@ public sealed class BatchEndingTests(ITestOutputHelper output) : KeyMapFileTestB
         using var reader = new RawSql(path);
         reader.Execute("BEGIN");
         reader.Scalar("""SELECT COUNT(*) FROM "Block" """); // holds SHARED until ROLLBACK
-        var written = await session.SelectXorInsertAsync(TestData.Hash(50), 10); // opens a batch; the timer fires at 50 ms
+        var written = await session.SelectXorInsertAsync(TestData.Block(50, 10)); // opens a batch; the timer fires at 50 ms
         await Task.Delay(600); // the timer is inside the gate, its COMMIT waiting for the reader
 
         // The caller's next call: sequential, awaited, nothing else running on this session.
-        var error = await Record.ExceptionAsync(async () => await session.FindBlockAsync(TestData.Hash(1), 10));
+        var error = await Record.ExceptionAsync(async () => await session.FindBlockAsync(TestData.Block(1, 10)));
         reader.Execute("ROLLBACK");
         await Task.Delay(200);
         Assert.True(
@@ -129,7 +129,7 @@ public sealed class BatchEndingTests(ITestOutputHelper output) : KeyMapFileTestB
             o.Batching.OnDispose = DisposeBehavior.Commit;
         });
         var session = await db.OpenSessionAsync();
-        var written = await session.SelectXorInsertAsync(TestData.Hash(1), 10);
+        var written = await session.SelectXorInsertAsync(TestData.Block(1, 10));
         Assert.True(written.Created);
 
         using (var reader = new RawSql(path))
@@ -171,7 +171,7 @@ public sealed class BatchEndingTests(ITestOutputHelper output) : KeyMapFileTestB
         var batchIds = new List<long>();
         for (var i = 100; i < 4100; i++)
         {
-            batchIds.Add((await sa.SelectXorInsertAsync(TestData.Hash(i), 10)).Id); // one open batch of 4000 blocks, spilling as it grows
+            batchIds.Add((await sa.SelectXorInsertAsync(TestData.Block(i, 10))).Id); // one open batch of 4000 blocks, spilling as it grows
         }
 
         var big = await sa.AddBlocksetAsync(batchIds); // and a blockset naming them all: a read of it touches every page
@@ -206,13 +206,13 @@ public sealed class BatchEndingTests(ITestOutputHelper output) : KeyMapFileTestB
         {
             var other = await Record.ExceptionAsync(async () =>
             {
-                await sb.SelectXorInsertAsync(TestData.Hash(9000), 10);
+                await sb.SelectXorInsertAsync(TestData.Block(9000, 10));
                 await sb.CommitAsync();
             });
             Assert.True(other is null, $"setup: another database could not write, so session a still holds its batch ({other?.Message})");
         }
 
-        var result = await sa.SelectXorInsertAsync(TestData.Hash(9000), 10);
+        var result = await sa.SelectXorInsertAsync(TestData.Block(9000, 10));
         var pending = sa.PendingWrites;
         var commit = await Record.ExceptionAsync(async () => await sa.CommitAsync());
         using var raw = new RawSql(path);

@@ -37,7 +37,7 @@ public sealed class CallsBehindBackgroundWorkTests : ConformanceTestBase
         var completedOnReturn = true;
         try
         {
-            var id = (await session.SelectXorInsertAsync(TestData.Hash(1), 10)).Id; // opens the batch: the timer fires and holds its commit
+            var id = (await session.SelectXorInsertAsync(TestData.Block(1, 10))).Id; // opens the batch: the timer fires and holds its commit
             await held.Task.WaitAsync(Wait);
 
             var caller = new Thread(() =>
@@ -51,7 +51,7 @@ public sealed class CallsBehindBackgroundWorkTests : ConformanceTestBase
 
             release.SetResult();
             var result = await running!.WaitAsync(Wait);
-            Assert.Equal(call switch { "find" => id, "select-xor-insert" => await session.FindBlockAsync(TestData.Hash(2), 10), _ => 1 }, result);
+            Assert.Equal(call switch { "find" => id, "select-xor-insert" => await session.FindBlockAsync(TestData.Block(2, 10)), _ => 1 }, result);
         }
         finally
         {
@@ -65,10 +65,10 @@ public sealed class CallsBehindBackgroundWorkTests : ConformanceTestBase
         switch (call)
         {
             case "find":
-                var find = session.FindBlockAsync(TestData.Hash(1), 10);
+                var find = session.FindBlockAsync(TestData.Block(1, 10));
                 return (Id(find), find.IsCompleted);
             case "select-xor-insert":
-                var insert = session.SelectXorInsertAsync(TestData.Hash(2), 10);
+                var insert = session.SelectXorInsertAsync(TestData.Block(2, 10));
                 return (Id(insert), insert.IsCompleted);
             default:
                 var counts = session.GetCountsAsync();

@@ -19,18 +19,18 @@ public sealed class CommitBatchingTests : ConformanceTestBase
         await using var writer = await db.OpenSessionAsync();
         await using var reader = await db.OpenSessionAsync();
 
-        await writer.InsertBlockAsync(TestData.Hash(1), 1);
-        await writer.SelectXorInsertAsync(TestData.Hash(2), 1);
+        await writer.SelectXorInsertAsync(TestData.Block(1, 1));
+        await writer.SelectXorInsertAsync(TestData.Block(2, 1));
         Assert.Equal(2, writer.PendingWrites);
         Assert.Equal(2, (await writer.GetCountsAsync()).Blocks);
         Assert.Equal(0, (await reader.GetCountsAsync()).Blocks);
-        Assert.Null(await reader.FindBlockAsync(TestData.Hash(1), 1));
+        Assert.Null(await reader.FindBlockAsync(TestData.Block(1, 1)));
 
         await writer.AddBlocksetAsync(new[] { TestData.Block(1, 1), TestData.Block(2, 1) });
         Assert.Equal(0, writer.PendingWrites);
         Assert.Equal(new BlockDbCounts(2, 1, 2), await reader.GetCountsAsync());
 
-        await writer.InsertBlockAsync(TestData.Hash(3), 1);
+        await writer.SelectXorInsertAsync(TestData.Block(3, 1));
         Assert.Equal(1, writer.PendingWrites);
         Assert.Equal(2, (await reader.GetCountsAsync()).Blocks);
     }
@@ -43,12 +43,12 @@ public sealed class CommitBatchingTests : ConformanceTestBase
         await using var db = Open(o => o.Batching.CommitEvery = 3);
         await using var writer = await db.OpenSessionAsync();
         await using var reader = await db.OpenSessionAsync();
-        BinaryBlockKey[] blocks = [.. Enumerable.Range(1, 5).Select(i => TestData.Binary(i, 100))];
+        BlockKey[] blocks = [.. Enumerable.Range(1, 5).Select(i => TestData.Block(i, 100))];
         var results = new SelectXorInsertResult[blocks.Length];
 
         // Commits come only between calls: the five writes are one transaction, committed after the call (5 >= 3),
         // not three of them in the middle of the call and two left pending.
-        Assert.Equal(5, await writer.SelectXorInsertAsync(blocks, results));
+        Assert.Equal(5, await writer.SelectXorInsertManyAsync(blocks, results));
         Assert.Equal(0, writer.PendingWrites);
         Assert.Equal(5, (await reader.GetCountsAsync()).Blocks);
     }
@@ -61,9 +61,9 @@ public sealed class CommitBatchingTests : ConformanceTestBase
         await using var db = Open(o => o.Batching.CommitEvery = 1);
         await using var writer = await db.OpenSessionAsync();
         await using var reader = await db.OpenSessionAsync();
-        var id = await writer.InsertBlockAsync(TestData.Hash(1), 1);
+        var id = (await writer.SelectXorInsertAsync(TestData.Block(1, 1))).Id;
         Assert.Equal(0, writer.PendingWrites);
-        Assert.Equal(id, await reader.FindBlockAsync(TestData.Hash(1), 1));
+        Assert.Equal(id, await reader.FindBlockAsync(TestData.Block(1, 1)));
     }
 
     [Theory]
@@ -76,7 +76,7 @@ public sealed class CommitBatchingTests : ConformanceTestBase
         await using var reader = await db.OpenSessionAsync();
         for (var i = 0; i < 50; i++)
         {
-            await writer.SelectXorInsertAsync(TestData.Hash(i), 1);
+            await writer.SelectXorInsertAsync(TestData.Block(i, 1));
         }
 
         Assert.Equal(50, writer.PendingWrites);
@@ -96,7 +96,7 @@ public sealed class CommitBatchingTests : ConformanceTestBase
         await using var writer = await db.OpenSessionAsync();
         await using var reader = await db.OpenSessionAsync();
         var sinceInsert = Stopwatch.StartNew();
-        await writer.InsertBlockAsync(TestData.Hash(1), 1);
+        await writer.SelectXorInsertAsync(TestData.Block(1, 1));
         var pending = writer.PendingWrites;
         if (sinceInsert.ElapsedMilliseconds < Age / 2)
         {
@@ -113,7 +113,7 @@ public sealed class CommitBatchingTests : ConformanceTestBase
         Assert.Equal(0, writer.PendingWrites);
         Assert.Equal(1, (await reader.GetCountsAsync()).Blocks);
         sinceInsert.Restart();
-        await writer.InsertBlockAsync(TestData.Hash(2), 1);
+        await writer.SelectXorInsertAsync(TestData.Block(2, 1));
         pending = writer.PendingWrites;
         if (sinceInsert.ElapsedMilliseconds < Age / 2)
         {
@@ -128,13 +128,13 @@ public sealed class CommitBatchingTests : ConformanceTestBase
         Use(provider, layout);
         await using var db = Open(o => o.Batching.CommitEvery = 0);
         await using var session = await db.OpenSessionAsync();
-        await session.InsertBlockAsync(TestData.Hash(1), 1);
+        await session.SelectXorInsertAsync(TestData.Block(1, 1));
         await session.CommitAsync();
-        await session.InsertBlockAsync(TestData.Hash(2), 1);
+        await session.SelectXorInsertAsync(TestData.Block(2, 1));
         await session.RollbackAsync();
         Assert.Equal(0, session.PendingWrites);
         Assert.Equal(1, (await session.GetCountsAsync()).Blocks);
-        Assert.True((await session.SelectXorInsertAsync(TestData.Hash(2), 1)).Created);
+        Assert.True((await session.SelectXorInsertAsync(TestData.Block(2, 1))).Created);
     }
 
     [Theory]
@@ -144,12 +144,12 @@ public sealed class CommitBatchingTests : ConformanceTestBase
         Use(provider, layout);
         await using var db = Open(o => { o.Batching.CommitEvery = 1; BusyTimeout(o, 300); });
         await using var first = await db.OpenSessionAsync();
-        await first.InsertBlockAsync(TestData.Hash(1), 1);
-        await Assert.ThrowsAsync<BlockDbException>(async () => await first.InsertBlockAsync(TestData.Hash(1), 1));
+        await first.SelectXorInsertAsync(TestData.Block(1, 1));
+        await Assert.ThrowsAsync<VolumeNotFoundException>(async () => await first.SelectXorInsertAsync(TestData.Block(3, 1), 1_000_000));
         await Assert.ThrowsAsync<BlockNotFoundException>(async () => await first.AddBlocksetAsync(new[] { 999L }));
         Assert.Equal(0, first.PendingWrites);
 
         await using var second = await db.OpenSessionAsync();
-        Assert.True((await second.SelectXorInsertAsync(TestData.Hash(2), 1)).Created);
+        Assert.True((await second.SelectXorInsertAsync(TestData.Block(2, 1))).Created);
     }
 }

@@ -38,14 +38,14 @@ public sealed class CommitOutcomeTests : IDisposable
         var path = _folder.File($"unknown-{provider}-{layout}.db");
         await using var db = Open(path, provider, layout);
         await using var session = await db.OpenSessionAsync();
-        var before = await session.SelectXorInsertAsync(TestData.Hash(1), 100);
+        var before = await session.SelectXorInsertAsync(TestData.Block(1, 100));
         await session.AddBlocksetAsync([TestData.Block(1, 100)]);
         await session.CommitAsync();
 
         var ids = new List<long>();
         for (var i = 2; i <= 6; i++)
         {
-            ids.Add((await session.SelectXorInsertAsync(TestData.Hash(i), 100 + i)).Id);
+            ids.Add((await session.SelectXorInsertAsync(TestData.Block(i, 100 + i))).Id);
         }
 
         var blockset = await session.AddBlocksetAsync([.. Enumerable.Range(2, 5).Select(i => TestData.Block(i, 100 + i))]);
@@ -61,13 +61,13 @@ public sealed class CommitOutcomeTests : IDisposable
         // Here SQLite had written the file, so the batch did commit: repeating it finds every block at its ID.
         for (var i = 2; i <= 6; i++)
         {
-            var again = await session.SelectXorInsertAsync(TestData.Hash(i), 100 + i);
+            var again = await session.SelectXorInsertAsync(TestData.Block(i, 100 + i));
             Assert.False(again.Created, $"block {i} was inserted a second time after the unknown commit");
             Assert.Equal(ids[i - 2], again.Id);
         }
 
         Assert.Equal(5, (await session.ListBlocksetBlocksAsync(blockset)).Count);
-        var next = await session.SelectXorInsertAsync(TestData.Hash(7), 107);
+        var next = await session.SelectXorInsertAsync(TestData.Block(7, 107));
         Assert.True(next.Created);
         Assert.DoesNotContain(next.Id, ids.Append(before.Id));
         await session.CommitAsync();
@@ -85,9 +85,9 @@ public sealed class CommitOutcomeTests : IDisposable
         var path = _folder.File($"busy-{provider}-{layout}.db");
         await using var db = Open(path, provider, layout, busyTimeout: 50);
         await using var session = await db.OpenSessionAsync();
-        await session.SelectXorInsertAsync(TestData.Hash(1), 100);
+        await session.SelectXorInsertAsync(TestData.Block(1, 100));
         await session.CommitAsync();
-        var created = await session.SelectXorInsertAsync(TestData.Hash(2), 100);
+        var created = await session.SelectXorInsertAsync(TestData.Block(2, 100));
         Assert.True(created.Created);
 
         // A reader in another connection holds a SHARED lock: in DELETE mode the COMMIT cannot get EXCLUSIVE.
@@ -102,8 +102,8 @@ public sealed class CommitOutcomeTests : IDisposable
             reader.Execute("COMMIT");
         }
 
-        Assert.Null(await session.FindBlockAsync(TestData.Hash(2), 100));
-        var again = await session.SelectXorInsertAsync(TestData.Hash(2), 100);
+        Assert.Null(await session.FindBlockAsync(TestData.Block(2, 100)));
+        var again = await session.SelectXorInsertAsync(TestData.Block(2, 100));
         Assert.True(again.Created);
         await session.CommitAsync();
         var check = await db.CheckAsync();

@@ -59,21 +59,21 @@ public sealed class ReadBatchingTests : IDisposable
             o.SelectXorInsert = strategy;
         });
         await using var session = await db.OpenSessionAsync();
-        await session.SelectXorInsertAsync(TestData.Hash(1), 10);
+        await session.SelectXorInsertAsync(TestData.Block(1, 10));
         await session.CommitAsync();
 
         // The snapshot is taken by this read; the foreign block is committed after it.
-        Assert.Null(await session.FindBlockAsync(TestData.Hash(2), 10));
+        Assert.Null(await session.FindBlockAsync(TestData.Block(2, 10)));
         using var raw = new RawSql(path);
         var foreign = raw.InsertBlock(TestData.Hash(2), 10, blob: layout != BlockLayout.TextHash);
-        Assert.Null(await session.FindBlockAsync(TestData.Hash(2), 10)); // the documented staleness: still the old snapshot
+        Assert.Null(await session.FindBlockAsync(TestData.Block(2, 10))); // the documented staleness: still the old snapshot
 
         // A write starts from a fresh transaction: it finds the foreign row, creates nothing.
-        Assert.Equal(new SelectXorInsertResult(foreign, false), await session.SelectXorInsertAsync(TestData.Hash(2), 10));
+        Assert.Equal(new SelectXorInsertResult(foreign, false), await session.SelectXorInsertAsync(TestData.Block(2, 10)));
         await session.CommitAsync();
         Assert.Equal(0, raw.DuplicateGroups());
         Assert.Equal(2, raw.Scalar("""SELECT COUNT(*) FROM "Block" """));
-        Assert.Equal(foreign, await session.FindBlockAsync(TestData.Hash(2), 10));
+        Assert.Equal(foreign, await session.FindBlockAsync(TestData.Block(2, 10)));
         Assert.True((await db.CheckAsync()).IsClean);
     }
 
@@ -91,7 +91,7 @@ public sealed class ReadBatchingTests : IDisposable
 
         await session.CommitAsync();
         Assert.Equal(1, (await session.GetCountsAsync()).Blocks);
-        Assert.Equal(id, await session.FindBlockAsync(TestData.Hash(7), 10));
+        Assert.Equal(id, await session.FindBlockAsync(TestData.Block(7, 10)));
 
         raw.InsertBlock(TestData.Hash(8), 10);
         await session.RollbackAsync(); // a rollback call ends it too
@@ -108,12 +108,12 @@ public sealed class ReadBatchingTests : IDisposable
             o.Batching.ReadsPerTransaction = 3;
         });
         await using var session = await db.OpenSessionAsync();
-        Assert.Null(await session.FindBlockAsync(TestData.Hash(1), 10)); // read 1 takes the snapshot
+        Assert.Null(await session.FindBlockAsync(TestData.Block(1, 10))); // read 1 takes the snapshot
         using var raw = new RawSql(path);
         var id = raw.InsertBlock(TestData.Hash(1), 10);
-        Assert.Null(await session.FindBlockAsync(TestData.Hash(1), 10)); // read 2
-        Assert.Null(await session.FindBlockAsync(TestData.Hash(1), 10)); // read 3
-        Assert.Equal(id, await session.FindBlockAsync(TestData.Hash(1), 10)); // read 4: a new transaction
+        Assert.Null(await session.FindBlockAsync(TestData.Block(1, 10))); // read 2
+        Assert.Null(await session.FindBlockAsync(TestData.Block(1, 10))); // read 3
+        Assert.Equal(id, await session.FindBlockAsync(TestData.Block(1, 10))); // read 4: a new transaction
     }
 
     [Fact]
@@ -126,14 +126,14 @@ public sealed class ReadBatchingTests : IDisposable
             o.Batching.ReadTransactionMilliseconds = 200;
         });
         await using var session = await db.OpenSessionAsync();
-        Assert.Null(await session.FindBlockAsync(TestData.Hash(1), 10));
+        Assert.Null(await session.FindBlockAsync(TestData.Block(1, 10)));
         using var raw = new RawSql(path);
         var id = raw.InsertBlock(TestData.Hash(1), 10);
         var clock = Stopwatch.StartNew();
         long? found = null;
         while (found is null && clock.ElapsedMilliseconds < 30_000)
         {
-            found = await session.FindBlockAsync(TestData.Hash(1), 10);
+            found = await session.FindBlockAsync(TestData.Block(1, 10));
         }
 
         Assert.Equal(id, found);
@@ -151,14 +151,14 @@ public sealed class ReadBatchingTests : IDisposable
         await using var sameDb = await a.OpenSessionAsync();
         await using var otherDb = await b.OpenSessionAsync();
 
-        Assert.Null(await reader.FindBlockAsync(TestData.Hash(1), 10)); // snapshot taken
-        var first = await sameDb.SelectXorInsertAsync(TestData.Hash(1), 10);
+        Assert.Null(await reader.FindBlockAsync(TestData.Block(1, 10))); // snapshot taken
+        var first = await sameDb.SelectXorInsertAsync(TestData.Block(1, 10));
         await sameDb.CommitAsync();
-        Assert.Equal(first.Id, await reader.FindBlockAsync(TestData.Hash(1), 10));
+        Assert.Equal(first.Id, await reader.FindBlockAsync(TestData.Block(1, 10)));
 
-        var second = await otherDb.SelectXorInsertAsync(TestData.Hash(2), 10);
+        var second = await otherDb.SelectXorInsertAsync(TestData.Block(2, 10));
         await otherDb.CommitAsync();
-        Assert.Equal(second.Id, await reader.FindBlockAsync(TestData.Hash(2), 10));
+        Assert.Equal(second.Id, await reader.FindBlockAsync(TestData.Block(2, 10)));
         Assert.Equal(2, (await reader.GetCountsAsync()).Blocks);
     }
 
@@ -171,9 +171,9 @@ public sealed class ReadBatchingTests : IDisposable
         await using var shared = db.OpenSharedRepository();
         for (var i = 0; i < 50; i++)
         {
-            Assert.Null(await shared.FindBlockAsync(TestData.Hash(i), 10));
-            var written = await shared.SelectXorInsertAsync(TestData.Hash(i), 10);
-            Assert.Equal(written.Id, await shared.FindBlockAsync(TestData.Hash(i), 10));
+            Assert.Null(await shared.FindBlockAsync(TestData.Block(i, 10)));
+            var written = await shared.SelectXorInsertAsync(TestData.Block(i, 10));
+            Assert.Equal(written.Id, await shared.FindBlockAsync(TestData.Block(i, 10)));
             Assert.Equal(i + 1, (await shared.GetCountsAsync()).Blocks);
         }
     }
@@ -188,7 +188,7 @@ public sealed class ReadBatchingTests : IDisposable
             o.Batching.ReadTransactionMilliseconds = 100;
         });
         await using var session = await db.OpenSessionAsync();
-        Assert.Null(await session.FindBlockAsync(TestData.Hash(1), 10)); // holds a snapshot from here
+        Assert.Null(await session.FindBlockAsync(TestData.Block(1, 10))); // holds a snapshot from here
         using var raw = new RawSql(path);
         for (var i = 0; i < 20; i++)
         {
@@ -217,7 +217,7 @@ public sealed class ReadBatchingTests : IDisposable
         var path = _folder.File("held.db");
         await using var db = Open(path, configure: HoldLong);
         await using var session = await db.OpenSessionAsync();
-        Assert.Null(await session.FindBlockAsync(TestData.Hash(1), 10));
+        Assert.Null(await session.FindBlockAsync(TestData.Block(1, 10)));
         using var raw = new RawSql(path);
         raw.InsertBlock(TestData.Hash(2), 10);
         await Task.Delay(300);
@@ -233,12 +233,12 @@ public sealed class ReadBatchingTests : IDisposable
         var path = _folder.File("delete-mode.db");
         await using var db = Open(path, provider, o => o.Pragmas.JournalMode = JournalMode.Delete);
         await using var session = await db.OpenSessionAsync();
-        Assert.Null(await session.FindBlockAsync(TestData.Hash(1), 10));
+        Assert.Null(await session.FindBlockAsync(TestData.Block(1, 10)));
 
         // A held read would hold SQLite's SHARED lock and this writer (no busy wait) would get SQLITE_BUSY.
         using var raw = new RawSql(path, busyTimeoutMilliseconds: 0);
         var id = raw.InsertBlock(TestData.Hash(1), 10);
-        Assert.Equal(id, await session.FindBlockAsync(TestData.Hash(1), 10));
+        Assert.Equal(id, await session.FindBlockAsync(TestData.Block(1, 10)));
     }
 
     [Fact]
@@ -247,10 +247,10 @@ public sealed class ReadBatchingTests : IDisposable
         var path = _folder.File("off.db");
         await using var db = Open(path, configure: o => o.Batching.ReadsPerTransaction = 1);
         await using var session = await db.OpenSessionAsync();
-        Assert.Null(await session.FindBlockAsync(TestData.Hash(1), 10));
+        Assert.Null(await session.FindBlockAsync(TestData.Block(1, 10)));
         using var raw = new RawSql(path);
         var id = raw.InsertBlock(TestData.Hash(1), 10);
-        Assert.Equal(id, await session.FindBlockAsync(TestData.Hash(1), 10));
+        Assert.Equal(id, await session.FindBlockAsync(TestData.Block(1, 10)));
     }
 
     [Fact]
@@ -259,11 +259,11 @@ public sealed class ReadBatchingTests : IDisposable
         var path = _folder.File("failed-read.db");
         await using var db = Open(path, configure: HoldLong);
         await using var session = await db.OpenSessionAsync();
-        Assert.Null(await session.FindBlockAsync(TestData.Hash(1), 10));
+        Assert.Null(await session.FindBlockAsync(TestData.Block(1, 10)));
         using var raw = new RawSql(path);
         var id = raw.InsertBlock(TestData.Hash(1), 10);
         await Assert.ThrowsAsync<BlocksetNotFoundException>(async () => await session.GetBlocksetAsync(12345));
-        Assert.Equal(id, await session.FindBlockAsync(TestData.Hash(1), 10));
+        Assert.Equal(id, await session.FindBlockAsync(TestData.Block(1, 10)));
     }
 
     [Fact]
@@ -272,7 +272,7 @@ public sealed class ReadBatchingTests : IDisposable
         var path = _folder.File("dispose.db");
         await using var db = Open(path, configure: HoldLong);
         var session = await db.OpenSessionAsync();
-        Assert.Null(await session.FindBlockAsync(TestData.Hash(1), 10));
+        Assert.Null(await session.FindBlockAsync(TestData.Block(1, 10)));
         await session.DisposeAsync();
         using var raw = new RawSql(path);
         raw.InsertBlock(TestData.Hash(1), 10);

@@ -13,11 +13,11 @@ public sealed class SessionGateTests : ConformanceTestBase
         Use(provider, layout);
         await using var db = Open();
         await using var session = await db.OpenSessionAsync();
-        var id = (await session.SelectXorInsertAsync(TestData.Hash(1), 1)).Id;
+        var id = (await session.SelectXorInsertAsync(TestData.Block(1, 1))).Id;
         Exception? reentrant = null;
         var ids = new CallbackList<long>([id, id], () =>
         {
-            var pending = session.FindBlockAsync(TestData.Hash(1), 1);
+            var pending = session.FindBlockAsync(TestData.Block(1, 1));
             reentrant = pending.IsFaulted ? pending.AsTask().Exception!.InnerException : null;
         });
         await session.AddBlocksetAsync(ids);
@@ -33,7 +33,7 @@ public sealed class SessionGateTests : ConformanceTestBase
         await using var session = await db.OpenSessionAsync();
         using var cts = new CancellationTokenSource();
         await cts.CancelAsync();
-        await Assert.ThrowsAnyAsync<OperationCanceledException>(async () => await session.SelectXorInsertAsync(TestData.Hash(1), 1, cts.Token));
+        await Assert.ThrowsAnyAsync<OperationCanceledException>(async () => await session.SelectXorInsertAsync(TestData.Block(1, 1), cancellationToken: cts.Token));
         await Assert.ThrowsAnyAsync<OperationCanceledException>(async () => await db.OpenSessionAsync(cts.Token));
         Assert.Equal(0, (await session.GetCountsAsync()).Blocks);
     }

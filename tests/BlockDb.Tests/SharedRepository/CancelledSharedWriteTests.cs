@@ -17,7 +17,7 @@ public sealed class CancelledSharedWriteTests : ConformanceTestBase
     public async Task A_cancelled_span_select_xor_insert_commits_none_of_its_blocks(string provider, BlockLayout layout)
     {
         Use(provider, layout);
-        await CancelAtRandomAsync(static (shared, blocks, results, token) => shared.SelectXorInsertAsync(blocks, results, null, token).AsTask(), blockset: false);
+        await CancelAtRandomAsync(static (shared, blocks, results, token) => shared.SelectXorInsertManyAsync(blocks, results, null, token).AsTask(), blockset: false);
     }
 
     [Theory]
@@ -37,7 +37,7 @@ public sealed class CancelledSharedWriteTests : ConformanceTestBase
     /// an uncancelled call's duration, and checks after each (once a later write has gone through the writer, so its group has committed)
     /// that the file holds all of the call's blocks when it returned and none of them when it was cancelled.
     /// </summary>
-    private async Task CancelAtRandomAsync(Func<ISharedBlockRepository, ReadOnlyMemory<BinaryBlockKey>, Memory<SelectXorInsertResult>, CancellationToken, Task<int>> call, bool blockset)
+    private async Task CancelAtRandomAsync(Func<ISharedBlockRepository, ReadOnlyMemory<BlockKey>, Memory<SelectXorInsertResult>, CancellationToken, Task<int>> call, bool blockset)
     {
         await using var db = Open(o =>
         {
@@ -109,9 +109,9 @@ public sealed class CancelledSharedWriteTests : ConformanceTestBase
 
     /// <summary>A write queued after the call: once it completes, the writer has committed (or dropped) everything queued before it.</summary>
     private static async Task BarrierAsync(ISharedBlockRepository shared, int call) =>
-        Assert.True((await shared.SelectXorInsertAsync(TestData.Bytes(-1 - call), 1)).Created);
+        Assert.True((await shared.SelectXorInsertAsync(new BlockKey(TestData.Bytes(-1 - call), 1))).Created);
 
     /// <summary>Call <paramref name="call"/>'s blocks: new ones, distinct from every other call's.</summary>
-    private static ReadOnlyMemory<BinaryBlockKey> Blocks(int call) =>
-        Enumerable.Range(call * BlocksPerCall, BlocksPerCall).Select(seed => TestData.Binary(seed, 4096)).ToArray();
+    private static ReadOnlyMemory<BlockKey> Blocks(int call) =>
+        Enumerable.Range(call * BlocksPerCall, BlocksPerCall).Select(seed => TestData.Block(seed, 4096)).ToArray();
 }

@@ -15,15 +15,15 @@ public sealed class PostgreSqlSharedConnectionTests : PostgreSqlSchemaTestBase
         await using var shared = db.OpenSharedRepository();
         await Task.WhenAll(Enumerable.Range(0, 6).Select(i => Task.Run(async () =>
         {
-            var id = (await shared.SelectXorInsertAsync(TestData.Hash(i), 10)).Id;
-            Assert.Equal(id, await shared.FindBlockAsync(TestData.Hash(i), 10));
+            var id = (await shared.SelectXorInsertAsync(TestData.Block(i, 10))).Id;
+            Assert.Equal(id, await shared.FindBlockAsync(TestData.Block(i, 10)));
         })));
 
         // Both connections free again: two sessions of the application each get one while the shared repository is open.
         await using var first = await db.OpenSessionAsync();
         await using var second = await db.OpenSessionAsync();
         Assert.Equal(6, (await first.GetCountsAsync()).Blocks);
-        Assert.NotNull(await second.FindBlockAsync(TestData.Hash(5), 10));
+        Assert.NotNull(await second.FindBlockAsync(TestData.Block(5, 10)));
         Assert.Equal(6, shared.AcknowledgedWrites);
     }
 }

@@ -21,16 +21,16 @@ public sealed class ReadOnlySharedRepositoryTests(ITestOutputHelper output) : Ke
         await using (var session = await readOnly.OpenSessionAsync())
         {
             // The session refuses every write call, existing block or not.
-            await Assert.ThrowsAsync<BlockDbReadOnlyException>(async () => await session.SelectXorInsertAsync(TestData.Hash(0), 10));
-            await Assert.ThrowsAsync<BlockDbReadOnlyException>(async () => await session.SelectXorInsertAsync(TestData.Hash(99), 10));
-            await Assert.ThrowsAsync<BlockDbReadOnlyException>(async () => await session.InsertBlockAsync(TestData.Hash(99), 10));
+            await Assert.ThrowsAsync<BlockDbReadOnlyException>(async () => await session.SelectXorInsertAsync(TestData.Block(0, 10)));
+            await Assert.ThrowsAsync<BlockDbReadOnlyException>(async () => await session.SelectXorInsertAsync(TestData.Block(99, 10)));
+            await Assert.ThrowsAsync<BlockDbReadOnlyException>(async () => await session.SelectXorInsertAsync(TestData.Block(99, 10)));
             await Assert.ThrowsAsync<BlockDbReadOnlyException>(async () => await session.AddBlocksetAsync([TestData.Block(0, 10)]));
         }
 
         await using var shared = readOnly.OpenSharedRepository();
-        await Assert.ThrowsAsync<BlockDbReadOnlyException>(() => shared.SelectXorInsertAsync(TestData.Hash(99), 10).AsTask());
+        await Assert.ThrowsAsync<BlockDbReadOnlyException>(() => shared.SelectXorInsertAsync(TestData.Block(99, 10)).AsTask());
         await Assert.ThrowsAsync<BlockDbReadOnlyException>(() => shared.AddBlocksetAsync([TestData.Block(0, 10)]).AsTask());
-        var existing = await Record.ExceptionAsync(() => shared.SelectXorInsertAsync(TestData.Hash(0), 10).AsTask());
+        var existing = await Record.ExceptionAsync(() => shared.SelectXorInsertAsync(TestData.Block(0, 10)).AsTask());
         Assert.True(existing is BlockDbReadOnlyException, $"The read-only shared repository answered SelectXorInsertAsync for an existing block ({existing?.GetType().Name ?? "no exception"}), where a read-only session refuses the same call.");
     }
 }

@@ -18,7 +18,7 @@ public sealed class SharedRepositoryTests : ConformanceTestBase
             for (var i = 0; i < 20; i++)
             {
                 var key = ((t * 7) + (i * 13)) % distinct;
-                seen.Add((key, await shared.SelectXorInsertAsync(TestData.Hash(key), 4096)));
+                seen.Add((key, await shared.SelectXorInsertAsync(TestData.Block(key, 4096))));
             }
 
             return seen;
@@ -41,7 +41,7 @@ public sealed class SharedRepositoryTests : ConformanceTestBase
 
         foreach (var (key, ids) in idsPerKey)
         {
-            Assert.Equal(ids[0], await shared.FindBlockAsync(TestData.Hash(key), 4096));
+            Assert.Equal(ids[0], await shared.FindBlockAsync(TestData.Block(key, 4096)));
         }
     }
 
@@ -58,7 +58,7 @@ public sealed class SharedRepositoryTests : ConformanceTestBase
             var ids = new List<long>();
             foreach (var block in blocks)
             {
-                ids.Add((await shared.SelectXorInsertAsync(block.Hash, block.Size)).Id);
+                ids.Add((await shared.SelectXorInsertAsync(block)).Id);
             }
 
             var id = f % 2 == 0 ? await shared.AddBlocksetAsync(blocks) : await shared.AddBlocksetAsync(ids);
@@ -70,7 +70,7 @@ public sealed class SharedRepositoryTests : ConformanceTestBase
 
         foreach (var (id, blocks) in written)
         {
-            Assert.Equal(blocks, (await shared.ListBlocksetBlocksAsync(id)).Select(b => new BlockKey(b.Hash, b.Size)));
+            Assert.Equal(blocks, (await shared.ListBlocksetBlocksAsync(id)).Select(b => BlockKey.Parse(b.Hash, b.Size)));
         }
 
         Assert.Equal(written.Sum(w => w.blocks.Length), (await shared.GetCountsAsync()).BlocksetEntries);
@@ -83,8 +83,13 @@ public sealed class SharedRepositoryTests : ConformanceTestBase
         Use(provider, layout);
         await using var db = Open(o => BusyTimeout(o, 500));
         await using var shared = db.OpenSharedRepository();
-        await shared.InsertBlockAsync(TestData.Hash(0), 1);
-        var calls = Enumerable.Range(0, 50).Select(i => shared.InsertBlockAsync(TestData.Hash(i % 25 == 0 ? 0 : i), 1).AsTask()).ToArray();
+        await shared.SelectXorInsertAsync(TestData.Block(0, 1));
+
+        // Two of the writes are new blocks for a volume that does not exist: refused inside the group's transaction.
+        const long missingVolume = 1_000_000;
+        var calls = Enumerable.Range(0, 50).Select(i => (i % 25 == 0
+            ? shared.SelectXorInsertAsync(TestData.Block(1000 + i, 1), missingVolume)
+            : shared.SelectXorInsertAsync(TestData.Block(i, 1))).AsTask()).ToArray();
         var outcomes = await Task.WhenAll(calls.Select(async c =>
         {
             try
@@ -92,9 +97,13 @@ public sealed class SharedRepositoryTests : ConformanceTestBase
                 await c;
                 return 0;
             }
-            catch (BlockDbException e)
+            catch (VolumeNotFoundException)
             {
-                return IsUniqueViolation(e) ? 1 : 2;
+                return 1;
+            }
+            catch (BlockDbException)
+            {
+                return 2;
             }
         }));
 
@@ -103,9 +112,9 @@ public sealed class SharedRepositoryTests : ConformanceTestBase
         Assert.Equal(49, (await shared.GetCountsAsync()).Blocks);
 
         // A round in which every write failed still ends its transaction: the write lock is free for others.
-        await Assert.ThrowsAsync<BlockDbException>(() => shared.InsertBlockAsync(TestData.Hash(0), 1).AsTask());
+        await Assert.ThrowsAsync<VolumeNotFoundException>(() => shared.SelectXorInsertAsync(TestData.Block(2000, 1), missingVolume).AsTask());
         await using var other = await db.OpenSessionAsync();
-        await other.InsertBlockAsync(TestData.Hash(-7), 1);
+        await other.SelectXorInsertAsync(TestData.Block(-7, 1));
         await other.CommitAsync();
     }
 
@@ -114,23 +123,23 @@ public sealed class SharedRepositoryTests : ConformanceTestBase
     public async Task Disposing_the_shared_repository_commits_the_queued_writes_and_refuses_new_ones(string provider, BlockLayout layout)
     {
         Use(provider, layout);
-        Task<long>[] pending;
+        Task<SelectXorInsertResult>[] pending;
         await using (var db = Open())
         {
             var shared = db.OpenSharedRepository();
-            pending = Enumerable.Range(0, 500).Select(i => shared.InsertBlockAsync(TestData.Hash(i), 1).AsTask()).ToArray();
+            pending = Enumerable.Range(0, 500).Select(i => shared.SelectXorInsertAsync(TestData.Block(i, 1)).AsTask()).ToArray();
             await shared.DisposeAsync();
 
             // Every write queued before dispose was committed and acknowledged; none failed.
             await Task.WhenAll(pending).WaitAsync(TimeSpan.FromSeconds(30));
-            await Assert.ThrowsAsync<ObjectDisposedException>(() => shared.InsertBlockAsync(TestData.Hash(-1), 1).AsTask());
-            await Assert.ThrowsAsync<ObjectDisposedException>(async () => await shared.FindBlockAsync(TestData.Hash(1), 1));
+            await Assert.ThrowsAsync<ObjectDisposedException>(() => shared.SelectXorInsertAsync(TestData.Block(-1, 1)).AsTask());
+            await Assert.ThrowsAsync<ObjectDisposedException>(async () => await shared.FindBlockAsync(TestData.Block(1, 1)));
         }
 
         await using var reopened = Open();
         await using var session = await reopened.OpenSessionAsync();
         Assert.Equal(500, (await session.GetCountsAsync()).Blocks);
-        Assert.Equal(pending.Select(t => t.Result).Order(), Enumerable.Range(1, 500).Select(i => (long)i));
+        Assert.Equal(pending.Select(t => t.Result.Id).Order(), Enumerable.Range(1, 500).Select(i => (long)i));
     }
 
     [Theory]
@@ -142,8 +151,8 @@ public sealed class SharedRepositoryTests : ConformanceTestBase
         await using var shared = db.OpenSharedRepository();
         using var cts = new CancellationTokenSource();
         await cts.CancelAsync();
-        await Assert.ThrowsAnyAsync<OperationCanceledException>(() => shared.SelectXorInsertAsync(TestData.Hash(1), 1, cts.Token).AsTask());
-        await Assert.ThrowsAnyAsync<OperationCanceledException>(() => shared.InsertBlockAsync(TestData.Hash(2), 1, cts.Token).AsTask());
+        await Assert.ThrowsAnyAsync<OperationCanceledException>(() => shared.SelectXorInsertAsync(TestData.Block(1, 1), cancellationToken: cts.Token).AsTask());
+        await Assert.ThrowsAnyAsync<OperationCanceledException>(() => shared.SelectXorInsertAsync(TestData.Block(2, 1), cancellationToken: cts.Token).AsTask());
         Assert.Equal(0, (await shared.GetCountsAsync()).Blocks);
     }
 
@@ -154,8 +163,8 @@ public sealed class SharedRepositoryTests : ConformanceTestBase
         Use(provider, layout);
         await using var db = Open();
         await using var shared = db.OpenSharedRepository();
-        await Assert.ThrowsAnyAsync<ArgumentException>(() => shared.SelectXorInsertAsync("bad hash", 1).AsTask());
-        await Assert.ThrowsAnyAsync<ArgumentException>(() => shared.InsertBlockAsync(TestData.Hash(1), -1).AsTask());
+        await Assert.ThrowsAnyAsync<ArgumentException>(() => shared.SelectXorInsertAsync(BlockKey.Parse("bad hash", 1)).AsTask());
+        await Assert.ThrowsAnyAsync<ArgumentException>(() => shared.SelectXorInsertAsync(TestData.Block(1, -1)).AsTask());
         await Assert.ThrowsAsync<ArgumentNullException>(() => shared.AddBlocksetAsync((IReadOnlyList<long>)null!).AsTask());
         await Assert.ThrowsAsync<BlockNotFoundException>(() => shared.AddBlocksetAsync(new[] { 12345L }).AsTask());
         Assert.Equal(new BlockDbCounts(0, 0, 0), await shared.GetCountsAsync());
@@ -169,7 +178,7 @@ public sealed class SharedRepositoryTests : ConformanceTestBase
         await using var db = Open();
         await using var shared = db.OpenSharedRepository();
         var volume = await shared.RegisterVolumeAsync("v");
-        var blocks = await Task.WhenAll(Enumerable.Range(0, 20).Select(i => shared.SelectXorInsertAsync(TestData.Hash(i), 10, volume).AsTask()));
+        var blocks = await Task.WhenAll(Enumerable.Range(0, 20).Select(i => shared.SelectXorInsertAsync(TestData.Block(i, 10), volume).AsTask()));
         var blockset = await shared.AddBlocksetAsync([.. blocks.Take(5).Select(b => b.Id)]);
         await shared.DeleteBlocksetAsync(blockset);
         Assert.Equal(20, (await shared.GetVolumeAsync(volume)).UnreferencedBlocks);
@@ -179,7 +188,7 @@ public sealed class SharedRepositoryTests : ConformanceTestBase
         await shared.SetVolumeStateAsync(volume, VolumeState.Deleting);
         await shared.SetVolumeStateAsync(volume, VolumeState.Deleted);
         Assert.Equal(0, await shared.MoveBlocksAsync([], (await shared.RegisterVolumeAsync("w"))));
-        Assert.Null(await shared.FindBlocksetAsync(TestData.Hash(1), 0));
+        Assert.Null(await shared.FindBlocksetAsync(BlockHash.Parse(TestData.Hash(1)), 0));
         Assert.Equal(new BlockDbCounts(0, 0, 0), await shared.GetCountsAsync());
     }
 }

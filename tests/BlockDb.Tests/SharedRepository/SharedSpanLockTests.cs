@@ -14,16 +14,16 @@ public sealed class SharedSpanLockTests : ConformanceTestBase
         Use(provider, layout);
         await using var db = Open(o => BusyTimeout(o, 200));
         await using var shared = db.OpenSharedRepository();
-        var blocks = Enumerable.Range(0, 1_000).Select(i => TestData.Binary(i, 4096)).ToArray();
+        var blocks = Enumerable.Range(0, 1_000).Select(i => TestData.Block(i, 4096)).ToArray();
         var first = new SelectXorInsertResult[blocks.Length];
-        Assert.Equal(blocks.Length, await shared.SelectXorInsertAsync(blocks, first));
+        Assert.Equal(blocks.Length, await shared.SelectXorInsertManyAsync(blocks, first));
 
         using var other = new RawSql(DbPath, busyTimeoutMilliseconds: 200);
         other.Execute("BEGIN IMMEDIATE");
         try
         {
             var again = new SelectXorInsertResult[blocks.Length];
-            Assert.Equal(0, await shared.SelectXorInsertAsync(blocks, again));
+            Assert.Equal(0, await shared.SelectXorInsertManyAsync(blocks, again));
             Assert.Equal(first.Select(r => r.Id), again.Select(r => r.Id));
         }
         finally

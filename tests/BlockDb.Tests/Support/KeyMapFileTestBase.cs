@@ -75,7 +75,7 @@ public abstract class KeyMapFileTestBase(ITestOutputHelper output) : IDisposable
         var ids = new long[count];
         for (var i = 0; i < count; i++)
         {
-            ids[i] = (await session.SelectXorInsertAsync(TestData.Hash(first + i), 10)).Id;
+            ids[i] = (await session.SelectXorInsertAsync(TestData.Block(first + i, 10))).Id;
         }
 
         await session.CommitAsync();
@@ -89,7 +89,7 @@ public abstract class KeyMapFileTestBase(ITestOutputHelper output) : IDisposable
         await using var session = await db.OpenSessionAsync();
         for (var i = 1; i <= count; i++)
         {
-            Assert.Equal(i, (await session.SelectXorInsertAsync(TestData.Hash(i), 10)).Id);
+            Assert.Equal(i, (await session.SelectXorInsertAsync(TestData.Block(i, 10))).Id);
         }
 
         await session.CommitAsync();

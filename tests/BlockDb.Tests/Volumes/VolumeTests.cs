@@ -48,10 +48,10 @@ public sealed class VolumeTests : ConformanceTestBase
         await using var session = await db.OpenSessionAsync();
         var first = await session.RegisterVolumeAsync("b-0001.zip");
         var second = await session.RegisterVolumeAsync("b-0002.zip");
-        var x = await session.SelectXorInsertAsync(TestData.Hash(1), 100, first);
-        var y = await session.InsertBlockAsync(TestData.Hash(2), 200, first);
-        var again = await session.SelectXorInsertAsync(TestData.Hash(1), 100, second);
-        var none = await session.SelectXorInsertAsync(TestData.Hash(3), 300);
+        var x = await session.SelectXorInsertAsync(TestData.Block(1, 100), first);
+        var y = (await session.SelectXorInsertAsync(TestData.Block(2, 200), first)).Id;
+        var again = await session.SelectXorInsertAsync(TestData.Block(1, 100), second);
+        var none = await session.SelectXorInsertAsync(TestData.Block(3, 300));
         await session.CommitAsync();
 
         Assert.Equal(new SelectXorInsertResult(x.Id, false), again);
@@ -62,12 +62,12 @@ public sealed class VolumeTests : ConformanceTestBase
         await Assert.ThrowsAsync<BlockNotFoundException>(async () => await session.GetBlockAsync(12345));
 
         // Unknown or deleted volumes receive nothing, and the batch keeps what it had.
-        await Assert.ThrowsAsync<VolumeNotFoundException>(async () => await session.SelectXorInsertAsync(TestData.Hash(4), 10, 999));
+        await Assert.ThrowsAsync<VolumeNotFoundException>(async () => await session.SelectXorInsertAsync(TestData.Block(4, 10), 999));
         await session.SetVolumeStateAsync(second, VolumeState.Deleting);
-        await Assert.ThrowsAsync<BlockDbConflictException>(async () => await session.SelectXorInsertAsync(TestData.Hash(4), 10, second));
-        await Assert.ThrowsAsync<BlockDbConflictException>(async () => await session.InsertBlockAsync(TestData.Hash(4), 10, second));
+        await Assert.ThrowsAsync<BlockDbConflictException>(async () => await session.SelectXorInsertAsync(TestData.Block(4, 10), second));
+        await Assert.ThrowsAsync<BlockDbConflictException>(async () => await session.SelectXorInsertAsync(TestData.Block(4, 10), second));
         await session.CommitAsync();
-        Assert.Null(await session.FindBlockAsync(TestData.Hash(4), 10));
+        Assert.Null(await session.FindBlockAsync(TestData.Block(4, 10)));
         Assert.Equal(3, (await session.GetCountsAsync()).Blocks);
     }
 
@@ -80,8 +80,8 @@ public sealed class VolumeTests : ConformanceTestBase
         await using var session = await db.OpenSessionAsync();
         var old = await session.RegisterVolumeAsync("old", VolumeState.Verified);
         var fresh = await session.RegisterVolumeAsync("compacted");
-        var live = (await session.SelectXorInsertAsync(TestData.Hash(1), 10, old)).Id;
-        var dead = (await session.SelectXorInsertAsync(TestData.Hash(2), 10, old)).Id;
+        var live = (await session.SelectXorInsertAsync(TestData.Block(1, 10), old)).Id;
+        var dead = (await session.SelectXorInsertAsync(TestData.Block(2, 10), old)).Id;
         await session.AddBlocksetAsync([live]);
 
         var refused = await Assert.ThrowsAsync<BlockDbConflictException>(async () => await session.SetVolumeStateAsync(old, VolumeState.Deleting));
@@ -114,13 +114,13 @@ public sealed class VolumeTests : ConformanceTestBase
         await using var session = await db.OpenSessionAsync();
         var volume = await session.RegisterVolumeAsync("b-0001.zip");
         var target = await session.RegisterVolumeAsync("b-0002.zip");
-        var first = await session.SelectXorInsertAsync(TestData.Hash(1), 100, volume);
+        var first = await session.SelectXorInsertAsync(TestData.Block(1, 100), volume);
         Assert.True(first.Created);
 
         // Compaction in one transaction: the volume's only block is unreferenced, so it may go Deleting at once.
         await session.SetVolumeStateAsync(volume, VolumeState.Deleting);
-        await Assert.ThrowsAsync<BlockDbConflictException>(async () => await session.SelectXorInsertAsync(TestData.Hash(2), 200, volume));
-        await Assert.ThrowsAsync<BlockDbConflictException>(async () => await session.InsertBlockAsync(TestData.Hash(3), 300, volume));
+        await Assert.ThrowsAsync<BlockDbConflictException>(async () => await session.SelectXorInsertAsync(TestData.Block(2, 200), volume));
+        await Assert.ThrowsAsync<BlockDbConflictException>(async () => await session.SelectXorInsertAsync(TestData.Block(3, 300), volume));
         await Assert.ThrowsAsync<BlockDbConflictException>(async () => await session.MoveBlocksAsync([first.Id], volume));
         await session.MoveBlocksAsync([first.Id], target);
         await session.SetVolumeStateAsync(target, VolumeState.Deleting);

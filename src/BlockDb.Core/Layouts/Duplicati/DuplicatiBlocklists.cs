@@ -29,26 +29,53 @@ public static class DuplicatiBlocklists
     /// binary hashes of blocks [index · H, min(n, (index + 1) · H)), H = blocksize / hashSize. Hash those bytes with the
     /// database's <c>blockhash</c> algorithm to get the blocklist's block hash; the byte count is its block size.
     /// </summary>
-    /// <param name="blocks">All of the file's blocks, in order (each hash canonical padded base64 of <paramref name="hashSize"/> bytes).</param>
+    /// <param name="blocks">All of the file's blocks, in order (each hash <paramref name="hashSize"/> bytes).</param>
     /// <param name="index">The blocklist, from 0 to <see cref="Count"/> − 1.</param>
     /// <param name="blocksize">The database's block size in bytes.</param>
     /// <param name="hashSize">The block hash size in bytes.</param>
     /// <param name="destination">Where the bytes go: at least min(H, n − index · H) · <paramref name="hashSize"/> bytes.</param>
     /// <returns>The number of bytes written (the blocklist block's size).</returns>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="index"/> is not a blocklist of <paramref name="blocks"/>, or the sizes are out of range as for <see cref="Count"/>.</exception>
-    /// <exception cref="ArgumentException">A hash is not base64 of <paramref name="hashSize"/> bytes, or <paramref name="destination"/> is too small.</exception>
+    /// <exception cref="ArgumentException">A hash is not <paramref name="hashSize"/> bytes, or <paramref name="destination"/> is too small.</exception>
     public static int Write(ReadOnlySpan<BlockKey> blocks, long index, int blocksize, int hashSize, Span<byte> destination)
     {
-        var count = Count(blocks.Length, blocksize, hashSize);
+        var (first, length) = Blocklist(blocks.Length, index, blocksize, hashSize);
+        var slice = blocks.Slice(first, length);
+        RequireRoom(slice.Length, hashSize, destination);
+        for (var i = 0; i < slice.Length; i++)
+        {
+            var hash = slice[i].Hash;
+            if (hash.Length != hashSize)
+            {
+                throw new ArgumentException($"Block {first + i}'s hash is {hash.Length} bytes, not {hashSize} (the file's block hash size).", nameof(blocks));
+            }
+
+            hash.Bytes.CopyTo(destination[(i * hashSize)..]);
+        }
+
+        return slice.Length * hashSize;
+    }
+
+    /// <summary>As <see cref="Write"/>, for the Duplicati rules' blocks, whose hashes are the stored base64 text.</summary>
+    internal static int WriteText(ReadOnlySpan<TextBlockKey> blocks, long index, int blocksize, int hashSize, Span<byte> destination)
+    {
+        var (first, length) = Blocklist(blocks.Length, index, blocksize, hashSize);
+        return WriteHashes(blocks.Slice(first, length), first, hashSize, destination);
+    }
+
+    /// <summary>The first block and the block count of blocklist <paramref name="index"/> of a file of <paramref name="blocks"/> blocks.</summary>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="index"/> is not a blocklist of the file.</exception>
+    private static (int First, int Length) Blocklist(int blocks, long index, int blocksize, int hashSize)
+    {
+        var count = Count(blocks, blocksize, hashSize);
         if (index < 0 || index >= count)
         {
-            throw new ArgumentOutOfRangeException(nameof(index), index, $"A file of {blocks.Length} block(s) has {count} blocklist(s) at this block and hash size.");
+            throw new ArgumentOutOfRangeException(nameof(index), index, $"A file of {blocks} block(s) has {count} blocklist(s) at this block and hash size.");
         }
 
         var perList = HashesPerBlocklist(blocksize, hashSize);
         var first = (int)(index * perList);
-        var slice = blocks[first..Math.Min(blocks.Length, first + perList)];
-        return WriteHashes(slice, first, hashSize, destination);
+        return (first, Math.Min(blocks, first + perList) - first);
     }
 
     /// <summary>
@@ -57,13 +84,9 @@ public static class DuplicatiBlocklists
     /// </summary>
     /// <returns>The bytes written.</returns>
     /// <exception cref="ArgumentException">A hash is not base64 of <paramref name="hashSize"/> bytes, or <paramref name="destination"/> is too small.</exception>
-    internal static int WriteHashes(ReadOnlySpan<BlockKey> slice, long first, int hashSize, Span<byte> destination)
+    internal static int WriteHashes(ReadOnlySpan<TextBlockKey> slice, long first, int hashSize, Span<byte> destination)
     {
-        if (destination.Length < slice.Length * hashSize)
-        {
-            throw new ArgumentException($"A blocklist of {slice.Length} hashes takes {slice.Length * hashSize} bytes; the destination holds {destination.Length}.", nameof(destination));
-        }
-
+        RequireRoom(slice.Length, hashSize, destination);
         for (var i = 0; i < slice.Length; i++)
         {
             var hash = slice[i].Hash;
@@ -74,6 +97,14 @@ public static class DuplicatiBlocklists
         }
 
         return slice.Length * hashSize;
+    }
+
+    private static void RequireRoom(int hashes, int hashSize, Span<byte> destination)
+    {
+        if (destination.Length < hashes * hashSize)
+        {
+            throw new ArgumentException($"A blocklist of {hashes} hashes takes {hashes * hashSize} bytes; the destination holds {destination.Length}.", nameof(destination));
+        }
     }
 
     private static int HashesPerBlocklist(int blocksize, int hashSize)

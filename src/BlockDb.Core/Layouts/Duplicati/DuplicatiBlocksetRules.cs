@@ -25,7 +25,7 @@ internal sealed class DuplicatiBlocksetRules : IBlocksetRules
     private readonly ISqliteStatement _named;
     private readonly ISqliteStatement _deleteHashes;
     private readonly IncrementalHash _hash;
-    private BlockKey[] _blocks = [];
+    private TextBlockKey[] _blocks = [];
     private int _count;
 
     public DuplicatiBlocksetRules(ISqliteConnection connection, DuplicatiFile file)
@@ -55,14 +55,14 @@ internal sealed class DuplicatiBlocksetRules : IBlocksetRules
         RequireFullHash(fullHash);
         if (_blocks.Length < count)
         {
-            _blocks = new BlockKey[Math.Max(count, _blocks.Length * 2)];
+            _blocks = new TextBlockKey[Math.Max(count, _blocks.Length * 2)];
         }
 
         _count = count;
         for (var i = 0; i < count; i++)
         {
             // Keys matched to these IDs by (Hash, Size) in this transaction are the rows' own values: no read.
-            _blocks[i] = keys is null ? Read(ids[i], i) : keys[i];
+            _blocks[i] = keys is null ? Read(ids[i], i) : new TextBlockKey(keys[i].Hash.ToString(), keys[i].Size);
             var size = _blocks[i].Size;
             var last = i == count - 1;
             if (last ? size < 1 || size > _file.Blocksize : size != _file.Blocksize)
@@ -91,7 +91,7 @@ internal sealed class DuplicatiBlocksetRules : IBlocksetRules
             _insertHash.BindInt64(1, blocksetId);
             for (var k = 0L; k < lists; k++)
             {
-                var size = DuplicatiBlocklists.Write(blocks, k, _file.Blocksize, _file.BlockHashSize, bytes);
+                var size = DuplicatiBlocklists.WriteText(blocks, k, _file.Blocksize, _file.BlockHashSize, bytes);
                 _hash.AppendData(bytes, 0, size);
                 _hash.GetHashAndReset(digest);
                 var hash = Convert.ToBase64String(digest);
@@ -150,13 +150,13 @@ internal sealed class DuplicatiBlocksetRules : IBlocksetRules
     }
 
     /// <summary>Block <paramref name="position"/>'s hash and size, read by ID in the blockset's transaction.</summary>
-    private BlockKey Read(long id, int position)
+    private TextBlockKey Read(long id, int position)
     {
         _getBlock.BindInt64(1, id);
         try
         {
             return _getBlock.Step()
-                ? new BlockKey(_getBlock.ColumnText(0) ?? string.Empty, _getBlock.ColumnInt64(1))
+                ? new TextBlockKey(_getBlock.ColumnText(0) ?? string.Empty, _getBlock.ColumnInt64(1))
                 : throw new BlockNotFoundException($"Block {position} of the blockset (ID {id}) is not in the index. Nothing of the blockset was written.", position);
         }
         finally

@@ -101,8 +101,8 @@ internal sealed class DuplicatiLayout : LayoutDefinition
 
         public override ISessionHandle OpenSession(SqliteServices services) => services.Open(new DuplicatiSession(services, file));
 
-        /// <summary>Every block by <see cref="DuplicatiSession.RequireNew(DuplicatiFile, in BinaryBlockKey, long?)"/>, before the first is looked up.</summary>
-        public override void RequireNewBlocks(ReadOnlySpan<BinaryBlockKey> blocks, long? volumeId)
+        /// <summary>Every block by <see cref="DuplicatiSession.RequireNew(DuplicatiFile, in BlockKey, long?)"/>, before the first is looked up.</summary>
+        public override void RequireNewBlocks(ReadOnlySpan<BlockKey> blocks, long? volumeId)
         {
             foreach (ref readonly var block in blocks)
             {

@@ -141,7 +141,7 @@ internal static class DuplicatiRules
     {
         var hashSize = file.BlockHashSize;
         var perList = file.HashesPerBlocklist;
-        var keys = new List<BlockKey>(Math.Min(perList, 4096));
+        var keys = new List<TextBlockKey>(Math.Min(perList, 4096));
         var bytes = new byte[perList * hashSize];
         var digest = new byte[hashSize];
         var decoded = new byte[BlockHash.MaxBytes];
@@ -247,7 +247,7 @@ internal static class DuplicatiRules
                 Close();
             }
 
-            keys.Add(new BlockKey(hash, 1));
+            keys.Add(new TextBlockKey(hash, 1));
         }
 
         entries.Reset();

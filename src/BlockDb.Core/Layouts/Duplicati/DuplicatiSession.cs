@@ -48,12 +48,12 @@ internal readonly struct DuplicatiSession : ILayoutSession
     public SqliteTransaction Transaction { get; }
 
     // The members that take a block `in` are explicit: an implicit one gets a compiler bridge (one more frame).
-    long? ILayoutSession.Find(in BinaryBlockKey block, string? text) => Find(block, text);
+    long? ILayoutSession.Find(in BlockKey block) => Find(block);
 
-    long? ILayoutSession.FindInWrite(in BinaryBlockKey block, string? text, out BlockVolume volume)
+    long? ILayoutSession.FindInWrite(in BlockKey block, out BlockVolume volume)
     {
         Transaction.RequireOpen();
-        TextHashCodec.Bind(_findWithVolume, 1, block.Hash, text);
+        TextHashCodec.Bind(_findWithVolume, 1, block.Hash);
         _findWithVolume.BindInt64(2, block.Size);
         try
         {
@@ -74,39 +74,29 @@ internal readonly struct DuplicatiSession : ILayoutSession
         }
     }
 
-    SelectXorInsertResult ILayoutSession.SelectXorInsert(in BinaryBlockKey block, string? text, long? volumeId)
+    SelectXorInsertResult ILayoutSession.SelectXorInsert(in BlockKey block, long? volumeId)
     {
         RequireNew(block, volumeId);
         Transaction.EnterRead();
-        if (Find(block, text) is { } found)
+        if (Find(block) is { } found)
         {
             return new SelectXorInsertResult(found, false);
         }
 
         // One atomic write follows (the insert, or the take-back in its own savepoint): no step savepoint around it.
         Transaction.BeginForOneWrite();
-        return AfterMiss(block, text, volumeId);
+        return AfterMiss(block, volumeId);
     }
 
-    SelectXorInsertResult ILayoutSession.SelectXorInsertInWrite(in BinaryBlockKey block, long? volumeId, out BlockVolume volume)
+    SelectXorInsertResult ILayoutSession.SelectXorInsertInWrite(in BlockKey block, long? volumeId, out BlockVolume volume)
     {
         Transaction.RequireOpen();
         RequireNew(block, volumeId);
-        var result = Find(block, null) is { } found ? new SelectXorInsertResult(found, false) : AfterMiss(block, null, volumeId);
+        var result = Find(block) is { } found ? new SelectXorInsertResult(found, false) : AfterMiss(block, volumeId);
 
         // A created block's volume was checked here; a found or taken-back one is read by the blockset.
         volume = result.Created ? BlockVolume.Checked : BlockVolume.Unknown;
         return result;
-    }
-
-    long ILayoutSession.Insert(in BinaryBlockKey block, string? text, long? volumeId)
-    {
-        RequireNew(block, volumeId);
-        Transaction.BeginForOneWrite();
-        _volumes.RequireRecordable(volumeId);
-        var id = InsertRow(block, text, volumeId!.Value);
-        Transaction.Wrote();
-        return id;
     }
 
     public string ReadHash(ISqliteStatement statement, int column) => TextHashCodec.Read(statement, column);
@@ -114,9 +104,9 @@ internal readonly struct DuplicatiSession : ILayoutSession
     public BlockHash ReadBinaryHash(ISqliteStatement statement, int column) => TextHashCodec.ReadBinary(statement, column);
 
     /// <summary>The block's ID through the unique (Hash, Size) index, or null.</summary>
-    private long? Find(in BinaryBlockKey block, string? text)
+    private long? Find(in BlockKey block)
     {
-        TextHashCodec.Bind(_find, 1, block.Hash, text);
+        TextHashCodec.Bind(_find, 1, block.Hash);
         _find.BindInt64(2, block.Size);
         try
         {
@@ -132,11 +122,11 @@ internal readonly struct DuplicatiSession : ILayoutSession
     /// Inside the write transaction, after a miss: the take-back, else the insert into the volume. When another writer
     /// stored the block since the miss (standalone), the unique index refuses the row and the block is found instead.
     /// </summary>
-    private SelectXorInsertResult AfterMiss(in BinaryBlockKey block, string? text, long? volumeId)
+    private SelectXorInsertResult AfterMiss(in BlockKey block, long? volumeId)
     {
         try
         {
-            if (FindDeleted(block, text, volumeId!.Value) is { } deleted)
+            if (FindDeleted(block, volumeId!.Value) is { } deleted)
             {
                 // Two statements: in one savepoint (the AfterMiss catch below must not see half a move).
                 var taken = Transaction.InSavepoint((this, deleted), static s => s.Item1.MoveBack(s.deleted));
@@ -144,13 +134,13 @@ internal readonly struct DuplicatiSession : ILayoutSession
                 return new SelectXorInsertResult(taken, false);
             }
 
-            var id = InsertRow(block, text, volumeId.Value);
+            var id = InsertRow(block, volumeId.Value);
             Transaction.Wrote();
             return new SelectXorInsertResult(id, true);
         }
         catch (BlockDbException e) when (e.SqliteErrorCode == SqliteResultCode.Constraint)
         {
-            if (Find(block, text) is not { } existing)
+            if (Find(block) is not { } existing)
             {
                 throw;
             }
@@ -166,11 +156,11 @@ internal readonly struct DuplicatiSession : ILayoutSession
     /// </summary>
     /// <exception cref="VolumeNotFoundException">No row to take back and no Blocks volume has that ID.</exception>
     /// <exception cref="BlockDbConflictException">No row to take back and the volume is being deleted or is deleted.</exception>
-    private long? FindDeleted(in BinaryBlockKey block, string? text, long volumeId)
+    private long? FindDeleted(in BlockKey block, long volumeId)
     {
         if (_volumes.IsRecordable(volumeId))
         {
-            TextHashCodec.Bind(_findDeleted, 1, block.Hash, text);
+            TextHashCodec.Bind(_findDeleted, 1, block.Hash);
             _findDeleted.BindInt64(2, block.Size);
             try
             {
@@ -183,7 +173,7 @@ internal readonly struct DuplicatiSession : ILayoutSession
         }
 
         _afterMiss.BindInt64(1, volumeId);
-        TextHashCodec.Bind(_afterMiss, 2, block.Hash, text);
+        TextHashCodec.Bind(_afterMiss, 2, block.Hash);
         _afterMiss.BindInt64(3, block.Size);
         try
         {
@@ -223,16 +213,16 @@ internal readonly struct DuplicatiSession : ILayoutSession
     }
 
     /// <summary>Inserts the block into the volume (<c>SQLITE_CONSTRAINT</c> when it exists); the caller checked the volume in this transaction [DQ2].</summary>
-    private long InsertRow(in BinaryBlockKey block, string? text, long volumeId)
+    private long InsertRow(in BlockKey block, long volumeId)
     {
-        TextHashCodec.Bind(_insert, 1, block.Hash, text);
+        TextHashCodec.Bind(_insert, 1, block.Hash);
         _insert.BindInt64(2, volumeId);
         _insert.BindInt64(3, block.Size);
         _insert.ExecuteNonQuery();
         return _connection.LastInsertRowId;
     }
 
-    private void RequireNew(in BinaryBlockKey block, long? volumeId) => RequireNew(_file, block, volumeId);
+    private void RequireNew(in BlockKey block, long? volumeId) => RequireNew(_file, block, volumeId);
 
     /// <summary>
     /// Refuses, before anything is read or written, a block Duplicati's file cannot hold or a call without a volume
@@ -242,7 +232,7 @@ internal readonly struct DuplicatiSession : ILayoutSession
     /// </summary>
     /// <exception cref="ArgumentException">No volume; a hash of another size than the file's <c>blockhash</c> gives.</exception>
     /// <exception cref="ArgumentOutOfRangeException">A block larger than the file's <c>blocksize</c>.</exception>
-    internal static void RequireNew(DuplicatiFile file, in BinaryBlockKey block, long? volumeId)
+    internal static void RequireNew(DuplicatiFile file, in BlockKey block, long? volumeId)
     {
         if (volumeId is null)
         {

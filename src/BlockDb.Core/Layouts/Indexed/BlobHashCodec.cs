@@ -6,7 +6,7 @@ namespace BlockDb.Layouts.Indexed;
 /// <summary><see cref="BlockLayout.BlobHash"/> and <see cref="BlockLayout.KeyMap"/>: the decoded bytes.</summary>
 internal readonly struct BlobHashCodec : IHashCodec
 {
-    public static void Bind(ISqliteStatement statement, int index, in BlockHash hash, string? text) => statement.BindBlob(index, hash.Bytes);
+    public static void Bind(ISqliteStatement statement, int index, in BlockHash hash) => statement.BindBlob(index, hash.Bytes);
 
     public static string Read(ISqliteStatement statement, int column)
     {

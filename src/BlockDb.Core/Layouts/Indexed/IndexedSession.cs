@@ -36,12 +36,12 @@ internal readonly struct IndexedSession<TCodec, TStrategy> : ILayoutSession
     public SqliteTransaction Transaction { get; }
 
     // The members that take a block `in` are explicit: an implicit one gets a compiler bridge (one more frame).
-    long? ILayoutSession.Find(in BinaryBlockKey block, string? text) => Find(block, text);
+    long? ILayoutSession.Find(in BlockKey block) => Find(block);
 
     /// <summary>The block's ID through the unique index, or null.</summary>
-    public long? Find(in BinaryBlockKey block, string? text)
+    public long? Find(in BlockKey block)
     {
-        TCodec.Bind(_find, 1, block.Hash, text);
+        TCodec.Bind(_find, 1, block.Hash);
         _find.BindInt64(2, block.Size);
         try
         {
@@ -53,32 +53,23 @@ internal readonly struct IndexedSession<TCodec, TStrategy> : ILayoutSession
         }
     }
 
-    long? ILayoutSession.FindInWrite(in BinaryBlockKey block, string? text, out BlockVolume volume)
+    long? ILayoutSession.FindInWrite(in BlockKey block, out BlockVolume volume)
     {
         // The index lookup reads no VolumeID: the blockset reads the row.
         volume = BlockVolume.Unknown;
-        return Find(block, text);
+        return Find(block);
     }
 
-    SelectXorInsertResult ILayoutSession.SelectXorInsert(in BinaryBlockKey block, string? text, long? volumeId) => _strategy.SelectXorInsert(this, block, text, volumeId);
+    SelectXorInsertResult ILayoutSession.SelectXorInsert(in BlockKey block, long? volumeId) => _strategy.SelectXorInsert(this, block, volumeId);
 
-    SelectXorInsertResult ILayoutSession.SelectXorInsertInWrite(in BinaryBlockKey block, long? volumeId, out BlockVolume volume)
+    SelectXorInsertResult ILayoutSession.SelectXorInsertInWrite(in BlockKey block, long? volumeId, out BlockVolume volume)
     {
         Transaction.RequireOpen();
-        var result = _strategy.SelectXorInsert(this, block, null, volumeId);
+        var result = _strategy.SelectXorInsert(this, block, volumeId);
 
         // The index lookup reads no VolumeID: a found block's volume is left to the blockset's own read.
         volume = result.Created ? BlockVolume.Checked : BlockVolume.Unknown;
         return result;
-    }
-
-    long ILayoutSession.Insert(in BinaryBlockKey block, string? text, long? volumeId)
-    {
-        // One INSERT: on a caller's connection no step savepoint around it [X1].
-        Transaction.BeginForOneWrite();
-        var id = InsertRow(block, text, volumeId);
-        Transaction.Wrote();
-        return id;
     }
 
     public string ReadHash(ISqliteStatement statement, int column) => TCodec.Read(statement, column);
@@ -89,10 +80,10 @@ internal readonly struct IndexedSession<TCodec, TStrategy> : ILayoutSession
     /// Checks the volume (inside the write transaction) and binds a new block's hash, size, volume and ID as parameters
     /// 1 to 4 of an insert: the ID is NULL (SQLite chooses) unless the collected high-water mark is above every ID [ID1].
     /// </summary>
-    public void BindNewBlock(ISqliteStatement insert, in BinaryBlockKey block, string? text, long? volumeId)
+    public void BindNewBlock(ISqliteStatement insert, in BlockKey block, long? volumeId)
     {
         _volumes.RequireRecordable(volumeId);
-        TCodec.Bind(insert, 1, block.Hash, text);
+        TCodec.Bind(insert, 1, block.Hash);
         insert.BindInt64(2, block.Size);
         if (volumeId is { } volume)
         {
@@ -114,9 +105,9 @@ internal readonly struct IndexedSession<TCodec, TStrategy> : ILayoutSession
     }
 
     /// <summary>Inserts a block inside the open write transaction and returns its ID (<c>SQLITE_CONSTRAINT</c> when it exists).</summary>
-    public long InsertRow(in BinaryBlockKey block, string? text, long? volumeId)
+    public long InsertRow(in BlockKey block, long? volumeId)
     {
-        BindNewBlock(_insert, block, text, volumeId);
+        BindNewBlock(_insert, block, volumeId);
         try
         {
             _insert.Step();
@@ -135,11 +126,11 @@ internal readonly struct IndexedSession<TCodec, TStrategy> : ILayoutSession
     /// insert did not give it. Counts a write only when the insert created the block.
     /// </summary>
     /// <exception cref="BlockDbException">The insert did nothing yet the block is not there: the index and the table disagree.</exception>
-    public SelectXorInsertResult InsertThenFind(ISqliteStatement insert, bool returnsId, in BinaryBlockKey block, string? text, long? volumeId)
+    public SelectXorInsertResult InsertThenFind(ISqliteStatement insert, bool returnsId, in BlockKey block, long? volumeId)
     {
         // One INSERT (the finds only read): on a caller's connection no step savepoint around it [X1].
         Transaction.BeginForOneWrite();
-        BindNewBlock(insert, block, text, volumeId);
+        BindNewBlock(insert, block, volumeId);
         long? created;
         if (returnsId)
         {
@@ -154,12 +145,12 @@ internal readonly struct IndexedSession<TCodec, TStrategy> : ILayoutSession
         }
         else
         {
-            created = insert.ExecuteNonQuery() > 0 ? Find(block, text) : null;
+            created = insert.ExecuteNonQuery() > 0 ? Find(block) : null;
         }
 
         if (created is not { } id)
         {
-            return new SelectXorInsertResult(Find(block, text) ?? throw new BlockDbException($"Block ({block.Hash}, {block.Size} bytes) conflicted on insert but is not found: the file's unique index and its table disagree; run CheckAsync."), false);
+            return new SelectXorInsertResult(Find(block) ?? throw new BlockDbException($"Block ({block.Hash}, {block.Size} bytes) conflicted on insert but is not found: the file's unique index and its table disagree; run CheckAsync."), false);
         }
 
         _floor.Created();

@@ -5,8 +5,8 @@ namespace BlockDb.Layouts.Indexed;
 /// <summary><see cref="BlockLayout.TextHash"/>: the base64 text, as Duplicati stores it.</summary>
 internal readonly struct TextHashCodec : IHashCodec
 {
-    // The caller's text as given (checked canonical), else the canonical text of the bytes (a string per bind).
-    public static void Bind(ISqliteStatement statement, int index, in BlockHash hash, string? text) => statement.BindText(index, text ?? hash.ToString());
+    // The canonical text of the bytes (a string per bind: the driver contract binds text from a string).
+    public static void Bind(ISqliteStatement statement, int index, in BlockHash hash) => statement.BindText(index, hash.ToString());
 
     public static string Read(ISqliteStatement statement, int column) =>
         statement.ColumnText(column) ?? throw new BlockDbFormatException("A stored block hash is NULL.");

@@ -14,6 +14,6 @@ internal interface ISelectXorInsertStrategy<TSelf>
     static abstract TSelf Prepare(ISqliteConnection connection);
 
     /// <summary>Finds the block, inserting it when absent (recorded in <paramref name="volumeId"/>), in the session's write transaction.</summary>
-    SelectXorInsertResult SelectXorInsert<TCodec>(in IndexedSession<TCodec, TSelf> session, in BinaryBlockKey block, string? text, long? volumeId)
+    SelectXorInsertResult SelectXorInsert<TCodec>(in IndexedSession<TCodec, TSelf> session, in BlockKey block, long? volumeId)
         where TCodec : struct, IHashCodec;
 }

@@ -11,6 +11,6 @@ internal readonly struct InsertOrIgnoreThenSelect(ISqliteStatement insertOrIgnor
 {
     public static InsertOrIgnoreThenSelect Prepare(ISqliteConnection connection) => new(connection.Prepare(BlockDbSql.InsertBlockOrIgnore));
 
-    public SelectXorInsertResult SelectXorInsert<TCodec>(in IndexedSession<TCodec, InsertOrIgnoreThenSelect> session, in BinaryBlockKey block, string? text, long? volumeId)
-        where TCodec : struct, IHashCodec => session.InsertThenFind(insertOrIgnore, returnsId: false, block, text, volumeId);
+    public SelectXorInsertResult SelectXorInsert<TCodec>(in IndexedSession<TCodec, InsertOrIgnoreThenSelect> session, in BlockKey block, long? volumeId)
+        where TCodec : struct, IHashCodec => session.InsertThenFind(insertOrIgnore, returnsId: false, block, volumeId);
 }

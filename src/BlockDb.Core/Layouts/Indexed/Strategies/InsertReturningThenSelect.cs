@@ -11,6 +11,6 @@ internal readonly struct InsertReturningThenSelect(ISqliteStatement insertReturn
 {
     public static InsertReturningThenSelect Prepare(ISqliteConnection connection) => new(connection.Prepare(BlockDbSql.InsertBlockReturningUnlessExists));
 
-    public SelectXorInsertResult SelectXorInsert<TCodec>(in IndexedSession<TCodec, InsertReturningThenSelect> session, in BinaryBlockKey block, string? text, long? volumeId)
-        where TCodec : struct, IHashCodec => session.InsertThenFind(insertReturning, returnsId: true, block, text, volumeId);
+    public SelectXorInsertResult SelectXorInsert<TCodec>(in IndexedSession<TCodec, InsertReturningThenSelect> session, in BlockKey block, long? volumeId)
+        where TCodec : struct, IHashCodec => session.InsertThenFind(insertReturning, returnsId: true, block, volumeId);
 }

@@ -11,11 +11,11 @@ internal readonly struct SelectThenInsert : ISelectXorInsertStrategy<SelectThenI
 {
     public static SelectThenInsert Prepare(ISqliteConnection connection) => default;
 
-    public SelectXorInsertResult SelectXorInsert<TCodec>(in IndexedSession<TCodec, SelectThenInsert> session, in BinaryBlockKey block, string? text, long? volumeId)
+    public SelectXorInsertResult SelectXorInsert<TCodec>(in IndexedSession<TCodec, SelectThenInsert> session, in BlockKey block, long? volumeId)
         where TCodec : struct, IHashCodec
     {
         session.Transaction.EnterRead();
-        if (session.Find(block, text) is { } found)
+        if (session.Find(block) is { } found)
         {
             return new SelectXorInsertResult(found, false);
         }
@@ -25,11 +25,11 @@ internal readonly struct SelectThenInsert : ISelectXorInsertStrategy<SelectThenI
         long id;
         try
         {
-            id = session.InsertRow(block, text, volumeId);
+            id = session.InsertRow(block, volumeId);
         }
         catch (BlockDbException e) when (e.SqliteErrorCode == SqliteResultCode.Constraint)
         {
-            if (session.Find(block, text) is not { } existing)
+            if (session.Find(block) is not { } existing)
             {
                 throw;
             }
