@@ -15,7 +15,7 @@ public class MetricsOverheadBenchmarks
     private const int Pool = 4096;
     private const int Rows = 100_000;
     private IBlockDatabase? _database;
-    private IBlockRepository? _session;
+    private IBlockSession? _session;
     private MeterListener? _listener;
     private BlockHash[] _existing = [];
     private string _folder = string.Empty;

@@ -23,7 +23,7 @@ public abstract class RepositoryBenchmarks
     private readonly SelectXorInsertResult[] _results = new SelectXorInsertResult[FileBlocks];
     private readonly long[] _ids = new long[FileBlocks];
     private IBlockDatabase? _database;
-    private IBlockRepository? _session;
+    private IBlockSession? _session;
     private string[] _existing = [];
     private BlockHash[] _existingBytes = [];
     private string[] _fresh = [];

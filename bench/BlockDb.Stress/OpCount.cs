@@ -79,7 +79,7 @@ internal static class OpCount
     /// Opens <paramref name="path"/> (filled with <paramref name="blocks"/> blocks) with default options, loads the map,
     /// then runs <paramref name="count"/> calls of <paramref name="operation"/>: <c>find</c> (FindBlockAsync of existing
     /// blocks), <c>sxi</c> (SelectXorInsertAsync, every other block new), <c>sxi-hit</c> (SelectXorInsertAsync of existing
-    /// blocks); <c>shared-sxi</c> and <c>shared-sxi-hit</c> the same on a shared repository (one caller: a hit is a read
+    /// blocks); <c>shared-sxi</c> and <c>shared-sxi-hit</c> the same on a shared session (one caller: a hit is a read
     /// on a pooled reader, a miss a queued write committed by the group-commit writer). Commits and exits without
     /// disposing, so no snapshot is written (its size would depend on the count).
     /// </summary>
@@ -126,7 +126,7 @@ internal static class OpCount
                 break;
             case "shared-sxi":
             case "shared-sxi-hit":
-                var shared = db.OpenSharedRepository();
+                var shared = db.OpenSharedSession();
                 for (var i = 0; i < count; i++)
                 {
                     var result = await shared.SelectXorInsertAsync(keys[i]);

@@ -7,7 +7,7 @@ namespace BlockDb.Stress;
 /// <param name="Folder">Where the database file goes (created fresh).</param>
 /// <param name="Providers">The providers; worker i uses <c>Providers[i % Count]</c>.</param>
 /// <param name="Duration">How long the workers run.</param>
-/// <param name="Workers">Worker processes running at once (each with two databases, sessions and shared repositories).</param>
+/// <param name="Workers">Worker processes running at once (each with two databases, sessions and shared sessions).</param>
 /// <param name="Journal">The file's journal mode: WAL, or DELETE where commits can fail with SQLITE_BUSY.</param>
 /// <param name="Seed">The seed of the run's random choices.</param>
 /// <param name="KillEvery">About how often a worker is killed (SIGKILL) and replaced.</param>

@@ -6,7 +6,7 @@ namespace BlockDb.Stress;
 
 /// <summary>
 /// One worker process: two <see cref="BlockDatabase"/> objects on the file (two key maps), each with two sessions
-/// (different batching and busy timeouts, rollbacks, explicit and age commits) and a shared repository; plus a churn
+/// (different batching and busy timeouts, rollbacks, explicit and age commits) and a shared session; plus a churn
 /// loop that opens a third database, runs calls on it and disposes it under them. Prints an <c>ACKB</c> or
 /// <c>ACKS</c> line only once a write is known committed: after <c>CommitAsync</c> returned, or when a shared
 /// repository call completed.
@@ -89,7 +89,7 @@ internal sealed class StressWorker(string path, string provider, JournalMode jou
         return RetryBusyAsync(() => Task.FromResult(BlockDatabase.Open(options)));
     }
 
-    /// <summary>Opening a database, session or shared repository reads the file: in DELETE journal mode that waits for a committing writer, so BUSY is retried.</summary>
+    /// <summary>Opening a database, session or shared session reads the file: in DELETE journal mode that waits for a committing writer, so BUSY is retried.</summary>
     private async Task<T> RetryBusyAsync<T>(Func<Task<T>> open)
     {
         while (true)
@@ -192,7 +192,7 @@ internal sealed class StressWorker(string path, string provider, JournalMode jou
         Doing(loop, "disposing");
     }
 
-    private async Task CommitAsync(IBlockRepository session, List<string> blocks, List<string> sets)
+    private async Task CommitAsync(IBlockSession session, List<string> blocks, List<string> sets)
     {
         await session.CommitAsync();
         Count("commits");
@@ -213,7 +213,7 @@ internal sealed class StressWorker(string path, string provider, JournalMode jou
     private async Task SharedLoopAsync(IBlockDatabase db, int taskSeed)
     {
         Doing($"shared {taskSeed}", "opening");
-        await using var shared = await RetryBusyAsync(() => Task.FromResult(db.OpenSharedRepository()));
+        await using var shared = await RetryBusyAsync(() => Task.FromResult(db.OpenSharedSession()));
         await Task.WhenAll(Enumerable.Range(0, 3).Select(t => Task.Run(async () =>
         {
             var random = new Random(taskSeed * 7 + t);
@@ -229,8 +229,8 @@ internal sealed class StressWorker(string path, string provider, JournalMode jou
         Doing($"shared {taskSeed}", "disposing");
     }
 
-    /// <summary>One file through a shared repository: every completed call is committed, so it is acknowledged at once.</summary>
-    private async Task SharedFileAsync(ISharedBlockRepository shared, Random random)
+    /// <summary>One file through a shared session: every completed call is committed, so it is acknowledged at once.</summary>
+    private async Task SharedFileAsync(ISharedBlockSession shared, Random random)
     {
         try
         {
@@ -264,7 +264,7 @@ internal sealed class StressWorker(string path, string provider, JournalMode jou
             Doing("churn", "opening");
             var db = await OpenAsync(o => { o.Batching.CommitEvery = 1 + random.Next(10); o.Pragmas.BusyTimeout = 100; });
             var session = await RetryBusyAsync(() => db.OpenSessionAsync().AsTask());
-            var shared = await RetryBusyAsync(() => Task.FromResult(db.OpenSharedRepository()));
+            var shared = await RetryBusyAsync(() => Task.FromResult(db.OpenSharedSession()));
             var calls = new List<Task>
             {
                 Task.Run(async () =>

@@ -2,8 +2,8 @@ namespace BlockDb;
 
 /// <summary>
 /// An open block index, through one provider: a SQLite file with its schema checked or created, or a database on a
-/// server. Thread-safe: open one <see cref="IBlockRepository"/> session per concurrent task, or one
-/// <see cref="ISharedBlockRepository"/> for many. Disposing it waits for or fails every call in flight and releases
+/// server. Thread-safe: open one <see cref="IBlockSession"/> session per concurrent task, or one
+/// <see cref="ISharedBlockSession"/> for many. Disposing it waits for or fails every call in flight and releases
 /// the file or the connections; a second dispose, concurrent or later, returns only when that is done. Build one with <c>BlockDatabaseBuilder</c>, <c>BlockDatabase.Open</c> or
 /// <c>services.AddBlockDb(...)</c>. What only SQLite has is on <see cref="ISqliteBlockDatabase"/>.
 /// </summary>
@@ -137,22 +137,22 @@ public interface IBlockDatabase : IAsyncDisposable, IDisposable
     /// <exception cref="BlockDbException">The database failed (the transaction in progress is rolled back).</exception>
     ValueTask<ImportResult> ImportBlocksetsAsync(IAsyncEnumerable<ImportBlockset> blocksets, ImportOptions? options = null, CancellationToken cancellationToken = default);
 
-    /// <summary>Opens a repository session on its own connection, with the pragmas applied and verified.</summary>
+    /// <summary>Opens a session on its own connection, with the pragmas applied and verified.</summary>
     /// <param name="cancellationToken">Cancels before the connection opens.</param>
     /// <returns>A session that the caller disposes; not thread-safe.</returns>
     /// <exception cref="ObjectDisposedException">The database was disposed.</exception>
     /// <exception cref="NotSupportedException">The file has the <see cref="BlockLayout.Duplicati"/> layout (sessions arrive with a later step).</exception>
     /// <exception cref="BlockDbException">SQLite failed to open or configure the connection.</exception>
-    ValueTask<IBlockRepository> OpenSessionAsync(CancellationToken cancellationToken = default);
+    ValueTask<IBlockSession> OpenSessionAsync(CancellationToken cancellationToken = default);
 
     /// <summary>
-    /// Opens a thread-safe repository for many concurrent tasks: one writer connection that gathers concurrent
+    /// Opens a thread-safe session for many concurrent tasks: one writer connection that gathers concurrent
     /// writes into shared transactions (group commit, <see cref="BlockDbOptions.GroupCommit"/>), and a pool of
     /// reader connections for find, list and get, which see committed data only. Keep one per database.
     /// </summary>
-    /// <returns>The shared repository; dispose it to finish queued writes and close its connections.</returns>
+    /// <returns>The shared session; dispose it to finish queued writes and close its connections.</returns>
     /// <exception cref="ObjectDisposedException">The database was disposed.</exception>
     /// <exception cref="NotSupportedException">The file has the <see cref="BlockLayout.Duplicati"/> layout (sessions arrive with a later step).</exception>
     /// <exception cref="BlockDbException">SQLite failed to open the writer connection.</exception>
-    ISharedBlockRepository OpenSharedRepository();
+    ISharedBlockSession OpenSharedSession();
 }

@@ -1,14 +1,14 @@
 namespace BlockDb;
 
 /// <summary>
-/// The read calls of a block index, the same on a session (<see cref="IBlockRepository"/>) and on the shared
-/// repository (<see cref="ISharedBlockRepository"/>): code that only reads can take either.
+/// The read calls of a block index, the same on a session (<see cref="IBlockSession"/>) and on the shared
+/// session (<see cref="ISharedBlockSession"/>): code that only reads can take either.
 /// </summary>
 /// <remarks>
 /// Every call checks its <see cref="CancellationToken"/> first. A block is named by its <see cref="BlockKey"/> (hash bytes
 /// and size); a blockset's full hash text is standard base64 with <c>=</c> padding. Invalid input throws
 /// <see cref="ArgumentException"/> (or its <see cref="ArgumentNullException"/> and <see cref="ArgumentOutOfRangeException"/>
-/// subtypes) before anything runs. A session sees its own uncommitted writes; the shared repository's readers see
+/// subtypes) before anything runs. A session sees its own uncommitted writes; the shared session's readers see
 /// committed data only.
 /// </remarks>
 public interface IBlockReader
@@ -18,7 +18,7 @@ public interface IBlockReader
     /// <param name="cancellationToken">Cancels before the lookup.</param>
     /// <returns>The ID, or <see langword="null"/> when no such block exists.</returns>
     /// <exception cref="ArgumentException"><paramref name="block"/> is <c>default(BlockKey)</c>.</exception>
-    /// <exception cref="ObjectDisposedException">The session or repository was disposed.</exception>
+    /// <exception cref="ObjectDisposedException">The session or shared session was disposed.</exception>
     /// <exception cref="BlockDbException">The database failed.</exception>
     ValueTask<long?> FindBlockAsync(BlockKey block, CancellationToken cancellationToken = default);
 
@@ -27,7 +27,7 @@ public interface IBlockReader
     /// <param name="cancellationToken">Cancels before the query.</param>
     /// <returns>The blocks, one per entry, in order.</returns>
     /// <exception cref="BlocksetNotFoundException">No blockset has that ID.</exception>
-    /// <exception cref="ObjectDisposedException">The session or repository was disposed.</exception>
+    /// <exception cref="ObjectDisposedException">The session or shared session was disposed.</exception>
     /// <exception cref="BlockDbException">The database failed.</exception>
     ValueTask<IReadOnlyList<BlocksetBlock>> ListBlocksetBlocksAsync(long blocksetId, CancellationToken cancellationToken = default);
 
@@ -43,7 +43,7 @@ public interface IBlockReader
     /// <returns>How many blocks were written to the start of <paramref name="into"/> (0 when the blockset has none from <paramref name="fromIndex"/> on).</returns>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="fromIndex"/> is negative, or <paramref name="into"/> is empty.</exception>
     /// <exception cref="BlocksetNotFoundException">No blockset has that ID.</exception>
-    /// <exception cref="ObjectDisposedException">The session or repository was disposed.</exception>
+    /// <exception cref="ObjectDisposedException">The session or shared session was disposed.</exception>
     /// <exception cref="BlockDbException">The database failed.</exception>
     ValueTask<int> ListBlocksetBlocksAsync(long blocksetId, int fromIndex, Memory<BinaryBlocksetBlock> into, CancellationToken cancellationToken = default);
 
@@ -52,14 +52,14 @@ public interface IBlockReader
     /// <param name="cancellationToken">Cancels before the query.</param>
     /// <returns>The blockset.</returns>
     /// <exception cref="BlocksetNotFoundException">No blockset has that ID.</exception>
-    /// <exception cref="ObjectDisposedException">The session or repository was disposed.</exception>
+    /// <exception cref="ObjectDisposedException">The session or shared session was disposed.</exception>
     /// <exception cref="BlockDbException">The database failed.</exception>
     ValueTask<BlocksetInfo> GetBlocksetAsync(long blocksetId, CancellationToken cancellationToken = default);
 
     /// <summary>Counts blocks, blocksets and blockset entries (rows).</summary>
     /// <param name="cancellationToken">Cancels before the query.</param>
     /// <returns>The counts.</returns>
-    /// <exception cref="ObjectDisposedException">The session or repository was disposed.</exception>
+    /// <exception cref="ObjectDisposedException">The session or shared session was disposed.</exception>
     /// <exception cref="BlockDbException">The database failed.</exception>
     ValueTask<BlockDbCounts> GetCountsAsync(CancellationToken cancellationToken = default);
 
@@ -68,7 +68,7 @@ public interface IBlockReader
     /// <param name="cancellationToken">Cancels before the query.</param>
     /// <returns>The block.</returns>
     /// <exception cref="BlockNotFoundException">No block has that ID.</exception>
-    /// <exception cref="ObjectDisposedException">The session or repository was disposed.</exception>
+    /// <exception cref="ObjectDisposedException">The session or shared session was disposed.</exception>
     /// <exception cref="BlockDbException">The database failed.</exception>
     ValueTask<BlockInfo> GetBlockAsync(long blockId, CancellationToken cancellationToken = default);
 
@@ -81,7 +81,7 @@ public interface IBlockReader
     /// <param name="cancellationToken">Cancels before the query.</param>
     /// <returns>The blockset's ID, or <see langword="null"/> when none matches.</returns>
     /// <exception cref="ArgumentException">The hash is empty (<c>default(BlockHash)</c>); <see cref="ArgumentOutOfRangeException"/> when the length is negative.</exception>
-    /// <exception cref="ObjectDisposedException">The session or repository was disposed.</exception>
+    /// <exception cref="ObjectDisposedException">The session or shared session was disposed.</exception>
     /// <exception cref="BlockDbException">The database failed.</exception>
     ValueTask<long?> FindBlocksetAsync(BlockHash fullHash, long length, CancellationToken cancellationToken = default);
 
@@ -90,7 +90,7 @@ public interface IBlockReader
     /// <param name="cancellationToken">Cancels before the query.</param>
     /// <returns>The volume.</returns>
     /// <exception cref="VolumeNotFoundException">No volume has that ID.</exception>
-    /// <exception cref="ObjectDisposedException">The session or repository was disposed.</exception>
+    /// <exception cref="ObjectDisposedException">The session or shared session was disposed.</exception>
     /// <exception cref="BlockDbException">The database failed.</exception>
     ValueTask<VolumeInfo> GetVolumeAsync(long volumeId, CancellationToken cancellationToken = default);
 
@@ -99,7 +99,7 @@ public interface IBlockReader
     /// <param name="cancellationToken">Cancels before the query.</param>
     /// <returns>The volume, or <see langword="null"/> when none has that name.</returns>
     /// <exception cref="ArgumentException">The name is null, or not one <see cref="IBlockWriter.RegisterVolumeAsync"/> accepts (so no volume can have it).</exception>
-    /// <exception cref="ObjectDisposedException">The session or repository was disposed.</exception>
+    /// <exception cref="ObjectDisposedException">The session or shared session was disposed.</exception>
     /// <exception cref="BlockDbException">The database failed.</exception>
     ValueTask<VolumeInfo?> FindVolumeAsync(string name, CancellationToken cancellationToken = default);
 }

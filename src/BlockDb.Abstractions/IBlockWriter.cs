@@ -1,8 +1,8 @@
 namespace BlockDb;
 
 /// <summary>
-/// The write calls of a block index, the same on a session (<see cref="IBlockRepository"/>: written in the session's
-/// commit batch, durable once it commits) and on the shared repository (<see cref="ISharedBlockRepository"/>: each call
+/// The write calls of a block index, the same on a session (<see cref="IBlockSession"/>: written in the session's
+/// commit batch, durable once it commits) and on the shared session (<see cref="ISharedBlockSession"/>: each call
 /// completes once the group commit holding it has committed).
 /// </summary>
 /// <remarks>
@@ -48,8 +48,8 @@ public interface IBlockWriter
     /// Select-xor-insert for many blocks in one call (a file's blocks): the same as one
     /// <see cref="SelectXorInsertAsync(BlockKey, long?, CancellationToken)"/> per block in order, without a call,
     /// a task and a transaction check per block. Each insert counts as one write of the batch; a batch commits only
-    /// between calls, so the call's blocks go in one transaction, which may commit at its end. On the shared repository
-    /// the call is also whole: all of its blocks or, when it fails or is cancelled, none (<see cref="ISharedBlockRepository"/>).
+    /// between calls, so the call's blocks go in one transaction, which may commit at its end. On the shared session
+    /// the call is also whole: all of its blocks or, when it fails or is cancelled, none (<see cref="ISharedBlockSession"/>).
     /// </summary>
     /// <param name="blocks">The blocks, in order; duplicates are allowed (the later ones find the first).</param>
     /// <param name="results">Receives one result per block, at the same index; at least as long as <paramref name="blocks"/>.</param>
@@ -69,7 +69,7 @@ public interface IBlockWriter
     /// <see cref="SelectXorInsertManyAsync"/>)
     /// and adds its blockset from them (as <see cref="AddBlocksetAsync(IReadOnlyList{long}, string?, CancellationToken)"/>).
     /// The blockset is all or nothing; blocks inserted before a failure stay in the batch (another file may use them),
-    /// except on the shared repository, where the whole call is all or nothing (<see cref="ISharedBlockRepository"/>).
+    /// except on the shared session, where the whole call is all or nothing (<see cref="ISharedBlockSession"/>).
     /// </summary>
     /// <param name="blocks">The file's blocks in order; empty for an empty file.</param>
     /// <param name="results">Receives one result per block, at the same index; at least as long as <paramref name="blocks"/>.</param>
@@ -121,7 +121,7 @@ public interface IBlockWriter
     /// </summary>
     /// <param name="blocksetId">The blockset ID.</param>
     /// <param name="cancellationToken">Cancels before the delete.</param>
-    /// <returns>A task that completes when the delete is in the batch (a session) or committed (the shared repository).</returns>
+    /// <returns>A task that completes when the delete is in the batch (a session) or committed (the shared session).</returns>
     /// <exception cref="BlocksetNotFoundException">No blockset has that ID; nothing was written.</exception>
     /// <exception cref="BlockDbReadOnlyException">The database is read-only.</exception>
     /// <exception cref="BlockDbException">The database failed.</exception>
@@ -164,7 +164,7 @@ public interface IBlockWriter
     /// <param name="state">The new state.</param>
     /// <param name="size">The remote file's size in bytes, or <see langword="null"/> to keep the one recorded.</param>
     /// <param name="cancellationToken">Cancels before the write.</param>
-    /// <returns>A task that completes when the change is in the batch (a session) or committed (the shared repository).</returns>
+    /// <returns>A task that completes when the change is in the batch (a session) or committed (the shared session).</returns>
     /// <exception cref="ArgumentException">The state is not defined, or the size is negative.</exception>
     /// <exception cref="VolumeNotFoundException">No volume has that ID.</exception>
     /// <exception cref="BlockDbConflictException">The transition is not allowed, or the volume still holds referenced blocks (to <see cref="VolumeState.Deleting"/>) or any block (to <see cref="VolumeState.Deleted"/>).</exception>

@@ -1,7 +1,7 @@
 namespace BlockDb;
 
 /// <summary>
-/// The one way BlockDb's databases, sessions and shared repositories dispose: the work runs once, and every dispose
+/// The one way BlockDb's databases, sessions and shared sessions dispose: the work runs once, and every dispose
 /// call (the first, one racing it on another thread, a later one, sync or async) returns only when that work has ended,
 /// so no caller is told "disposed" while a call is still in flight or the file or connection is still open.
 /// </summary>

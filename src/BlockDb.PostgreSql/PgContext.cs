@@ -4,7 +4,7 @@ using Npgsql;
 
 namespace BlockDb.PostgreSql;
 
-/// <summary>What every session and shared repository of one database needs: the data source, the server's name for messages, and the frozen options.</summary>
+/// <summary>What every session and shared session of one database needs: the data source, the server's name for messages, and the frozen options.</summary>
 /// <param name="DataSource">The pooled data source connections come from.</param>
 /// <param name="Server">Host, port and database, for messages (never a password).</param>
 /// <param name="Options">The frozen options.</param>

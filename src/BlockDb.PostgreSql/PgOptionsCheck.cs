@@ -5,9 +5,9 @@ namespace BlockDb.PostgreSql;
 /// <summary>
 /// The PostgreSQL provider's settings check: a setting is applied or refused, never ignored. Applied: the connection
 /// string, <c>ReadOnly</c>, <c>Batching</c>, <c>SelectXorInsert</c> (all three strategies), <c>GroupCommit:MaxReaders</c>
-/// (the shared repository's connections). Refused when set away from their defaults, naming the setting: the file path,
+/// (the shared session's connections). Refused when set away from their defaults, naming the setting: the file path,
 /// the pragmas (durability and caching are the server's settings), the KeyMap layout and its memory limit, and the
-/// group-commit batch settings (the shared repository commits each write on its own connection).
+/// group-commit batch settings (the shared session commits each write on its own connection).
 /// </summary>
 internal static class PgOptionsCheck
 {
@@ -82,7 +82,7 @@ internal static class PgOptionsCheck
         {
             Refuse(
                 $"GroupCommit:{batchSetting}",
-                $"BlockDb:GroupCommit:{batchSetting} shapes the SQLite shared repository's group commit; on PostgreSQL each write of the shared repository commits on a pooled connection of its own (measured faster), so only GroupCommit:MaxReaders (its connections) applies. Remove it.");
+                $"BlockDb:GroupCommit:{batchSetting} shapes the SQLite shared session's group commit; on PostgreSQL each write of the shared session commits on a pooled connection of its own (measured faster), so only GroupCommit:MaxReaders (its connections) applies. Remove it.");
         }
     }
 

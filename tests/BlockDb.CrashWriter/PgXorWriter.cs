@@ -5,14 +5,14 @@ using BlockDb;
 /// <summary>
 /// <c>pg-xor &lt;connectionString&gt; &lt;seed&gt; &lt;ops&gt;</c>: one of many writer processes on one PostgreSQL index. Four tasks
 /// select-xor-insert random blocks out of 2,000 shared by every process (TestData.Hash keys): one task on a session that
-/// commits every write, three on the shared repository. Prints "XOR &lt;key&gt; &lt;id&gt;" for each acknowledged call.
+/// commits every write, three on the shared session. Prints "XOR &lt;key&gt; &lt;id&gt;" for each acknowledged call.
 /// </summary>
 internal static class PgXorWriter
 {
     public static async Task<int> RunAsync(string connectionString, int seed, int ops)
     {
         await using var db = BlockDatabase.Open(new BlockDbOptions { Provider = "PostgreSql", ConnectionString = connectionString, Batching = { CommitEvery = 1 } });
-        await using var shared = db.OpenSharedRepository();
+        await using var shared = db.OpenSharedSession();
         var output = Console.Out;
         var gate = new object();
         Console.WriteLine("READY");

@@ -4,7 +4,7 @@ using BlockDb.Drivers;
 using BlockDb.Opening;
 
 // Usage:
-//   write <db> <provider> <tasks>   write blocksets from <tasks> concurrent tasks through the shared repository;
+//   write <db> <provider> <tasks>   write blocksets from <tasks> concurrent tasks through the shared session;
 //                                    print "ACK <task> <n> <blocksetId>" once each is acknowledged (committed).
 //   lock <db> <provider> <ms>       hold an exclusive lock on <db> for <ms> milliseconds, printing "LOCKED".
 //   churn <db> <provider> <seed>    delete-then-re-add forever (KeyMap): select-xor-insert a few of 200 blocks, add a
@@ -173,7 +173,7 @@ if (mode is "session-wal" or "session-delete")
     // journal must be rolled back under an exclusive lock while the others keep committing): a transient error that an
     // engine retries, so this writer retries it too rather than dying.
     IBlockDatabase? opened = null;
-    IBlockRepository? openedSession = null;
+    IBlockSession? openedSession = null;
     for (var attempt = 1; openedSession is null; attempt++)
     {
         try
@@ -235,7 +235,7 @@ await using var db = BlockDatabase.Open(new BlockDbOptions
     DataSource = path,
     GroupCommit = { MaxDelayMilliseconds = 5 },
 });
-await using var shared = db.OpenSharedRepository();
+await using var shared = db.OpenSharedSession();
 lock (gate)
 {
     output.WriteLine("READY");
@@ -275,7 +275,7 @@ public static class Churn
     /// fine; another block at that ID is not: <paramref name="report"/> gets "WRONG ..."), adds their blockset, commits,
     /// deletes the blockset, collects every unreferenced block, commits.
     /// </summary>
-    public static async Task RoundAsync(IBlockRepository session, Random random, Action<string> report)
+    public static async Task RoundAsync(IBlockSession session, Random random, Action<string> report)
     {
         var ids = new List<long>();
         for (var i = 0; i < 1 + random.Next(5); i++)
@@ -355,7 +355,7 @@ public static class LifeChurn
     /// adds the blockset and commits. A block in a volume being retired is moved into the writer's volume first, as an
     /// engine that uploads it again would. Returns the blockset ID once committed; throws what the race made fail.
     /// </summary>
-    public static async Task<long> WriteFileAsync(IBlockRepository session, int seed, int n, long volume, Action<string> report)
+    public static async Task<long> WriteFileAsync(IBlockSession session, int seed, int n, long volume, Action<string> report)
     {
         var keys = File(seed, n);
         var ids = new long[keys.Length];
@@ -395,7 +395,7 @@ public static class LifeChurn
     }
 
     /// <summary>Backs up file after file, each retried until it commits; prints "ACK seed n blocksetId". <paramref name="cancellationToken"/> stops it between calls, never inside one.</summary>
-    public static async Task WriteForeverAsync(IBlockRepository session, int seed, Action<string> report, CancellationToken cancellationToken)
+    public static async Task WriteForeverAsync(IBlockSession session, int seed, Action<string> report, CancellationToken cancellationToken)
     {
         long? volume = null;
         for (var n = 0; !cancellationToken.IsCancellationRequested; n++)
@@ -432,7 +432,7 @@ public static class LifeChurn
     /// Deleted), then collects every unreferenced block. Prints "DELETING id" before the commit that may delete
     /// blockset id, and "COLLECTED blocks volumes" after the round's commit.
     /// </summary>
-    public static async Task CollectRoundAsync(IBlockDatabase db, IBlockRepository session, Random random, Action<string> report)
+    public static async Task CollectRoundAsync(IBlockDatabase db, IBlockSession session, Random random, Action<string> report)
     {
         var blocksets = new List<long>();
         await foreach (var blockset in db.EnumerateBlocksetsAsync())
@@ -490,7 +490,7 @@ public static class LifeChurn
         report($"COLLECTED {collected} {retired}");
     }
 
-    public static async Task CollectForeverAsync(IBlockDatabase db, IBlockRepository session, int seed, Action<string> report, CancellationToken cancellationToken)
+    public static async Task CollectForeverAsync(IBlockDatabase db, IBlockSession session, int seed, Action<string> report, CancellationToken cancellationToken)
     {
         var random = new Random(seed);
         for (var round = 0; !cancellationToken.IsCancellationRequested; round++)

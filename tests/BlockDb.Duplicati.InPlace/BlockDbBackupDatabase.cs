@@ -19,7 +19,7 @@ public sealed class BlockDbBackupDatabase : IDuplicatiBackupDatabase
     private readonly DuplicatiBackupStatements _duplicati;
     private readonly List<BlockKey> _keys = [];
     private IBlockDatabase? _database;
-    private IBlockRepository? _session;
+    private IBlockSession? _session;
 
     private BlockDbBackupDatabase(DuplicatiBackupStatements duplicati) => _duplicati = duplicati;
 
@@ -178,7 +178,7 @@ public sealed class BlockDbBackupDatabase : IDuplicatiBackupDatabase
         }
     }
 
-    private async ValueTask<IBlockRepository> OpenBlockDbAsync(CancellationToken cancellationToken)
+    private async ValueTask<IBlockSession> OpenBlockDbAsync(CancellationToken cancellationToken)
     {
         _database ??= new BlockDatabaseBuilder(new BlockDbOptions()).UseCallerConnection(MicrosoftDataDriver.Instance.Borrow(_duplicati.Connection)).Build();
         return _session = await _database.OpenSessionAsync(cancellationToken);

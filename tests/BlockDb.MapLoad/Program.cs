@@ -122,7 +122,7 @@ static async Task Once(string path, string provider, (int Ops, int Warmup, long 
 }
 
 // µs per op of select and select-xor-insert on a loaded map (see the header); base64 hashes made before the timed loops, as the harness does.
-static async Task<string> PerOp(IBlockRepository session, long blocks, int ops, int warmup)
+static async Task<string> PerOp(IBlockSession session, long blocks, int ops, int warmup)
 {
     var random = new Random(42);
     var existing = Enumerable.Range(0, warmup + ops).Select(_ => random.NextInt64(blocks)).ToArray();

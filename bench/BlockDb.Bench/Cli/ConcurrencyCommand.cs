@@ -16,7 +16,7 @@ internal static class ConcurrencyCommand
         var syncs = new Option<SynchronousMode[]>("--synchronous") { Description = "Normal, Full, space-separated (default both).", AllowMultipleArgumentsPerToken = true };
         var repetitions = new Option<int?>("--repetitions", "-r") { Description = "Repetitions per configuration (default 3)." };
         var output = new Option<DirectoryInfo?>("--out", "-o") { Description = "Output folder (default bench/results/<timestamp>-concurrency)." };
-        var command = new Command("concurrency", "Concurrent inserts (1 to 1,000 callers): one transaction per insert versus the shared repository's group commit; ops/s and per-call p50/p99/max.")
+        var command = new Command("concurrency", "Concurrent inserts (1 to 1,000 callers): one transaction per insert versus the shared session's group commit; ops/s and per-call p50/p99/max.")
         {
             smoke, providers, callers, syncs, repetitions, output,
         };

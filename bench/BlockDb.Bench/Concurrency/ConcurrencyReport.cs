@@ -38,7 +38,7 @@ internal static class ConcurrencyReport
         md.AppendLine("# Concurrent inserts: one transaction per insert versus group commit");
         md.AppendLine();
         md.AppendLine("N callers each insert new blocks (SHA-256 keys) into an empty database (Recommended pragmas, `synchronous` as stated). "
-            + $"Baseline: one session, callers serialised by an async lock, each insert its own transaction. Group commit: `OpenSharedRepository()`, each insert acknowledged after its batch commits. "
+            + $"Baseline: one session, callers serialised by an async lock, each insert its own transaction. Group commit: `OpenSharedSession()`, each insert acknowledged after its batch commits. "
             + $"{settings.GroupedOps:N0} grouped / {settings.BaselineOps:N0} baseline inserts per run, {settings.Repetitions} repetitions; ops/s is the median (min–max), latency is per call from the caller's side (median over repetitions of p50 and p99; max over all).");
         md.AppendLine();
         md.AppendLine("| | |");

@@ -7,7 +7,7 @@ namespace BlockDb.Bench.Concurrency;
 
 /// <summary>
 /// Seed 002's question on BlockDb: N callers insert new blocks at once. Baseline: one transaction per insert,
-/// callers serialised by an async lock on one session (Duplicati's pattern). Grouped: the shared repository,
+/// callers serialised by an async lock on one session (Duplicati's pattern). Grouped: the shared session,
 /// whose writer commits whatever is queued as one transaction and acknowledges each insert after its commit.
 /// Every call is timed from the caller's side (queueing, lock wait and commit included).
 /// </summary>
@@ -77,7 +77,7 @@ internal static class ConcurrencyStudy
 
     private static async Task<(double, double[], double)> RunGroupedAsync(IBlockDatabase db, int callers, string[] hashes)
     {
-        await using var shared = db.OpenSharedRepository();
+        await using var shared = db.OpenSharedSession();
         var (opsPerSecond, latencies) = await RunCallersAsync(callers, hashes, hash => shared.SelectXorInsertAsync(BlockKey.Parse(hash, 4096)).AsTask());
         return (opsPerSecond, latencies, shared.AcknowledgedWrites / (double)Math.Max(1, shared.CommittedBatches));
     }

@@ -9,7 +9,7 @@ namespace BlockDb.Bench.Execution;
 /// </summary>
 internal static class AsyncLoops
 {
-    public static ValueTask<Tally> Run(Workload workload, IBlockRepository s, BlockStream d, int from, int to, LatencyRecorder r) => workload switch
+    public static ValueTask<Tally> Run(Workload workload, IBlockSession s, BlockStream d, int from, int to, LatencyRecorder r) => workload switch
     {
         Workload.Select => Select(s, d, from, to, r),
         Workload.Insert => Insert(s, d, from, to, r),
@@ -20,7 +20,7 @@ internal static class AsyncLoops
         _ => throw new ArgumentOutOfRangeException(nameof(workload), workload, null),
     };
 
-    private static async ValueTask<Tally> Select(IBlockRepository s, BlockStream d, int from, int to, LatencyRecorder r)
+    private static async ValueTask<Tally> Select(IBlockSession s, BlockStream d, int from, int to, LatencyRecorder r)
     {
         var hashes = d.Hashes;
         var sizes = d.Sizes;
@@ -38,7 +38,7 @@ internal static class AsyncLoops
         return new Tally(to - from, 0, 0, digest.Value);
     }
 
-    private static async ValueTask<Tally> Insert(IBlockRepository s, BlockStream d, int from, int to, LatencyRecorder r)
+    private static async ValueTask<Tally> Insert(IBlockSession s, BlockStream d, int from, int to, LatencyRecorder r)
     {
         var hashes = d.Hashes;
         var sizes = d.Sizes;
@@ -55,7 +55,7 @@ internal static class AsyncLoops
         return new Tally(to - from, 0, to - from, digest.Value);
     }
 
-    private static async ValueTask<Tally> Xor(IBlockRepository s, BlockStream d, int from, int to, LatencyRecorder r)
+    private static async ValueTask<Tally> Xor(IBlockSession s, BlockStream d, int from, int to, LatencyRecorder r)
     {
         var hashes = d.Hashes;
         var sizes = d.Sizes;
@@ -76,7 +76,7 @@ internal static class AsyncLoops
         return new Tally(to - from, 0, created, digest.Value);
     }
 
-    private static async ValueTask<Tally> Join(IBlockRepository s, BlockStream d, int from, int to, LatencyRecorder r)
+    private static async ValueTask<Tally> Join(IBlockSession s, BlockStream d, int from, int to, LatencyRecorder r)
     {
         var ids = d.BlocksetIds!;
         var digest = new Fnv64();
@@ -103,7 +103,7 @@ internal static class AsyncLoops
     }
 
     /// <summary>New blockset (op = blockset, units = blocks) and replay (op = block, units = files).</summary>
-    private static async ValueTask<Tally> Blocksets(IBlockRepository s, BlockStream d, int from, int to, LatencyRecorder r, bool opPerBlock)
+    private static async ValueTask<Tally> Blocksets(IBlockSession s, BlockStream d, int from, int to, LatencyRecorder r, bool opPerBlock)
     {
         var hashes = d.Hashes;
         var sizes = d.Sizes;

@@ -5,7 +5,7 @@ namespace BlockDb.Bench.Execution;
 /// call runs inside the lock. BlockDb's ValueTasks complete before they are returned, so the work is done
 /// when the lock is released; a ValueTask that is not complete would be a bug and throws.
 /// </summary>
-internal sealed class LockedRepository(IBlockRepository inner) : IBlockRepository
+internal sealed class LockedRepository(IBlockSession inner) : IBlockSession
 {
     private readonly Lock _gate = new();
 
@@ -154,7 +154,7 @@ internal sealed class LockedRepository(IBlockRepository inner) : IBlockRepositor
     public ValueTask<long> MoveBlocksAsync(IReadOnlyList<long> blockIds, long toVolumeId, CancellationToken cancellationToken = default) =>
         Locked(r => r.MoveBlocksAsync(blockIds, toVolumeId, cancellationToken));
 
-    private ValueTask<T> Locked<T>(Func<IBlockRepository, ValueTask<T>> call)
+    private ValueTask<T> Locked<T>(Func<IBlockSession, ValueTask<T>> call)
     {
         lock (_gate)
         {

@@ -38,7 +38,7 @@ internal sealed class ManagedRunner(int latencyGroup)
             return result;
         }
 
-        var sessions = new List<IBlockRepository>();
+        var sessions = new List<IBlockSession>();
         try
         {
             for (var t = 0; t < (spec.Connections == ConnectionMode.PerThread ? spec.Threads : 1); t++)
@@ -47,7 +47,7 @@ internal sealed class ManagedRunner(int latencyGroup)
             }
 
             var shared = spec.Connections == ConnectionMode.Shared ? new LockedRepository(sessions[0]) : null;
-            IBlockRepository SessionOf(int t) => shared ?? sessions[t];
+            IBlockSession SessionOf(int t) => shared ?? sessions[t];
             var recorders = Enumerable.Range(0, spec.Threads).Select(_ => new LatencyRecorder(data.Timed.Hashes.Length + data.Timed.Units, latencyGroup)).ToArray();
             var tallies = new Tally[spec.Threads];
             var sqlite = db as ISqliteBlockDatabase;
@@ -102,7 +102,7 @@ internal sealed class ManagedRunner(int latencyGroup)
         GC.Collect();
     }
 
-    private static Tally Loop(RunSpec spec, IBlockRepository session, BlockStream data, int from, int to, LatencyRecorder recorder)
+    private static Tally Loop(RunSpec spec, IBlockSession session, BlockStream data, int from, int to, LatencyRecorder recorder)
     {
         if (spec.Api == ApiPath.Sync)
         {

@@ -9,7 +9,7 @@ namespace BlockDb.Bench.Execution;
 /// </summary>
 internal static class SyncLoops
 {
-    public static Tally Run(Workload workload, IBlockRepository s, BlockStream d, int from, int to, LatencyRecorder r) => workload switch
+    public static Tally Run(Workload workload, IBlockSession s, BlockStream d, int from, int to, LatencyRecorder r) => workload switch
     {
         Workload.Select => Select(s, d, from, to, r),
         Workload.Insert => Insert(s, d, from, to, r),
@@ -17,7 +17,7 @@ internal static class SyncLoops
         _ => throw new NotSupportedException($"The sync path covers select, insert and xor-select-insert, not {WorkloadInfo.Name(workload)}."),
     };
 
-    private static Tally Select(IBlockRepository s, BlockStream d, int from, int to, LatencyRecorder r)
+    private static Tally Select(IBlockSession s, BlockStream d, int from, int to, LatencyRecorder r)
     {
         var hashes = d.Hashes;
         var sizes = d.Sizes;
@@ -35,7 +35,7 @@ internal static class SyncLoops
         return new Tally(to - from, 0, 0, digest.Value);
     }
 
-    private static Tally Insert(IBlockRepository s, BlockStream d, int from, int to, LatencyRecorder r)
+    private static Tally Insert(IBlockSession s, BlockStream d, int from, int to, LatencyRecorder r)
     {
         var hashes = d.Hashes;
         var sizes = d.Sizes;
@@ -52,7 +52,7 @@ internal static class SyncLoops
         return new Tally(to - from, 0, to - from, digest.Value);
     }
 
-    private static Tally Xor(IBlockRepository s, BlockStream d, int from, int to, LatencyRecorder r)
+    private static Tally Xor(IBlockSession s, BlockStream d, int from, int to, LatencyRecorder r)
     {
         var hashes = d.Hashes;
         var sizes = d.Sizes;

@@ -11,7 +11,7 @@ internal static class LifecycleVerifier
     /// KeyMap layout's map after the deletes), deleted blocksets and collected blocks gone, and a sample of volumes'
     /// block counts.
     /// </summary>
-    public static async Task AfterCollectAsync(IBlockRepository session, LifecyclePlan plan, CollectResult collected, int sample, List<string> issues)
+    public static async Task AfterCollectAsync(IBlockSession session, LifecyclePlan plan, CollectResult collected, int sample, List<string> issues)
     {
         if (collected.Blocks != plan.CollectedBlocks.Length || collected.Bytes != plan.CollectedBytes)
         {

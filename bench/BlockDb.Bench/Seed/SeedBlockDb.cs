@@ -2,13 +2,13 @@ namespace BlockDb.Bench.Seed;
 
 /// <summary>
 /// The seed's six workloads as a backup engine calls BlockDb: one session, the public API with base64 text hashes
-/// (the seed's keys as they are), <c>CommitEvery</c> 0 and one <see cref="IBlockRepository.CommitAsync"/> at the end
+/// (the seed's keys as they are), <c>CommitEvery</c> 0 and one <see cref="IBlockSession.CommitAsync"/> at the end
 /// (one transaction per run, as the seed).
 /// </summary>
 internal static class SeedBlockDb
 {
     /// <summary>Writes the pre-filled blocks and blocksets, one <see cref="IBlockWriter.SelectXorInsertBlocksetAsync"/> per blockset; checks every ID is the seed's.</summary>
-    public static async Task FillAsync(IBlockRepository session, SeedData data)
+    public static async Task FillAsync(IBlockSession session, SeedData data)
     {
         var next = 0;
         foreach (var b in data.Blocksets)
@@ -42,7 +42,7 @@ internal static class SeedBlockDb
     }
 
     /// <summary>Runs one input and commits; returns a digest of what it read (the same as the naive side's).</summary>
-    public static ValueTask<long> RunAsync(IBlockRepository s, SeedWorkload workload, SeedInput input, bool listCall = false) => workload switch
+    public static ValueTask<long> RunAsync(IBlockSession s, SeedWorkload workload, SeedInput input, bool listCall = false) => workload switch
     {
         SeedWorkload.Join when listCall => JoinList(s, input.Blocksets),
         SeedWorkload.Insert => Insert(s, input.Entries),
@@ -52,7 +52,7 @@ internal static class SeedBlockDb
         _ => NewBlockset(s, input.Entries, input.Breaks),
     };
 
-    private static async ValueTask<long> Insert(IBlockRepository s, SeedEntry[] entries)
+    private static async ValueTask<long> Insert(IBlockSession s, SeedEntry[] entries)
     {
         long digest = 0;
         foreach (var e in entries)
@@ -64,7 +64,7 @@ internal static class SeedBlockDb
         return digest;
     }
 
-    private static async ValueTask<long> Select(IBlockRepository s, SeedEntry[] entries)
+    private static async ValueTask<long> Select(IBlockSession s, SeedEntry[] entries)
     {
         long digest = 0;
         foreach (var e in entries)
@@ -76,7 +76,7 @@ internal static class SeedBlockDb
         return digest;
     }
 
-    private static async ValueTask<long> Xor(IBlockRepository s, SeedEntry[] entries)
+    private static async ValueTask<long> Xor(IBlockSession s, SeedEntry[] entries)
     {
         long digest = 0;
         foreach (var e in entries)
@@ -89,7 +89,7 @@ internal static class SeedBlockDb
     }
 
     /// <summary>The listing restore would use: into one reused buffer, binary hashes, paged until a page comes back short.</summary>
-    private static async ValueTask<long> Join(IBlockRepository s, SeedBlockset[] blocksets)
+    private static async ValueTask<long> Join(IBlockSession s, SeedBlockset[] blocksets)
     {
         long digest = 0;
         var buffer = new BinaryBlocksetBlock[1024];
@@ -117,7 +117,7 @@ internal static class SeedBlockDb
     }
 
     /// <summary>The list call: a record with a base64 string per block.</summary>
-    private static async ValueTask<long> JoinList(IBlockRepository s, SeedBlockset[] blocksets)
+    private static async ValueTask<long> JoinList(IBlockSession s, SeedBlockset[] blocksets)
     {
         long digest = 0;
         foreach (var b in blocksets)
@@ -133,7 +133,7 @@ internal static class SeedBlockDb
         return digest;
     }
 
-    private static async ValueTask<long> NewBlockset(IBlockRepository s, SeedEntry[] entries, bool[] breaks)
+    private static async ValueTask<long> NewBlockset(IBlockSession s, SeedEntry[] entries, bool[] breaks)
     {
         long digest = 0;
         var ids = new List<long>(64);

@@ -78,11 +78,11 @@ internal static class ManyWriters
     /// <summary>Batches the last PostgreSQL run wrote again after a deadlock.</summary>
     public static int Retries { get; private set; }
 
-    /// <summary>SQLite: one process, <paramref name="writers"/> tasks through the group-commit shared repository, the same keys.</summary>
+    /// <summary>SQLite: one process, <paramref name="writers"/> tasks through the group-commit shared session, the same keys.</summary>
     public static async Task<Percentiles> SqliteAsync(string provider, string path, int writers, int ops)
     {
         await using var db = BlockDatabase.Open(new BlockDbOptions { Provider = provider, DataSource = path });
-        await using var shared = db.OpenSharedRepository();
+        await using var shared = db.OpenSharedSession();
         var latencies = new List<double>[writers];
         var clock = Stopwatch.StartNew();
         await Task.WhenAll(Enumerable.Range(0, writers).Select(w => Task.Run(async () =>

@@ -3,19 +3,19 @@ using System.Threading.Channels;
 namespace BlockDb.Bench.Server;
 
 /// <summary>
-/// Group commit over the public API, for the comparison with the PostgreSQL shared repository: callers queue
+/// Group commit over the public API, for the comparison with the PostgreSQL shared session: callers queue
 /// select-xor-inserts, one session runs whatever is queued in one transaction and commits it, then completes them.
 /// Only <see cref="SelectXorInsertAsync"/> is offered.
 /// </summary>
 internal sealed class QueuedWriter : IAsyncDisposable
 {
-    private readonly IBlockRepository _session;
+    private readonly IBlockSession _session;
     private readonly Channel<(string Hash, long Size, TaskCompletionSource<SelectXorInsertResult> Done)> _queue =
         Channel.CreateUnbounded<(string, long, TaskCompletionSource<SelectXorInsertResult>)>(new UnboundedChannelOptions { SingleReader = true });
 
     private readonly Task _loop;
 
-    public QueuedWriter(IBlockRepository session)
+    public QueuedWriter(IBlockSession session)
     {
         _session = session;
         _loop = Task.Run(LoopAsync);

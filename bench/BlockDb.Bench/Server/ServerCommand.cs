@@ -5,7 +5,7 @@ namespace BlockDb.Bench.Server;
 
 /// <summary>
 /// <c>server</c>: the PostgreSQL provider against a SQLite provider on the same workloads through the public API, the
-/// shared repository's design choice (pooled connections versus a group commit), bulk import by COPY, and the
+/// shared session's design choice (pooled connections versus a group commit), bulk import by COPY, and the
 /// many-writers study. Needs a server: <c>eval "$(eng/postgres.sh start)"</c> sets <c>BLOCKDB_TEST_POSTGRES</c>.
 /// <c>server-worker</c> is the writer process the study starts.
 /// </summary>
@@ -19,7 +19,7 @@ internal static class ServerCommand
         var writers = new Option<int[]>("--writers") { Description = "Writer processes of the many-writers study (default 1 4 16).", AllowMultipleArgumentsPerToken = true };
         var commitEvery = new Option<int?>("--commit-every") { Description = "CommitEvery of each writer process (default 100)." };
         var sqlite = new Option<string?>("--sqlite") { Description = "The SQLite provider compared (default PInvoke)." };
-        var command = new Command("server", "PostgreSQL vs SQLite on the same workloads, shared-repository design, COPY import, 1/4/16 writer processes.")
+        var command = new Command("server", "PostgreSQL vs SQLite on the same workloads, shared-session design, COPY import, 1/4/16 writer processes.")
         {
             smoke, connection, ops, writers, commitEvery, sqlite,
         };

@@ -19,7 +19,7 @@ internal static class ServerStudy
             Row("find existing block", await ServerWorkloads.FindAsync(db, 1, s.Ops));
             Row("file of 16 known blocks + blockset, one call (files/s)", await ServerWorkloads.BlocksetsAsync(db, 1, s.Ops / 16, 16, s.Ops, oneCall: true));
             Row("file of 16 known blocks + blockset, per-block lookups (files/s)", await ServerWorkloads.BlocksetsAsync(db, 1, s.Ops / 16, 16, s.Ops, oneCall: false));
-            Row("shared repository, 16 tasks, new blocks (writes/s)", await ServerWorkloads.SharedAsync(db, 2, 16, s.Ops / 16));
+            Row("shared session, 16 tasks, new blocks (writes/s)", await ServerWorkloads.SharedAsync(db, 2, 16, s.Ops / 16));
             Row("group commit over one session, 16 tasks (writes/s)", await ServerWorkloads.GroupCommitAsync(db, 3, 16, s.Ops / 16));
             if (db.Engine == "PostgreSQL")
             {

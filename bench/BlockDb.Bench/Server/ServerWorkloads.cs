@@ -6,7 +6,7 @@ namespace BlockDb.Bench.Server;
 /// <summary>
 /// The provider comparison on the server (issue 15), through the public API only, the same workloads for PostgreSQL and
 /// for a SQLite provider: select-xor-insert of new blocks, finds of existing blocks, a file's blocks and blockset in one
-/// call versus per-block round trips, bulk import by COPY, and the shared repository under concurrent writers.
+/// call versus per-block round trips, bulk import by COPY, and the shared session under concurrent writers.
 /// </summary>
 internal static class ServerWorkloads
 {
@@ -22,7 +22,7 @@ internal static class ServerWorkloads
             _ = await session.FindBlockAsync(BlockKey.Parse(BlockHashes.Of(seed, HashDomain.Stream, (i * 7919L) % ops), BlockSize)) ?? throw new InvalidOperationException("a written block was not found"));
 
     /// <summary>Times <paramref name="ops"/> calls of <paramref name="call"/> on one session, then commits (inside the timed region).</summary>
-    private static async Task<Percentiles> EachAsync(IBlockDatabase db, int ops, Func<IBlockRepository, int, Task> call)
+    private static async Task<Percentiles> EachAsync(IBlockDatabase db, int ops, Func<IBlockSession, int, Task> call)
     {
         await using var session = await db.OpenSessionAsync();
         var latencies = new List<double>(ops);
@@ -88,9 +88,9 @@ internal static class ServerWorkloads
         return inserted == blocks ? Percentiles.Of(blocks, seconds, []) : throw new InvalidOperationException($"imported {inserted} of {blocks}");
     }
 
-    /// <summary><paramref name="tasks"/> concurrent tasks select-xor-inserting new blocks through one shared repository. Ops are acknowledged writes.</summary>
+    /// <summary><paramref name="tasks"/> concurrent tasks select-xor-inserting new blocks through one shared session. Ops are acknowledged writes.</summary>
     public static async Task<Percentiles> SharedAsync(IBlockDatabase db, int seed, int tasks, int opsPerTask) =>
-        await ConcurrentAsync(tasks, opsPerTask, db.OpenSharedRepository(), static (w, h, s) => w.SelectXorInsertAsync(BlockKey.Parse(h, s)), seed);
+        await ConcurrentAsync(tasks, opsPerTask, db.OpenSharedSession(), static (w, h, s) => w.SelectXorInsertAsync(BlockKey.Parse(h, s)), seed);
 
     /// <summary>The same with writes gathered by one session behind a queue, committed per batch: a group commit built from the public API.</summary>
     public static async Task<Percentiles> GroupCommitAsync(IBlockDatabase db, int seed, int tasks, int opsPerTask)

@@ -15,7 +15,7 @@ namespace BlockDb.Backup.Indexing;
 /// recorded into the volume after its blocks and before its blockset, as Duplicati's block splitter does; BlockDb then
 /// writes the blockset's <c>BlocklistHash</c> rows itself. Single-threaded, as a session is.
 /// </summary>
-internal sealed class IndexWriter(IBlockRepository repository, VolumeWriter volumes, IndexStats stats, TextWriter sidecar, BlockRecorder? recorder, ILogger logger, DuplicatiTarget? duplicati = null)
+internal sealed class IndexWriter(IBlockSession repository, VolumeWriter volumes, IndexStats stats, TextWriter sidecar, BlockRecorder? recorder, ILogger logger, DuplicatiTarget? duplicati = null)
 {
     private readonly List<long> _blockIds = new(1024);
     private readonly byte[] _blocklist = duplicati is null ? [] : new byte[duplicati.Blocksize];

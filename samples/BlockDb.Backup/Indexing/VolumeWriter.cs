@@ -23,7 +23,7 @@ internal sealed class VolumeWriter
     /// <summary>The end of a volume's name.</summary>
     public const string NameSuffix = ".dblock.zip";
 
-    private readonly IBlockRepository _repository;
+    private readonly IBlockSession _repository;
     private readonly long _volumeSize;
     private readonly IndexStats _stats;
     private readonly List<string> _uploaded = [];
@@ -33,7 +33,7 @@ internal sealed class VolumeWriter
     private string? _currentName;
     private long _currentBytes;
 
-    private VolumeWriter(IBlockRepository repository, long volumeSize, IndexStats stats, long nextNumber, bool leaveTemporary)
+    private VolumeWriter(IBlockSession repository, long volumeSize, IndexStats stats, long nextNumber, bool leaveTemporary)
     {
         _leaveTemporary = leaveTemporary;
         _repository = repository;
@@ -75,7 +75,7 @@ internal sealed class VolumeWriter
     /// <param name="leaveTemporary">Leave full volumes Temporary (a Duplicati database) instead of setting them Uploaded.</param>
     /// <param name="cancellationToken">Cancels the enumeration.</param>
     /// <returns>The writer.</returns>
-    public static async Task<VolumeWriter> StartAsync(IBlockDatabase database, IBlockRepository repository, long volumeSize, IndexStats stats, bool leaveTemporary, CancellationToken cancellationToken)
+    public static async Task<VolumeWriter> StartAsync(IBlockDatabase database, IBlockSession repository, long volumeSize, IndexStats stats, bool leaveTemporary, CancellationToken cancellationToken)
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(volumeSize, 1);
         VolumeInfo? last = null;

@@ -10,7 +10,7 @@ namespace BlockDb.Backup.Verification;
 /// (<c>ListBlocksetBlocksAsync</c>, the join) against the sidecar, then the file on disk re-read and re-hashed
 /// block by block (hash, size, order), its total length and its full hash.
 /// </summary>
-internal sealed class FileVerifier(IBlockRepository repository) : IDisposable
+internal sealed class FileVerifier(IBlockSession repository) : IDisposable
 {
     private byte[] _buffer = [];
 

@@ -61,7 +61,7 @@ public sealed class BatchingOptions
     }
 }
 
-/// <summary>What disposing a repository session does with uncommitted writes.</summary>
+/// <summary>What disposing a session does with uncommitted writes.</summary>
 public enum DisposeBehavior
 {
     /// <summary>Commit them: everything written before dispose is kept.</summary>

@@ -46,7 +46,7 @@ public sealed class BlockDbOptions
     /// <summary>When writes are committed.</summary>
     public BatchingOptions Batching { get; set; } = new();
 
-    /// <summary>How the shared repository groups concurrent writers into transactions.</summary>
+    /// <summary>How the shared session groups concurrent writers into transactions.</summary>
     public GroupCommitOptions GroupCommit { get; set; } = new();
 
     /// <summary>The block index's layout (text or BLOB hashes, SQLite index or in-memory key map) and its memory limit.</summary>

@@ -1,7 +1,7 @@
 namespace BlockDb;
 
 /// <summary>
-/// How the shared repository (<see cref="IBlockDatabase.OpenSharedRepository"/>) gathers concurrent writers into
+/// How the shared session (<see cref="IBlockDatabase.OpenSharedSession"/>) gathers concurrent writers into
 /// one transaction (group commit). A batch opens with the first queued write and closes when the queue runs
 /// empty, when it holds <see cref="MaxBatchSize"/> writes, or when it is <see cref="MaxDelayMilliseconds"/> old;
 /// every write in it is acknowledged (its task completes) only after the batch has committed.

@@ -10,7 +10,7 @@ internal interface IBlockDbObservable
     /// <param name="bytes">Bytes rather than entries.</param>
     void ObserveKeyMap(List<Measurement<long>> measurements, bool bytes);
 
-    /// <summary>Adds the writes waiting in the database's shared repositories.</summary>
+    /// <summary>Adds the writes waiting in the database's shared sessions.</summary>
     /// <param name="measurements">Where to add them.</param>
     void ObserveQueue(List<Measurement<long>> measurements);
 

@@ -28,7 +28,7 @@ internal static class Instruments
     /// <summary>The activity source, <c>BlockDb</c>: open, commit, key-map load, check, repair, collection, import, conversion (never one per block).</summary>
     public static ActivitySource ActivitySource { get; } = new(BlockDbDiagnostics.Name, Version);
 
-    /// <summary><c>blockdb.client.operations</c>: calls of sessions and shared repositories, by operation, provider and (when failed) error type.</summary>
+    /// <summary><c>blockdb.client.operations</c>: calls of sessions and shared sessions, by operation, provider and (when failed) error type.</summary>
     public static Counter<long> Operations { get; } = Meter.CreateCounter<long>("blockdb.client.operations", "{operation}", "BlockDb calls, by operation (db.operation.name), provider and, for failed calls, error.type.");
 
     /// <summary>
@@ -41,7 +41,7 @@ internal static class Instruments
         $"Duration of BlockDb calls in seconds; one call in {DurationSampleInterval} is timed.",
         advice: new InstrumentAdvice<double> { HistogramBucketBoundaries = [0.000_001, 0.000_002, 0.000_005, 0.000_01, 0.000_02, 0.000_05, 0.000_1, 0.000_5, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5] });
 
-    /// <summary><c>blockdb.commits</c>: transactions committed by sessions (batches) and the shared repository's group commits.</summary>
+    /// <summary><c>blockdb.commits</c>: transactions committed by sessions (batches) and the shared session's group commits.</summary>
     public static Counter<long> Commits { get; } = Meter.CreateCounter<long>("blockdb.commits", "{commit}", "Write transactions committed.");
 
     /// <summary><c>blockdb.commit.duration</c> in seconds: the <c>COMMIT</c> statement (the durable write).</summary>
@@ -53,7 +53,7 @@ internal static class Instruments
     /// <summary><c>blockdb.rollbacks</c>: transactions rolled back, by <c>blockdb.reason</c> (<c>requested</c>, <c>failed</c>: a failed commit, <c>lost</c>: rolled back by the engine).</summary>
     public static Counter<long> Rollbacks { get; } = Meter.CreateCounter<long>("blockdb.rollbacks", "{rollback}", "Write transactions rolled back, by blockdb.reason.");
 
-    /// <summary><c>blockdb.group_commit.batch_size</c>: writes per group commit of a shared repository.</summary>
+    /// <summary><c>blockdb.group_commit.batch_size</c>: writes per group commit of a shared session.</summary>
     public static Histogram<long> GroupCommitBatchSize { get; } = Meter.CreateHistogram<long>("blockdb.group_commit.batch_size", "{write}", "Writes gathered into each group commit.");
 
     /// <summary><c>blockdb.keymap.load.duration</c> in seconds: a full read of the Block table into the KeyMap layout's map.</summary>
@@ -69,7 +69,7 @@ internal static class Instruments
     {
         Meter.CreateObservableGauge("blockdb.keymap.entries", () => Observe(static (o, m) => o.ObserveKeyMap(m, bytes: false)), "{entry}", "Entries in the KeyMap layout's in-memory map, per open database.");
         Meter.CreateObservableGauge("blockdb.keymap.size", () => Observe(static (o, m) => o.ObserveKeyMap(m, bytes: true)), "By", "Memory held by the KeyMap layout's map, in bytes, per open database.");
-        Meter.CreateObservableUpDownCounter("blockdb.group_commit.queue_length", () => Observe(static (o, m) => o.ObserveQueue(m)), "{write}", "Writes waiting in shared repositories' queues.");
+        Meter.CreateObservableUpDownCounter("blockdb.group_commit.queue_length", () => Observe(static (o, m) => o.ObserveQueue(m)), "{write}", "Writes waiting in shared sessions' queues.");
         Meter.CreateObservableCounter("blockdb.page_cache.hits", () => Observe(static (o, m) => o.ObservePageCache(m, hits: true)), "{page}", "SQLite page-cache hits of open sessions (providers that expose them).");
         Meter.CreateObservableCounter("blockdb.page_cache.misses", () => Observe(static (o, m) => o.ObservePageCache(m, hits: false)), "{page}", "SQLite page-cache misses of open sessions (providers that expose them).");
         Meter.CreateObservableGauge("blockdb.rows", () => Observe(static (o, m) => o.ObserveRows(m)), "{row}", "Rows per table (blockdb.table), read at most once a minute per database.");

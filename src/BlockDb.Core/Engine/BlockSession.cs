@@ -3,7 +3,7 @@ using System.Runtime.CompilerServices;
 namespace BlockDb.Engine;
 
 /// <summary>
-/// The one session class: every operation of <see cref="IBlockRepository"/>, written once for every engine. Each call is
+/// The one session class: every operation of <see cref="IBlockSession"/>, written once for every engine. Each call is
 /// a <see cref="CallScope"/> (gate [G1], metrics, failure bookkeeping [B2]); the input is checked (<see cref="Require"/>)
 /// and a text hash decoded at the entry; <typeparamref name="TEngine"/> runs the operation (for SQLite,
 /// <see cref="Sqlite.SqliteSession{TLayout}"/> over the layout's session); the <see cref="CommitPolicy"/> commits

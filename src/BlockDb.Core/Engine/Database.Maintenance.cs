@@ -139,7 +139,7 @@ internal abstract partial class Database
     }
 
     /// <summary>
-    /// Cancels and waits for running checks and repairs, ends the open enumerations, disposes the shared repositories
+    /// Cancels and waits for running checks and repairs, ends the open enumerations, disposes the shared sessions
     /// (their queued writes commit first, their reads in flight finish), the imports (rolled back where not committed)
     /// and the sessions still open (each waits for a call in flight, then commits or rolls back as
     /// <see cref="BatchingOptions.OnDispose"/> says); then the engine releases its file or data source.

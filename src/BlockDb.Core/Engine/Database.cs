@@ -9,8 +9,8 @@ using Microsoft.Extensions.Logging;
 namespace BlockDb.Engine;
 
 /// <summary>
-/// An open block index, whatever its engine: the open bookkeeping (sessions, shared repositories, imports and
-/// enumerations registered, so the dispose ends them), the session and shared-repository openers, the check and repair
+/// An open block index, whatever its engine: the open bookkeeping (sessions, shared sessions, imports and
+/// enumerations registered, so the dispose ends them), the session and shared-session openers, the check and repair
 /// front end (<see cref="MaintenanceRunner"/>), the bulk import, the gauges and the one dispose order. Each engine
 /// (<c>Sqlite/SqliteDatabase</c>, <c>PostgreSqlDatabase</c>) overrides only what differs. Thread-safe.
 /// </summary>
@@ -74,29 +74,29 @@ internal abstract partial class Database : IBlockDatabase, IBlockDbObservable
     /// <summary>Whether a dispose has begun.</summary>
     protected bool Disposing => _disposal.Begun;
 
-    /// <summary>The shared repositories still open.</summary>
+    /// <summary>The shared sessions still open.</summary>
     protected ICollection<SharedBlockSession> SharedSessions => _shared.Keys;
 
     /// <summary>Makes the gauges observable; the engine calls it once its open has succeeded.</summary>
     protected void StartObserving() => Instruments.Register(this);
 
-    public async ValueTask<IBlockRepository> OpenSessionAsync(CancellationToken cancellationToken = default)
+    public async ValueTask<IBlockSession> OpenSessionAsync(CancellationToken cancellationToken = default)
     {
         ThrowIfDisposed();
         cancellationToken.ThrowIfCancellationRequested();
         return await OpenRegisteredSessionAsync(_options.Batching, bulkImport: false, cancellationToken).ConfigureAwait(false);
     }
 
-    public ISharedBlockRepository OpenSharedRepository()
+    public ISharedBlockSession OpenSharedSession()
     {
         ThrowIfDisposed();
-        RefuseOwnCommits(nameof(OpenSharedRepository), "its writer commits group commits of its own");
+        RefuseOwnCommits(nameof(OpenSharedSession), "its writer commits group commits of its own");
         var shared = OpenEngineSharedSession(s => _shared.TryRemove(s, out _));
         _shared.TryAdd(shared, 0);
         if (_disposal.Begun)
         {
             shared.Dispose();
-            throw Disposed("the shared repository was opening");
+            throw Disposed("the shared session was opening");
         }
 
         return shared;
@@ -112,7 +112,7 @@ internal abstract partial class Database : IBlockDatabase, IBlockDbObservable
     /// <param name="cancellationToken">Cancels the open.</param>
     protected abstract ValueTask<ISessionHandle> OpenEngineSessionAsync(BatchingOptions batching, Action<ISessionHandle> onClosed, bool bulkImport, CancellationToken cancellationToken);
 
-    /// <summary>Opens this engine's shared repository; <paramref name="onClosed"/> is called once when it is disposed.</summary>
+    /// <summary>Opens this engine's shared session; <paramref name="onClosed"/> is called once when it is disposed.</summary>
     protected abstract SharedBlockSession OpenEngineSharedSession(Action<SharedBlockSession> onClosed);
 
     /// <summary>Opens a session and registers it (so the dispose ends it), or ends it when a dispose has begun meanwhile.</summary>

@@ -14,9 +14,9 @@ internal static class Errors
     public static InvalidOperationException DisposeInsideOwnCall() =>
         new("A BlockDb session cannot be disposed from inside one of its own calls (the dispose would wait for the call that makes it); dispose it after the call returns.");
 
-    /// <summary>The error of a call made on, or woken by, a disposed shared repository [S3].</summary>
+    /// <summary>The error of a call made on, or woken by, a disposed shared session [S3].</summary>
     public static ObjectDisposedException SharedDisposed() =>
-        new(nameof(ISharedBlockRepository), "The shared BlockDb repository was disposed; this call did not run.");
+        new(nameof(ISharedBlockSession), "The shared BlockDb session was disposed; this call did not run.");
 
     public static InvalidOperationException NotInWriteTransaction() =>
         new("This write must run inside the session's open write transaction.");

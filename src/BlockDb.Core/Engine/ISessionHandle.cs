@@ -2,9 +2,9 @@ namespace BlockDb.Engine;
 
 /// <summary>
 /// A <see cref="BlockSession{TEngine}"/> as its owners see it, whatever its engine: the database (registry, page-cache
-/// gauges), the shared repository (writer and readers) and the bulk import.
+/// gauges), the shared session (writer and readers) and the bulk import.
 /// </summary>
-internal interface ISessionHandle : IBlockRepository
+internal interface ISessionHandle : IBlockSession
 {
     /// <summary>
     /// The page-cache counters for the metrics (<c>blockdb.page_cache.*</c>) and <see cref="ISqliteBlockDatabase.ReadCacheStats"/>:

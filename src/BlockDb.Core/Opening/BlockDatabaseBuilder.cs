@@ -79,8 +79,8 @@ public sealed class BlockDatabaseBuilder
     /// setting changed from its default, and the KeyMap layout (set, or the file's). It throws
     /// <see cref="InvalidOperationException"/> when no transaction is open, and <see cref="BlockDbFormatException"/> for
     /// an empty file or one that needs a schema change (BlockDb makes neither inside the caller's transaction). One
-    /// session at a time; <c>CommitAsync</c>/<c>RollbackAsync</c> of the session, <see cref="IBlockDatabase.OpenSharedRepository"/>,
-    /// the imports and <see cref="IBlockDatabase.RepairAsync"/> are refused. <see cref="IBlockRepository.PendingWrites"/> is 0.
+    /// session at a time; <c>CommitAsync</c>/<c>RollbackAsync</c> of the session, <see cref="IBlockDatabase.OpenSharedSession"/>,
+    /// the imports and <see cref="IBlockDatabase.RepairAsync"/> are refused. <see cref="IBlockSession.PendingWrites"/> is 0.
     /// See docs/ARCHITECTURE.md, "A caller's transaction".
     /// </remarks>
     /// <exception cref="ArgumentNullException"><paramref name="connection"/> is null.</exception>

@@ -17,7 +17,7 @@ namespace BlockDb.Sessions;
 /// <param name="WholeCalls">
 /// Whether every call's writes go in whole or not at all: the calls that write several rows (select-xor-insert of many
 /// blocks, a one-call file) run inside a savepoint, so a failure or a cancellation in their middle leaves nothing of
-/// them in the batch (the shared repository's writer). Otherwise they keep the writes before the failure, as separate
+/// them in the batch (the shared session's writer). Otherwise they keep the writes before the failure, as separate
 /// calls would (<see cref="IBlockWriter"/>).
 /// </param>
 /// <param name="External">

@@ -1,7 +1,7 @@
 namespace BlockDb.Shared;
 
 /// <summary>
-/// How the shared repository's writes reach the engine, chosen by the engine: SQLite's <see cref="GroupCommitWriter"/>
+/// How the shared session's writes reach the engine, chosen by the engine: SQLite's <see cref="GroupCommitWriter"/>
 /// (one writer session, concurrent callers gathered into one commit), PostgreSQL's <see cref="PooledWrites"/> (each
 /// write on a pooled session, committing on its own). Either way a write's task completes only after its commit [S1].
 /// </summary>

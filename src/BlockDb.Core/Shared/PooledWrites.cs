@@ -1,13 +1,13 @@
 namespace BlockDb.Shared;
 
 /// <summary>
-/// PostgreSQL's write route: each write on a session of the shared repository's <see cref="SessionPool"/>, whose
+/// PostgreSQL's write route: each write on a session of the shared session's <see cref="SessionPool"/>, whose
 /// sessions write with <see cref="BatchingOptions.CommitEvery"/> = 1 (autocommit), so a write returns once its own
 /// transaction has committed and concurrent writers are served by the server's own concurrency (row locks on the unique
 /// index, WAL flushes shared by concurrent commits). Measured faster than one group-commit writer connection
 /// (docs/BENCHMARKS.md, "PostgreSQL").
 /// </summary>
-/// <remarks>The pool is the shared repository's (reads and writes share its bound); the repository disposes it.</remarks>
+/// <remarks>The pool is the shared session's (reads and writes share its bound); the shared session disposes it.</remarks>
 internal sealed class PooledWrites(SessionPool sessions) : IWriteRoute
 {
     private long _acknowledged;
@@ -21,7 +21,7 @@ internal sealed class PooledWrites(SessionPool sessions) : IWriteRoute
 
     /// <summary>
     /// Runs the write on a lent session. The caller gets the request's own task, completed before the session goes back
-    /// to the pool: the pool's dispose waits for every lease, so once the shared repository's dispose returns no write
+    /// to the pool: the pool's dispose waits for every lease, so once the shared session's dispose returns no write
     /// it let through is still pending [S3] (an async method's own task would complete only after its lease had gone
     /// back, on a thread that may not have run yet).
     /// </summary>

@@ -4,7 +4,7 @@ using BlockDb.Engine;
 namespace BlockDb.Shared;
 
 /// <summary>
-/// A pool of sessions lent one call at a time (the shared repository's readers, and on PostgreSQL its writers): at most <c>maxSessions</c> leases at
+/// A pool of sessions lent one call at a time (the shared session's readers, and on PostgreSQL its writers): at most <c>maxSessions</c> leases at
 /// once, each on a session of its own, opened on demand and kept for reuse. A call rents a lease
 /// (<c>using var lease = await pool.RentAsync(ct)</c>) and makes its call on <see cref="Lease.Session"/>; no lambda per call.
 /// </summary>

@@ -3,7 +3,7 @@ using BlockDb.Engine;
 namespace BlockDb.Shared;
 
 /// <summary>
-/// The thread-safe repository, one class for every engine (<see cref="ISharedBlockRepository"/>): reads on sessions
+/// The thread-safe session, one class for every engine (<see cref="ISharedBlockSession"/>): reads on sessions
 /// lent by a <see cref="SessionPool"/> (<c>using var lease = await _readers.RentAsync(ct)</c>), writes as
 /// <see cref="WriteRequest"/>s through the route the engine chose (<see cref="IWriteRoute"/>: SQLite's
 /// <see cref="GroupCommitWriter"/>, PostgreSQL's <see cref="PooledWrites"/>), each acknowledged only after its commit
@@ -13,9 +13,9 @@ namespace BlockDb.Shared;
 /// <remarks>
 /// Invariants: once <c>_disposal</c> has begun no new call starts; <see cref="DisposeAsync"/> runs its work once (a
 /// second, concurrent dispose waits for it: <see cref="DisposeOnce"/>), wakes waiting rents, lets taken writes commit
-/// and reads in flight end, and leaves no call pending [S3]. The pool and the route are this repository's alone.
+/// and reads in flight end, and leaves no call pending [S3]. The pool and the route are this shared session's alone.
 /// </remarks>
-internal sealed class SharedBlockSession : ISharedBlockRepository
+internal sealed class SharedBlockSession : ISharedBlockSession
 {
     private readonly SessionPool _readers;
     private readonly IWriteRoute _writes;
@@ -24,8 +24,8 @@ internal sealed class SharedBlockSession : ISharedBlockRepository
     private readonly Action<SharedBlockSession> _onDisposed;
     private readonly DisposeOnce _disposal = new();
 
-    /// <param name="readers">The sessions reads run on (on PostgreSQL the writes' sessions too); disposed by this repository.</param>
-    /// <param name="writes">The write route; disposed by this repository.</param>
+    /// <param name="readers">The sessions reads run on (on PostgreSQL the writes' sessions too); disposed by this shared session.</param>
+    /// <param name="writes">The write route; disposed by this shared session.</param>
     /// <param name="readFirst">Whether a one-block select-xor-insert looks the block up on a reader before it writes (SQLite).</param>
     /// <param name="readOnly">The refusal of every write, made here before any work; null when writes are allowed or the route's sessions refuse them themselves.</param>
     /// <param name="onDisposed">Called once, at the end of dispose.</param>
@@ -181,7 +181,7 @@ internal sealed class SharedBlockSession : ISharedBlockRepository
         }
     }
 
-    /// <summary>Hands a write to the route: refused when the token is cancelled, the repository disposed [S3] or the database read-only.</summary>
+    /// <summary>Hands a write to the route: refused when the token is cancelled, the shared session disposed [S3] or the database read-only.</summary>
     private ValueTask<TResult> Write<TResult>(WriteRequest<TResult> request)
     {
         if (request.CancellationToken.IsCancellationRequested)

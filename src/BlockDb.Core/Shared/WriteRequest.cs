@@ -18,9 +18,9 @@ internal enum WriteKind : byte
 }
 
 /// <summary>
-/// One write of the shared repository: its operation (<see cref="Kind"/>) and arguments, run on a session by one
+/// One write of the shared session: its operation (<see cref="Kind"/>) and arguments, run on a session by one
 /// <c>switch</c> (<see cref="RunAsync"/>), whichever route carries it (<see cref="IWriteRoute"/>): queued for the
-/// group-commit writer, or on a pooled session. Its arguments are checked by the shared repository before it is made.
+/// group-commit writer, or on a pooled session. Its arguments are checked by the shared session before it is made.
 /// </summary>
 internal abstract class WriteRequest(WriteKind kind, CancellationToken cancellationToken)
 {

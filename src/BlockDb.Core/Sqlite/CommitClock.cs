@@ -4,7 +4,7 @@ namespace BlockDb.Sqlite;
 
 /// <summary>
 /// Counts the commits made through BlockDb to one database file in this process: one clock per file, shared by every
-/// open <see cref="IBlockDatabase"/> on it, their sessions and shared repositories. A session's batched read
+/// open <see cref="IBlockDatabase"/> on it, their sessions and shared sessions. A session's batched read
 /// transaction (<see cref="ReadTransaction"/>) is a snapshot; it restarts when this clock moved, so a read never misses what
 /// any BlockDb session of this process acknowledged before the read began (read-your-writes inside a process). Other
 /// processes' and foreign SQL writers' commits are seen when the snapshot is released

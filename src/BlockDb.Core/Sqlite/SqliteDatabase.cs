@@ -142,7 +142,7 @@ internal sealed partial class SqliteDatabase : Database, ISqliteBlockDatabase
         new SessionImportTarget(await OpenRegisteredSessionAsync(SessionImportTarget.Batching, bulkImport: true, cancellationToken).ConfigureAwait(false));
 
     /// <summary>
-    /// The SQLite shared repository: a group-commit writer over one writer session [S2] and a pool of reader sessions.
+    /// The SQLite shared session: a group-commit writer over one writer session [S2] and a pool of reader sessions.
     /// The writer's calls are whole (a write that fails or is cancelled leaves nothing in the group's transaction); the
     /// readers never write (no write batching, no commit age) and batch their reads as the database's options say.
     /// Its sessions are its own (never registered), so the database's dispose never disposes one under its writer loop.
@@ -163,11 +163,11 @@ internal sealed partial class SqliteDatabase : Database, ISqliteBlockDatabase
         var readers = new SessionPool(
             () => OpenSession(readerBatching, static _ => { }),
             options.MaxReaders > 0 ? options.MaxReaders : 2 * Environment.ProcessorCount);
-        var refusal = ReadOnly ? () => ReadOnlyRefusal("a write of the shared repository") : (Func<BlockDbReadOnlyException>?)null;
+        var refusal = ReadOnly ? () => ReadOnlyRefusal("a write of the shared session") : (Func<BlockDbReadOnlyException>?)null;
         return new SharedBlockSession(readers, writer, readFirst: true, refusal, onClosed);
     }
 
-    /// <summary>The shared repository's writer commits when its queue is drained, never by count or age, and rolls back at dispose what no caller waits for.</summary>
+    /// <summary>The shared session's writer commits when its queue is drained, never by count or age, and rolls back at dispose what no caller waits for.</summary>
     // The writer commits at the end of each round and reads only inside its batches: no read batching, so no read
     // timer enters its gate between rounds (the group-commit loop is the gate's only user).
     private static readonly BatchingOptions SharedWriterBatching = new() { CommitEvery = 0, CommitAfterMilliseconds = null, OnDispose = DisposeBehavior.Rollback, ReadsPerTransaction = 1 };
@@ -203,7 +203,7 @@ internal sealed partial class SqliteDatabase : Database, ISqliteBlockDatabase
     }
 
     /// <summary>
-    /// Opens a session with its own batching (the shared repository's writer commits only when told).
+    /// Opens a session with its own batching (the shared session's writer commits only when told).
     /// <paramref name="wholeCalls"/>: see <see cref="SessionSettings.WholeCalls"/>; <paramref name="bulkImport"/>:
     /// <see cref="SessionSettings.BulkImport"/>.
     /// </summary>

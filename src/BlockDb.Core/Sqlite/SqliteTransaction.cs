@@ -159,7 +159,7 @@ internal sealed partial class SqliteTransaction : EngineTransaction
     {
         if (External)
         {
-            throw Errors.TransactionIsCallers(nameof(IBlockRepository.CommitAsync));
+            throw Errors.TransactionIsCallers(nameof(IBlockSession.CommitAsync));
         }
 
         if (!IsOpen)
@@ -248,7 +248,7 @@ internal sealed partial class SqliteTransaction : EngineTransaction
     {
         if (External)
         {
-            throw Errors.TransactionIsCallers(nameof(IBlockRepository.RollbackAsync));
+            throw Errors.TransactionIsCallers(nameof(IBlockSession.RollbackAsync));
         }
 
         if (!IsOpen)

@@ -9,7 +9,7 @@ namespace BlockDb.PostgreSql.Blocks;
 
 /// <summary>
 /// The block operations as statements on one connection, inside the caller's transaction or in autocommit when it
-/// passes none. Shared by sessions and the shared repository; each operation is one round trip unless its summary
+/// passes none. Shared by sessions and the shared session; each operation is one round trip unless its summary
 /// says otherwise. Hot statements are prepared by Npgsql's automatic preparation (<c>Max Auto Prepare</c>).
 /// </summary>
 internal static class PgBlocks

@@ -7,7 +7,7 @@ namespace BlockDb.PostgreSql.Engine;
 /// A session's connection: one pooled connection for the session's lifetime, opened again after it is lost, and how one
 /// statement runs on it (in the open transaction, or none), with failures mapped, the transaction aborted by a server
 /// error ended [P2], and one more run on a new connection after a lost one when that cannot write twice. With
-/// <paramref name="perCall"/> (the shared repository's pooled sessions, which autocommit) it holds a connection only
+/// <paramref name="perCall"/> (the shared session's pooled sessions, which autocommit) it holds a connection only
 /// during a call, and a write's token is honoured only until its statement is sent [P3].
 /// </summary>
 /// <param name="context">The database's pool and options.</param>

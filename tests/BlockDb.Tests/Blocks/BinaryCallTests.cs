@@ -2,7 +2,7 @@ namespace BlockDb.Tests.Blocks;
 
 /// <summary>
 /// The binary-hash and many-blocks calls (<see cref="BlockHash"/>, <see cref="BlockKey"/>), for every provider and
-/// layout, PostgreSQL included, on a session and on the shared repository: they give the same IDs and rows as the text
+/// layout, PostgreSQL included, on a session and on the shared session: they give the same IDs and rows as the text
 /// calls, check everything before writing, and keep the blockset all or nothing.
 /// </summary>
 public sealed class BinaryCallTests : ConformanceTestBase
@@ -139,12 +139,12 @@ public sealed class BinaryCallTests : ConformanceTestBase
 
     [Theory]
     [MemberData(nameof(ProviderMatrix), MemberType = typeof(ConformanceTestBase))]
-    public async Task The_shared_repository_takes_the_binary_and_many_block_calls_and_acknowledges_them_committed(string provider, BlockLayout layout)
+    public async Task The_shared_session_takes_the_binary_and_many_block_calls_and_acknowledges_them_committed(string provider, BlockLayout layout)
     {
         Use(provider, layout);
         await using (var db = Open())
         {
-            await using var shared = db.OpenSharedRepository();
+            await using var shared = db.OpenSharedSession();
             var blocks = Enumerable.Range(0, 8).Select(i => TestData.Block(i, 100)).ToArray();
             var results = new SelectXorInsertResult[8];
             Assert.Equal(8, await shared.SelectXorInsertManyAsync(blocks, results));

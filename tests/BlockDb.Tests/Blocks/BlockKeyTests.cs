@@ -3,7 +3,7 @@ namespace BlockDb.Tests.Blocks;
 /// <summary>
 /// <see cref="BlockKey"/>, the one way to name a block: its constructor checks the hash and the size, Duplicati's base64
 /// text parses to it and formats from it, and <c>default(BlockKey)</c>, the one key the constructor cannot make, is refused
-/// by every call that takes a block, on every provider and layout, through a session and the shared repository.
+/// by every call that takes a block, on every provider and layout, through a session and the shared session.
 /// </summary>
 public sealed class BlockKeyTests : ConformanceTestBase
 {
@@ -44,7 +44,7 @@ public sealed class BlockKeyTests : ConformanceTestBase
         Assert.False(BlockKey.TryParse(null, 10, out _));
     }
 
-    /// <summary><see cref="ConformanceTestBase.ProviderMatrix"/> × a session or the shared repository.</summary>
+    /// <summary><see cref="ConformanceTestBase.ProviderMatrix"/> × a session or the shared session.</summary>
     public static IEnumerable<object[]> ProviderMatrixWithRepositories() =>
         from pair in ProviderMatrix()
         from repository in new[] { "session", "shared" }
@@ -57,7 +57,7 @@ public sealed class BlockKeyTests : ConformanceTestBase
         Use(provider, layout);
         await using var db = Open();
         await using var session = await db.OpenSessionAsync();
-        await using var shared = db.OpenSharedRepository();
+        await using var shared = db.OpenSharedSession();
         var (reader, writer) = repository == "session" ? ((IBlockReader)session, (IBlockWriter)session) : (shared, shared);
         var results = new SelectXorInsertResult[2];
 

@@ -4,7 +4,7 @@ namespace BlockDb.Tests.Blocksets;
 
 /// <summary>
 /// A blockset whose length in bytes does not fit a long gets the documented, typed error on a session and on the
-/// shared repository, and writes nothing.
+/// shared session, and writes nothing.
 /// </summary>
 public sealed class BlocksetLengthOverflowTests(ITestOutputHelper output) : KeyMapFileTestBase(output)
 {
@@ -12,7 +12,7 @@ public sealed class BlocksetLengthOverflowTests(ITestOutputHelper output) : KeyM
     /// Claim: bad input gets a documented, typed error (AddBlocksetAsync documents ArgumentException, BlockNotFound,
     /// OperationCanceled and BlockDbException). Mechanism: block sizes are accepted up to long.MaxValue each, and the
     /// blockset's Length is summed with checked(...) inside the write: two such blocks throw a bare OverflowException
-    /// (neither an ArgumentException nor a BlockDbException), on the session and through the shared repository. Nothing
+    /// (neither an ArgumentException nor a BlockDbException), on the session and through the shared session. Nothing
     /// is written or lost (the savepoint is not reached), so this is about the contract only. Suggested fix: catch the
     /// overflow (or pre-check the sum in validation) and throw ArgumentOutOfRangeException naming the blocks.
     /// </summary>
@@ -29,10 +29,10 @@ public sealed class BlocksetLengthOverflowTests(ITestOutputHelper output) : KeyM
 
         var error = await Record.ExceptionAsync(async () => await session.AddBlocksetAsync(big));
         await session.CommitAsync();
-        await using var shared = db.OpenSharedRepository();
+        await using var shared = db.OpenSharedSession();
         var sharedError = await Record.ExceptionAsync(() => shared.AddBlocksetAsync(big).AsTask());
         Assert.True(
             error is ArgumentOutOfRangeException && sharedError is ArgumentOutOfRangeException,
-            $"Session: {error?.GetType().Name ?? "no error"}: {error?.Message}; shared repository: {sharedError?.GetType().Name ?? "no error"}: {sharedError?.Message}");
+            $"Session: {error?.GetType().Name ?? "no error"}: {error?.Message}; shared session: {sharedError?.GetType().Name ?? "no error"}: {sharedError?.Message}");
     }
 }

@@ -5,7 +5,7 @@ namespace BlockDb.Tests.Blocksets;
 
 /// <summary>
 /// Listing a blockset into the caller's buffer with binary hashes (restore's join without a string per block), for
-/// every provider and layout, PostgreSQL included, on a session and on the shared repository: page by page it gives
+/// every provider and layout, PostgreSQL included, on a session and on the shared session: page by page it gives
 /// the rows the list call gives, refuses bad input with typed errors, and on PInvoke allocates nothing per block.
 /// </summary>
 public sealed class ListingIntoBufferTests : ConformanceTestBase
@@ -45,7 +45,7 @@ public sealed class ListingIntoBufferTests : ConformanceTestBase
         Assert.Equal(expected, pages.Select(b => new BlocksetBlock(b.Index, b.BlockId, b.Hash.ToString(), b.Size)));
         Assert.Equal(0, await session.ListBlocksetBlocksAsync(blocksetId, 7, buffer)); // past the end: none, no error
 
-        await using var shared = db.OpenSharedRepository();
+        await using var shared = db.OpenSharedSession();
         var whole = new BinaryBlocksetBlock[10];
         Assert.Equal(7, await shared.ListBlocksetBlocksAsync(blocksetId, 0, whole));
         Assert.Equal(pages, whole.Take(7));
@@ -71,7 +71,7 @@ public sealed class ListingIntoBufferTests : ConformanceTestBase
         var none = await Assert.ThrowsAsync<ArgumentOutOfRangeException>(async () => await session.ListBlocksetBlocksAsync(empty, 0, Memory<BinaryBlocksetBlock>.Empty));
         Assert.Equal("into", none.ParamName);
 
-        await using var shared = db.OpenSharedRepository();
+        await using var shared = db.OpenSharedSession();
         await Assert.ThrowsAsync<BlocksetNotFoundException>(async () => await shared.ListBlocksetBlocksAsync(empty + 1000, 0, buffer));
         await Assert.ThrowsAsync<ArgumentOutOfRangeException>(async () => await shared.ListBlocksetBlocksAsync(empty, 0, Memory<BinaryBlocksetBlock>.Empty));
     }

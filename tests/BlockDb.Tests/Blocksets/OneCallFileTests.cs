@@ -1,7 +1,7 @@
 namespace BlockDb.Tests.Blocksets;
 
 /// <summary>
-/// <see cref="IBlockRepository.SelectXorInsertBlocksetAsync"/> takes each block's volume from the store's own read
+/// <see cref="IBlockSession.SelectXorInsertBlocksetAsync"/> takes each block's volume from the store's own read
 /// inside the write transaction instead of reading the row a second time: these try to make that answer stale. Every
 /// SQLite provider and layout; a foreign writer is plain SQL on the file.
 /// </summary>

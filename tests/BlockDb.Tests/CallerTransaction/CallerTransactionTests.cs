@@ -251,7 +251,7 @@ public sealed class CallerTransactionTests : IDisposable
         await using var blocks = Build(caller);
         var first = await blocks.OpenSessionAsync();
         await Assert.ThrowsAsync<InvalidOperationException>(async () => await blocks.OpenSessionAsync());
-        Assert.Throws<NotSupportedException>(() => blocks.OpenSharedRepository());
+        Assert.Throws<NotSupportedException>(() => blocks.OpenSharedSession());
         await Assert.ThrowsAsync<NotSupportedException>(async () => await blocks.RepairAsync());
         await Assert.ThrowsAsync<NotSupportedException>(async () => await blocks.ImportBlocksAsync(AsyncOf(new ImportBlock(new BlockKey(TestData.Bytes(1), 10)))));
 
@@ -505,7 +505,7 @@ public sealed class CallerTransactionTests : IDisposable
         return new Started(caller, transaction, blocks, await blocks.OpenSessionAsync());
     }
 
-    private sealed record Started(SqliteConnection Caller, SqliteTransaction Transaction, IBlockDatabase Blocks, IBlockRepository Session) : IAsyncDisposable
+    private sealed record Started(SqliteConnection Caller, SqliteTransaction Transaction, IBlockDatabase Blocks, IBlockSession Session) : IAsyncDisposable
     {
         public async ValueTask DisposeAsync()
         {

@@ -9,7 +9,7 @@ namespace BlockDb.Tests.Conformance;
 /// provider or layout runs the whole suite with no new test code (the Dapper idea, without hand-picked subclasses).
 /// The provider-independent behaviour runs over <see cref="ProviderMatrix"/>, which adds the PostgreSQL provider on a
 /// real server (a fresh schema per test; <see cref="PostgreSqlServer"/>). The suite is split by theme into classes
-/// (operations, faults, fuzz, shared repository) so xUnit can run them side by side.
+/// (operations, faults, fuzz, shared session) so xUnit can run them side by side.
 /// </summary>
 public abstract class ConformanceTestBase : IDisposable
 {

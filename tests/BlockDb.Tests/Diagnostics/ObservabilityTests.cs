@@ -169,7 +169,7 @@ public sealed class ObservabilityTests : IDisposable
     {
         var path = _folder.File("group.db");
         await using var db = BlockDatabase.Open(new BlockDbOptions { Provider = "PInvoke", DataSource = path });
-        await using (var shared = db.OpenSharedRepository())
+        await using (var shared = db.OpenSharedSession())
         {
             await Task.WhenAll(Enumerable.Range(0, 200).Select(i => shared.SelectXorInsertAsync(new BlockKey(TestData.Bytes(i), 4096)).AsTask()));
         }
@@ -238,7 +238,7 @@ public sealed class ObservabilityTests : IDisposable
             await session.CommitAsync();
         }
 
-        await using (var shared = db.OpenSharedRepository())
+        await using (var shared = db.OpenSharedSession())
         {
             Assert.NotNull(await shared.FindBlockAsync(new BlockKey(TestData.Bytes(3), 4096)));
         }

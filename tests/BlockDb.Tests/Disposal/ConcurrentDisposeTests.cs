@@ -76,11 +76,11 @@ public sealed class ConcurrentDisposeTests : ConformanceTestBase
 
     [Theory]
     [MemberData(nameof(Providers))]
-    public async Task Every_concurrent_dispose_of_a_shared_repository_returns_only_after_its_queued_writes_ended(string provider, BlockLayout layout)
+    public async Task Every_concurrent_dispose_of_a_shared_session_returns_only_after_its_queued_writes_ended(string provider, BlockLayout layout)
     {
         Use(provider, layout);
         await using var db = Open();
-        var shared = db.OpenSharedRepository();
+        var shared = db.OpenSharedSession();
         // Writes straight to the queue: span calls of one block (a one-block select-xor-insert reads first, and its own
         // task completes one continuation after its write's).
         var writes = Enumerable.Range(0, 5000).Select(i => shared.SelectXorInsertManyAsync(new[] { TestData.Block(i, 1 + i) }, new SelectXorInsertResult[1]).AsTask()).ToArray();
@@ -97,7 +97,7 @@ public sealed class ConcurrentDisposeTests : ConformanceTestBase
     /// it is inside the session, so the disposes wait for it rather than refuse it: SQLite writes each block's result as
     /// it goes (the first is there), PostgreSQL's call returns its pending task only once inside, at its round trip.
     /// </summary>
-    private static async Task<(Task Call, SelectXorInsertResult[] Results)> StartLongCall(IBlockRepository session, int blocks)
+    private static async Task<(Task Call, SelectXorInsertResult[] Results)> StartLongCall(IBlockSession session, int blocks)
     {
         var keys = Enumerable.Range(0, blocks).Select(i => TestData.Block(i, 1 + (i % 1000))).ToArray();
         var results = new SelectXorInsertResult[blocks];

@@ -89,12 +89,12 @@ public sealed class DisposeBesideAWriterTests(ITestOutputHelper output) : IDispo
         await Seed(path, provider, snapshot);
         using var locker = await HoldWriteLock(path, provider);
 
-        // Reads through a session and a shared repository, both left open: the database's dispose ends the session's
-        // batch (OnDispose = Commit, nothing written), the shared repository's writer and its reader pool, then the map.
+        // Reads through a session and a shared session, both left open: the database's dispose ends the session's
+        // batch (OnDispose = Commit, nothing written), the shared session's writer and its reader pool, then the map.
         var log = new CapturingLoggerFactory();
         var db = Open(path, provider, log);
         var session = await db.OpenSessionAsync();
-        var shared = db.OpenSharedRepository();
+        var shared = db.OpenSharedSession();
         for (var i = 0; i < Blocks; i += 10)
         {
             Assert.NotNull(await session.FindBlockAsync(TestData.Block(i, 100 + i)));

@@ -5,7 +5,7 @@ using Xunit.Abstractions;
 namespace BlockDb.Tests.Disposal;
 
 /// <summary>
-/// Disposing a session, a shared repository or a database while calls run in it: dispose waits for or fails every call
+/// Disposing a session, a shared session or a database while calls run in it: dispose waits for or fails every call
 /// in flight (a running repair and check included), a second concurrent dispose returns only when the first is done,
 /// no call is left pending, and every write acknowledged before the dispose is in the file.
 /// </summary>
@@ -164,12 +164,12 @@ public sealed class DisposeDuringCallsTests(ITestOutputHelper output) : KeyMapFi
             + $"the file had {rowsAtDispose} blocks when Dispose returned and {rowsAfter} later: the disposed database kept writing it.");
     }
 
-    // Defect 5: disposing the shared repository disposes the reader semaphore while callers wait on it; a
+    // Defect 5: disposing the shared session disposes the reader semaphore while callers wait on it; a
     // disposed SemaphoreSlim never wakes its waiters and the slot holder's Release then throws, so those calls never
     // complete. To have waiters at that moment on any machine, the one reader slot is held by a call whose new reader
     // connection waits for another connection's exclusive lock (rollback-journal file).
     [Fact]
-    public async Task Every_call_completes_when_the_shared_repository_is_disposed()
+    public async Task Every_call_completes_when_the_shared_session_is_disposed()
     {
         var path = Folder.File("shared.db");
         await using var db = OpenWith(path, "PInvoke", o =>
@@ -185,7 +185,7 @@ public sealed class DisposeDuringCallsTests(ITestOutputHelper output) : KeyMapFi
 
         for (var round = 0; round < 3; round++)
         {
-            var shared = db.OpenSharedRepository();
+            var shared = db.OpenSharedSession();
             using var holder = RawOpen(path);
             holder.Execute("PRAGMA busy_timeout = 10000");
             holder.Execute("BEGIN EXCLUSIVE");
@@ -241,18 +241,18 @@ public sealed class DisposeDuringCallsTests(ITestOutputHelper output) : KeyMapFi
     }
 
     /// <summary>
-    /// Sixteen tasks on the shared repository, disposed under them once they have had blocksets acknowledged: no call
+    /// Sixteen tasks on the shared session, disposed under them once they have had blocksets acknowledged: no call
     /// hangs, every acknowledged write is there. The dispose waits for that progress rather than a fixed time: a cold
     /// process at load average ~21 acknowledged no blockset in its first second.
     /// </summary>
     [Theory]
     [InlineData(false)]
     [InlineData(true)]
-    public async Task A_shared_repository_disposed_under_sixteen_tasks_ends_every_call_and_keeps_every_acknowledged_write(bool disposeTheDatabase)
+    public async Task A_shared_session_disposed_under_sixteen_tasks_ends_every_call_and_keeps_every_acknowledged_write(bool disposeTheDatabase)
     {
         var path = Folder.File("shared.db");
         var db = Open("shared.db", o => o.GroupCommit.MaxDelayMilliseconds = 2);
-        var shared = db.OpenSharedRepository();
+        var shared = db.OpenSharedSession();
         var blocks = new ConcurrentBag<(BlockKey Key, long Id)>();
         var sets = new ConcurrentBag<(long Id, BlockKey[] Blocks)>();
         var failures = new ConcurrentQueue<Exception>();
@@ -315,7 +315,7 @@ public sealed class DisposeDuringCallsTests(ITestOutputHelper output) : KeyMapFi
         Assert.Equal(0, raw.DuplicateGroups());
     }
 
-    /// <summary>Blocksets the sixteen tasks have acknowledged before the shared repository is disposed under them.</summary>
+    /// <summary>Blocksets the sixteen tasks have acknowledged before the shared session is disposed under them.</summary>
     private const int ProgressBeforeDispose = 20;
 
     /// <summary>Returns once <paramref name="acknowledged"/> holds <paramref name="count"/> items; fails as hung when it does not within <see cref="KeyMapFileTestBase.Hang"/>.</summary>
@@ -324,7 +324,7 @@ public sealed class DisposeDuringCallsTests(ITestOutputHelper output) : KeyMapFi
         var waited = Stopwatch.StartNew();
         while (acknowledged.Count < count)
         {
-            Assert.True(waited.Elapsed < Hang, $"the shared repository acknowledged {acknowledged.Count} of {count} blocksets in {Hang.TotalSeconds:F0} s: hung");
+            Assert.True(waited.Elapsed < Hang, $"the shared session acknowledged {acknowledged.Count} of {count} blocksets in {Hang.TotalSeconds:F0} s: hung");
             await Task.Delay(10);
         }
     }
@@ -339,11 +339,11 @@ public sealed class DisposeDuringCallsTests(ITestOutputHelper output) : KeyMapFi
             o.GroupCommit.MaxBatchSize = 8;
         };
 
-        // (1) Deterministic: two DisposeAsync calls on one shared repository. "No call is left pending after DisposeAsync returns."
+        // (1) Deterministic: two DisposeAsync calls on one shared session. "No call is left pending after DisposeAsync returns."
         int pendingAfterSecond;
         await using (var db = Open("double-dispose.db", options))
         {
-            var shared = db.OpenSharedRepository();
+            var shared = db.OpenSharedSession();
             var writes = Enumerable.Range(0, 400).Select(i => shared.SelectXorInsertManyAsync(new[] { TestData.Block(i, 10) }, new SelectXorInsertResult[1]).AsTask()).ToArray(); // straight to the queue
             var first = shared.DisposeAsync().AsTask();
             await shared.DisposeAsync().AsTask().WaitAsync(Hang); // returns at once: _disposed was already set
@@ -352,14 +352,14 @@ public sealed class DisposeDuringCallsTests(ITestOutputHelper output) : KeyMapFi
             await Task.WhenAll(writes).WaitAsync(Hang); // the first dispose does commit them all
         }
 
-        // (2) The same race through the database: its Dispose is that second caller, then disposes the shared repository's
+        // (2) The same race through the database: its Dispose is that second caller, then disposes the shared session's
         // writer session (OnDispose = Rollback) under the writer loop. Writes queued before any dispose then fail.
         var failedWrites = 0;
         var pendingAfterDatabase = 0;
         for (var trial = 0; trial < 5; trial++)
         {
             var db = Open($"race-{trial}.db", options);
-            var shared = db.OpenSharedRepository();
+            var shared = db.OpenSharedSession();
             var writes = Enumerable.Range(0, 400).Select(i => shared.SelectXorInsertManyAsync(new[] { TestData.Block(i, 10) }, new SelectXorInsertResult[1]).AsTask()).ToArray(); // straight to the queue
             var disposeShared = shared.DisposeAsync().AsTask();
             await db.DisposeAsync().AsTask().WaitAsync(Hang);
@@ -371,7 +371,7 @@ public sealed class DisposeDuringCallsTests(ITestOutputHelper output) : KeyMapFi
 
         Assert.True(
             pendingAfterSecond == 0 && pendingAfterDatabase == 0 && failedWrites == 0,
-            $"A second DisposeAsync of the shared repository returned with {pendingAfterSecond} of 400 queued writes pending. Disposing the database while the shared repository was disposing "
+            $"A second DisposeAsync of the shared session returned with {pendingAfterSecond} of 400 queued writes pending. Disposing the database while the shared session was disposing "
             + $"returned with {pendingAfterDatabase} of 5 x 400 writes pending, and {failedWrites} writes queued before any dispose failed with ObjectDisposedException instead of committing.");
     }
 }

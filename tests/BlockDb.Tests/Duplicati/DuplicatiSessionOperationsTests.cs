@@ -110,13 +110,13 @@ public sealed class DuplicatiSessionOperationsTests(DuplicatiTemplate template) 
 
     [Theory]
     [MemberData(nameof(Providers))]
-    public async Task A_shared_repository_writes_by_Duplicatis_rules_and_leaves_the_file_clean(string provider)
+    public async Task A_shared_session_writes_by_Duplicatis_rules_and_leaves_the_file_clean(string provider)
     {
         var path = template.CopyTo(_folder);
         var file = File("shared", 33);
         long blockset;
         await using (var db = BlockDatabase.Open(new BlockDbOptions { Provider = provider, DataSource = path }))
-        await using (var shared = db.OpenSharedRepository())
+        await using (var shared = db.OpenSharedSession())
         {
             var volume = await shared.RegisterVolumeAsync("duplicati-bshared.dblock.zip");
             await Assert.ThrowsAsync<ArgumentException>(async () => await shared.SelectXorInsertAsync(file[0]));

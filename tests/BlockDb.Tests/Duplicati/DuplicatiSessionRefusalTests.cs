@@ -71,8 +71,8 @@ public sealed class DuplicatiSessionRefusalTests(DuplicatiTemplate template) : I
             Assert.Equal(single.Message, file.Message);
             if (!mode.Caller)
             {
-                // The shared repository's writer looks known blocks up before its savepoint: the rule comes first there too.
-                await using var shared = scope.Database.OpenSharedRepository();
+                // The shared session's writer looks known blocks up before its savepoint: the rule comes first there too.
+                await using var shared = scope.Database.OpenSharedSession();
                 var sharedSpan = await Assert.ThrowsAsync<ArgumentException>(async () => await shared.SelectXorInsertManyAsync(existing, new SelectXorInsertResult[3]));
                 Assert.Equal(single.Message, sharedSpan.Message);
             }

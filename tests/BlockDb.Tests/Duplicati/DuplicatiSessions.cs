@@ -26,7 +26,7 @@ public sealed record DuplicatiMode(string Provider, bool Caller)
 /// </summary>
 internal sealed class DuplicatiScope : IAsyncDisposable
 {
-    private DuplicatiScope(IBlockDatabase database, IBlockRepository session, SqliteConnection? connection, DuplicatiTransaction? transaction)
+    private DuplicatiScope(IBlockDatabase database, IBlockSession session, SqliteConnection? connection, DuplicatiTransaction? transaction)
     {
         Database = database;
         Session = session;
@@ -36,7 +36,7 @@ internal sealed class DuplicatiScope : IAsyncDisposable
 
     public IBlockDatabase Database { get; }
 
-    public IBlockRepository Session { get; }
+    public IBlockSession Session { get; }
 
     /// <summary>The caller's connection (caller mode), else null.</summary>
     public SqliteConnection? Connection { get; }

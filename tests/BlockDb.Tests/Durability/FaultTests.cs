@@ -177,7 +177,7 @@ public sealed class FaultTests : ConformanceTestBase
             await using var session = await db.OpenSessionAsync();
             await session.SelectXorInsertAsync(TestData.Block(round, 1));
             await session.CommitAsync(); // an open batch holds the write lock; the shared writer would wait for it
-            await using var shared = db.OpenSharedRepository();
+            await using var shared = db.OpenSharedSession();
             await shared.SelectXorInsertAsync(TestData.Block(1000 + round, 1));
             await shared.GetCountsAsync();
             Assert.True(OpenHandlesTo(Folder.Path) > before);

@@ -4,11 +4,11 @@ namespace BlockDb.Tests.ErrorMessages;
 
 /// <summary>
 /// A huge argument to a repository call gives a short error message, on every provider and layout, through a session
-/// and the shared repository: the value is quoted through one bounded formatter, never whole.
+/// and the shared session: the value is quoted through one bounded formatter, never whole.
 /// </summary>
 public sealed class HugeInputConformanceTests : ConformanceTestBase
 {
-    /// <summary><see cref="ConformanceTestBase.ProviderMatrix"/> × a session or the shared repository.</summary>
+    /// <summary><see cref="ConformanceTestBase.ProviderMatrix"/> × a session or the shared session.</summary>
     public static IEnumerable<object[]> ProviderMatrixWithRepositories() =>
         from pair in ProviderMatrix()
         from repository in new[] { "session", "shared" }
@@ -47,7 +47,7 @@ public sealed class HugeInputConformanceTests : ConformanceTestBase
         }
         else
         {
-            await using var shared = db.OpenSharedRepository();
+            await using var shared = db.OpenSharedSession();
             await test(shared, shared);
         }
     }

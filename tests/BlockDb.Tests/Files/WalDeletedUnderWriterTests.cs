@@ -68,11 +68,11 @@ public sealed class WalDeletedUnderWriterTests(ITestOutputHelper output) : IDisp
 
     [Theory]
     [MemberData(nameof(Providers))]
-    public async Task A_shared_repository_write_after_the_wal_was_deleted_fails_instead_of_being_acknowledged(string provider)
+    public async Task A_shared_session_write_after_the_wal_was_deleted_fails_instead_of_being_acknowledged(string provider)
     {
         var path = _folder.File("shared-wal.db");
         await using var db = Open(path, provider);
-        await using var shared = db.OpenSharedRepository();
+        await using var shared = db.OpenSharedSession();
         await shared.SelectXorInsertAsync(TestData.Block(1, 10));
         File.Delete(path + "-wal");
         var refused = await Assert.ThrowsAsync<BlockDbBatchRolledBackException>(async () => await shared.SelectXorInsertAsync(TestData.Block(2, 10)));

@@ -83,7 +83,7 @@ public sealed class KeyMapImportMapTests(ITestOutputHelper output) : KeyMapFileT
         Assert.True((await db.CheckAsync()).IsClean);
     }
 
-    private static ValueTask<long?> Find(IBlockRepository session, int i)
+    private static ValueTask<long?> Find(IBlockSession session, int i)
     {
         var block = ImportTests.Block(i);
         return session.FindBlockAsync(block.Block);

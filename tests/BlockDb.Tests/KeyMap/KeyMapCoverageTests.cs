@@ -27,7 +27,7 @@ public sealed class KeyMapCoverageTests(ITestOutputHelper output) : KeyMapFileTe
         var path = Folder.File("mix.db");
         await using var a = Open("mix.db", o => o.Batching.CommitEvery = 0);
         await using var b = Open("mix.db", o => o.Batching.CommitEvery = 0, provider: "MicrosoftData");
-        IBlockRepository[] sessions = [await a.OpenSessionAsync(), await a.OpenSessionAsync(), await b.OpenSessionAsync()];
+        IBlockSession[] sessions = [await a.OpenSessionAsync(), await a.OpenSessionAsync(), await b.OpenSessionAsync()];
         using var raw = new RawSql(path);
         var rng = new Random(seed);
         static BlockKey Key(int k) => new(TestData.Bytes(k / 3), 10 + (k % 3));
@@ -145,7 +145,7 @@ public sealed class KeyMapCoverageTests(ITestOutputHelper output) : KeyMapFileTe
         var committed = new ConcurrentDictionary<int, long>();
         var failures = new ConcurrentQueue<string>();
         var stop = DateTime.UtcNow.AddSeconds(4);
-        var opened = new List<IBlockRepository>();
+        var opened = new List<IBlockSession>();
         for (var t = 0; t < 4; t++)
         {
             opened.Add(await (t % 2 == 0 ? a : b).OpenSessionAsync()); // opened one by one: with busy_timeout 0 a concurrent open can meet WAL recovery (BUSY)

@@ -575,7 +575,7 @@ public sealed class KeyMapGuardTests(ITestOutputHelper output) : KeyMapFileTestB
         return new Seeded(db, session, ids, new RawSql(Folder.File(name)));
     }
 
-    private sealed record Seeded(IBlockDatabase Db, IBlockRepository Session, long[] Ids, RawSql Raw) : IAsyncDisposable
+    private sealed record Seeded(IBlockDatabase Db, IBlockSession Session, long[] Ids, RawSql Raw) : IAsyncDisposable
     {
         public async ValueTask DisposeAsync()
         {

@@ -22,12 +22,12 @@ public sealed class PostgreSqlFastPathTests : PostgreSqlSchemaTestBase
     }
 
     [PostgresFact]
-    public async Task Two_sessions_and_a_shared_repository_batching_the_same_blocks_at_once_store_each_once_with_one_id()
+    public async Task Two_sessions_and_a_shared_session_batching_the_same_blocks_at_once_store_each_once_with_one_id()
     {
         await using var db = Open(o => o.Batching.CommitEvery = 1);
         await using var first = await db.OpenSessionAsync();
         await using var second = await db.OpenSessionAsync();
-        await using var shared = db.OpenSharedRepository();
+        await using var shared = db.OpenSharedSession();
         const int Rounds = 40;
         var created = 0;
         var ids = new Dictionary<int, long>();

@@ -33,7 +33,7 @@ public sealed class PostgreSqlRestartTests : IDisposable
         Assert.False(string.IsNullOrEmpty(script), "BLOCKDB_TEST_POSTGRES_SCRIPT is not set: the server was given without eng/postgres.sh (eval \"$(eng/postgres.sh start)\" sets both)");
         await using var db = BlockDatabase.Open(new BlockDbOptions { Provider = ProviderCatalog.PostgreSql, ConnectionString = _connectionString, Batching = { CommitEvery = 0 } });
         await using var session = await db.OpenSessionAsync();
-        await using var shared = db.OpenSharedRepository();
+        await using var shared = db.OpenSharedSession();
         var first = new List<long>();
         for (var i = 0; i < 20; i++)
         {
@@ -41,7 +41,7 @@ public sealed class PostgreSqlRestartTests : IDisposable
         }
 
         await session.CommitAsync();
-        Assert.NotNull(await shared.FindBlockAsync(TestData.Block(0, 10))); // the shared repository's pool holds a connection too
+        Assert.NotNull(await shared.FindBlockAsync(TestData.Block(0, 10))); // the shared session's pool holds a connection too
 
         Restart(script!);
 

@@ -40,7 +40,7 @@ public sealed class BatchEndingTests(ITestOutputHelper output) : KeyMapFileTestB
     {
         var path = Folder.File("age.db");
         await using var db = Open("age.db", o => { o.Batching.CommitEvery = 0; o.Batching.CommitAfterMilliseconds = 3; });
-        var sessions = new List<IBlockRepository>();
+        var sessions = new List<IBlockSession>();
         var results = new ConcurrentBag<(int Key, long Id)>();
         await Task.WhenAll(Enumerable.Range(0, 3).Select(t => Task.Run(async () =>
         {

@@ -60,7 +60,7 @@ public sealed class CallsBehindBackgroundWorkTests : ConformanceTestBase
     }
 
     /// <summary>Starts <paramref name="call"/>: its task (the block ID, or the block count) and whether it had completed when the call returned.</summary>
-    private static (Task<long> Task, bool CompletedOnReturn) Start(IBlockRepository session, string call)
+    private static (Task<long> Task, bool CompletedOnReturn) Start(IBlockSession session, string call)
     {
         switch (call)
         {

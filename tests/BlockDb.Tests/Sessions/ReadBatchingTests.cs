@@ -164,11 +164,11 @@ public sealed class ReadBatchingTests : IDisposable
 
     [Theory]
     [MemberData(nameof(Providers))]
-    public async Task The_shared_repository_reads_what_it_acknowledged(string provider)
+    public async Task The_shared_session_reads_what_it_acknowledged(string provider)
     {
         var path = _folder.File("shared.db");
         await using var db = Open(path, provider, HoldLong);
-        await using var shared = db.OpenSharedRepository();
+        await using var shared = db.OpenSharedSession();
         for (var i = 0; i < 50; i++)
         {
             Assert.Null(await shared.FindBlockAsync(TestData.Block(i, 10)));

@@ -70,7 +70,7 @@ public abstract class KeyMapFileTestBase(ITestOutputHelper output) : IDisposable
     protected static string HexOf(string base64) => "X'" + Convert.ToHexString(Convert.FromBase64String(base64)) + "'";
 
     /// <summary>Inserts Hash(first..first+count-1) at size 10 through BlockDb, committed, and returns their IDs.</summary>
-    protected static async Task<long[]> SeedAsync(IBlockRepository session, int count, int first = 0)
+    protected static async Task<long[]> SeedAsync(IBlockSession session, int count, int first = 0)
     {
         var ids = new long[count];
         for (var i = 0; i < count; i++)

@@ -7,7 +7,7 @@ namespace BlockDb.Tests.Volumes;
 /// </summary>
 public sealed class VolumeRegistrationConformanceTests : ConformanceTestBase
 {
-    /// <summary><see cref="ConformanceTestBase.ProviderMatrix"/> × a session or the shared repository.</summary>
+    /// <summary><see cref="ConformanceTestBase.ProviderMatrix"/> × a session or the shared session.</summary>
     public static IEnumerable<object[]> ProviderMatrixWithRepositories() =>
         from pair in ProviderMatrix()
         from repository in new[] { "session", "shared" }
@@ -93,7 +93,7 @@ public sealed class VolumeRegistrationConformanceTests : ConformanceTestBase
         }
         else
         {
-            await using var shared = db.OpenSharedRepository();
+            await using var shared = db.OpenSharedSession();
             await test(db, new Repository(shared, shared));
         }
     }
@@ -109,7 +109,7 @@ public sealed class VolumeRegistrationConformanceTests : ConformanceTestBase
         return count;
     }
 
-    /// <summary>A session or the shared repository, for the volume calls.</summary>
+    /// <summary>A session or the shared session, for the volume calls.</summary>
     private sealed record Repository(IBlockReader Reader, IBlockWriter Writer)
     {
         public ValueTask<long> RegisterVolumeAsync(string name, VolumeState state = VolumeState.Temporary) => Writer.RegisterVolumeAsync(name, state);

@@ -2,10 +2,10 @@ using BlockDb.PostgreSql;
 using BlockDb.PostgreSql.Engine;
 using Npgsql;
 
-namespace BlockDb.Tests.SharedRepository;
+namespace BlockDb.Tests.SharedSession;
 
 /// <summary>
-/// How the PostgreSQL shared repository's pooled sessions run a call (<see cref="PgConnection"/> per call, the one place
+/// How the PostgreSQL shared session's pooled sessions run a call (<see cref="PgConnection"/> per call, the one place
 /// they do): a write's token is
 /// honoured until its statements are sent and never after, so a call that throws <see cref="OperationCanceledException"/>
 /// sent nothing and one whose statements ran returns their committed result; a read stays cancellable on the server.
@@ -71,7 +71,7 @@ public sealed class PostgreSqlWriteCancellationTests : ConformanceTestBase
     }
 
     /// <summary>
-    /// A connection in autocommit (<c>CommitEvery</c> 1): as the shared repository's pooled sessions have it (a pooled
+    /// A connection in autocommit (<c>CommitEvery</c> 1): as the shared session's pooled sessions have it (a pooled
     /// connection per call), or as a session's own with <paramref name="perCall"/> false.
     /// </summary>
     private static PgConnection PerCall(NpgsqlDataSource dataSource, bool perCall = true)

@@ -1,7 +1,7 @@
 namespace BlockDb;
 
 /// <summary>
-/// A thread-safe repository for many concurrent tasks on one database. Each write call (insert, select-xor-insert of
+/// A thread-safe session for many concurrent tasks on one database. Each write call (insert, select-xor-insert of
 /// a new block, add blockset) completes only once its transaction has committed, so a completed write is
 /// acknowledged (durable as far as <c>synchronous</c> allows). On SQLite the writes go through one writer connection
 /// that groups concurrent calls into shared transactions (group commit), so callers never see <c>SQLITE_BUSY</c>
@@ -37,7 +37,7 @@ namespace BlockDb;
 /// connection); once sent, it completes.
 /// </para>
 /// </remarks>
-public interface ISharedBlockRepository : IBlockReader, IBlockWriter, IAsyncDisposable, IDisposable
+public interface ISharedBlockSession : IBlockReader, IBlockWriter, IAsyncDisposable, IDisposable
 {
     /// <summary>Transactions committed so far with at least one write (for reporting the batching achieved; on PostgreSQL one per acknowledged write).</summary>
     long CommittedBatches { get; }

@@ -3,7 +3,7 @@ namespace BlockDb;
 /// <summary>
 /// A session on the block index: the reads and writes of a backup engine on one connection, with its own commit batch
 /// (<see cref="BatchingOptions"/>). Not thread-safe: one call at a time; a concurrent call throws
-/// <see cref="InvalidOperationException"/>. Open one session per task, or use <see cref="ISharedBlockRepository"/>.
+/// <see cref="InvalidOperationException"/>. Open one session per task, or use <see cref="ISharedBlockSession"/>.
 /// </summary>
 /// <remarks>
 /// SQLite does its work synchronously, so the <c>ValueTask</c>s complete before they are returned and cost no
@@ -12,7 +12,7 @@ namespace BlockDb;
 /// for a call in flight, then commits or rolls back the open batch as <see cref="BatchingOptions.OnDispose"/> says; a
 /// second dispose, concurrent or later, returns only when that is done.
 /// </remarks>
-public interface IBlockRepository : IBlockReader, IBlockWriter, IAsyncDisposable, IDisposable
+public interface IBlockSession : IBlockReader, IBlockWriter, IAsyncDisposable, IDisposable
 {
     /// <summary>Write operations in the open batch, not yet committed. Always 0 on a caller's connection (<c>BlockDatabaseBuilder.UseCallerConnection</c>): BlockDb keeps no batch there and cannot see the caller's commits.</summary>
     int PendingWrites { get; }

@@ -1,7 +1,7 @@
-namespace BlockDb.Tests.SharedRepository;
+namespace BlockDb.Tests.SharedSession;
 
-/// <summary>The shared repository: many concurrent tasks, one group-commit writer, pooled readers; every call a session has, volumes and collection included.</summary>
-public sealed class SharedRepositoryTests : ConformanceTestBase
+/// <summary>The shared session: many concurrent tasks, one group-commit writer, pooled readers; every call a session has, volumes and collection included.</summary>
+public sealed class SharedSessionTests : ConformanceTestBase
 {
     [Theory]
     [MemberData(nameof(ProviderMatrix), MemberType = typeof(ConformanceTestBase))]
@@ -9,7 +9,7 @@ public sealed class SharedRepositoryTests : ConformanceTestBase
     {
         Use(provider, layout);
         await using var db = Open();
-        await using var shared = db.OpenSharedRepository();
+        await using var shared = db.OpenSharedSession();
         const int tasks = 200;
         const int distinct = 300;
         var results = await Task.WhenAll(Enumerable.Range(0, tasks).Select(t => Task.Run(async () =>
@@ -31,7 +31,7 @@ public sealed class SharedRepositoryTests : ConformanceTestBase
         Assert.Equal(idsPerKey.Count, (await shared.GetCountsAsync()).Blocks);
         if (!IsServer)
         {
-            // SQLite's one writer groups commits; a server's shared repository commits each write on its own connection.
+            // SQLite's one writer groups commits; a server's shared session commits each write on its own connection.
             Assert.True(shared.CommittedBatches < shared.AcknowledgedWrites, $"{shared.CommittedBatches} commits for {shared.AcknowledgedWrites} writes: no grouping");
         }
         else
@@ -51,7 +51,7 @@ public sealed class SharedRepositoryTests : ConformanceTestBase
     {
         Use(provider, layout);
         await using var db = Open();
-        await using var shared = db.OpenSharedRepository();
+        await using var shared = db.OpenSharedSession();
         var written = await Task.WhenAll(Enumerable.Range(0, 100).Select(f => Task.Run(async () =>
         {
             var blocks = Enumerable.Range(0, 1 + (f % 9)).Select(i => TestData.Block((f * 5) + i, 100 + i)).ToArray();
@@ -82,7 +82,7 @@ public sealed class SharedRepositoryTests : ConformanceTestBase
     {
         Use(provider, layout);
         await using var db = Open(o => BusyTimeout(o, 500));
-        await using var shared = db.OpenSharedRepository();
+        await using var shared = db.OpenSharedSession();
         await shared.SelectXorInsertAsync(TestData.Block(0, 1));
 
         // Two of the writes are new blocks for a volume that does not exist: refused inside the group's transaction.
@@ -120,13 +120,13 @@ public sealed class SharedRepositoryTests : ConformanceTestBase
 
     [Theory]
     [MemberData(nameof(ProviderMatrix), MemberType = typeof(ConformanceTestBase))]
-    public async Task Disposing_the_shared_repository_commits_the_queued_writes_and_refuses_new_ones(string provider, BlockLayout layout)
+    public async Task Disposing_the_shared_session_commits_the_queued_writes_and_refuses_new_ones(string provider, BlockLayout layout)
     {
         Use(provider, layout);
         Task<SelectXorInsertResult>[] pending;
         await using (var db = Open())
         {
-            var shared = db.OpenSharedRepository();
+            var shared = db.OpenSharedSession();
             pending = Enumerable.Range(0, 500).Select(i => shared.SelectXorInsertAsync(TestData.Block(i, 1)).AsTask()).ToArray();
             await shared.DisposeAsync();
 
@@ -148,7 +148,7 @@ public sealed class SharedRepositoryTests : ConformanceTestBase
     {
         Use(provider, layout);
         await using var db = Open();
-        await using var shared = db.OpenSharedRepository();
+        await using var shared = db.OpenSharedSession();
         using var cts = new CancellationTokenSource();
         await cts.CancelAsync();
         await Assert.ThrowsAnyAsync<OperationCanceledException>(() => shared.SelectXorInsertAsync(TestData.Block(1, 1), cancellationToken: cts.Token).AsTask());
@@ -162,7 +162,7 @@ public sealed class SharedRepositoryTests : ConformanceTestBase
     {
         Use(provider, layout);
         await using var db = Open();
-        await using var shared = db.OpenSharedRepository();
+        await using var shared = db.OpenSharedSession();
         await Assert.ThrowsAnyAsync<ArgumentException>(() => shared.SelectXorInsertAsync(BlockKey.Parse("bad hash", 1)).AsTask());
         await Assert.ThrowsAnyAsync<ArgumentException>(() => shared.SelectXorInsertAsync(TestData.Block(1, -1)).AsTask());
         await Assert.ThrowsAsync<ArgumentNullException>(() => shared.AddBlocksetAsync((IReadOnlyList<long>)null!).AsTask());
@@ -172,11 +172,11 @@ public sealed class SharedRepositoryTests : ConformanceTestBase
 
     [Theory]
     [MemberData(nameof(ProviderMatrix), MemberType = typeof(ConformanceTestBase))]
-    public async Task The_shared_repository_runs_the_volume_and_collection_calls_and_acknowledges_them_once_committed(string provider, BlockLayout layout)
+    public async Task The_shared_session_runs_the_volume_and_collection_calls_and_acknowledges_them_once_committed(string provider, BlockLayout layout)
     {
         Use(provider, layout);
         await using var db = Open();
-        await using var shared = db.OpenSharedRepository();
+        await using var shared = db.OpenSharedSession();
         var volume = await shared.RegisterVolumeAsync("v");
         var blocks = await Task.WhenAll(Enumerable.Range(0, 20).Select(i => shared.SelectXorInsertAsync(TestData.Block(i, 10), volume).AsTask()));
         var blockset = await shared.AddBlocksetAsync([.. blocks.Take(5).Select(b => b.Id)]);

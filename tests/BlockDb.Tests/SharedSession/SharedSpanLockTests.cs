@@ -1,7 +1,7 @@
-namespace BlockDb.Tests.SharedRepository;
+namespace BlockDb.Tests.SharedSession;
 
 /// <summary>
-/// The shared repository's many-block calls run whole (in a savepoint of the writer's transaction), yet a call whose
+/// The shared session's many-block calls run whole (in a savepoint of the writer's transaction), yet a call whose
 /// blocks are all known still takes no write lock, as separate select-xor-inserts would not: it reads beside another
 /// process's open write transaction.
 /// </summary>
@@ -13,7 +13,7 @@ public sealed class SharedSpanLockTests : ConformanceTestBase
     {
         Use(provider, layout);
         await using var db = Open(o => BusyTimeout(o, 200));
-        await using var shared = db.OpenSharedRepository();
+        await using var shared = db.OpenSharedSession();
         var blocks = Enumerable.Range(0, 1_000).Select(i => TestData.Block(i, 4096)).ToArray();
         var first = new SelectXorInsertResult[blocks.Length];
         Assert.Equal(blocks.Length, await shared.SelectXorInsertManyAsync(blocks, first));

@@ -1,9 +1,9 @@
 using System.Diagnostics;
 
-namespace BlockDb.Tests.SharedRepository;
+namespace BlockDb.Tests.SharedSession;
 
 /// <summary>
-/// <see cref="ISharedBlockRepository"/>'s cancellation rule on every provider and layout: a write call that throws
+/// <see cref="ISharedBlockSession"/>'s cancellation rule on every provider and layout: a write call that throws
 /// <see cref="OperationCanceledException"/> wrote nothing, one that returns committed all of its writes, wherever the
 /// cancellation falls (queued, in the middle of the call's statements, after them while its group commits).
 /// </summary>
@@ -37,7 +37,7 @@ public sealed class CancelledSharedWriteTests : ConformanceTestBase
     /// an uncancelled call's duration, and checks after each (once a later write has gone through the writer, so its group has committed)
     /// that the file holds all of the call's blocks when it returned and none of them when it was cancelled.
     /// </summary>
-    private async Task CancelAtRandomAsync(Func<ISharedBlockRepository, ReadOnlyMemory<BlockKey>, Memory<SelectXorInsertResult>, CancellationToken, Task<int>> call, bool blockset)
+    private async Task CancelAtRandomAsync(Func<ISharedBlockSession, ReadOnlyMemory<BlockKey>, Memory<SelectXorInsertResult>, CancellationToken, Task<int>> call, bool blockset)
     {
         await using var db = Open(o =>
         {
@@ -49,7 +49,7 @@ public sealed class CancelledSharedWriteTests : ConformanceTestBase
                 o.ConnectionString += ";Cancellation Timeout=-1";
             }
         });
-        await using var shared = db.OpenSharedRepository();
+        await using var shared = db.OpenSharedSession();
         var results = new SelectXorInsertResult[BlocksPerCall];
         Assert.Equal(BlocksPerCall, await call(shared, Blocks(0), results, CancellationToken.None)); // warm: code compiled, map loaded
         await BarrierAsync(shared, 0);
@@ -108,7 +108,7 @@ public sealed class CancelledSharedWriteTests : ConformanceTestBase
     }
 
     /// <summary>A write queued after the call: once it completes, the writer has committed (or dropped) everything queued before it.</summary>
-    private static async Task BarrierAsync(ISharedBlockRepository shared, int call) =>
+    private static async Task BarrierAsync(ISharedBlockSession shared, int call) =>
         Assert.True((await shared.SelectXorInsertAsync(new BlockKey(TestData.Bytes(-1 - call), 1))).Created);
 
     /// <summary>Call <paramref name="call"/>'s blocks: new ones, distinct from every other call's.</summary>
