@@ -43,8 +43,8 @@ public class BlockDbException : DbException
     /// <param name="message">What went wrong.</param>
     /// <param name="sqliteErrorCode">The primary result code, for example 5 (<c>SQLITE_BUSY</c>).</param>
     /// <param name="sqliteExtendedErrorCode">The extended result code, for example 2067 (<c>SQLITE_CONSTRAINT_UNIQUE</c>), or the primary code when the provider does not expose it.</param>
-    /// <param name="innerException">The provider's own exception, if any.</param>
-    public BlockDbException(string message, int sqliteErrorCode, int sqliteExtendedErrorCode, Exception? innerException = null)
+    /// <param name="innerException">The provider's own exception; <see langword="null"/> when there is none.</param>
+    public BlockDbException(string message, int sqliteErrorCode, int sqliteExtendedErrorCode, Exception? innerException)
         : base(message, innerException)
     {
         SqliteErrorCode = sqliteErrorCode;
@@ -54,8 +54,8 @@ public class BlockDbException : DbException
     /// <summary>Creates an exception carrying a database server's SQLSTATE.</summary>
     /// <param name="message">What went wrong.</param>
     /// <param name="sqlState">The five-character SQLSTATE, for example <c>23505</c> (unique violation) or <c>40001</c> (serialization failure).</param>
-    /// <param name="innerException">The provider's own exception, if any.</param>
-    public BlockDbException(string message, string sqlState, Exception? innerException = null)
+    /// <param name="innerException">The provider's own exception; <see langword="null"/> when there is none.</param>
+    public BlockDbException(string message, string sqlState, Exception? innerException)
         : base(message, innerException)
     {
         SqlState = sqlState;

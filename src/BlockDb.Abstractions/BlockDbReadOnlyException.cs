@@ -16,7 +16,8 @@ public sealed class BlockDbReadOnlyException : BlockDbException
         : base(
             $"{operation} writes, but {Quoted.Path(path)} was opened with BlockDb:ReadOnly = true; open it without ReadOnly to write. Nothing was written.",
             SqliteResultCode.ReadOnly,
-            SqliteResultCode.ReadOnly)
+            SqliteResultCode.ReadOnly,
+            null)
     {
         Operation = operation;
     }
@@ -28,7 +29,8 @@ public sealed class BlockDbReadOnlyException : BlockDbException
     public BlockDbReadOnlyException(string operation, string server, string sqlState)
         : base(
             $"{operation} writes, but the database {Quoted.Value(server)} was opened with BlockDb:ReadOnly = true; open it without ReadOnly to write. Nothing was written.",
-            sqlState)
+            sqlState,
+            null)
     {
         Operation = operation;
     }

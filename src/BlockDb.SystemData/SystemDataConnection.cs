@@ -38,7 +38,7 @@ internal sealed class SystemDataConnection : AdoNetSqliteConnection
         {
             var message = Marshal.PtrToStringUTF8(SystemDataNative.sqlite3_errmsg(_handle));
             var extended = SystemDataNative.sqlite3_extended_errcode(_handle);
-            throw new BlockDbException($"{sql}: {message}", rc & 0xFF, (extended & 0xFF) == (rc & 0xFF) ? extended : rc);
+            throw new BlockDbException($"{sql}: {message}", rc & 0xFF, (extended & 0xFF) == (rc & 0xFF) ? extended : rc, null);
         }
     }
 

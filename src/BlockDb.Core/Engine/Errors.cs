@@ -33,7 +33,7 @@ internal static class Errors
     public static BlockDbBatchRolledBackException BatchEndedEarlier(int writes) =>
         new($"The open batch's transaction was rolled back by SQLite after an earlier failure; its {writes} uncommitted writes were discarded (committed data is intact). Nothing was written by this call.",
             writes,
-            new BlockDbException("The transaction is no longer active.", SqliteResultCode.Error, SqliteResultCode.Error));
+            new BlockDbException("The transaction is no longer active.", SqliteResultCode.Error, SqliteResultCode.Error, null));
 
     /// <summary>A failed <c>COMMIT</c>: rolled back, or with an unknown outcome [B3].</summary>
     public static BlockDbBatchRolledBackException CommitFailed(BlockDbException e, int writes, bool unknown, BlockDbException? rollbackFailure) =>
@@ -54,7 +54,8 @@ internal static class Errors
     public static BlockDbException WalLost(string walPath) =>
         new($"The WAL file '{walPath}' was deleted or replaced while this session's connection had it open: SQLite would write this commit into a file that is no longer the database's, and it would be lost when the last connection closes (https://www.sqlite.org/howtocorrupt.html).",
             SqliteResultCode.ReadOnly,
-            SqliteResultCode.ReadOnlyDbMoved);
+            SqliteResultCode.ReadOnlyDbMoved,
+            null);
 
     public static BlockDbBatchRolledBackException BatchRolledBackForLostWal(BlockDbException cause, int writes) =>
         new($"{cause.Message} The batch of {writes} writes was rolled back, not committed. Commits acknowledged since the last checkpoint were in that WAL and may be lost too; close every connection to the file in every process, check it (CheckAsync), and write again what is missing.",

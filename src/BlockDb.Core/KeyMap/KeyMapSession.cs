@@ -195,7 +195,8 @@ internal readonly struct KeyMapSession : ILayoutSession
             throw new BlockDbException(
                 string.Create(CultureInfo.InvariantCulture, $"The KeyMap layout holds block IDs 1 to {KeyMapLayout.MaxId} and this file has used them all (IDs are never reused); convert it to the BlobHash layout. Nothing was written."),
                 SqliteResultCode.Full,
-                SqliteResultCode.Full);
+                SqliteResultCode.Full,
+                null);
         }
 
         _own.Volumes.RequireRecordable(volumeId);

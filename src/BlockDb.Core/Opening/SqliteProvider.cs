@@ -54,12 +54,13 @@ internal sealed class SqliteProvider(ISqliteDriver driver) : IEngineProvider
             throw new BlockDbException(
                 $"Cannot open {Quoted.Path(path)}: the folder {Quoted.Path(folder)} does not exist; create it first (BlockDb creates the file, not its folder).",
                 SqliteResultCode.CantOpen,
-                SqliteResultCode.CantOpen);
+                SqliteResultCode.CantOpen,
+                null);
         }
 
         if (Directory.Exists(path))
         {
-            throw new BlockDbException($"Cannot open {Quoted.Path(path)}: it is a folder, not a database file.", SqliteResultCode.CantOpen, SqliteResultCode.CantOpen);
+            throw new BlockDbException($"Cannot open {Quoted.Path(path)}: it is a folder, not a database file.", SqliteResultCode.CantOpen, SqliteResultCode.CantOpen, null);
         }
 
         // A layout BlockDb never creates is refused before SQLite would create an empty file at the path.

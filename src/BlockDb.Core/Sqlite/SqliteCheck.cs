@@ -146,7 +146,7 @@ internal static class SqliteCheck
         {
             if (next > layout.Definition.MaxBlockId)
             {
-                throw new BlockDbException($"RepairAsync cannot renumber block {id}: no free ID is left in the layout's range. Nothing was changed.", SqliteResultCode.Full, SqliteResultCode.Full);
+                throw new BlockDbException($"RepairAsync cannot renumber block {id}: no free ID is left in the layout's range. Nothing was changed.", SqliteResultCode.Full, SqliteResultCode.Full, null);
             }
 
             renumber.BindInt64(1, next);

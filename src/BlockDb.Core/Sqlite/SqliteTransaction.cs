@@ -294,7 +294,7 @@ internal sealed partial class SqliteTransaction : EngineTransaction
                 var lost = Pending;
                 End(committed: false);
                 throw External
-                    ? Errors.CallerTransactionLost(new BlockDbException("The caller's transaction is no longer active.", SqliteResultCode.Error, SqliteResultCode.Error), lost)
+                    ? Errors.CallerTransactionLost(new BlockDbException("The caller's transaction is no longer active.", SqliteResultCode.Error, SqliteResultCode.Error, null), lost)
                     : Errors.BatchEndedEarlier(lost);
             }
 

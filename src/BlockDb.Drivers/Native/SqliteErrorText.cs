@@ -28,6 +28,7 @@ internal static class SqliteErrorText
         return new BlockDbException(
             $"{context}: {message} (SQLite error {primary} '{describe(primary) ?? "unknown error"}', extended code {extended}).",
             primary,
-            extended);
+            extended,
+            null);
     }
 }

@@ -71,13 +71,15 @@ internal struct StatementState(string name, int parameters, int columns)
     private readonly BlockDbException ParameterOutOfRange(int index, string call) => new(
         $"{call} of statement '{name}' failed: parameter index {index} is out of range; the statement has {parameters} parameter(s), numbered from 1.",
         SqliteCodes.Range,
-        SqliteCodes.Range);
+        SqliteCodes.Range,
+        null);
 
     [MethodImpl(MethodImplOptions.NoInlining)]
     private readonly BlockDbException BindWhileBusy(string call) => new(
         $"{call} of statement '{name}' failed: the statement was stepped and not reset; call Reset before binding new values.",
         SqliteResultCode.Misuse,
-        SqliteResultCode.Misuse);
+        SqliteResultCode.Misuse,
+        null);
 
     [MethodImpl(MethodImplOptions.NoInlining)]
     private readonly BlockDbException NotReadable(int column, string call) => new(
@@ -85,5 +87,6 @@ internal struct StatementState(string name, int parameters, int columns)
             ? $"{call} of statement '{name}' failed: column index {column} is out of range; the statement has {columns} column(s), numbered from 0."
             : $"{call} of statement '{name}' failed: there is no current row; read columns only after Step returns true.",
         _hasRow ? SqliteCodes.Range : SqliteResultCode.Misuse,
-        _hasRow ? SqliteCodes.Range : SqliteResultCode.Misuse);
+        _hasRow ? SqliteCodes.Range : SqliteResultCode.Misuse,
+        null);
 }

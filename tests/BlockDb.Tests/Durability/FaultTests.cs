@@ -154,7 +154,7 @@ public sealed class FaultTests : ConformanceTestBase
             await session.SelectXorInsertAsync(TestData.Block(-1, 1));
             await session.CommitAsync();
             using var raw = ProviderCatalog.SqliteDriver(Provider).Open(new SqliteOpenOptions(DbPath, SqliteOpenMode.ReadOnly));
-            throw new BlockDbException("integrity_check: " + raw.QueryText("PRAGMA integrity_check"), SqliteResultCode.Corrupt, SqliteResultCode.Corrupt);
+            throw new BlockDbException("integrity_check: " + raw.QueryText("PRAGMA integrity_check"), SqliteResultCode.Corrupt, SqliteResultCode.Corrupt, null);
         });
         Assert.Contains(e.SqliteErrorCode, new int?[] { SqliteResultCode.Corrupt, SqliteResultCode.NotADatabase, SqliteResultCode.IOError });
     }
