@@ -16,7 +16,7 @@ namespace BlockDb.PostgreSql;
 /// <summary>
 /// The PostgreSQL engine's <see cref="Database"/>: a block index on a server, through a pooled
 /// <see cref="NpgsqlDataSource"/>. Opening checks the schema (or creates it in an empty database); sessions, shared
-/// repositories, imports, enumerations and checks take connections from the pool. The dispose (Core's) ends them all,
+/// sessions, imports, enumerations and checks take connections from the pool. The dispose (Core's) ends them all,
 /// then disposes the data source when this database built it (a data source the application registered stays the
 /// application's).
 /// </summary>

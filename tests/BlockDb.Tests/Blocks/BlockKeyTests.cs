@@ -44,14 +44,8 @@ public sealed class BlockKeyTests : ConformanceTestBase
         Assert.False(BlockKey.TryParse(null, 10, out _));
     }
 
-    /// <summary><see cref="ConformanceTestBase.ProviderMatrix"/> × a session or the shared session.</summary>
-    public static IEnumerable<object[]> ProviderMatrixWithRepositories() =>
-        from pair in ProviderMatrix()
-        from repository in new[] { "session", "shared" }
-        select new object[] { pair[0], pair[1], repository };
-
     [Theory]
-    [MemberData(nameof(ProviderMatrixWithRepositories))]
+    [MemberData(nameof(ProviderMatrixWithSessionKinds))]
     public async Task Every_call_that_takes_a_block_refuses_the_default_key_before_anything_is_written(string provider, BlockLayout layout, string repository)
     {
         Use(provider, layout);

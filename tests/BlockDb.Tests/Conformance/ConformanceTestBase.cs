@@ -55,6 +55,12 @@ public abstract class ConformanceTestBase : IDisposable
     /// <summary><see cref="ProviderMatrix"/> × every select-xor-insert strategy its layout runs (PostgreSQL runs all three).</summary>
     public static IEnumerable<object[]> ProviderMatrixWithStrategies() => WithStrategies(ProviderMatrix());
 
+    /// <summary><see cref="ProviderMatrix"/> × where the calls run: <c>"session"</c> (a session) or <c>"shared"</c> (the shared session).</summary>
+    public static IEnumerable<object[]> ProviderMatrixWithSessionKinds() =>
+        from pair in ProviderMatrix()
+        from kind in new[] { "session", "shared" }
+        select new object[] { pair[0], pair[1], kind };
+
     private static IEnumerable<object[]> WithStrategies(TheoryData<string, BlockLayout> matrix) =>
         from pair in matrix
         from strategy in LayoutCatalog.Of((BlockLayout)pair[1]).Strategies

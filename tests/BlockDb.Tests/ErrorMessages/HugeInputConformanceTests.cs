@@ -8,14 +8,8 @@ namespace BlockDb.Tests.ErrorMessages;
 /// </summary>
 public sealed class HugeInputConformanceTests : ConformanceTestBase
 {
-    /// <summary><see cref="ConformanceTestBase.ProviderMatrix"/> × a session or the shared session.</summary>
-    public static IEnumerable<object[]> ProviderMatrixWithRepositories() =>
-        from pair in ProviderMatrix()
-        from repository in new[] { "session", "shared" }
-        select new object[] { pair[0], pair[1], repository };
-
     [Theory]
-    [MemberData(nameof(ProviderMatrixWithRepositories))]
+    [MemberData(nameof(ProviderMatrixWithSessionKinds))]
     public async Task Every_call_that_takes_a_hash_or_a_name_gives_a_short_message_for_a_huge_one(string provider, BlockLayout layout, string repository)
     {
         Use(provider, layout);

@@ -158,7 +158,7 @@ public sealed class SharedSessionTests : ConformanceTestBase
 
     [Theory]
     [MemberData(nameof(ProviderMatrix), MemberType = typeof(ConformanceTestBase))]
-    public async Task Shared_repository_bad_input_is_refused_before_queueing(string provider, BlockLayout layout)
+    public async Task Shared_session_bad_input_is_refused_before_queueing(string provider, BlockLayout layout)
     {
         Use(provider, layout);
         await using var db = Open();

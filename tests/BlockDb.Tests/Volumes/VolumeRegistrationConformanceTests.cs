@@ -7,14 +7,8 @@ namespace BlockDb.Tests.Volumes;
 /// </summary>
 public sealed class VolumeRegistrationConformanceTests : ConformanceTestBase
 {
-    /// <summary><see cref="ConformanceTestBase.ProviderMatrix"/> × a session or the shared session.</summary>
-    public static IEnumerable<object[]> ProviderMatrixWithRepositories() =>
-        from pair in ProviderMatrix()
-        from repository in new[] { "session", "shared" }
-        select new object[] { pair[0], pair[1], repository };
-
     [Theory]
-    [MemberData(nameof(ProviderMatrixWithRepositories))]
+    [MemberData(nameof(ProviderMatrixWithSessionKinds))]
     public async Task A_name_that_is_not_valid_utf16_is_refused_instead_of_being_stored_as_another_name(string provider, BlockLayout layout, string repository)
     {
         Use(provider, layout);
@@ -42,7 +36,7 @@ public sealed class VolumeRegistrationConformanceTests : ConformanceTestBase
     }
 
     [Theory]
-    [MemberData(nameof(ProviderMatrixWithRepositories))]
+    [MemberData(nameof(ProviderMatrixWithSessionKinds))]
     public async Task A_blank_name_a_name_with_whitespace_at_an_end_or_one_holding_a_control_character_is_refused(string provider, BlockLayout layout, string repository)
     {
         Use(provider, layout);
@@ -61,7 +55,7 @@ public sealed class VolumeRegistrationConformanceTests : ConformanceTestBase
     }
 
     [Theory]
-    [MemberData(nameof(ProviderMatrixWithRepositories))]
+    [MemberData(nameof(ProviderMatrixWithSessionKinds))]
     public async Task A_volume_is_registered_only_in_a_state_a_new_volume_starts_in(string provider, BlockLayout layout, string repository)
     {
         Use(provider, layout);
