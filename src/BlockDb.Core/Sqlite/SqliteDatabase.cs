@@ -167,9 +167,11 @@ internal sealed partial class SqliteDatabase : Database, ISqliteBlockDatabase
         return new SharedBlockSession(readers, writer, readFirst: true, refusal, onClosed);
     }
 
-    /// <summary>The shared session's writer commits when its queue is drained, never by count or age, and rolls back at dispose what no caller waits for.</summary>
-    // The writer commits at the end of each round and reads only inside its batches: no read batching, so no read
-    // timer enters its gate between rounds (the group-commit loop is the gate's only user).
+    /// <summary>
+    /// The shared session's writer commits when its queue is drained, never by count or age, and rolls back at dispose
+    /// what no caller waits for. No read batching: no read timer enters its gate between rounds, so the group-commit
+    /// loop is the gate's only user.
+    /// </summary>
     private static readonly BatchingOptions SharedWriterBatching = new() { CommitEvery = 0, CommitAfterMilliseconds = null, OnDispose = DisposeBehavior.Rollback, ReadsPerTransaction = 1 };
 
     protected override ValueTask<BlockDbCheckResult> CheckCoreAsync(CancellationToken cancellationToken)
