@@ -44,7 +44,7 @@ public sealed class ConcurrentDisposeTests : ConformanceTestBase
         Use(provider, layout);
         var db = Open(o => o.Batching.CommitEvery = 0);
         var session = await db.OpenSessionAsync();
-        var (call, results) = await StartLongCall(session, Blocks(provider));
+        var (call, results) = StartLongCall(session, Blocks(provider));
 
         var problems = await RaceDisposes(db.DisposeAsync, db.Dispose, () => Task.FromResult(
             Unfinished(results) ?? (OpenDescriptors() is > 0 and var open ? $"{open} descriptors of the file were still open" : null)));
@@ -60,7 +60,7 @@ public sealed class ConcurrentDisposeTests : ConformanceTestBase
         Use(provider, layout);
         await using var db = Open(o => { o.Batching.CommitEvery = 0; o.Batching.CommitAfterMilliseconds = null; o.Batching.OnDispose = DisposeBehavior.Commit; });
         var session = await db.OpenSessionAsync();
-        var (call, results) = await StartLongCall(session, Blocks(provider));
+        var (call, results) = StartLongCall(session, Blocks(provider));
 
         var problems = await RaceDisposes(session.DisposeAsync, session.Dispose, () => Task.FromResult(
             Unfinished(results)
@@ -97,7 +97,7 @@ public sealed class ConcurrentDisposeTests : ConformanceTestBase
     /// it is inside the session, so the disposes wait for it rather than refuse it: SQLite writes each block's result as
     /// it goes (the first is there), PostgreSQL's call returns its pending task only once inside, at its round trip.
     /// </summary>
-    private static async Task<(Task Call, SelectXorInsertResult[] Results)> StartLongCall(IBlockSession session, int blocks)
+    private static (Task Call, SelectXorInsertResult[] Results) StartLongCall(IBlockSession session, int blocks)
     {
         var keys = Enumerable.Range(0, blocks).Select(i => TestData.Block(i, 1 + (i % 1000))).ToArray();
         var results = new SelectXorInsertResult[blocks];
@@ -111,7 +111,10 @@ public sealed class ConcurrentDisposeTests : ConformanceTestBase
         for (var waited = Stopwatch.StartNew(); results[0].Id == 0 && !returned.Task.IsCompleted;)
         {
             Assert.True(waited.Elapsed < TimeSpan.FromMinutes(1), "the long call did not enter the session within a minute");
-            await Task.Delay(1);
+
+            // Watch on this thread: an awaited delay resumes on the thread pool, which the other test classes running
+            // in parallel can starve for longer than the whole call takes (CI saw SystemData's call end first).
+            Thread.Sleep(1);
         }
 
         Assert.False(call.IsCompleted, "the call ended before the disposes began: it must be longer for this test to mean anything");
