@@ -1,5 +1,8 @@
+using System.Buffers;
+using System.Buffers.Text;
 using System.Diagnostics.CodeAnalysis;
 using System.Runtime.CompilerServices;
+using System.Text;
 
 namespace BlockDb;
 
@@ -51,8 +54,12 @@ public readonly struct BlockHash : IEquatable<BlockHash>
     /// <exception cref="ArgumentException"><paramref name="text"/> is not a valid hash text (the message says what is allowed).</exception>
     public static BlockHash Parse(string text)
     {
-        Validate(text, nameof(text));
-        return FromValidText(text);
+        if (!TryParse(text, out var hash))
+        {
+            Validate(text, nameof(text));
+        }
+
+        return hash;
     }
 
     /// <summary>Parses a hash text; <see langword="false"/> (and the empty value) when it is not valid.</summary>
@@ -61,7 +68,7 @@ public readonly struct BlockHash : IEquatable<BlockHash>
     /// <returns>Whether <paramref name="text"/> was valid.</returns>
     public static bool TryParse([NotNullWhen(true)] string? text, out BlockHash hash)
     {
-        hash = IsValid(text) ? FromValidText(text) : default;
+        hash = text is null ? default : new BlockHash(text);
         return !hash.IsEmpty;
     }
 
@@ -100,44 +107,57 @@ public readonly struct BlockHash : IEquatable<BlockHash>
         }
     }
 
-    private static BlockHash FromValidText(string text)
-    {
-        Span<byte> bytes = stackalloc byte[MaxBytes];
-        return new BlockHash(bytes[..Decode(text, bytes)]);
-    }
-
     /// <summary>Whether <paramref name="hash"/> is a valid hash text. Allocates nothing.</summary>
     /// <param name="hash">The text to check.</param>
     /// <returns><see langword="true"/> when valid.</returns>
-    public static bool IsValid([NotNullWhen(true)] string? hash)
+    public static bool IsValid([NotNullWhen(true)] string? hash) => hash is not null && TryDecode(hash, stackalloc byte[MaxBytes]) > 0;
+
+    /// <summary>Decodes a valid hash text into its bytes (for the BLOB layouts).</summary>
+    /// <returns>The number of bytes written.</returns>
+    public static int Decode(string hash, Span<byte> into)
     {
-        if (hash is null || hash.Length == 0 || hash.Length > MaxLength || (hash.Length & 3) != 0)
+        var written = TryDecode(hash, into);
+        return written > 0
+            ? written
+            : throw new ArgumentException($"The hash {Quoted.Value(hash)} ({hash.Length} characters) is not a valid hash text that decodes to at most {into.Length} bytes.", nameof(hash));
+    }
+
+    // The hash parsed straight into this value's buffer; the empty value when the text is not valid.
+    private BlockHash(string text)
+    {
+        var written = TryDecode(text, _bytes);
+        _length = written > 0 ? (byte)written : (byte)0;
+    }
+
+    /// <summary>
+    /// The one decoder of hash text: canonical padded standard base64 of 1 to <see cref="MaxBytes"/> bytes into
+    /// <paramref name="into"/>, or −1 (nothing promised in <paramref name="into"/>) for any other text. The alphabet is
+    /// checked first because <see cref="Base64.DecodeFromUtf8(ReadOnlySpan{byte}, Span{byte}, out int, out int, bool)"/>
+    /// skips whitespace; both steps are vectorised.
+    /// </summary>
+    private static int TryDecode(ReadOnlySpan<char> text, Span<byte> into)
+    {
+        var length = text.Length;
+        if (length == 0 || length > MaxLength || (length & 3) != 0 || text.ContainsAnyExcept(Base64Alphabet))
         {
-            return false;
+            return -1;
         }
 
-        var padding = hash[^1] == '=' ? (hash[^2] == '=' ? 2 : 1) : 0;
-        var end = hash.Length - padding;
-        for (var i = 0; i < end; i++)
+        Span<byte> ascii = stackalloc byte[MaxLength];
+        Ascii.FromUtf16(text, ascii, out _);
+        if (Base64.DecodeFromUtf8(ascii[..length], into, out _, out var written) != OperationStatus.Done || written == 0)
         {
-            var c = hash[i];
-            if (!(char.IsAsciiLetterOrDigit(c) || c == '+' || c == '/'))
-            {
-                return false;
-            }
+            return -1;
         }
 
         // Canonical form only: the bits below the last byte must be zero ("AB==" decodes like "AA=="), so one
         // hash has one text and the BLOB layouts, which store the decoded bytes, cannot merge two texts.
-        return end > 0 && (padding == 0 || (Sextet(hash[end - 1]) & (padding == 1 ? 0b11 : 0b1111)) == 0);
+        var padding = text[^1] == '=' ? (text[^2] == '=' ? 2 : 1) : 0;
+        return padding == 0 || (Sextet(text[length - padding - 1]) & (padding == 1 ? 0b11 : 0b1111)) == 0 ? written : -1;
     }
 
-    /// <summary>Decodes a valid hash text into its bytes (for the BLOB layouts).</summary>
-    /// <returns>The number of bytes written.</returns>
-    public static int Decode(string hash, Span<byte> into) =>
-        Convert.TryFromBase64String(hash, into, out var written)
-            ? written
-            : throw new ArgumentException($"The hash {Quoted.Value(hash)} ({hash.Length} characters) does not decode to at most {into.Length} bytes.", nameof(hash));
+    private static readonly SearchValues<char> Base64Alphabet =
+        SearchValues.Create("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=");
 
     private static int Sextet(char c) => c switch
     {
