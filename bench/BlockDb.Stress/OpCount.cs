@@ -78,7 +78,8 @@ internal static class OpCount
     /// <summary>
     /// Opens <paramref name="path"/> (filled with <paramref name="blocks"/> blocks) with default options, loads the map,
     /// then runs <paramref name="count"/> calls of <paramref name="operation"/>: <c>find</c> (FindBlockAsync of existing
-    /// blocks), <c>sxi</c> (SelectXorInsertAsync, every other block new), <c>sxi-hit</c> (SelectXorInsertAsync of existing
+    /// blocks), <c>sxi</c> (SelectXorInsertAsync, every other block new), <c>find-text</c> and <c>sxi-text</c> (the same two
+    /// with the key parsed from its base64 text in each call), <c>sxi-hit</c> (SelectXorInsertAsync of existing
     /// blocks); <c>shared-sxi</c> and <c>shared-sxi-hit</c> the same on a shared session (one caller: a hit is a read
     /// on a pooled reader, a miss a queued write committed by the group-commit writer). Commits and exits without
     /// disposing, so no snapshot is written (its size would depend on the count).
@@ -90,12 +91,15 @@ internal static class OpCount
             throw new ArgumentOutOfRangeException(nameof(count), count, $"At most {Pool:N0} calls.");
         }
 
-        // The keys are parsed from Duplicati's text here, once each, as a text caller does before its call.
+        // The keys are parsed from Duplicati's text here, once each, as a caller that keeps its keys does; the -text
+        // operations keep the text and parse it in the loop, as a caller holding Duplicati's base64 strings does.
+        var texts = new string[Pool];
         var keys = new BlockKey[Pool];
         for (var i = 0; i < Pool; i++)
         {
             var existing = (int)((long)i * 7919 % blocks);
-            keys[i] = BlockKey.Parse(operation is "sxi" or "shared-sxi" && i % 2 == 1 ? Hash(blocks + i) : Hash(existing), 4096);
+            texts[i] = operation is "sxi" or "sxi-text" or "shared-sxi" && i % 2 == 1 ? Hash(blocks + i) : Hash(existing);
+            keys[i] = BlockKey.Parse(texts[i], 4096);
         }
 
         // The read transaction is held up to a minute, not ended by its 50 ms clock: under valgrind the clock decided how
@@ -112,6 +116,21 @@ internal static class OpCount
                 for (var i = 0; i < count; i++)
                 {
                     sum += await session.FindBlockAsync(keys[i]) ?? throw new InvalidOperationException($"Block {i} was not found.");
+                }
+
+                break;
+            case "find-text":
+                for (var i = 0; i < count; i++)
+                {
+                    sum += await session.FindBlockAsync(BlockKey.Parse(texts[i], 4096)) ?? throw new InvalidOperationException($"Block {i} was not found.");
+                }
+
+                break;
+            case "sxi-text":
+                for (var i = 0; i < count; i++)
+                {
+                    var result = await session.SelectXorInsertAsync(BlockKey.Parse(texts[i], 4096));
+                    sum += result.Id + (result.Created ? 1 : 0);
                 }
 
                 break;
@@ -136,12 +155,12 @@ internal static class OpCount
                 GC.KeepAlive(shared);
                 break;
             default:
-                throw new ArgumentException($"Unknown operation '{operation}'; use find, sxi, sxi-hit, shared-sxi or shared-sxi-hit.", nameof(operation));
+                throw new ArgumentException($"Unknown operation '{operation}'; use find, find-text, sxi, sxi-text, sxi-hit, shared-sxi or shared-sxi-hit.", nameof(operation));
         }
 
         // The calls complete synchronously on SQLite, so the loop stays on this thread and its allocations are counted here.
         allocated = GC.GetAllocatedBytesForCurrentThread() - allocated;
-        if (operation != "find")
+        if (operation is not ("find" or "find-text"))
         {
             await session.CommitAsync();
         }
