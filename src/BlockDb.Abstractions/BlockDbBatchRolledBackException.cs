@@ -1,15 +1,11 @@
 namespace BlockDb;
 
 /// <summary>
-/// A session's open commit batch was rolled back instead of committed: SQLite rolled the transaction back on its
-/// own (<c>SQLITE_FULL</c>, <c>SQLITE_IOERR</c>, <c>SQLITE_NOMEM</c>, some <c>SQLITE_BUSY</c> cases; see
-/// <see href="https://www.sqlite.org/lang_transaction.html"/>), or its <c>COMMIT</c> failed. The batch's
-/// <see cref="LostWrites"/> uncommitted writes are gone; everything committed before is intact. The next write
-/// starts a new batch. <see cref="BlockDbException.SqliteErrorCode"/> keeps the code of the failure that caused it, or,
-/// on a database server, <see cref="BlockDbException.SqlState"/> keeps its SQLSTATE (the server aborted the transaction:
-/// a lost connection, a statement timeout <c>57014</c>, a deadlock <c>40P01</c>; see
-/// <see href="https://www.postgresql.org/docs/current/tutorial-transactions.html"/>) and the SQLite codes are
-/// <see langword="null"/>.
+/// A session's open batch was rolled back instead of committed: the engine ended the transaction on its own (SQLite:
+/// <c>SQLITE_FULL</c>, <c>SQLITE_IOERR</c>, <c>SQLITE_NOMEM</c>, some <c>SQLITE_BUSY</c>,
+/// <see href="https://www.sqlite.org/lang_transaction.html"/>; PostgreSQL: a lost connection, <c>57014</c>,
+/// <c>40P01</c>), or its <c>COMMIT</c> failed. Its <see cref="LostWrites"/> writes are gone, everything committed before
+/// is intact, and the next write starts a new batch. The cause's SQLite codes or SQLSTATE are kept.
 /// </summary>
 public sealed class BlockDbBatchRolledBackException : BlockDbException
 {
@@ -43,16 +39,11 @@ public sealed class BlockDbBatchRolledBackException : BlockDbException
     public int LostWrites { get; }
 
     /// <summary>
-    /// True when the <c>COMMIT</c> itself failed at a point where the engine may already have made the batch durable,
-    /// so its writes may or may not be in the file: a SQLite <c>COMMIT</c> that failed with an error other than
-    /// <c>SQLITE_BUSY</c> after SQLite had ended the transaction (in rollback-journal modes the commit point is the
-    /// deletion of the journal, after the database file was written: an I/O error there leaves a committed file;
-    /// see <see href="https://www.sqlite.org/atomiccommit.html"/>), or a PostgreSQL connection lost while its
-    /// <c>COMMIT</c> was in flight (SQLSTATE class 08, or no answer; see
-    /// <see href="https://www.postgresql.org/docs/current/protocol-flow.html"/>). Do not assume either outcome: repeat
-    /// the writes (select-xor-insert returns the ID of a block that did commit; a blockset added with a full hash is
-    /// found by <c>FindBlocksetAsync</c>, one added without may now be in the file twice, which only costs its rows).
-    /// False when the batch is known not to be in the file.
+    /// True when the <c>COMMIT</c> itself failed where the engine may already have made the batch durable: a SQLite
+    /// error other than <c>SQLITE_BUSY</c> after SQLite ended the transaction
+    /// (<see href="https://www.sqlite.org/atomiccommit.html"/>), or a PostgreSQL connection lost during <c>COMMIT</c>
+    /// (SQLSTATE class 08). Repeat the writes: select-xor-insert returns a committed block's ID, and
+    /// <c>FindBlocksetAsync</c> finds a committed blockset by its full hash. False: the batch is not in the file.
     /// </summary>
     public bool CommitOutcomeUnknown { get; }
 }

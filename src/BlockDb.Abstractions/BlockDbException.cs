@@ -3,13 +3,11 @@ using System.Data.Common;
 namespace BlockDb;
 
 /// <summary>
-/// The one exception type BlockDb raises for database failures, whatever the provider. When SQLite raised the failure,
-/// <see cref="SqliteErrorCode"/> and <see cref="SqliteExtendedErrorCode"/> keep its result codes
-/// (<see href="https://www.sqlite.org/rescode.html"/>); when a database server raised it, <see cref="SqlState"/> keeps
-/// its SQLSTATE (<see href="https://www.postgresql.org/docs/current/errcodes-appendix.html"/>) and the SQLite codes are
-/// <see langword="null"/>. Where BlockDb refuses an operation before SQLite sees it, it sets the code SQLite would have
-/// given (a write on a read-only database: <c>SQLITE_READONLY</c>; an insert of a block the KeyMap layout already holds:
-/// <c>SQLITE_CONSTRAINT_UNIQUE</c>). A failure with no engine counterpart has neither.
+/// The one exception type BlockDb raises for database failures, whatever the provider. SQLite's result codes are kept
+/// in <see cref="SqliteErrorCode"/> and <see cref="SqliteExtendedErrorCode"/> (<see href="https://www.sqlite.org/rescode.html"/>),
+/// a server's SQLSTATE in <see cref="SqlState"/> (<see href="https://www.postgresql.org/docs/current/errcodes-appendix.html"/>).
+/// A refusal before the engine is reached carries the code the engine would have given (a write on a read-only
+/// database: <c>SQLITE_READONLY</c>); a failure with no engine counterpart has none.
 /// </summary>
 public class BlockDbException : DbException
 {

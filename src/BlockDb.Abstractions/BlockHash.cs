@@ -8,9 +8,9 @@ namespace BlockDb;
 
 /// <summary>
 /// A block or blockset hash as bytes: 1 to <see cref="MaxBytes"/> (66) bytes held inline, so passing one allocates
-/// nothing (SHA-256 is 32 bytes). Every call that takes a hash as base64 text has a form that takes this instead; the
-/// text form is standard base64 (<c>A–Z a–z 0–9 + /</c>) with <c>=</c> padding, 44 characters for SHA-256, and this
-/// type's static members check and convert it. The <see langword="default"/> value is empty and refused by every call.
+/// nothing (SHA-256 is 32 bytes). Its text form is Duplicati's, standard base64 with <c>=</c> padding (44 characters
+/// for SHA-256): read by <see cref="Parse"/>, written by <see cref="ToString"/>. The <see langword="default"/> value is
+/// empty and refused by every call.
 /// </summary>
 public readonly struct BlockHash : IEquatable<BlockHash>
 {

@@ -3,9 +3,9 @@ using System.Diagnostics.CodeAnalysis;
 namespace BlockDb;
 
 /// <summary>
-/// A block's identity, the one way to name a block: its hash as bytes and its size in bytes. Duplicati's text form
-/// (padded standard base64) is read by <see cref="Parse"/> and written by <see cref="ToString"/>.
-/// <c>default(BlockKey)</c> names no block: every call refuses it with an <see cref="ArgumentException"/>.
+/// A block's identity, the one way to name a block: its hash as bytes and its size in bytes. <see cref="Parse"/> reads
+/// the hash from Duplicati's text form (padded standard base64). <c>default(BlockKey)</c> names no block: every call
+/// refuses it with an <see cref="ArgumentException"/>.
 /// </summary>
 public readonly struct BlockKey : IEquatable<BlockKey>
 {

@@ -1,55 +1,40 @@
 namespace BlockDb;
 
 /// <summary>
-/// The write calls of a block index, the same on a session (<see cref="IBlockSession"/>: written in the session's
-/// commit batch, durable once it commits) and on the shared session (<see cref="ISharedBlockSession"/>: each call
-/// completes once the group commit holding it has committed).
+/// The write calls of a block index, the same on a session (<see cref="IBlockSession"/>: in its commit batch) and on
+/// the shared session (<see cref="ISharedBlockSession"/>: each call completes once committed).
 /// </summary>
 /// <remarks>
-/// Every call checks its <see cref="CancellationToken"/> first. A failed write writes nothing of its own and leaves
-/// earlier writes of the batch intact, unless the database rolled the whole batch back
-/// (<see cref="BlockDbBatchRolledBackException"/>). Invalid input throws <see cref="ArgumentException"/> before
-/// anything is written; a read-only database refuses every write with <see cref="BlockDbReadOnlyException"/>.
-/// <para>
-/// On a Duplicati local database (<see cref="BlockLayout.Duplicati"/>) the calls follow Duplicati's rules
-/// (<see href="https://github.com/duplicati/duplicati/blob/master/Duplicati/Library/Main/Database/Local/LocalBackupDatabase.cs"/>):
-/// a new block needs a volume (<see cref="ArgumentException"/> without one), a Blocks volume in state
-/// <see cref="VolumeState.Temporary"/> to <see cref="VolumeState.Verified"/>, at most the file's block size and a hash of
-/// its block hash's size, and comes back from <c>DeletedBlock</c> (<see cref="SelectXorInsertResult.Created"/> false)
-/// while a live volume holds its bytes; a blockset needs its full hash (<see cref="ArgumentException"/>), is found by
-/// (full hash, length) when it exists, has every block but the last of the block size, and its blocklist blocks
-/// (<c>DuplicatiBlocklists</c> in BlockDb.Core) must be stored as blocks first (<see cref="BlockNotFoundException"/>); a blockset
-/// a file names is not deleted (<see cref="BlockDbConflictException"/>); collected blocks go to <c>DeletedBlock</c>, and
-/// their IDs may be given to new blocks, as Duplicati does.
-/// </para>
+/// A failed write writes nothing of its own and leaves earlier writes of the batch intact, unless the database rolled
+/// the whole batch back (<see cref="BlockDbBatchRolledBackException"/>). Invalid input throws
+/// <see cref="ArgumentException"/> before anything is written; a read-only database throws
+/// <see cref="BlockDbReadOnlyException"/>. On a Duplicati database (<see cref="BlockLayout.Duplicati"/>) the calls follow
+/// Duplicati's rules: a new block needs a Blocks volume, a blockset its full hash and its blocklist blocks stored
+/// first, and a collected block's ID may be given to a new block (README, "Using BlockDb from Duplicati";
+/// <see href="https://github.com/duplicati/duplicati/blob/master/Duplicati/Library/Main/Database/Local/LocalBackupDatabase.cs"/>).
 /// </remarks>
 public interface IBlockWriter
 {
     /// <summary>
-    /// Finds a block's ID, inserting the block when absent (select-xor-insert), and records a new block in
-    /// <paramref name="volumeId"/> when one is given; a block that exists keeps its volume. The volume is checked when the
-    /// call may insert: when the block is new (and on every call with the indexed layouts' insert-first strategies). An
-    /// insert counts as one write of the batch; a find does not. How the indexed layouts do it is
-    /// <see cref="BlockDbOptions.SelectXorInsert"/>; the KeyMap layout looks the block up in its key map, then inserts it
-    /// under the write lock. On the SQLite providers this allocates nothing per call.
+    /// Finds a block's ID, inserting the block when absent (select-xor-insert): a created block's bytes are the caller's
+    /// to store. A new block is recorded in <paramref name="volumeId"/>; a block that exists keeps its volume. An insert
+    /// counts as one write of the batch.
     /// </summary>
     /// <param name="block">The block's key; from Duplicati's base64 text, <see cref="BlockKey.Parse"/>.</param>
-    /// <param name="volumeId">The volume that holds a new block, or <see langword="null"/> for none; it must exist and not be <see cref="VolumeState.Deleting"/> or <see cref="VolumeState.Deleted"/>.</param>
+    /// <param name="volumeId">The volume that holds a new block, or <see langword="null"/> for none.</param>
     /// <param name="cancellationToken">Cancels before the lookup.</param>
     /// <returns>The ID and whether this call created the block.</returns>
     /// <exception cref="ArgumentException"><paramref name="block"/> is <c>default(BlockKey)</c>.</exception>
-    /// <exception cref="VolumeNotFoundException">The call may insert and no volume has that ID.</exception>
+    /// <exception cref="VolumeNotFoundException">The call may insert (the block is new, or the strategy inserts first) and no volume has that ID.</exception>
     /// <exception cref="BlockDbConflictException">The call may insert and the volume is being deleted or is deleted.</exception>
     /// <exception cref="BlockDbReadOnlyException">The database is read-only.</exception>
     /// <exception cref="BlockDbException">The database failed.</exception>
     ValueTask<SelectXorInsertResult> SelectXorInsertAsync(BlockKey block, long? volumeId = null, CancellationToken cancellationToken = default);
 
     /// <summary>
-    /// Select-xor-insert for many blocks in one call (a file's blocks): the same as one
-    /// <see cref="SelectXorInsertAsync(BlockKey, long?, CancellationToken)"/> per block in order, without a call,
-    /// a task and a transaction check per block. Each insert counts as one write of the batch; a batch commits only
-    /// between calls, so the call's blocks go in one transaction, which may commit at its end. On the shared session
-    /// the call is also whole: all of its blocks or, when it fails or is cancelled, none (<see cref="ISharedBlockSession"/>).
+    /// Select-xor-insert of many blocks in one call, as one <see cref="SelectXorInsertAsync"/> per block in order, in
+    /// one transaction (a batch commits only between calls). A failure leaves the blocks before it in the batch, their
+    /// results filled, unless the batch was rolled back; on the shared session the call is whole.
     /// </summary>
     /// <param name="blocks">The blocks, in order; duplicates are allowed (the later ones find the first).</param>
     /// <param name="results">Receives one result per block, at the same index; at least as long as <paramref name="blocks"/>.</param>
@@ -57,11 +42,11 @@ public interface IBlockWriter
     /// <param name="cancellationToken">Checked before and between blocks.</param>
     /// <returns>How many blocks this call created.</returns>
     /// <exception cref="ArgumentException"><paramref name="results"/> is shorter than <paramref name="blocks"/>, or a block is <c>default(BlockKey)</c> (nothing was written: every block is checked first).</exception>
-    /// <exception cref="OperationCanceledException">Cancelled between blocks: the blocks before are in the batch (their results are filled), as they would be after separate calls.</exception>
-    /// <exception cref="VolumeNotFoundException">A block is new and no volume has that ID; the blocks before it are in the batch.</exception>
-    /// <exception cref="BlockDbConflictException">A block is new and the volume is being deleted or is deleted; the blocks before it are in the batch.</exception>
+    /// <exception cref="OperationCanceledException">Cancelled between blocks.</exception>
+    /// <exception cref="VolumeNotFoundException">A block is new and no volume has that ID.</exception>
+    /// <exception cref="BlockDbConflictException">A block is new and the volume is being deleted or is deleted.</exception>
     /// <exception cref="BlockDbReadOnlyException">The database is read-only.</exception>
-    /// <exception cref="BlockDbException">The database failed; the blocks before the failing one are in the batch unless the batch was rolled back (<see cref="BlockDbBatchRolledBackException"/>).</exception>
+    /// <exception cref="BlockDbException">The database failed.</exception>
     ValueTask<int> SelectXorInsertManyAsync(ReadOnlyMemory<BlockKey> blocks, Memory<SelectXorInsertResult> results, long? volumeId = null, CancellationToken cancellationToken = default);
 
     /// <summary>
@@ -115,10 +100,7 @@ public interface IBlockWriter
     /// <exception cref="BlockDbException">The database failed.</exception>
     ValueTask<long> AddBlocksetAsync(IReadOnlyList<long> blockIds, string? fullHash = null, CancellationToken cancellationToken = default);
 
-    /// <summary>
-    /// Deletes a blockset and its entries, all or nothing. Its blocks stay (other blocksets may use them); those no
-    /// blockset references any more are what <see cref="DeleteUnreferencedBlocksAsync"/> collects. Counts as one write.
-    /// </summary>
+    /// <summary>Deletes a blockset and its entries, all or nothing; its blocks stay for <see cref="DeleteUnreferencedBlocksAsync"/>. Counts as one write.</summary>
     /// <param name="blocksetId">The blockset ID.</param>
     /// <param name="cancellationToken">Cancels before the delete.</param>
     /// <returns>A task that completes when the delete is in the batch (a session) or committed (the shared session).</returns>
@@ -128,10 +110,9 @@ public interface IBlockWriter
     ValueTask DeleteBlocksetAsync(long blocksetId, CancellationToken cancellationToken = default);
 
     /// <summary>
-    /// Deletes the blocks no blockset references (garbage collection): all of them, or those of one volume. Decided and
-    /// done inside the write transaction, so a blockset another writer adds cannot lose a block it names. A block a caller
-    /// found earlier and then names in a blockset after this deleted it gives <see cref="BlockNotFoundException"/> then:
-    /// find or insert it again. Counts as one write.
+    /// Deletes the blocks no blockset references (garbage collection), all of them or one volume's, inside the write
+    /// transaction. A block found earlier and named in a blockset after this deleted it gives
+    /// <see cref="BlockNotFoundException"/>: select-xor-insert it again. Counts as one write.
     /// </summary>
     /// <param name="volumeId">Only this volume's blocks; <see langword="null"/>: every unreferenced block.</param>
     /// <param name="cancellationToken">Cancels before the collection.</param>
@@ -154,11 +135,10 @@ public interface IBlockWriter
     ValueTask<long> RegisterVolumeAsync(string name, VolumeState state = VolumeState.Temporary, CancellationToken cancellationToken = default);
 
     /// <summary>
-    /// Moves a volume to another state, and records its size once known. Allowed: forward along
-    /// <see cref="VolumeState.Temporary"/> → <see cref="VolumeState.Uploading"/> → <see cref="VolumeState.Uploaded"/> →
-    /// <see cref="VolumeState.Verified"/> (steps may be skipped); from any of those to <see cref="VolumeState.Deleting"/>
-    /// once no blockset references its blocks; from <see cref="VolumeState.Deleting"/> to <see cref="VolumeState.Deleted"/>
-    /// once it holds no block (collect them first); and to the state it is in (to set the size). Counts as one write.
+    /// Moves a volume to another state and records its size. Allowed: forward along Temporary → Uploading → Uploaded →
+    /// Verified (steps may be skipped); from those to <see cref="VolumeState.Deleting"/> once no blockset references its
+    /// blocks; from Deleting to <see cref="VolumeState.Deleted"/> once it holds no block; to its own state (to set the size).
+    /// Counts as one write.
     /// </summary>
     /// <param name="volumeId">The volume.</param>
     /// <param name="state">The new state.</param>

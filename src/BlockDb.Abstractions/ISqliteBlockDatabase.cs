@@ -20,11 +20,9 @@ public interface ISqliteBlockDatabase : IBlockDatabase
     (long Blocks, long Bytes) KeyMapUsage { get; }
 
     /// <summary>
-    /// The page-cache counters of this database's sessions since each opened, summed over the open sessions and the
-    /// closed ones (as the <c>blockdb.page_cache.*</c> gauges sum them), from <c>sqlite3_db_status</c>
-    /// (<see href="https://www.sqlite.org/c3ref/c_dbstatus_options.html"/>). An open session in a call counts with its
-    /// last reading (this never waits for a call); an idle one is read now. The shared sessions' sessions are not
-    /// counted.
+    /// The page-cache counters of this database's sessions, open and closed, summed as the <c>blockdb.page_cache.*</c>
+    /// gauges sum them (<see href="https://www.sqlite.org/c3ref/c_dbstatus_options.html"/>). A session in a call counts
+    /// with its last reading (this never waits); shared sessions are not counted.
     /// </summary>
     /// <returns>The counters, or <see langword="null"/> when the provider does not expose them (SystemData).</returns>
     SqliteCacheStats? ReadCacheStats();

@@ -6,7 +6,7 @@ namespace BlockDb;
 /// so no caller is told "disposed" while a call is still in flight or the file or connection is still open.
 /// </summary>
 /// <remarks>
-/// Invariant: <see cref="Begun"/> becomes true exactly once, with a full fence, before the work starts (so an object
+/// Invariant [G3]: <see cref="Begun"/> becomes true exactly once, with a full fence, before the work starts (so an object
 /// that registers a session and then checks <see cref="Begun"/>, while its dispose sets it and then reads the
 /// registrations, always has one side see the other). The caller that runs the work gets what it throws; every other
 /// call waits for it to end and returns normally (the failure is reported once). A dispose called from inside the work

@@ -18,24 +18,18 @@ public sealed class BatchingOptions
     public int CommitEvery { get; set; } = 1000;
 
     /// <summary>
-    /// Commit once the open batch is this many milliseconds old: checked at the end of each write, and by a timer
-    /// that commits an idle session's batch from the session's own gate (between its calls), so a session that
-    /// stops writing does not keep the write lock. A failed timer commit is thrown by the session's next call (or
-    /// its dispose) as <see cref="BlockDbBatchRolledBackException"/>. <see langword="null"/> (default): no age limit.
-    /// Allowed: 1 to 86,400,000.
+    /// Commit once the open batch is this many milliseconds old, also while the session is idle (so it does not keep the
+    /// write lock); a failed idle commit is thrown by the session's next call or dispose. <see langword="null"/>
+    /// (default): no age limit. Allowed: 1 to 86,400,000.
     /// </summary>
     public int? CommitAfterMilliseconds { get; set; }
 
     /// <summary>
-    /// Read batching (SQLite): how many reads outside a write batch (a lookup, a list, a count) share one read
-    /// transaction, so each does not open and close a WAL read transaction of its own. The trade-off: a held read
-    /// transaction is a snapshot, so reads under it do not see what other sessions or processes committed after it
-    /// began, until it is released: after this many reads, once <see cref="ReadTransactionMilliseconds"/> old (also
-    /// while the session is idle), when the session writes (a write always starts from a fresh transaction that sees
-    /// everything committed), commits, rolls back or is disposed. It never makes a write see stale data.
-    /// <see langword="null"/> (default): 256 in WAL mode, 1 in the other journal modes (where a held read blocks
-    /// writers' commits). 1: every read on its own. Allowed: 1 to 1,000,000. (PostgreSQL refuses it: each statement takes
-    /// its own snapshot there.) See <see href="https://www.sqlite.org/wal.html"/> (read transactions and snapshots).
+    /// Read batching (SQLite): how many reads outside a write batch share one read transaction (a snapshot). Reads under
+    /// it miss what others commit after it began until it ends: after this many reads, after
+    /// <see cref="ReadTransactionMilliseconds"/>, or when the session writes, commits, rolls back or is disposed; a write
+    /// always sees everything committed. <see langword="null"/> (default): 256 in WAL mode, 1 in the other journal modes.
+    /// Allowed: 1 to 1,000,000; PostgreSQL refuses it. See <see href="https://www.sqlite.org/wal.html"/>.
     /// </summary>
     public int? ReadsPerTransaction { get; set; }
 

@@ -31,12 +31,10 @@ public sealed class BlockDbOptions
     public string? ConnectionString { get; set; }
 
     /// <summary>
-    /// Opens the file read-only (<c>SQLITE_OPEN_READONLY</c>): for a restore, verify or reporting process beside a
-    /// running backup. The file must exist with a schema this build reads as it is (a file that needs a schema
-    /// upgrade is refused with <see cref="BlockDbFormatException"/>; open it once for writing). Every write call
-    /// throws <see cref="BlockDbReadOnlyException"/> and nothing is written; <c>journal_mode</c> cannot be changed,
-    /// so a requested journal mode other than the file's is refused with <see cref="BlockDbConfigurationException"/>.
-    /// Opening never takes the write lock, read-only or not. Default <see langword="false"/>.
+    /// Opens the file read-only (<c>SQLITE_OPEN_READONLY</c>), for a restore or verify beside a running backup: every
+    /// write throws <see cref="BlockDbReadOnlyException"/>. The file must exist and need no schema upgrade
+    /// (<see cref="BlockDbFormatException"/>), and a journal mode other than the file's is refused
+    /// (<see cref="BlockDbConfigurationException"/>). Default <see langword="false"/>.
     /// </summary>
     public bool ReadOnly { get; set; }
 
@@ -53,11 +51,9 @@ public sealed class BlockDbOptions
     public IndexOptions Index { get; set; } = new();
 
     /// <summary>
-    /// How <c>SelectXorInsertAsync</c> finds or creates a block on the <see cref="BlockLayout.TextHash"/> and
-    /// <see cref="BlockLayout.BlobHash"/> layouts. Default: <see cref="SelectXorInsertStrategy.SelectThenInsert"/>, as
-    /// Duplicati does. The <see cref="BlockLayout.KeyMap"/> layout always looks the block up in its key map, then
-    /// inserts it under the write lock (the <see cref="SelectXorInsertStrategy.SelectThenInsert"/> shape); it refuses
-    /// the other strategies with <see cref="BlockDbConfigurationException"/> when the database is built.
+    /// How select-xor-insert finds or creates a block on the layouts with a hash index. Default
+    /// <see cref="SelectXorInsertStrategy.SelectThenInsert"/>, Duplicati's way and the only one the
+    /// <see cref="BlockLayout.KeyMap"/> and <see cref="BlockLayout.Duplicati"/> layouts run (the others are refused at build).
     /// </summary>
     public SelectXorInsertStrategy SelectXorInsert { get; set; } = SelectXorInsertStrategy.SelectThenInsert;
 

@@ -21,26 +21,19 @@ public enum BlockLayout
     BlobHash = 1,
 
     /// <summary>
-    /// Schema version 2: <c>Hash</c> as a BLOB and no hash index in SQLite. Each open database keeps an in-memory
-    /// key map (8 bytes per slot, about 10–16 MB per million blocks, bounded by
-    /// <see cref="IndexOptions.KeyMapMemoryLimitMegabytes"/>) from a 32-bit fingerprint of the hash to the block
-    /// ID, built by one scan of <c>Block</c> on first use and brought up to date from rows with higher IDs before
-    /// each lookup that misses. Every map hit is verified against the row, so a stale entry can never return a
-    /// wrong ID; uniqueness holds because BlockDb checks the map under the write lock before inserting. New
-    /// blocks are appended to the table, so the per-op cost stays nearly flat as the index grows. Other SQL
-    /// tools reading the file find blocks by hash only with a table scan.
+    /// Schema version 2: <c>Hash</c> as a BLOB and no hash index. Each open database keeps an in-memory key map from the
+    /// hash to candidate IDs (about 10–16 MB per million blocks, <see cref="IndexOptions.KeyMapMemoryLimitMegabytes"/>),
+    /// every hit verified against its row; new blocks are appended, so the cost per call stays nearly flat as the index
+    /// grows. Other SQL tools find blocks by hash only with a table scan. Invariants: docs/ARCHITECTURE.md, "The key map".
     /// </summary>
     KeyMap = 2,
 
     /// <summary>
-    /// A Duplicati local database (schema version 19: its <c>Version</c> table, its 19 tables and the <c>File</c> view;
-    /// see <see href="https://github.com/duplicati/duplicati/blob/master/Duplicati/Library/Main/Database/Local/Database%20schema/Schema.sql"/>),
-    /// worked on in place. BlockDb recognises such a file when it opens it (this value need not be configured) and stores
-    /// nothing of its own in it: no table, no header field, no persistent pragma. The block size and hash algorithms are
-    /// Duplicati's (<c>Configuration</c>). BlockDb never creates such a file (Duplicati does), never converts one and
-    /// never repairs one (Duplicati's own <c>repair</c> does); in this build its sessions are refused
-    /// (<see cref="NotSupportedException"/>); the database's enumerations work, and <see cref="IBlockDatabase.CheckAsync"/>
-    /// applies Duplicati's consistency rules besides BlockDb's own (<see cref="BlockDbCheckResult.LayoutRules"/>).
+    /// A Duplicati local database (schema version 19,
+    /// <see href="https://github.com/duplicati/duplicati/blob/master/Duplicati/Library/Main/Database/Local/Database%20schema/Schema.sql"/>),
+    /// recognised at open (this value need not be set) and worked on in place by Duplicati's rules, with nothing of
+    /// BlockDb's stored in it. BlockDb never creates, converts or repairs one; <see cref="IBlockDatabase.CheckAsync"/>
+    /// also applies Duplicati's consistency rules (<see cref="BlockDbCheckResult.LayoutRules"/>).
     /// </summary>
     Duplicati = 3,
 }

@@ -13,34 +13,25 @@ public sealed class IndexOptions
     public const int MaxKeyMapMemoryLimitMegabytes = 16_383;
 
     /// <summary>
-    /// The layout of a new file. <see langword="null"/> (default): a new file gets
-    /// <see cref="BlockLayout.KeyMap"/> and an existing file is opened with the layout recorded in it. A value:
-    /// a new file gets that layout, and opening an existing file of another layout fails with
-    /// <see cref="BlockDbFormatException"/> (nothing is converted). <see cref="BlockLayout.Duplicati"/> is never given to
-    /// a new file: with it a path that does not exist, or an empty file, fails with <see cref="BlockDbFormatException"/>
-    /// and nothing is created (an existing Duplicati database is recognised with this setting unset too).
+    /// The layout of a new file, and the one an existing file must have (else <see cref="BlockDbFormatException"/>,
+    /// nothing converted). <see langword="null"/> (default): <see cref="DefaultLayout"/> for a new file, the recorded one
+    /// for an existing file. <see cref="BlockLayout.Duplicati"/> is only recognised, never created.
     /// </summary>
     public BlockLayout? Layout { get; set; }
 
     /// <summary>
-    /// The most memory, in megabytes (2^20 bytes), the <see cref="BlockLayout.KeyMap"/> layout's key map may
-    /// hold at any moment in one open database, counting both tables while it grows. Default 4096 (room for about
-    /// 250 million blocks). When a new block would need more, the write fails with
-    /// <see cref="BlockDbConfigurationException"/> before anything is written, and everything committed stays;
-    /// when the blocks already in the file need more, every call that needs the map fails the same way (first
-    /// and later calls alike) until the database is reopened with a higher limit.
-    /// Allowed: 1 to <see cref="MaxKeyMapMemoryLimitMegabytes"/> (16,383).
+    /// The most memory, in megabytes (2^20 bytes), the <see cref="BlockLayout.KeyMap"/> layout's key map may hold in one
+    /// open database. Default 4096 (about 250 million blocks). A new block that would need more fails with
+    /// <see cref="BlockDbConfigurationException"/>, writing nothing; blocks already in the file that need more fail every
+    /// call that needs the map until a reopen with a higher limit. Allowed: 1 to <see cref="MaxKeyMapMemoryLimitMegabytes"/>.
     /// </summary>
     public int KeyMapMemoryLimitMegabytes { get; set; } = 4096;
 
     /// <summary>
-    /// Whether the <see cref="BlockLayout.KeyMap"/> layout writes its key map to a snapshot file beside the database
-    /// when the database is disposed, and loads it at the next open instead of reading the whole <c>Block</c> table
-    /// (measured: about 0.2 s instead of 2 to 6 s at 10 million blocks, 1 s instead of 30 to 80 s at 100 million; see
-    /// <see cref="KeyMapSnapshotMode"/>). Default <see cref="KeyMapSnapshotMode.OnDispose"/>. Ignored by the other
-    /// layouts. Configuration key <c>BlockDb:Index:KeyMapSnapshot</c>; allowed: <c>OnDispose</c>, <c>Off</c>; any other
-    /// value makes <see cref="Validate"/> (and so building the database) throw <see cref="BlockDbConfigurationException"/>.
-    /// A snapshot that cannot be read or written never makes a call fail: it is logged and the map is read from the table.
+    /// Whether the <see cref="BlockLayout.KeyMap"/> layout keeps its key map in a file beside the database, so an open
+    /// loads it instead of reading the whole <c>Block</c> table (about 1 s instead of 30 to 80 s at 100 million blocks).
+    /// Default <see cref="KeyMapSnapshotMode.OnDispose"/>; the other layouts have no key map. Configuration key
+    /// <c>BlockDb:Index:KeyMapSnapshot</c>: <c>OnDispose</c> or <c>Off</c>.
     /// </summary>
     public KeyMapSnapshotMode KeyMapSnapshot { get; set; } = KeyMapSnapshotMode.OnDispose;
 

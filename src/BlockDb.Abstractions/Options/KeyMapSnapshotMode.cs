@@ -8,13 +8,10 @@ namespace BlockDb;
 public enum KeyMapSnapshotMode
 {
     /// <summary>
-    /// Default. Disposing a read-write database whose key map was loaded writes the map to
-    /// <c>&lt;DataSource&gt;-blockdb-keymap</c> (a temporary file in the same folder, then renamed over the old one;
-    /// 12.5 bytes per block after a load, up to about 19 after the map grew, written at disk speed: about 3 s for 100
-    /// million blocks), after committing a new token into the
-    /// file's <c>BlockDbSettings</c>; the first use of the map after the next open loads it when it provably belongs
-    /// to the database as it is now, and else reads the <c>Block</c> table as before (logged with the reason). A
-    /// failure to write is logged and never fails the dispose. A read-only database uses the snapshot but never writes it.
+    /// Default. Disposing a read-write database writes its loaded map to <c>&lt;DataSource&gt;-blockdb-keymap</c> (about
+    /// 12.5 to 19 bytes per block); the next open loads it when it provably belongs to the database as it is, else reads
+    /// the table (logged with the reason). A failed write is logged and never fails the dispose; a read-only database
+    /// reads the file and never writes it.
     /// </summary>
     OnDispose = 0,
 

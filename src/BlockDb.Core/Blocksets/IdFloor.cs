@@ -5,7 +5,7 @@ namespace BlockDb.Blocksets;
 
 /// <summary>
 /// One table's ID floor (<see cref="BlockDbSql.IdFloorSql"/>) on a connection: the highest ID before a deletion, and the
-/// raise after it, in the deletion's transaction. Shared by garbage collection (blocks), blockset deletion and the
+/// raise after it, in the deletion's transaction [ID1][ID2]. Shared by garbage collection (blocks), blockset deletion and the
 /// layout conversion. Used only inside the session's gate.
 /// </summary>
 internal sealed class IdFloor(ISqliteConnection connection, BlockDbSql.IdFloorSql floor)

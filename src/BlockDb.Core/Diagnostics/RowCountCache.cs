@@ -10,7 +10,7 @@ namespace BlockDb.Diagnostics;
 /// <remarks>
 /// Invariant: at most one count runs at a time (<c>_refresh</c> is replaced only when the previous one has ended), and
 /// after <see cref="DisposeAsync"/> returns none runs and none starts. A count is a full scan of each table's smallest
-/// index (seconds on a file of 1e8 blocks), which is why it is rare and never on the collector's thread.
+/// index (seconds on a file of 1e8 blocks), which is why it is rare and never on the collector's thread [O2].
 /// </remarks>
 internal sealed class RowCountCache : IAsyncDisposable
 {

@@ -8,7 +8,7 @@ namespace BlockDb.Engine;
 /// and a text hash decoded at the entry; <typeparamref name="TEngine"/> runs the operation (for SQLite,
 /// <see cref="Sqlite.SqliteSession{TLayout}"/> over the layout's session); the <see cref="CommitPolicy"/> commits
 /// between calls [B1]. <typeparamref name="TEngine"/> is a struct, so the JIT compiles one copy per engine and layout
-/// and calls it directly (D6).
+/// and calls it directly.
 /// </summary>
 internal sealed partial class BlockSession<TEngine> : ISessionHandle
     where TEngine : struct, IEngineSession
@@ -42,6 +42,8 @@ internal sealed partial class BlockSession<TEngine> : ISessionHandle
 
     public IdleTimer? IdleTimer => _idleTimer;
 
+    /// <inheritdoc/>
+    /// <remarks>[O1]: only through <see cref="CallGate.TryEnterBackground"/>.</remarks>
     public SqliteCacheStats? SampleCacheStats()
     {
         if (_gate.TryEnterBackground())

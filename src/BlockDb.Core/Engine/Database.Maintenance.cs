@@ -161,7 +161,7 @@ internal abstract partial class Database
         await DisposeEachAsync(_shared.Keys, errors).ConfigureAwait(false);
         await DisposeEachAsync(_imports.Keys, errors).ConfigureAwait(false);
 
-        // A session whose final commit failed is reported once every session is closed, on every engine (D4).
+        // A session whose final commit failed is reported once every session is closed, on every engine [G4].
         await DisposeEachAsync(_sessions.Keys, errors).ConfigureAwait(false);
         await CloseEngineAsync().ConfigureAwait(false);
         if (errors.Count > 0)

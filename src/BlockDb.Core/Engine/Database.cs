@@ -15,9 +15,9 @@ namespace BlockDb.Engine;
 /// (<c>Sqlite/SqliteDatabase</c>, <c>PostgreSqlDatabase</c>) overrides only what differs. Thread-safe.
 /// </summary>
 /// <remarks>
-/// Invariant: after <c>_disposal</c> has begun, nothing is registered that the dispose does not end (each opener
+/// Invariant [G4]: after <c>_disposal</c> has begun, nothing is registered that the dispose does not end (each opener
 /// registers, then re-checks, and ends what it opened when it lost the race); every dispose, concurrent or later,
-/// returns only when the first one's work has ended (<see cref="DisposeOnce"/>) [G2].
+/// returns only when the first one's work has ended [G3].
 /// </remarks>
 internal abstract partial class Database : IBlockDatabase, IBlockDbObservable
 {

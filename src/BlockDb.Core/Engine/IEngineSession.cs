@@ -4,7 +4,7 @@ namespace BlockDb.Engine;
 /// One engine connection, as <see cref="BlockSession{TEngine}"/> calls it: inside the session's call scope, one call at
 /// a time [G1], with the input already checked (<see cref="Require"/>). Writes open the
 /// engine's write transaction when they need it and count themselves; <see cref="CommitPolicy"/> decides when to commit
-/// [B1]-[B3]. Implemented by structs (D6), so each <see cref="BlockSession{TEngine}"/> is compiled for its engine and
+/// [B1]-[B3]. Implemented by structs, so each <see cref="BlockSession{TEngine}"/> is compiled for its engine and
 /// calls it without a virtual call. Every operation returns a <see cref="ValueTask"/>: SQLite's engine completes it
 /// synchronously (<c>new ValueTask&lt;T&gt;(value)</c>, no allocation, and a failure thrown, not stored), PostgreSQL's
 /// after its round trip. The engine maps its errors (keeping the SQLite result code or SQLSTATE) and, when it ended the

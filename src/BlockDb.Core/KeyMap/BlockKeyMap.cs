@@ -12,7 +12,7 @@ namespace BlockDb.KeyMap;
 /// that is in the file, because an insert after a miss is what keeps the file free of duplicates.
 /// </summary>
 /// <remarks>
-/// Invariants M1-M5 (docs/ARCHITECTURE.md, "The key map's invariants"): entries only added, from a snapshot's rows or a
+/// Invariants (docs/ARCHITECTURE.md, "The key map"): entries only added, from a snapshot's rows or a
 /// committed session's inserts [M3]; (<see cref="CoveredThrough"/>, <see cref="Version"/>) is the coverage [M1];
 /// catch-ups one at a time under <c>_load</c>, the table and (W, V) written under <c>_gate</c>, lookups lock-free [M2];
 /// a failed load stays failed until <see cref="Reset"/> [M5].

@@ -26,7 +26,7 @@ internal enum LookupMode
 /// The <see cref="BlockLayout.KeyMap"/> layout for one session, from the session's call to the statement step: lookups
 /// through the database's shared <see cref="BlockKeyMap"/>, every candidate verified against its row [M1]; inserts after
 /// an authoritative miss [M4] at IDs above every ID in the file [F2]; the session's own inserts kept apart until they
-/// commit [M3] (<see cref="KeyMapWrites"/>). Invariants: docs/ARCHITECTURE.md, "The key map's invariants".
+/// commit [M3] (<see cref="KeyMapWrites"/>). Invariants: docs/ARCHITECTURE.md, "The key map".
 /// </summary>
 internal readonly struct KeyMapSession : ILayoutSession
 {

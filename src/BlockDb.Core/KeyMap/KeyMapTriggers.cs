@@ -8,7 +8,7 @@ namespace BlockDb.KeyMap;
 /// <param name="Foreign">The names of the triggers that are not guards (none allowed in a KeyMap file).</param>
 internal sealed record KeyMapTriggers(bool GuardsExact, IReadOnlyList<string> Foreign)
 {
-    /// <summary>Why a KeyMap file holds no trigger BlockDb did not create.</summary>
+    /// <summary>Why a KeyMap file holds no trigger BlockDb did not create [F4].</summary>
     public const string Reason = "a trigger can write blocks inside BlockDb's own transaction that its key map never sees (and store them twice)";
 
     /// <summary>Whether the file's triggers are exactly the guards.</summary>

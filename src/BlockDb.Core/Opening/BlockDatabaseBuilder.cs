@@ -81,7 +81,7 @@ public sealed class BlockDatabaseBuilder
     /// an empty file or one that needs a schema change (BlockDb makes neither inside the caller's transaction). One
     /// session at a time; <c>CommitAsync</c>/<c>RollbackAsync</c> of the session, <see cref="IBlockDatabase.OpenSharedSession"/>,
     /// the imports and <see cref="IBlockDatabase.RepairAsync"/> are refused. <see cref="IBlockSession.PendingWrites"/> is 0.
-    /// See docs/ARCHITECTURE.md, "A caller's transaction".
+    /// See docs/ARCHITECTURE.md, "External mode".
     /// </remarks>
     /// <exception cref="ArgumentNullException"><paramref name="connection"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="connection"/> was not lent by a BlockDb driver (<c>Borrow</c>).</exception>

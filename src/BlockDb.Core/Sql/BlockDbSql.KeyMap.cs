@@ -6,28 +6,11 @@ namespace BlockDb.Sql;
 internal static partial class BlockDbSql
 {
     /// <summary>
-    /// The guards of a <see cref="BlockLayout.KeyMap"/> file (schema version 4), which make the file itself keep the
-    /// key map's invariants whoever writes it, BlockDb or plain SQL:
-    /// <list type="bullet">
-    /// <item><c>BlockDbState</c>: one row holding <c>MaxBlockId</c>, the high-water mark of block IDs (BlockDb raises
-    /// it in the same transaction as its inserts; an integer of 0 to 4,294,967,295), and <c>Generation</c>, a change
-    /// counter (an integer of 0 to 2^62 − 1). Neither ever goes back nor leaves its range or type (checked by CHECK
-    /// constraints and again by a trigger, which <c>PRAGMA ignore_check_constraints</c> cannot switch off); the row can be
-    /// neither deleted nor inserted again (so <c>INSERT OR REPLACE</c> cannot rewind it).</item>
-    /// <item><c>BlockDbGuardInsert</c>: a <c>Block</c> row with an ID outside 1 to 4,294,967,295, a hash that is not a
-    /// BLOB of 1 to 66 bytes, or a size that is not an integer of 1 or more is refused (<c>SQLITE_CONSTRAINT_TRIGGER</c>);
-    /// a row inserted at or below <c>MaxBlockId</c> (into a gap, or at an ID SQLite reused after a delete) bumps
-    /// <c>Generation</c>.</item>
-    /// <item><c>BlockDbGuardUpdate</c>: any update that changes a block's ID (whatever name the statement uses for it:
-    /// <c>"ID"</c>, <c>rowid</c>, <c>oid</c>, <c>_rowid_</c>), hash or size bumps <c>Generation</c>, and the same values
-    /// are refused.</item>
-    /// </list>
-    /// Each bump checks that it happened (<c>changes() = 1</c>), so a trigger of another connection (a TEMP trigger that
-    /// answers with <c>RAISE(IGNORE)</c>) cannot cancel it silently: the foreign write fails instead. A KeyMap file holds
-    /// no other trigger (<see cref="KeyMapTriggerRows"/>): a trigger could write blocks inside BlockDb's own transaction.
-    /// A key map that sees <c>Generation</c>, or the schema itself (<c>PRAGMA schema_version</c>, which any DDL moves),
-    /// change reads the whole table again; rows above <c>MaxBlockId</c> are read by its catch-up. Deleting blocks needs
-    /// no guard: a key map only proposes IDs and verifies each against its row.
+    /// The guards of a <see cref="BlockLayout.KeyMap"/> file, which make the file keep the key map's invariants whoever
+    /// writes it (docs/ARCHITECTURE.md, "The key map"): the one <c>BlockDbState</c> row (<c>MaxBlockId</c>,
+    /// <c>Generation</c>) that never goes back [F2]; <c>BlockDbGuardInsert</c> and <c>BlockDbGuardUpdate</c>, which refuse
+    /// IDs, hashes and sizes out of range [F1] and bump <c>Generation</c> for any other change, checking that the bump
+    /// happened [F3]. No other trigger is allowed in the file (<see cref="KeyMapTriggerRows"/>) [F4].
     /// </summary>
     public static readonly IReadOnlyList<string> KeyMapGuards =
     [

@@ -14,8 +14,7 @@ namespace BlockDb.Sqlite;
 /// Invariants: a session ticks after its <c>COMMIT</c> succeeded and before the call that committed returns; the
 /// registry holds a file's clock while at least one database on it is open (<see cref="Acquire"/> and
 /// <see cref="Release"/> under <c>Registry</c>'s lock), so two databases open on one file at once share one clock,
-/// whatever paths they opened it by: the registry is keyed by <see cref="FileKey"/> (invariant F1 of
-/// docs/ARCHITECTURE.md; a database acquires its clock once its file exists, so the key is the file's inode on Linux).
+/// whatever paths they opened it by: the registry is keyed by <see cref="FileKey"/> [FK1] (a database acquires its clock once its file exists, so the key is the file's inode on Linux).
 /// </remarks>
 internal sealed class CommitClock
 {

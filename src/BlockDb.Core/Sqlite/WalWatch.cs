@@ -3,7 +3,7 @@ using BlockDb.Drivers;
 namespace BlockDb.Sqlite;
 
 /// <summary>
-/// Whether the WAL file a session's connection writes its commits to is still the database's <c>&lt;database&gt;-wal</c>.
+/// Whether the WAL file a session's connection writes its commits to is still the database's <c>&lt;database&gt;-wal</c> [W1].
 /// SQLite keeps writing to the WAL it opened after that file was deleted or replaced, and nothing tells the writer; the
 /// commits then live only in a file no one else can find, and are lost when the last connection closes
 /// (<see href="https://www.sqlite.org/howtocorrupt.html#_deleting_a_hot_journal"/>; docs/RELIABILITY.md, "WAL deleted

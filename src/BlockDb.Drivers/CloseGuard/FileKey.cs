@@ -7,7 +7,7 @@ namespace BlockDb.Drivers;
 /// file yet, another system, or the file could not be stat'ed) its full path with every symbolic link resolved.
 /// </summary>
 /// <remarks>
-/// Invariant F1 of docs/ARCHITECTURE.md ("Sessions, transactions and files"): a registry takes an entry's key when it
+/// Invariant [FK1] (docs/ARCHITECTURE.md): a registry takes an entry's key when it
 /// makes the entry and keeps it while the entry lives. An inode number names one file while that file exists or a
 /// descriptor of it is open; a number freed by a deletion may be given to a new file, which then shares a stale entry
 /// (harmless for both registries: a clock ticked by two files restarts snapshots more often, a gate shared by two

@@ -20,9 +20,9 @@ namespace BlockDb.Drivers;
 /// mode the dropped lock is the one that tells a closing process in another process that the WAL is still in use.
 /// </para>
 /// <para>
-/// <b>Invariant.</b> A descriptor of a file is never closed by a connection opened here while a connection of this
+/// <b>Invariant [C1].</b> A descriptor of a file is never closed by a connection opened here while a connection of this
 /// process opened here could be taking a lock on it. Per file (its <see cref="FileKey"/>: on Linux its device and inode,
-/// so every path to it, hard links included, finds one gate; invariant F1 of docs/ARCHITECTURE.md) one gate orders
+/// so every path to it, hard links included, finds one gate [FK1]) one gate orders
 /// opens and closes: a close when other connections of the file are open runs while a
 /// <em>sentinel</em> connection holds a read transaction (a SHARED lock), so SQLite defers closing the descriptor
 /// and closes it later itself, under its inode mutex, when the last lock of the process is released; the close of
@@ -48,7 +48,7 @@ namespace BlockDb.Drivers;
 /// caller's, opened and closed outside the guard; BlockDb then opens and closes no connection of its own to the file
 /// (X3), so nothing of BlockDb's can drop the caller's locks. A BlockDb database on its own connections beside the
 /// caller's connection in the same process is not covered: use the caller's connection instead (docs/ARCHITECTURE.md,
-/// "A caller's transaction").
+/// "External mode").
 /// </para>
 /// </remarks>
 public static partial class SqliteCloseGuard
@@ -56,7 +56,7 @@ public static partial class SqliteCloseGuard
     /// <summary>The busy timeout, in milliseconds, the sentinel waits for its SHARED lock before a close is deferred, whatever the connections' own busy timeout.</summary>
     public const int SentinelBusyTimeoutMilliseconds = 250;
 
-    /// <summary>The gate of each file (F1: keyed by <see cref="FileKey"/>). Owner: <c>Gates</c>' own lock, held only to find or add a gate, and while a file that does not exist yet is opened (so created) and keyed.</summary>
+    /// <summary>The gate of each file ([FK1]: keyed by <see cref="FileKey"/>). Owner: <c>Gates</c>' own lock, held only to find or add a gate, and while a file that does not exist yet is opened (so created) and keyed.</summary>
     private static readonly Dictionary<FileKey, FileGate> Gates = [];
 
     /// <summary>
@@ -84,7 +84,7 @@ public static partial class SqliteCloseGuard
             var key = FileKey.Of(full, out var becomesInode);
             if (becomesInode)
             {
-                // F1: the file does not exist (or a link names a file that does not), so its key changes from its path to
+                // [FK1] (a): the file does not exist (or a link names a file that does not), so its key changes from its path to
                 // its inode as this open creates it. Open and key it under the registry's lock, so no other open of the
                 // process keys it in between (two gates). No connection of the process can be open on a file not yet created.
                 var connection = open(options);

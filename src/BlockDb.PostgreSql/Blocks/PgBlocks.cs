@@ -10,7 +10,7 @@ namespace BlockDb.PostgreSql.Blocks;
 /// <summary>
 /// The block operations as statements on one connection, inside the caller's transaction or in autocommit when it
 /// passes none. Shared by sessions and the shared session; each operation is one round trip unless its summary
-/// says otherwise. Hot statements are prepared by Npgsql's automatic preparation (<c>Max Auto Prepare</c>).
+/// says otherwise. The unique (Hash, Size) index keeps duplicates out, so select-xor-insert takes no lock [P1]. Hot statements are prepared by Npgsql's automatic preparation (<c>Max Auto Prepare</c>).
 /// </summary>
 internal static class PgBlocks
 {

@@ -93,7 +93,7 @@ public sealed class DuplicatiCollectionTests(DuplicatiTemplate template) : IClas
             Assert.Equal(1, (await s.DeleteUnreferencedBlocksAsync(v1)).Blocks);
             await s.SetVolumeStateAsync(v1, VolumeState.Deleting);
 
-            // Its bytes are about to vanish with v1 (R6): a new copy goes into v2.
+            // Its bytes are about to vanish with v1 (DQ2): a new copy goes into v2.
             var again = await s.SelectXorInsertAsync(block, v2);
             Assert.True(again.Created);
             Assert.Equal(v2, (await s.GetBlockAsync(again.Id)).VolumeId);

@@ -6,7 +6,7 @@ namespace BlockDb.Tests.Files;
 
 /// <summary>
 /// One file reached by several paths (linked folders, hard links) is one file for everything BlockDb keeps per file in
-/// the process (invariant F1 of docs/ARCHITECTURE.md): the commit clock that ends sessions' read snapshots, so a block
+/// the process (invariant FK1 of docs/ARCHITECTURE.md): the commit clock that ends sessions' read snapshots, so a block
 /// committed through one path is found through the other at once, and the close guard's gate.
 /// </summary>
 public sealed class SameFileTests : IDisposable
@@ -22,7 +22,7 @@ public sealed class SameFileTests : IDisposable
     [MemberData(nameof(Providers))]
     public async Task A_block_committed_through_one_path_is_found_at_once_through_a_linked_folder(string provider)
     {
-        // Before F1 the commit clock was keyed by the path as given: 200 of 200 such reads missed the block.
+        // Before FK1 the commit clock was keyed by the path as given: 200 of 200 such reads missed the block.
         var real = Directory.CreateDirectory(_folder.File("real")).FullName;
         Directory.CreateSymbolicLink(_folder.File("link"), real);
         var path = Path.Combine(real, "c.db");
@@ -108,7 +108,7 @@ public sealed class SameFileTests : IDisposable
     [MemberData(nameof(Providers))]
     public async Task Opens_racing_to_create_a_file_through_two_paths_share_one_gate(string provider)
     {
-        // F1 (a): the file does not exist when the opens start, so one of them creates it while the others key it; every
+        // FK1 (a): the file does not exist when the opens start, so one of them creates it while the others key it; every
         // one must land in the gate of its inode, whichever path it came by and whichever open created the file.
         var driver = ProviderCatalog.SqliteDriver(provider);
         var real = Directory.CreateDirectory(_folder.File("race")).FullName;

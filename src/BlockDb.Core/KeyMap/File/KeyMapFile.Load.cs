@@ -5,7 +5,7 @@ using BlockDb.Sql;
 
 namespace BlockDb.KeyMap;
 
-// Loading: a file is adopted only when every check passes (ARCHITECTURE.md, "S1"-"S3").
+// Loading: a file is adopted only when every check passes [K1]-[K3].
 internal sealed partial class KeyMapFile
 {
     /// <summary>

@@ -15,22 +15,8 @@ namespace BlockDb.KeyMap;
 /// below holds, and anything else (or any error reading it) falls back to the ordinary full load.
 /// </summary>
 /// <remarks>
-/// <para>Why a snapshot that passes is as good as the map that wrote it (docs/ARCHITECTURE.md, "The key map's
-/// invariants", S1–S3):</para>
-/// <list type="bullet">
-/// <item>The writer holds the write lock while it checks that the file is still at the map's version V with
-/// <c>MaxBlockId</c> ≥ W, and commits a new random token into <c>BlockDbSettings</c> in the same transaction; the file it
-/// then writes names that token. By M1 every state of the database at version V that descends from that commit has an
-/// entry for every row ≤ W.</item>
-/// <item>A state holding the token descends from that commit: the token was new. A restored older copy of the database
-/// (or one that lost its WAL) holds an older token, or none, whatever it did since; another file holds another
-/// <c>FileId</c>. A state at another generation or schema version (a foreign insert at or below <c>MaxBlockId</c>,
-/// a repair that renumbered, any DDL) fails the version check, exactly as an open map would reload.</item>
-/// <item>The anchor (the highest row ≤ W, read by the writer) must still hold its hash and size, and <c>MaxBlockId</c>
-/// must still be ≥ W: a second, independent check against a copy that went back and grew again.</item>
-/// <item>The file's checksum covers every byte, so a torn, truncated or edited file is refused; the key seed must be the
-/// file's recorded seed, so every slot's key is what a lookup computes.</item>
-/// </list>
+/// A file is as good as the map that wrote it when it names the database's latest token [K1], the database is still at
+/// its version with its anchor row unchanged [K2], and its bytes check [K3] (docs/ARCHITECTURE.md, "The key map").
 /// </remarks>
 internal sealed partial class KeyMapFile(string databasePath, ILogger logger)
 {

@@ -12,7 +12,7 @@ namespace BlockDb.Layouts.Duplicati;
 
 /// <summary>
 /// <see cref="BlockLayout.Duplicati"/>: a Duplicati local database (schema 19), recognised by its own shape
-/// (<see cref="DuplicatiFile"/>) and worked on in place. BlockDb keeps nothing in the file: the layout is recognised at
+/// (<see cref="DuplicatiFile"/>) and worked on in place. BlockDb keeps nothing in the file [DQ4]: the layout is recognised at
 /// every open, and the block size and hashes are read from Duplicati's <c>Configuration</c> into memory. Sessions run
 /// Duplicati's rules on Duplicati's tables: the hot path is <see cref="DuplicatiSession"/>, the shared services run this
 /// layout's statements (<see cref="BlockDbSql.DuplicatiSession"/>) and blockset rules (<see cref="DuplicatiBlocksetRules"/>).

@@ -9,7 +9,7 @@ namespace BlockDb.Layouts.Duplicati;
 /// <summary>
 /// The hot path of a session on a Duplicati database, as Duplicati's <c>AddBlockAsync</c> does it (facts §4.2, §4.6):
 /// find the block through the unique <c>BlockHashSize</c> index; on a miss, take it back from <c>DeletedBlock</c> when a
-/// live Blocks volume still holds its bytes (a new ID, the old volume, not created: nothing to upload) [R6]; else insert
+/// live Blocks volume still holds its bytes (a new ID, the old volume, not created: nothing to upload) [DQ2]; else insert
 /// it into the caller's volume, which must be a Blocks volume in Temporary…Verified [DQ2]. Every new block has a volume
 /// (never −1), a size of at most the file's block size and a hash of its <c>blockhash</c> size. Standalone, the lookup
 /// runs in the read transaction and the rest under the write lock (a block another writer stored meanwhile is found
@@ -150,7 +150,7 @@ internal readonly struct DuplicatiSession : ILayoutSession
     }
 
     /// <summary>
-    /// The <c>DeletedBlock</c> row to take back (R6: none from a Deleting or Deleted volume), or null; then the block is
+    /// The <c>DeletedBlock</c> row to take back ([DQ2]: none from a Deleting or Deleted volume), or null; then the block is
     /// inserted into <paramref name="volumeId"/>, so it is checked here [DQ2]: with the lookup in one statement unless it
     /// was found fit earlier in this transaction. A take-back does not need the volume (the block keeps its old one).
     /// </summary>
