@@ -48,7 +48,7 @@ public readonly struct BlockHash : IEquatable<BlockHash>
     public ReadOnlySpan<byte> Bytes => ((ReadOnlySpan<byte>)_bytes)[.._length];
 
     /// <summary>Parses a hash text (canonical standard base64 with padding).</summary>
-    /// <param name="text">The hash text, as <see cref="IsValid"/> accepts it.</param>
+    /// <param name="text">Canonical padded standard base64 of 1 to <see cref="MaxBytes"/> bytes (the low bits the last character leaves unused are zero).</param>
     /// <returns>The hash.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="text"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="text"/> is not a valid hash text (the message says what is allowed).</exception>
@@ -99,7 +99,7 @@ public readonly struct BlockHash : IEquatable<BlockHash>
     /// <param name="hash">The hash to check.</param>
     /// <param name="paramName">The caller's parameter name.</param>
     /// <exception cref="ArgumentException"><paramref name="hash"/> is empty.</exception>
-    public static void Validate(in BlockHash hash, string paramName)
+    internal static void Validate(in BlockHash hash, string paramName)
     {
         if (hash.IsEmpty)
         {
@@ -110,11 +110,11 @@ public readonly struct BlockHash : IEquatable<BlockHash>
     /// <summary>Whether <paramref name="hash"/> is a valid hash text. Allocates nothing.</summary>
     /// <param name="hash">The text to check.</param>
     /// <returns><see langword="true"/> when valid.</returns>
-    public static bool IsValid([NotNullWhen(true)] string? hash) => hash is not null && TryDecode(hash, stackalloc byte[MaxBytes]) > 0;
+    internal static bool IsValid([NotNullWhen(true)] string? hash) => hash is not null && TryDecode(hash, stackalloc byte[MaxBytes]) > 0;
 
     /// <summary>Decodes a valid hash text into its bytes (for the BLOB layouts).</summary>
     /// <returns>The number of bytes written.</returns>
-    public static int Decode(string hash, Span<byte> into)
+    internal static int Decode(string hash, Span<byte> into)
     {
         var written = TryDecode(hash, into);
         return written > 0
@@ -173,7 +173,7 @@ public readonly struct BlockHash : IEquatable<BlockHash>
     /// <param name="paramName">The caller's parameter name.</param>
     /// <exception cref="ArgumentNullException"><paramref name="hash"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="hash"/> is empty or not padded standard base64 of 1 to 66 bytes.</exception>
-    public static void Validate(string? hash, string paramName)
+    internal static void Validate(string? hash, string paramName)
     {
         if (IsValid(hash))
         {
@@ -192,7 +192,7 @@ public readonly struct BlockHash : IEquatable<BlockHash>
     /// <param name="size">The size in bytes.</param>
     /// <param name="paramName">The caller's parameter name.</param>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="size"/> is below 1.</exception>
-    public static void ValidateSize(long size, string paramName)
+    internal static void ValidateSize(long size, string paramName)
     {
         if (size < 1)
         {

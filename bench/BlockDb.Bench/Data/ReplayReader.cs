@@ -154,7 +154,7 @@ public static class ReplayReader
             return false;
         }
 
-        if (!BlockHash.IsValid(h))
+        if (!BlockHash.TryParse(h, out _))
         {
             problem = "hash is not padded base64";
             return false;
