@@ -34,15 +34,15 @@ public sealed class IndexOptions
     public int KeyMapMemoryLimitMegabytes { get; set; } = 4096;
 
     /// <summary>
-    /// Whether the <see cref="BlockLayout.KeyMap"/> layout writes its key map to a snapshot file beside the database
+    /// Whether the <see cref="BlockLayout.KeyMap"/> layout writes its key map to a file beside the database
     /// when the database is disposed, and loads it at the next open instead of reading the whole <c>Block</c> table
     /// (measured: about 0.2 s instead of 2 to 6 s at 10 million blocks, 1 s instead of 30 to 80 s at 100 million; see
-    /// <see cref="KeyMapSnapshotMode"/>). Default <see cref="KeyMapSnapshotMode.OnDispose"/>. Ignored by the other
-    /// layouts. Configuration key <c>BlockDb:Index:KeyMapSnapshot</c>; allowed: <c>OnDispose</c>, <c>Off</c>; any other
+    /// <see cref="KeyMapFileMode"/>). Default <see cref="KeyMapFileMode.OnDispose"/>. Ignored by the other
+    /// layouts. Configuration key <c>BlockDb:Index:KeyMapFile</c>; allowed: <c>OnDispose</c>, <c>Off</c>; any other
     /// value makes <see cref="Validate"/> (and so building the database) throw <see cref="BlockDbConfigurationException"/>.
-    /// A snapshot that cannot be read or written never makes a call fail: it is logged and the map is read from the table.
+    /// A key map file that cannot be read or written never makes a call fail: it is logged and the map is read from the table.
     /// </summary>
-    public KeyMapSnapshotMode KeyMapSnapshot { get; set; } = KeyMapSnapshotMode.OnDispose;
+    public KeyMapFileMode KeyMapFile { get; set; } = KeyMapFileMode.OnDispose;
 
     /// <summary>The layout a new file gets when <see cref="Layout"/> is not set.</summary>
     public static BlockLayout DefaultLayout => BlockLayout.KeyMap;
@@ -56,7 +56,7 @@ public sealed class IndexOptions
     internal void Validate()
     {
         OptionGuard.Defined(Layout, "BlockDb:Index:Layout");
-        OptionGuard.Defined(KeyMapSnapshot, "BlockDb:Index:KeyMapSnapshot");
+        OptionGuard.Defined(KeyMapFile, "BlockDb:Index:KeyMapFile");
         OptionGuard.InRange(KeyMapMemoryLimitMegabytes, MinKeyMapMemoryLimitMegabytes, MaxKeyMapMemoryLimitMegabytes, "BlockDb:Index:KeyMapMemoryLimitMegabytes", "megabytes");
     }
 }
