@@ -20,6 +20,10 @@ public sealed class MicrosoftDataDriver : ISqliteDriver
     /// <summary>The provider name in configuration: <c>MicrosoftData</c>.</summary>
     public const string ProviderName = "MicrosoftData";
 
+    private MicrosoftDataDriver()
+    {
+    }
+
     /// <summary>The one instance; the driver holds no state.</summary>
     public static MicrosoftDataDriver Instance { get; } = new();
 

@@ -112,7 +112,7 @@ static async Task Once(string path, string provider, (int Ops, int Warmup, long 
     var timed = perOp is var (ops, warmup, built) ? await PerOp(session, built, ops, warmup) : "";
     await session.DisposeAsync();
 
-    // The database's dispose writes the key-map snapshot (issue 13 item 6) unless it is unchanged or BlockDb:Index:KeyMapSnapshot is Off.
+    // The database's dispose writes the key-map snapshot (issue 13 item 6) unless it is unchanged or BlockDb:Index:KeyMapFile is Off.
     var disposing = Stopwatch.StartNew();
     await db.DisposeAsync();
     var disposed = disposing.Elapsed;

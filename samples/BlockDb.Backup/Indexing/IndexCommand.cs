@@ -153,7 +153,7 @@ internal static class IndexCommand
 
     /// <summary>
     /// The files of the index: the database, SQLite's WAL, shared-memory and rollback-journal files, BlockDb's key-map
-    /// snapshot (<c>&lt;database&gt;-blockdb-keymap</c>, see <c>BlockDb:Index:KeyMapSnapshot</c>) and the sample's sidecar.
+    /// snapshot (<c>&lt;database&gt;-blockdb-keymap</c>, see <c>BlockDb:Index:KeyMapFile</c>) and the sample's sidecar.
     /// Never indexed; <c>--fresh</c> deletes them all.
     /// </summary>
     private static string[] OwnFiles(string databasePath, string sidecarPath) =>

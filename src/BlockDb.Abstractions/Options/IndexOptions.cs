@@ -30,10 +30,10 @@ public sealed class IndexOptions
     /// <summary>
     /// Whether the <see cref="BlockLayout.KeyMap"/> layout keeps its key map in a file beside the database, so an open
     /// loads it instead of reading the whole <c>Block</c> table (about 1 s instead of 30 to 80 s at 100 million blocks).
-    /// Default <see cref="KeyMapSnapshotMode.OnDispose"/>; the other layouts have no key map. Configuration key
-    /// <c>BlockDb:Index:KeyMapSnapshot</c>: <c>OnDispose</c> or <c>Off</c>.
+    /// Default <see cref="KeyMapFileMode.OnDispose"/>; the other layouts have no key map. Configuration key
+    /// <c>BlockDb:Index:KeyMapFile</c>: <c>OnDispose</c> or <c>Off</c>.
     /// </summary>
-    public KeyMapSnapshotMode KeyMapSnapshot { get; set; } = KeyMapSnapshotMode.OnDispose;
+    public KeyMapFileMode KeyMapFile { get; set; } = KeyMapFileMode.OnDispose;
 
     /// <summary>The layout a new file gets when <see cref="Layout"/> is not set.</summary>
     public static BlockLayout DefaultLayout => BlockLayout.KeyMap;
@@ -47,7 +47,7 @@ public sealed class IndexOptions
     internal void Validate()
     {
         OptionGuard.Defined(Layout, "BlockDb:Index:Layout");
-        OptionGuard.Defined(KeyMapSnapshot, "BlockDb:Index:KeyMapSnapshot");
+        OptionGuard.Defined(KeyMapFile, "BlockDb:Index:KeyMapFile");
         OptionGuard.InRange(KeyMapMemoryLimitMegabytes, MinKeyMapMemoryLimitMegabytes, MaxKeyMapMemoryLimitMegabytes, "BlockDb:Index:KeyMapMemoryLimitMegabytes", "megabytes");
     }
 }

@@ -81,6 +81,51 @@ internal sealed record ForeignTable(string Name, string Sql, IReadOnlyList<strin
     /// <summary>Counts the rows, for progress.</summary>
     public SqlStatement Count => new("CarryCount", $"SELECT COUNT(*) FROM main.{ForeignSchema.Identifier(Name)}");
 
+    /// <summary>Writes one row read by <see cref="Select"/> with <see cref="Insert"/>, each value in its storage class.</summary>
+    /// <param name="row">The source's <see cref="Select"/>, on a row.</param>
+    /// <param name="insert">The target's <see cref="Insert"/>.</param>
+    /// <param name="buffer">Holds a TEXT or BLOB value on its way; replaced by a larger one when a value does not fit.</param>
+    /// <returns>Always <see langword="true"/>: every row is copied.</returns>
+    public bool CopyRow(ISqliteStatement row, ISqliteStatement insert, ref byte[] buffer)
+    {
+        var column = 0;
+        var parameter = 1;
+        if (Rowid is not null)
+        {
+            insert.BindInt64(parameter++, row.ColumnInt64(column++));
+        }
+
+        for (var i = 0; i < Columns.Count; i++, parameter += 4, column += 4)
+        {
+            // Only the parameter of the value's class is bound; the others keep an earlier row's value, which the CASE
+            // of the insert does not read.
+            var kind = row.ColumnInt64(column);
+            insert.BindInt64(parameter, kind);
+            switch (kind)
+            {
+                case ForeignSchema.Integer:
+                    insert.BindInt64(parameter + 1, row.ColumnInt64(column + 1));
+                    break;
+                case ForeignSchema.Real:
+                    insert.BindDouble(parameter + 2, row.ColumnDouble(column + 2));
+                    break;
+                case ForeignSchema.Text or ForeignSchema.Blob:
+                    var length = row.ColumnBlob(column + 3, buffer);
+                    if (length > buffer.Length)
+                    {
+                        buffer = new byte[Math.Max(length, buffer.Length * 2)];
+                        row.ColumnBlob(column + 3, buffer);
+                    }
+
+                    insert.BindBlob(parameter + 3, buffer.AsSpan(0, length));
+                    break;
+            }
+        }
+
+        insert.ExecuteNonQuery();
+        return true;
+    }
+
     /// <summary>Reads what carrying <paramref name="name"/> needs from the source; refuses a rowid the columns hide.</summary>
     /// <exception cref="BlockDbConflictException">Columns named <c>rowid</c>, <c>_rowid_</c> and <c>oid</c> hide the rowid of a rowid table.</exception>
     public static ForeignTable Read(ISqliteConnection source, string name, string sql, long? sequence, string what, LayoutDefinition to)

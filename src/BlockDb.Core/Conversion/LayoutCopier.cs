@@ -18,6 +18,7 @@ internal sealed class LayoutCopier(ISqliteConnection source, LayoutState from, I
 {
     private long _inTransaction;
 
+    // The value of a carried TEXT or BLOB column, on its way from the source row to the insert (grown as needed).
     private byte[] _buffer = new byte[256];
 
     /// <summary>The rows copied per table, the duplicates merged, and the objects of another application carried (names, in creation order, and their tables' rows).</summary>
@@ -101,7 +102,7 @@ internal sealed class LayoutCopier(ISqliteConnection source, LayoutState from, I
                 total = count.Step() ? count.ColumnInt64(0) : 0;
             }
 
-            rows += CopyTable(table.Name, table.Select, table.Insert, total, (row, insert) => CarryRow(table, row, insert));
+            rows += CopyTable(table.Name, table.Select, table.Insert, total, (row, insert) => table.CopyRow(row, insert, ref _buffer));
             if (table.Sequence is { } sequence)
             {
                 using var update = target.Prepare(BlockDbSql.CarrySequenceUpdate);
@@ -124,47 +125,6 @@ internal sealed class LayoutCopier(ISqliteConnection source, LayoutState from, I
         }
 
         return (names, rows);
-    }
-
-    /// <summary>Writes one row of a carried table (<see cref="ForeignTable.Select"/> into <see cref="ForeignTable.Insert"/>), each value in its storage class.</summary>
-    private bool CarryRow(ForeignTable table, ISqliteStatement row, ISqliteStatement insert)
-    {
-        var column = 0;
-        var parameter = 1;
-        if (table.Rowid is not null)
-        {
-            insert.BindInt64(parameter++, row.ColumnInt64(column++));
-        }
-
-        for (var i = 0; i < table.Columns.Count; i++, parameter += 4, column += 4)
-        {
-            // Only the parameter of the value's class is bound; the others keep an earlier row's value, which the CASE
-            // of the insert does not read.
-            var kind = row.ColumnInt64(column);
-            insert.BindInt64(parameter, kind);
-            switch (kind)
-            {
-                case ForeignSchema.Integer:
-                    insert.BindInt64(parameter + 1, row.ColumnInt64(column + 1));
-                    break;
-                case ForeignSchema.Real:
-                    insert.BindDouble(parameter + 2, row.ColumnDouble(column + 2));
-                    break;
-                case ForeignSchema.Text or ForeignSchema.Blob:
-                    var length = row.ColumnBlob(column + 3, _buffer);
-                    if (length > _buffer.Length)
-                    {
-                        _buffer = new byte[Math.Max(length, _buffer.Length * 2)];
-                        row.ColumnBlob(column + 3, _buffer);
-                    }
-
-                    insert.BindBlob(parameter + 3, _buffer.AsSpan(0, length));
-                    break;
-            }
-        }
-
-        insert.ExecuteNonQuery();
-        return true;
     }
 
     /// <summary>The source's floor of <paramref name="floor"/>'s table, 0 when it has none.</summary>

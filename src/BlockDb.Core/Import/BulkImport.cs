@@ -1,4 +1,5 @@
 using System.Diagnostics;
+using System.Runtime.CompilerServices;
 using BlockDb.Diagnostics;
 
 namespace BlockDb.Import;
@@ -21,12 +22,7 @@ internal static class BulkImport
     /// <exception cref="ArgumentException">A block's hash is empty or its size below 1.</exception>
     public static async ValueTask<ImportResult> ImportBlocksAsync(IImportTarget target, IAsyncEnumerable<ImportBlock> blocks, ImportOptions options, CancellationToken cancellationToken)
     {
-        ArgumentNullException.ThrowIfNull(target);
-        ArgumentNullException.ThrowIfNull(blocks);
-        ArgumentNullException.ThrowIfNull(options);
-        options.Validate();
-        using var activity = Instruments.ActivitySource.StartActivity("blockdb.import");
-        activity?.SetTag("blockdb.item", "block");
+        using var activity = Start(target, blocks, options, "block");
         var clock = Stopwatch.StartNew();
         var group = new BlockKey[Math.Min(GroupSize, options.ItemsPerTransaction)];
         var count = 0;
@@ -74,12 +70,7 @@ internal static class BulkImport
     /// <exception cref="ArgumentException">A block's hash is empty or its size below 1.</exception>
     public static async ValueTask<ImportResult> ImportBlocksetsAsync(IImportTarget target, IAsyncEnumerable<ImportBlockset> blocksets, ImportOptions options, CancellationToken cancellationToken)
     {
-        ArgumentNullException.ThrowIfNull(target);
-        ArgumentNullException.ThrowIfNull(blocksets);
-        ArgumentNullException.ThrowIfNull(options);
-        options.Validate();
-        using var activity = Instruments.ActivitySource.StartActivity("blockdb.import");
-        activity?.SetTag("blockdb.item", "blockset");
+        using var activity = Start(target, blocksets, options, "blockset");
         var clock = Stopwatch.StartNew();
         var state = new Counts("blockset");
         await foreach (var blockset in blocksets.WithCancellation(cancellationToken).ConfigureAwait(false))
@@ -113,6 +104,21 @@ internal static class BulkImport
 
         await CommitAsync(target, options, state, cancellationToken).ConfigureAwait(false);
         return state.Result(clock.Elapsed);
+    }
+
+    /// <summary>Checks the arguments of an import of <paramref name="kind"/> items and starts its activity.</summary>
+    /// <exception cref="ArgumentNullException">An argument is <see langword="null"/>.</exception>
+    /// <exception cref="ArgumentOutOfRangeException"><see cref="ImportOptions.ItemsPerTransaction"/> is out of range.</exception>
+    private static Activity? Start<TItems>(IImportTarget target, TItems items, ImportOptions options, string kind, [CallerArgumentExpression(nameof(items))] string? itemsName = null)
+        where TItems : class
+    {
+        ArgumentNullException.ThrowIfNull(target);
+        ArgumentNullException.ThrowIfNull(items, itemsName);
+        ArgumentNullException.ThrowIfNull(options);
+        options.Validate();
+        var activity = Instruments.ActivitySource.StartActivity("blockdb.import");
+        activity?.SetTag("blockdb.item", kind);
+        return activity;
     }
 
     /// <summary>Writes what the target held for the transaction, counts it, commits and reports; nothing when the transaction is empty.</summary>

@@ -73,12 +73,12 @@ internal sealed class KeyMapLayout : LayoutDefinition
 
     /// <summary>
     /// The database's key map: its keys seeded with the file's recorded seed (a random one until the first snapshot
-    /// records it), loading from the snapshot file beside the database unless <see cref="IndexOptions.KeyMapSnapshot"/>
-    /// is <see cref="KeyMapSnapshotMode.Off"/>; a read-only database reads a snapshot but never writes one.
+    /// records it), loading from the snapshot file beside the database unless <see cref="IndexOptions.KeyMapFile"/>
+    /// is <see cref="KeyMapFileMode.Off"/>; a read-only database reads a snapshot but never writes one.
     /// </summary>
     public override LayoutState Open(BlockDbOptions options, ISqliteConnection connection, string path, ILogger logger)
     {
-        var snapshot = options.Index.KeyMapSnapshot == KeyMapSnapshotMode.Off ? null : new KeyMapFile(path, logger);
+        var snapshot = options.Index.KeyMapFile == KeyMapFileMode.Off ? null : new KeyMapFile(path, logger);
         return new State(new BlockKeyMap(options.Index.KeyMapMemoryLimitMegabytes, KeyMapFile.ReadHasher(connection), snapshot));
     }
 

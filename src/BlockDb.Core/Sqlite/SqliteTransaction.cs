@@ -1,5 +1,3 @@
-using System.Diagnostics;
-using BlockDb.Diagnostics;
 using BlockDb.Drivers;
 using BlockDb.Engine;
 using BlockDb.Sessions;
@@ -72,7 +70,6 @@ internal sealed partial class SqliteTransaction : EngineTransaction
         _rollbackTo = connection.Prepare(BlockDbSql.RollbackToSavepoint);
         _wal = !External && settings.AppliedPragmas.JournalMode == JournalMode.Wal && !settings.ReadOnly ? new WalWatch(settings.Path) : null;
     }
-
 
     /// <summary>The session's read transaction (reads outside a write transaction).</summary>
     public ReadTransaction Reads { get; }
@@ -152,126 +149,6 @@ internal sealed partial class SqliteTransaction : EngineTransaction
         Reads.Abandon();
     }
 
-    /// <summary>Commits the open transaction, if any; else ends the read transaction.</summary>
-    /// <exception cref="BlockDbBatchRolledBackException">The commit failed: rolled back, or its outcome unknown [B3].</exception>
-    /// <exception cref="InvalidOperationException">The transaction is the caller's (<see cref="EngineTransaction.External"/>).</exception>
-    public void Commit()
-    {
-        if (External)
-        {
-            throw Errors.TransactionIsCallers(nameof(IBlockSession.CommitAsync));
-        }
-
-        if (!IsOpen)
-        {
-            Reads.End();
-            return;
-        }
-
-        var pending = Pending;
-        using var activity = Instruments.ActivitySource.StartActivity("blockdb.commit");
-        activity?.SetTag("blockdb.commit.writes", pending);
-        var started = Stopwatch.GetTimestamp();
-        var committing = false;
-        if (_wal is not null && !_wal.Unchanged())
-        {
-            RollBackForLostWal(pending);
-        }
-
-        try
-        {
-            _participant?.BeforeCommit();
-            committing = true;
-            _commit!.ExecuteNonQuery();
-        }
-        catch (BlockDbException e)
-        {
-            _metrics.Rolled("failed", pending, e);
-
-            // SQLITE_BUSY leaves the transaction open (nothing was written): rolled back below, certainly lost. Any
-            // other failure that ended the transaction may have come after the commit point (in rollback-journal
-            // modes, deleting the journal after the database file was written): then the outcome is unknown [B3].
-            var stillOpen = _connection.InTransaction;
-            var unknown = committing && !stillOpen && !e.IsTransient;
-            BlockDbException? rollbackFailure = null;
-            try
-            {
-                if (stillOpen)
-                {
-                    _rollback!.ExecuteNonQuery();
-                }
-            }
-            catch (BlockDbException r)
-            {
-                // Reported with the commit's failure, never instead of it; Begin ends a transaction left open.
-                rollbackFailure = r;
-            }
-            finally
-            {
-                End(committed: false);
-            }
-
-            throw Errors.CommitFailed(e, pending, unknown, rollbackFailure);
-        }
-
-        End(committed: true);
-        _metrics.Committed(pending, Stopwatch.GetElapsedTime(started));
-    }
-
-    /// <summary>The WAL this connection writes to is no longer the database's (<see cref="WalWatch"/>): a <c>COMMIT</c> would be acknowledged and lost, so roll back and say why.</summary>
-    private void RollBackForLostWal(int pending)
-    {
-        try
-        {
-            if (_connection.InTransaction)
-            {
-                _rollback!.ExecuteNonQuery();
-            }
-        }
-        catch (BlockDbException)
-        {
-            // Begin ends a transaction left open; the caller must learn about the WAL, not about this.
-        }
-        finally
-        {
-            End(committed: false);
-        }
-
-        var cause = Errors.WalLost(_wal!.WalPath);
-        _metrics.Rolled("wal-lost", pending, cause);
-        throw Errors.BatchRolledBackForLostWal(cause, pending);
-    }
-
-    /// <summary>Rolls the open transaction back, if any; else abandons the read transaction.</summary>
-    /// <exception cref="InvalidOperationException">The transaction is the caller's (<see cref="EngineTransaction.External"/>).</exception>
-    public void Rollback()
-    {
-        if (External)
-        {
-            throw Errors.TransactionIsCallers(nameof(IBlockSession.RollbackAsync));
-        }
-
-        if (!IsOpen)
-        {
-            Reads.Abandon();
-            return;
-        }
-
-        var pending = Pending;
-        try
-        {
-            if (_connection.InTransaction)
-            {
-                _rollback!.ExecuteNonQuery();
-            }
-        }
-        finally
-        {
-            End(committed: false);
-            _metrics.Rolled("requested", pending, null);
-        }
-    }
-
     /// <summary>Closes the books on a transaction SQLite ended on its own (<see cref="EndedByEngine"/>); runs no statement, so an exception filter may call it. Returns the lost batch's report [B2].</summary>
     public override BlockDbBatchRolledBackException EndLost(Exception e)
     {
@@ -327,36 +204,6 @@ internal sealed partial class SqliteTransaction : EngineTransaction
         MarkOpened();
     }
 
-    /// <summary>
-    /// As <see cref="Begin"/>, for a call whose writes are one atomic unit: one statement, or one <see cref="InSavepoint"/>.
-    /// In External mode it opens the call's step without the savepoint <c>"BlockDbStep"</c>: a failed statement is backed
-    /// out by SQLite itself (<see href="https://www.sqlite.org/lang_conflict.html"/>: ABORT undoes the statement's changes,
-    /// and a single-row write has nothing else to undo), and a savepoint undoes itself, so nothing of the call can stay after
-    /// it fails [X1]. A second write in the same call is refused (<see cref="Begin"/>). Outside External mode, <see cref="Begin"/>.
-    /// </summary>
-    /// <exception cref="BlockDbBatchRolledBackException">As <see cref="Begin"/>.</exception>
-    /// <exception cref="InvalidOperationException">External: the caller's transaction is not open [X2].</exception>
-    public void BeginForOneWrite()
-    {
-        if (External && !IsOpen)
-        {
-            BeginStep(savepoint: false);
-            return;
-        }
-
-        Begin();
-    }
-
-    /// <summary>
-    /// Runs <paramref name="body"/> so that all of its writes stay or none: in a savepoint (<see cref="InSavepoint"/>), except
-    /// in External mode inside a call's step savepoint, which is that unit already: a failure of <paramref name="body"/>
-    /// unwinds through the call, which rolls back to its step [X1]. Only for a body whose failure fails the call (no code
-    /// of the call catches it and goes on writing).
-    /// </summary>
-    /// <exception cref="BlockDbBatchRolledBackException">As <see cref="InSavepoint"/>.</exception>
-    public TResult AllOrNothing<TState, TResult>(TState state, Func<TState, TResult> body) =>
-        External && IsOpen && _stepSavepoint ? body(state) : InSavepoint(state, body);
-
     private void End(bool committed)
     {
         if (External)
@@ -380,79 +227,6 @@ internal sealed partial class SqliteTransaction : EngineTransaction
         else
         {
             _participant?.AfterRollback();
-        }
-    }
-
-    /// <summary>External: opens the call's step inside the caller's transaction, with <paramref name="savepoint"/> a savepoint [X1, X2].</summary>
-    private void BeginStep(bool savepoint)
-    {
-        if (!_connection.InTransaction)
-        {
-            throw Errors.NoCallerTransaction();
-        }
-
-        if (savepoint)
-        {
-            _stepBegin!.ExecuteNonQuery();
-        }
-
-        _stepSavepoint = savepoint;
-        Transaction++;
-        MarkOpened(notify: false);
-    }
-
-    /// <summary>External, after a call that succeeded: releases its step, so its writes stay in the caller's transaction (a release of a nested savepoint commits nothing).</summary>
-    public override void ReleaseStep()
-    {
-        if (!IsOpen)
-        {
-            return;
-        }
-
-        if (_stepSavepoint)
-        {
-            _stepRelease!.ExecuteNonQuery();
-        }
-
-        End(committed: true);
-    }
-
-    /// <summary>
-    /// External, after a call that failed: undoes its step (nothing of the call stays in the caller's transaction) and
-    /// releases it. Returns the failure to report: <paramref name="failure"/>, or the undo's own failure when the call's
-    /// writes could not be undone (the caller must then roll back).
-    /// </summary>
-    public override Exception UndoStep(Exception failure)
-    {
-        if (!IsOpen)
-        {
-            return failure;
-        }
-
-        try
-        {
-            Revise();
-            if (_stepSavepoint && _connection.InTransaction)
-            {
-                // Without the savepoint, the call's one write undid itself when it failed (BeginForOneWrite).
-                _stepUndo!.ExecuteNonQuery();
-                _stepRelease!.ExecuteNonQuery();
-            }
-
-            return failure;
-        }
-        catch (BlockDbException undo)
-        {
-            return Errors.StepUndoFailed(undo, failure);
-        }
-        catch (ObjectDisposedException)
-        {
-            // The caller closed its connection: its transaction, and the step in it, went with it.
-            return failure;
-        }
-        finally
-        {
-            End(committed: false);
         }
     }
 }

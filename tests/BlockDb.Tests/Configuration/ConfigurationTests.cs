@@ -37,14 +37,14 @@ public sealed class ConfigurationTests : IDisposable
     [Fact]
     public void The_key_map_snapshot_binds_and_a_wrong_value_names_the_allowed_ones()
     {
-        Assert.Equal(KeyMapSnapshotMode.OnDispose, new BlockDbOptions().Index.KeyMapSnapshot);
-        var options = BlockDbConfiguration.Bind(Json($$"""{ "BlockDb": { "Provider": "PInvoke", "DataSource": "{{_folder.File("s.db")}}", "Index": { "KeyMapSnapshot": "Off" } } }"""));
-        Assert.Equal(KeyMapSnapshotMode.Off, options.Index.KeyMapSnapshot);
+        Assert.Equal(KeyMapFileMode.OnDispose, new BlockDbOptions().Index.KeyMapFile);
+        var options = BlockDbConfiguration.Bind(Json($$"""{ "BlockDb": { "Provider": "PInvoke", "DataSource": "{{_folder.File("s.db")}}", "Index": { "KeyMapFile": "Off" } } }"""));
+        Assert.Equal(KeyMapFileMode.Off, options.Index.KeyMapFile);
 
-        var wrong = Assert.Throws<BlockDbConfigurationException>(() => BlockDbConfiguration.Bind(Json($$"""{ "BlockDb": { "Provider": "PInvoke", "DataSource": "{{_folder.File("s.db")}}", "Index": { "KeyMapSnapshot": "Sometimes" } } }""")));
+        var wrong = Assert.Throws<BlockDbConfigurationException>(() => BlockDbConfiguration.Bind(Json($$"""{ "BlockDb": { "Provider": "PInvoke", "DataSource": "{{_folder.File("s.db")}}", "Index": { "KeyMapFile": "Sometimes" } } }""")));
         Assert.Contains("OnDispose, Off", wrong.Message, StringComparison.Ordinal);
-        var undefined = Assert.Throws<BlockDbConfigurationException>(() => new BlockDbOptions { Index = { KeyMapSnapshot = (KeyMapSnapshotMode)7 } }.Validate());
-        Assert.Contains("BlockDb:Index:KeyMapSnapshot", undefined.Message, StringComparison.Ordinal);
+        var undefined = Assert.Throws<BlockDbConfigurationException>(() => new BlockDbOptions { Index = { KeyMapFile = (KeyMapFileMode)7 } }.Validate());
+        Assert.Contains("BlockDb:Index:KeyMapFile", undefined.Message, StringComparison.Ordinal);
     }
 
     [Fact]

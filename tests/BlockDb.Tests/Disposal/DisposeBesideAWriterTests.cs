@@ -33,19 +33,19 @@ public sealed class DisposeBesideAWriterTests(ITestOutputHelper output) : IDispo
 
     public static TheoryData<string> Providers() => [.. ProviderCatalog.SqliteNames];
 
-    private static IBlockDatabase Open(string path, string provider, CapturingLoggerFactory log, KeyMapSnapshotMode snapshot = KeyMapSnapshotMode.OnDispose) =>
+    private static IBlockDatabase Open(string path, string provider, CapturingLoggerFactory log, KeyMapFileMode snapshot = KeyMapFileMode.OnDispose) =>
         new BlockDatabaseBuilder(new BlockDbOptions
         {
             Provider = provider,
             DataSource = path,
-            Index = { Layout = BlockLayout.KeyMap, KeyMapSnapshot = snapshot },
+            Index = { Layout = BlockLayout.KeyMap, KeyMapFile = snapshot },
             Pragmas = { BusyTimeout = BusyTimeout },
         }).UseLoggerFactory(log).Build();
 
     /// <summary>Writes blocks 0 to <see cref="Blocks"/> − 1 and disposes (leaving a current snapshot when <paramref name="snapshot"/>).</summary>
     private static async Task Seed(string path, string provider, bool snapshot)
     {
-        await using var db = Open(path, provider, new CapturingLoggerFactory(), snapshot ? KeyMapSnapshotMode.OnDispose : KeyMapSnapshotMode.Off);
+        await using var db = Open(path, provider, new CapturingLoggerFactory(), snapshot ? KeyMapFileMode.OnDispose : KeyMapFileMode.Off);
         await using var session = await db.OpenSessionAsync();
         for (var i = 0; i < Blocks; i++)
         {

@@ -122,7 +122,7 @@ public sealed class KeyMapImportGuardTests(ITestOutputHelper output) : KeyMapFil
         {
             Provider = provider,
             DataSource = path,
-            Index = { Layout = BlockLayout.KeyMap, KeyMapSnapshot = KeyMapSnapshotMode.Off },
+            Index = { Layout = BlockLayout.KeyMap, KeyMapFile = KeyMapFileMode.Off },
             Batching = { CommitEvery = 1 },
         }).UseLoggerFactory(log).Build();
 }

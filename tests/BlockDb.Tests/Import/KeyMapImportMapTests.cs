@@ -137,7 +137,7 @@ public sealed class KeyMapImportMapTests(ITestOutputHelper output) : KeyMapFileT
         {
             Provider = provider,
             DataSource = path,
-            Index = { Layout = BlockLayout.KeyMap, KeyMapSnapshot = KeyMapSnapshotMode.Off },
+            Index = { Layout = BlockLayout.KeyMap, KeyMapFile = KeyMapFileMode.Off },
             Batching = { CommitEvery = 1 },
         });
 }

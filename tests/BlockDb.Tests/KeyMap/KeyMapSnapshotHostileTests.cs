@@ -284,7 +284,7 @@ public sealed class KeyMapSnapshotHostileTests : IDisposable
     public async Task Writes_with_the_snapshot_off_then_on_again_miss_nothing()
     {
         var path = _folder.File("offon.db");
-        static void Off(BlockDbOptions o) => o.Index.KeyMapSnapshot = KeyMapSnapshotMode.Off;
+        static void Off(BlockDbOptions o) => o.Index.KeyMapFile = KeyMapFileMode.Off;
         await Write(path, 0, Blocks);
         await Write(path, Blocks, Blocks + 200, Off);
         await using (var db = Open(path, configure: Off))

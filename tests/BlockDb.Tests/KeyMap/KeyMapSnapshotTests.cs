@@ -121,7 +121,7 @@ public sealed class KeyMapSnapshotTests : IDisposable
         await Write(path, provider, 0, Blocks);
 
         // Another writer that writes no snapshot adds blocks above W, and a foreign SQL writer adds one above MaxBlockId.
-        Assert.False(Wrote(await Write(path, provider, Blocks, Blocks + 500, o => o.Index.KeyMapSnapshot = KeyMapSnapshotMode.Off)));
+        Assert.False(Wrote(await Write(path, provider, Blocks, Blocks + 500, o => o.Index.KeyMapFile = KeyMapFileMode.Off)));
         using (var raw = new RawSql(path))
         {
             raw.InsertBlock(TestData.Hash(200_000), 77, id: 10_000);
@@ -247,7 +247,7 @@ public sealed class KeyMapSnapshotTests : IDisposable
         }
 
         File.Copy(backup, path);
-        await Write(path, "PInvoke", 50_000, 50_000 + 800, o => o.Index.KeyMapSnapshot = KeyMapSnapshotMode.Off);
+        await Write(path, "PInvoke", 50_000, 50_000 + 800, o => o.Index.KeyMapFile = KeyMapFileMode.Off);
 
         var (source, refused) = await FirstLookup(path, "PInvoke");
         Assert.Equal("scan", source);
@@ -284,7 +284,7 @@ public sealed class KeyMapSnapshotTests : IDisposable
             raw.InsertBlock(TestData.Hash(400_000), 9, id: 5_000_000_000);
         }
 
-        await using (var db = Open(path, "PInvoke", configure: o => o.Index.KeyMapSnapshot = KeyMapSnapshotMode.Off))
+        await using (var db = Open(path, "PInvoke", configure: o => o.Index.KeyMapFile = KeyMapFileMode.Off))
         {
             var repaired = await db.RepairAsync();
             Assert.Equal(1, repaired.RenumberedBlocks);
@@ -315,12 +315,12 @@ public sealed class KeyMapSnapshotTests : IDisposable
     public async Task Off_neither_reads_nor_writes_a_snapshot()
     {
         var path = _folder.File("off.db");
-        Assert.False(Wrote(await Write(path, "PInvoke", 0, Blocks, o => o.Index.KeyMapSnapshot = KeyMapSnapshotMode.Off)));
+        Assert.False(Wrote(await Write(path, "PInvoke", 0, Blocks, o => o.Index.KeyMapFile = KeyMapFileMode.Off)));
         Assert.False(File.Exists(KeyMapFileFormat.PathOf(path)));
 
         await Write(path, "PInvoke", 0, 10);
         Assert.True(File.Exists(KeyMapFileFormat.PathOf(path)));
-        Assert.Equal(("scan", null), await FirstLookup(path, "PInvoke", o => o.Index.KeyMapSnapshot = KeyMapSnapshotMode.Off));
+        Assert.Equal(("scan", null), await FirstLookup(path, "PInvoke", o => o.Index.KeyMapFile = KeyMapFileMode.Off));
     }
 
     [Fact]

@@ -3,9 +3,9 @@ namespace BlockDb;
 /// <summary>
 /// Whether the <see cref="BlockLayout.KeyMap"/> layout persists its key map beside the database file, so the first
 /// lookup after the next open reads the map's file instead of scanning the whole <c>Block</c> table
-/// (<see cref="IndexOptions.KeyMapSnapshot"/>).
+/// (<see cref="IndexOptions.KeyMapFile"/>).
 /// </summary>
-public enum KeyMapSnapshotMode
+public enum KeyMapFileMode
 {
     /// <summary>
     /// Default. Disposing a read-write database writes its loaded map to <c>&lt;DataSource&gt;-blockdb-keymap</c> (about
@@ -15,6 +15,6 @@ public enum KeyMapSnapshotMode
     /// </summary>
     OnDispose = 0,
 
-    /// <summary>No snapshot is read or written: every open's first lookup reads the whole <c>Block</c> table.</summary>
+    /// <summary>No key map file is read or written: every open's first lookup reads the whole <c>Block</c> table.</summary>
     Off = 1,
 }
