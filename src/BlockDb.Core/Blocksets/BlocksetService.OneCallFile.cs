@@ -41,7 +41,7 @@ internal sealed partial class BlocksetService
                 Self.RequireReferable(result.Id, i, volume, ref fit);
 
                 // The block matched (hash, size) in this transaction: its size is the key's.
-                length = AddLength(length, keys[i].Size, i);
+                length = Require.BlocksetLength(length, keys[i].Size, i);
             }
 
             return length;

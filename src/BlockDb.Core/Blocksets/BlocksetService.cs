@@ -172,7 +172,7 @@ internal sealed partial class BlocksetService
                 {
                     Require.NotCancelled(i, cancellationToken);
                     (ids[i], var size) = resolve(self, blocks, i, ref fit);
-                    length = AddLength(length, size, i);
+                    length = Require.BlocksetLength(length, size, i);
                 }
 
                 var blocksetId = self.WriteBlockset(ids, keys, count, length, fullHash, cancellationToken);
@@ -226,13 +226,6 @@ internal sealed partial class BlocksetService
 
     private static BlockDbConflictException Going(long id, int position) =>
         new($"Block {position} of the blockset (ID {id}) is in a volume that is being deleted; record the block again in a live volume (MoveBlocksAsync) before a blockset names it. Nothing of the blockset was written.");
-
-    /// <summary>The blockset's length so far plus block <paramref name="index"/>'s size, in bytes.</summary>
-    /// <exception cref="ArgumentOutOfRangeException">The length would pass <see cref="long.MaxValue"/> bytes.</exception>
-    private static long AddLength(long length, long size, int index) =>
-        length <= long.MaxValue - size
-            ? length + size
-            : throw new ArgumentOutOfRangeException("blocks", size, $"The blockset's length passes {long.MaxValue:N0} bytes at block {index} ({size:N0} bytes); a blockset's Length is the sum of its blocks' sizes and must fit a 64-bit integer. Nothing of the blockset was written.");
 
     /// <summary>
     /// Writes a blockset and its entries as one unit (all of it, or nothing: <see cref="SqliteTransaction.AllOrNothing"/>);

@@ -87,6 +87,9 @@ internal static class Errors
     public static ArgumentException ResultsTooShort(int results, int blocks) =>
         new($"The results buffer holds {results} results and there are {blocks} blocks; give a buffer at least as long as the blocks.", "results");
 
+    public static ArgumentOutOfRangeException BlocksetTooLong(long size, int index) =>
+        new("blocks", size, $"The blockset's length passes {long.MaxValue:N0} bytes at block {index} ({size:N0} bytes); a blockset's Length is the sum of its blocks' sizes and must fit a 64-bit integer. Nothing of the blockset was written.");
+
     public static ArgumentException BlockKeyDefault() =>
         new("The block key is default(BlockKey), which names no block; make one with new BlockKey(hash, size) or BlockKey.Parse(base64Hash, size).", "block");
 

@@ -81,6 +81,11 @@ internal static class Require
         return blocks.Count;
     }
 
+    /// <summary>A blockset's length so far plus block <paramref name="index"/>'s size, in bytes (every engine sums a blockset's length with this).</summary>
+    /// <exception cref="ArgumentOutOfRangeException">The length would pass <see cref="long.MaxValue"/> bytes.</exception>
+    public static long BlocksetLength(long length, long size, int index) =>
+        length <= long.MaxValue - size ? length + size : throw Errors.BlocksetTooLong(size, index);
+
     /// <summary>A blockset's full hash and byte length, to look it up.</summary>
     /// <exception cref="ArgumentException">The hash is empty or the length negative.</exception>
     public static void FullHash(in BlockHash fullHash, long length)

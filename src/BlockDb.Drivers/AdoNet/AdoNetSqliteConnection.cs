@@ -1,5 +1,6 @@
 using System.Data.Common;
 using System.Globalization;
+using System.Text;
 
 namespace BlockDb.Drivers.AdoNet;
 
@@ -164,7 +165,10 @@ public abstract class AdoNetSqliteConnection : ISqliteConnection
     /// Reads a non-NULL BLOB column of the current row into <paramref name="destination"/> and returns its full length
     /// in bytes. The default reads it with one <see cref="DbDataReader.GetBytes"/> into a reused buffer (asking for the
     /// length only when the value fills the buffer): the cheapest way on System.Data.SQLite's design; a provider whose
-    /// <c>GetBytes</c> is slow overrides it.
+    /// <c>GetBytes</c> is slow overrides it. An integer or a text (which System.Data.SQLite's <c>GetBytes</c> refuses
+    /// with <see cref="InvalidCastException"/>) reads as its decimal text or its UTF-8, as SQLite's own <c>sqlite3_column_blob</c> gives
+    /// it (<see href="https://www.sqlite.org/c3ref/column_blob.html"/>); a real number is refused with a
+    /// <see cref="BlockDbException"/>.
     /// </summary>
     /// <param name="reader">The reader, on a row.</param>
     /// <param name="column">The 0-based column.</param>
@@ -175,7 +179,16 @@ public abstract class AdoNetSqliteConnection : ISqliteConnection
     {
         ArgumentNullException.ThrowIfNull(reader);
         scratch ??= new byte[Math.Max(256, destination.Length)];
-        var read = (int)reader.GetBytes(column, 0, scratch, 0, scratch.Length);
+        int read;
+        try
+        {
+            read = (int)reader.GetBytes(column, 0, scratch, 0, scratch.Length);
+        }
+        catch (InvalidCastException e)
+        {
+            return AsSqliteBytes(reader.GetValue(column), destination, e);
+        }
+
         if (read == scratch.Length)
         {
             var length = checked((int)reader.GetBytes(column, 0, null, 0, 0));
@@ -188,6 +201,31 @@ public abstract class AdoNetSqliteConnection : ISqliteConnection
 
         scratch.AsSpan(0, Math.Min(read, destination.Length)).CopyTo(destination);
         return read;
+    }
+
+    /// <summary>
+    /// A value the provider refuses to read as bytes, read as SQLite gives it: the bytes the provider's value gives
+    /// (System.Data.SQLite returns a BLOB column's integer as SQLite's bytes of it), a text's UTF-8, an integer's decimal
+    /// text; a real number is refused (its text is SQLite's own formatting).
+    /// </summary>
+    private static int AsSqliteBytes(object value, Span<byte> destination, InvalidCastException e)
+    {
+        if (value is byte[] or string)
+        {
+            var bytes = value as byte[] ?? Encoding.UTF8.GetBytes((string)value);
+            bytes.AsSpan(0, Math.Min(bytes.Length, destination.Length)).CopyTo(destination);
+            return bytes.Length;
+        }
+
+        if (value is not long integer)
+        {
+            throw new BlockDbException($"A column read as bytes holds the {value.GetType().Name} {Convert.ToString(value, CultureInfo.InvariantCulture)}, which this provider cannot read as bytes; BlockDb stores hashes as BLOB or TEXT.", e);
+        }
+
+        Span<byte> text = stackalloc byte[20];
+        integer.TryFormat(text, out var length, default, CultureInfo.InvariantCulture);
+        text[..Math.Min(length, destination.Length)].CopyTo(destination);
+        return length;
     }
 
     /// <summary>

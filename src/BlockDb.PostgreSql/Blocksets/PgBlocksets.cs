@@ -119,7 +119,9 @@ internal static class PgBlocksets
         return new BlocksetAdded(
             reader.IsDBNull(0) ? null : reader.GetInt64(0),
             reader.IsDBNull(1) ? null : checked((int)reader.GetInt64(1) - 1),
-            reader.IsDBNull(2) ? null : checked((int)reader.GetInt64(2) - 1));
+            reader.IsDBNull(2) ? null : checked((int)reader.GetInt64(2) - 1),
+            reader.IsDBNull(3) ? null : checked((int)reader.GetInt64(3) - 1),
+            reader.IsDBNull(4) ? 0 : reader.GetInt64(4));
     }
 
     public static async Task<long?> FindBlocksetAsync(NpgsqlConnection connection, NpgsqlTransaction? transaction, byte[] fullHash, long length, CancellationToken cancellationToken)

@@ -22,26 +22,31 @@ internal static class PgKeys
             sizes[i] = blocks[i].Size;
             if (forBlockset)
             {
-                length = length <= long.MaxValue - sizes[i]
-                    ? length + sizes[i]
-                    : throw new ArgumentOutOfRangeException(nameof(blocks), sizes[i], $"The blockset's length passes {long.MaxValue:N0} bytes at block {i} ({sizes[i]:N0} bytes); a blockset's Length is the sum of its blocks' sizes and must fit a 64-bit integer. Nothing was written.");
+                length = Require.BlocksetLength(length, sizes[i], i);
             }
         }
 
         return (hashes, sizes);
     }
 
-    /// <summary>A blockset's blocks as two arrays, hash bytes and sizes, in order; the token looked at between blocks.</summary>
+    /// <summary>
+    /// A blockset's blocks as two arrays, hash bytes and sizes, in order; the token looked at between blocks. The length
+    /// is checked here, before the statement: the server's sum would fail with 22003 inside the transaction, aborting
+    /// the session's open batch.
+    /// </summary>
     /// <exception cref="OperationCanceledException">Cancelled while reading the list.</exception>
+    /// <exception cref="ArgumentOutOfRangeException">The sizes add up to more than <see cref="long.MaxValue"/> bytes.</exception>
     public static (byte[][] Hashes, long[] Sizes) Of(IReadOnlyList<BlockKey> blocks, CancellationToken cancellationToken)
     {
         var hashes = new byte[blocks.Count][];
         var sizes = new long[blocks.Count];
+        long length = 0;
         for (var i = 0; i < hashes.Length; i++)
         {
             Require.NotCancelled(i, cancellationToken);
             hashes[i] = blocks[i].Hash.Bytes.ToArray();
             sizes[i] = blocks[i].Size;
+            length = Require.BlocksetLength(length, sizes[i], i);
         }
 
         cancellationToken.ThrowIfCancellationRequested();
@@ -66,11 +71,12 @@ internal static class PgKeys
     /// <summary>A checked full hash's bytes, or null.</summary>
     public static byte[]? FullHash(string? fullHash) => fullHash is null ? null : Convert.FromBase64String(fullHash);
 
-    /// <summary>Why a blockset was not written: a block it names is unknown, or lies in a volume being deleted (<paramref name="describe"/> names the block at a position).</summary>
-    public static BlockDbException Refused(BlocksetAdded added, Func<int, string> describe) => added switch
+    /// <summary>Why a blockset was not written: a block it names is unknown, or lies in a volume being deleted, or its length would pass <see cref="long.MaxValue"/> bytes (<paramref name="describe"/> names the block at a position).</summary>
+    public static Exception Refused(BlocksetAdded added, Func<int, string> describe) => added switch
     {
         { Missing: { } position } => new BlockNotFoundException($"Block {position} of the blockset ({describe(position)}) is not in the index; nothing of the blockset was written.", position),
         { InDeletedVolume: { } position } => new BlockDbConflictException($"Block {position} of the blockset ({describe(position)}) is in a volume that is being deleted; record the block again in a live volume (MoveBlocksAsync) before a blockset names it. Nothing of the blockset was written."),
+        { TooLong: { } position } => Errors.BlocksetTooLong(added.TooLongSize, position),
         _ => new BlockDbException("The blockset was neither written nor refused for a reason the server gave; nothing of it was written."),
     };
 }

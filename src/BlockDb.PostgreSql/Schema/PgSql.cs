@@ -97,16 +97,21 @@ internal static partial class PgSql
     /// <summary>
     /// The end both blockset statements share, after <c>r</c> (each listed block's position, size, ID and its volume's
     /// state) and <c>f</c> (the full hash): the <c>Blockset</c> row (length 0 for an empty list) and its entries are written only when every block is
-    /// known and none lies in a volume being deleted; the statement returns the new ID, the 1-based position of the first
-    /// unknown block, and that of the first block of a volume being deleted.
+    /// known, none lies in a volume being deleted and the length fits a <c>bigint</c>; the statement returns the new ID,
+    /// the 1-based position of the first unknown block, that of the first block of a volume being deleted, and that of
+    /// the block at which the length passes 2^63 - 1 bytes with its size. The length is summed as <c>numeric</c>
+    /// (<c>sum(bigint)</c> is <c>numeric</c>), so a length too long is refused as data: a <c>bigint</c> overflow (22003)
+    /// would abort the transaction, and with it the session's open batch.
     /// </summary>
     private const string BlocksetTail = """
         m AS (SELECT min(i) AS i FROM r WHERE id IS NULL),
         d AS (SELECT min(i) AS i FROM r WHERE st IN ('Deleting', 'Deleted')),
+        o AS (SELECT w.i, w.s FROM (SELECT r.i, r.s, sum(r.s) OVER (ORDER BY r.i) AS t FROM r) w WHERE w.t > 9223372036854775807 ORDER BY w.i LIMIT 1),
         bs AS (INSERT INTO "Blockset" ("Length", "FullHash") SELECT coalesce(sum(r.s), 0), (SELECT h FROM f) FROM r
-               HAVING count(r.id) = count(*) AND count(*) FILTER (WHERE r.st IN ('Deleting', 'Deleted')) = 0 RETURNING "ID"),
+               HAVING count(r.id) = count(*) AND count(*) FILTER (WHERE r.st IN ('Deleting', 'Deleted')) = 0
+                  AND coalesce(sum(r.s), 0) <= 9223372036854775807 RETURNING "ID"),
         e AS (INSERT INTO "BlocksetEntry" ("BlocksetID", "Index", "BlockID") SELECT bs."ID", r.i - 1, r.id FROM bs, r)
-        SELECT (SELECT "ID" FROM bs), (SELECT i FROM m), (SELECT i FROM d)
+        SELECT (SELECT "ID" FROM bs), (SELECT i FROM m), (SELECT i FROM d), (SELECT i FROM o), (SELECT s FROM o)
         """;
 
     /// <summary>The server's version (<c>server_version</c>).</summary>
