@@ -26,6 +26,7 @@ internal static unsafe partial class NativeMethods
     internal const int SQLITE_OPEN_READONLY = 0x00000001;
     internal const int SQLITE_OPEN_READWRITE = 0x00000002;
     internal const int SQLITE_OPEN_CREATE = 0x00000004;
+    internal const int SQLITE_OPEN_NOMUTEX = 0x00008000;
     internal const int SQLITE_OPEN_EXRESCODE = 0x02000000;
 
     internal const uint SQLITE_PREPARE_PERSISTENT = 0x01;
