@@ -1,6 +1,7 @@
 using System.Diagnostics;
 using System.Globalization;
 using System.Security.Cryptography;
+using BlockDb.Duplicati.Fixture;
 
 namespace BlockDb.Stress;
 
@@ -17,6 +18,11 @@ internal static class OpCount
     /// <summary>Fills <paramref name="path"/> with blocks 0 … <paramref name="blocks"/> − 1 (KeyMap unless <paramref name="layout"/> says otherwise; the map's snapshot is written at dispose).</summary>
     public static async Task<int> FillAsync(string provider, string path, int blocks, BlockLayout layout = BlockLayout.KeyMap)
     {
+        if (layout == BlockLayout.Duplicati)
+        {
+            return FillDuplicati(path, blocks);
+        }
+
         await using var db = BlockDatabase.Open(new BlockDbOptions { Provider = provider, DataSource = path, Index = { Layout = layout }, Batching = { CommitEvery = 100_000 } });
         await using var session = await db.OpenSessionAsync();
         for (var i = 0; i < blocks; i++)
@@ -104,6 +110,8 @@ internal static class OpCount
 
         // The read transaction is held up to a minute, not ended by its 50 ms clock: under valgrind the clock decided how
         // many read transactions a run paid, and counts of one build differed by 10 %; held, they repeat to 0.01 %.
+        // The Duplicati layout records every new block in a volume: the filled file's volume 1.
+        long? volume = layout == BlockLayout.Duplicati ? 1 : null;
         var db = BlockDatabase.Open(new BlockDbOptions { Provider = provider, DataSource = path, Index = { Layout = layout }, Batching = { ReadTransactionMilliseconds = 60_000 } });
         var session = await db.OpenSessionAsync();
         await session.FindBlockAsync(BlockKey.Parse(Hash(0), 4096)); // loads the map
@@ -138,7 +146,7 @@ internal static class OpCount
             case "sxi-hit":
                 for (var i = 0; i < count; i++)
                 {
-                    var result = await session.SelectXorInsertAsync(keys[i]);
+                    var result = await session.SelectXorInsertAsync(keys[i], volume);
                     sum += result.Id + (result.Created ? 1 : 0);
                 }
 
@@ -169,6 +177,35 @@ internal static class OpCount
         Console.Out.Flush();
         GC.KeepAlive(db);
         Environment.Exit(0);
+        return 0;
+    }
+
+    /// <summary>
+    /// A Duplicati file (the fixture's v19 DDL, SHA-256, 1 MiB blocks) holding blocks 0 … <paramref name="blocks"/> − 1 of
+    /// 4,096 bytes in volume 1 (a Blocks volume, Temporary), inserted by Duplicati's own statement in one transaction.
+    /// </summary>
+    private static int FillDuplicati(string path, int blocks)
+    {
+        DuplicatiSchema.CreateFile(path, configuration: new DuplicatiConfiguration());
+        using var connection = DuplicatiConnection.Open(path);
+        using var transaction = connection.BeginTransaction();
+        using var command = connection.CreateCommand();
+        command.Transaction = transaction;
+        command.CommandText = """
+            INSERT INTO "Operation" ("Description", "Timestamp") VALUES ('Backup', 0);
+            INSERT INTO "Remotevolume" ("OperationID", "Name", "Type", "State", "Size", "VerificationCount", "DeleteGraceTime", "ArchiveTime", "LockExpirationTime") VALUES (1, 'duplicati-b0.dblock.zip', 'Blocks', 'Temporary', -1, 0, 0, 0, 0);
+            """;
+        command.ExecuteNonQuery();
+        command.CommandText = """INSERT INTO "Block" ("Hash", "VolumeID", "Size") VALUES (@Hash, 1, 4096)""";
+        var hash = command.Parameters.Add("@Hash", Microsoft.Data.Sqlite.SqliteType.Text);
+        for (var i = 0; i < blocks; i++)
+        {
+            hash.Value = Hash(i);
+            command.ExecuteNonQuery();
+        }
+
+        transaction.Commit();
+        Console.WriteLine($"filled {path} with {blocks:N0} Duplicati blocks");
         return 0;
     }
 

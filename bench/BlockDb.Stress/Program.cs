@@ -63,7 +63,7 @@ if (args is ["import", var importProvider, var importPath, var importBlocks, var
     return await OpCount.ImportAsync(importProvider, importPath, int.Parse(importBlocks, CultureInfo.InvariantCulture), int.Parse(perTransaction, CultureInfo.InvariantCulture));
 }
 
-// fill/ops [layout]: KeyMap unless a layout is named (TextHash, BlobHash).
+// fill/ops [layout]: KeyMap unless a layout is named (TextHash, BlobHash, Duplicati).
 if (args is ["fill", var fillProvider, var fillPath, var fillBlocks, .. var fillLayout] && fillLayout.Length <= 1)
 {
     return await OpCount.FillAsync(fillProvider, fillPath, int.Parse(fillBlocks, CultureInfo.InvariantCulture), fillLayout is [var l] ? Enum.Parse<BlockLayout>(l, ignoreCase: true) : BlockLayout.KeyMap);

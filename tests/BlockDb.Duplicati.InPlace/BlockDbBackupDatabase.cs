@@ -13,15 +13,24 @@ namespace BlockDb.Duplicati.InPlace;
 /// and Index volumes, volume updates with their hash, the log) is Duplicati's own statements
 /// (<see cref="DuplicatiBackupStatements"/>) on the same connection and transaction. Commits stay Duplicati's: BlockDb
 /// never commits, so its rows become durable with the engine's at Duplicati's commit points.
+/// With a provider (<see cref="OpenFileAsync"/>), BlockDb works on its own connection of that provider instead, as a
+/// standalone database beside Duplicati's: then Duplicati's transaction is committed before each BlockDb call (so BlockDb
+/// sees Duplicati's rows and does not wait for its write lock) and BlockDb commits each call (so Duplicati's next
+/// statement sees BlockDb's rows). The rows are the same; only the commit points differ.
 /// </summary>
 public sealed class BlockDbBackupDatabase : IDuplicatiBackupDatabase
 {
     private readonly DuplicatiBackupStatements _duplicati;
     private readonly List<BlockKey> _keys = [];
     private IBlockDatabase? _database;
+    private readonly string? _provider;
     private IBlockSession? _session;
 
-    private BlockDbBackupDatabase(DuplicatiBackupStatements duplicati) => _duplicati = duplicati;
+    private BlockDbBackupDatabase(DuplicatiBackupStatements duplicati, string? provider)
+    {
+        _duplicati = duplicati;
+        _provider = provider;
+    }
 
     /// <summary>BlockDb's database on the caller's connection once the backup reached its first block call (to run <see cref="IBlockDatabase.CheckAsync"/> inside its transaction, say), else null.</summary>
     public IBlockDatabase? Database => _database;
@@ -42,13 +51,20 @@ public sealed class BlockDbBackupDatabase : IDuplicatiBackupDatabase
     /// <param name="ownsConnection">Whether disposing this object closes the connection.</param>
     /// <param name="cancellationToken">Cancels the setup.</param>
     /// <returns>The object; dispose it (BlockDb first, then Duplicati's object, which rolls back what is not committed).</returns>
-    public static async Task<BlockDbBackupDatabase> OpenAsync(SqliteConnection connection, DateTime operationTimeUtc, bool ownsConnection, CancellationToken cancellationToken = default) =>
-        // Duplicati's take-back cache is off (-1): every block goes through BlockDb, which takes blocks back itself.
-        new(await DuplicatiBackupStatements.OpenAsync(connection, operationTimeUtc, ownsConnection, deletedBlockCacheSize: -1, cancellationToken));
+    public static Task<BlockDbBackupDatabase> OpenAsync(SqliteConnection connection, DateTime operationTimeUtc, bool ownsConnection, CancellationToken cancellationToken = default) =>
+        OpenCoreAsync(connection, operationTimeUtc, ownsConnection, provider: null, cancellationToken);
 
     /// <summary>Opens the file as Duplicati does (<see cref="DuplicatiConnection.Open"/>) and this object on it; disposing it closes the file.</summary>
-    public static async Task<IDuplicatiBackupDatabase> OpenFileAsync(string path, DateTime operationTimeUtc, CancellationToken cancellationToken = default) =>
-        await OpenAsync(DuplicatiConnection.Open(path), operationTimeUtc, ownsConnection: true, cancellationToken);
+    /// <param name="path">The Duplicati file.</param>
+    /// <param name="operationTimeUtc">The backup's time.</param>
+    /// <param name="provider">Null: BlockDb inside Duplicati's transaction. A SQLite provider's name: BlockDb on its own connection of that provider (see the class remarks).</param>
+    /// <param name="cancellationToken">Cancels the setup.</param>
+    public static async Task<IDuplicatiBackupDatabase> OpenFileAsync(string path, DateTime operationTimeUtc, string? provider = null, CancellationToken cancellationToken = default) =>
+        await OpenCoreAsync(DuplicatiConnection.Open(path), operationTimeUtc, ownsConnection: true, provider, cancellationToken);
+
+    private static async Task<BlockDbBackupDatabase> OpenCoreAsync(SqliteConnection connection, DateTime operationTimeUtc, bool ownsConnection, string? provider, CancellationToken cancellationToken) =>
+        // Duplicati's take-back cache is off (-1): every block goes through BlockDb, which takes blocks back itself.
+        new(await DuplicatiBackupStatements.OpenAsync(connection, operationTimeUtc, ownsConnection, deletedBlockCacheSize: -1, cancellationToken), provider);
 
     /// <inheritdoc/>
     public ValueTask CommitAsync(string reason, CancellationToken cancellationToken) => _duplicati.CommitAsync(reason, cancellationToken);
@@ -56,7 +72,7 @@ public sealed class BlockDbBackupDatabase : IDuplicatiBackupDatabase
     /// <inheritdoc/>
     public async ValueTask<long> RegisterRemoteVolumeAsync(string name, DuplicatiVolumeType type, DuplicatiVolumeState state, CancellationToken cancellationToken) =>
         type == DuplicatiVolumeType.Blocks
-            ? await (_session ?? await OpenBlockDbAsync(cancellationToken)).RegisterVolumeAsync(name, ToBlockDb(state), cancellationToken)
+            ? await (await SessionAsync(cancellationToken)).RegisterVolumeAsync(name, ToBlockDb(state), cancellationToken)
             : await _duplicati.RegisterRemoteVolumeAsync(name, type, state, cancellationToken);
 
     /// <inheritdoc/>
@@ -92,11 +108,11 @@ public sealed class BlockDbBackupDatabase : IDuplicatiBackupDatabase
 
     /// <inheritdoc/>
     public async ValueTask<long> FindBlockIdAsync(string hash, long size, CancellationToken cancellationToken) =>
-        await (_session ?? await OpenBlockDbAsync(cancellationToken)).FindBlockAsync(BlockKey.Parse(hash, size), cancellationToken) ?? -1;
+        await (await SessionAsync(cancellationToken)).FindBlockAsync(BlockKey.Parse(hash, size), cancellationToken) ?? -1;
 
     /// <inheritdoc/>
     public async ValueTask<bool> AddBlockAsync(string hash, long size, long volumeId, CancellationToken cancellationToken) =>
-        (await (_session ?? await OpenBlockDbAsync(cancellationToken)).SelectXorInsertAsync(BlockKey.Parse(hash, size), volumeId, cancellationToken)).Created;
+        (await (await SessionAsync(cancellationToken)).SelectXorInsertAsync(BlockKey.Parse(hash, size), volumeId, cancellationToken)).Created;
 
     /// <inheritdoc/>
     public ValueTask<bool> IsBlocklistHashKnownAsync(string hash, CancellationToken cancellationToken) => _duplicati.IsBlocklistHashKnownAsync(hash, cancellationToken);
@@ -111,7 +127,7 @@ public sealed class BlockDbBackupDatabase : IDuplicatiBackupDatabase
     public async ValueTask<(bool Created, long Id)> AddBlocksetAsync(string fullHash, long length, int blocksize, IReadOnlyList<string> blockHashes, IReadOnlyList<string> blocklistHashes, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(blockHashes);
-        var session = _session ?? await OpenBlockDbAsync(cancellationToken);
+        var session = await SessionAsync(cancellationToken);
         if (await session.FindBlocksetAsync(BlockHash.Parse(fullHash), length, cancellationToken) is { } found)
         {
             return (false, found);
@@ -178,10 +194,24 @@ public sealed class BlockDbBackupDatabase : IDuplicatiBackupDatabase
         }
     }
 
+    /// <summary>The BlockDb session for the next call, opened at the first (on its own connection: after Duplicati's rows so far are committed).</summary>
+    private async ValueTask<IBlockSession> SessionAsync(CancellationToken cancellationToken)
+    {
+        if (_provider is null)
+        {
+            return _session ??= await OpenBlockDbAsync(cancellationToken);
+        }
+
+        await _duplicati.CommitAsync("BlockDb", cancellationToken);
+        return _session ??= await OpenBlockDbAsync(cancellationToken);
+    }
+
     private async ValueTask<IBlockSession> OpenBlockDbAsync(CancellationToken cancellationToken)
     {
-        _database ??= new BlockDatabaseBuilder(new BlockDbOptions()).UseCallerConnection(MicrosoftDataDriver.Instance.Borrow(_duplicati.Connection)).Build();
-        return _session = await _database.OpenSessionAsync(cancellationToken);
+        _database ??= _provider is null
+            ? new BlockDatabaseBuilder(new BlockDbOptions()).UseCallerConnection(MicrosoftDataDriver.Instance.Borrow(_duplicati.Connection)).Build()
+            : BlockDatabase.Open(new BlockDbOptions { Provider = _provider, DataSource = _duplicati.Connection.DataSource, Batching = { CommitEvery = 1, ReadsPerTransaction = 1 } });
+        return await _database.OpenSessionAsync(cancellationToken);
     }
 
     private static VolumeState ToBlockDb(DuplicatiVolumeState state) =>

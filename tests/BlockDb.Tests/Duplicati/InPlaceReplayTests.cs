@@ -2,13 +2,15 @@ using BlockDb.Duplicati.Fixture;
 using BlockDb.Duplicati.Fixture.Replay;
 using BlockDb.Duplicati.Fixture.Source;
 using BlockDb.Duplicati.InPlace;
+using BlockDb.Opening;
 
 namespace BlockDb.Tests.Duplicati;
 
 /// <summary>
 /// BlockDb inside Duplicati's transaction (<see cref="BlockDbBackupDatabase"/>) does the same backups, and the re-add
 /// after a delete, as Duplicati's own statements: the block index it leaves is the one Duplicati leaves, row for row
-/// (joined by hash, IDs aside), and Duplicati's rules find nothing.
+/// (joined by hash, IDs aside), and Duplicati's rules find nothing. So does BlockDb on its own connection of each SQLite
+/// provider beside Duplicati's, committing between the two (the adapter's standalone mode).
 /// </summary>
 public sealed class InPlaceReplayTests : IDisposable
 {
@@ -26,6 +28,8 @@ public sealed class InPlaceReplayTests : IDisposable
 
     private readonly TempFolder _folder = new();
 
+    public static IEnumerable<object[]> Providers() => ProviderCatalog.SqliteNames.Select(p => new object[] { p });
+
     public void Dispose() => _folder.Dispose();
 
     [Theory]
@@ -36,6 +40,19 @@ public sealed class InPlaceReplayTests : IDisposable
         var options = DuplicatiFiles.SmallSource with { DeleteShare = 0.2, ModifyShare = 0.2, ResurrectShare = 0.6 };
         var v0 = SyntheticBackupSource.WithFiles(options, DuplicatiFiles.SmallBlocks.Blocksize, 150);
         var (duplicati, blockdb) = await ReplayBothAsync(form, DuplicatiFiles.SmallBlocks, v0, withDelete: true);
+
+        Assert.True(DuplicatiFiles.Scalar(blockdb, """SELECT COUNT(*) FROM "BlocklistHash" """) > 0, "no blockset of several blocks");
+        AssertSameBlockIndex(duplicati, blockdb);
+        await DuplicatiSessions.AssertCleanAsync(blockdb);
+    }
+
+    [Theory]
+    [MemberData(nameof(Providers))]
+    public async Task Backups_a_delete_and_a_readd_through_BlockDb_on_its_own_connection_leave_the_block_index_Duplicati_leaves(string provider)
+    {
+        var options = DuplicatiFiles.SmallSource with { DeleteShare = 0.2, ModifyShare = 0.2, ResurrectShare = 0.6 };
+        var v0 = SyntheticBackupSource.WithFiles(options, DuplicatiFiles.SmallBlocks.Blocksize, 150);
+        var (duplicati, blockdb) = await ReplayBothAsync(BlockHashVolumeIdForm.Fresh, DuplicatiFiles.SmallBlocks, v0, withDelete: true, provider);
 
         Assert.True(DuplicatiFiles.Scalar(blockdb, """SELECT COUNT(*) FROM "BlocklistHash" """) > 0, "no blockset of several blocks");
         AssertSameBlockIndex(duplicati, blockdb);
@@ -56,9 +73,10 @@ public sealed class InPlaceReplayTests : IDisposable
     /// <summary>
     /// The same new file twice: backups v0 and v1, then (with <paramref name="withDelete"/>) Duplicati's delete of v0 and
     /// a backup v2 that brings deleted files back, else a backup v2; once with Duplicati's statements, once through
-    /// BlockDb. Each step is checked by Duplicati's rules on the BlockDb side.
+    /// BlockDb (inside Duplicati's transaction, or with <paramref name="provider"/> on its own connection of that provider).
+    /// Each step is checked by Duplicati's rules on the BlockDb side.
     /// </summary>
-    private async Task<(string Duplicati, string BlockDb)> ReplayBothAsync(BlockHashVolumeIdForm form, DuplicatiConfiguration configuration, SyntheticBackupSource v0, bool withDelete)
+    private async Task<(string Duplicati, string BlockDb)> ReplayBothAsync(BlockHashVolumeIdForm form, DuplicatiConfiguration configuration, SyntheticBackupSource v0, bool withDelete, string? provider = null)
     {
         var duplicati = _folder.File("duplicati.sqlite");
         var blockdb = _folder.File("blockdb.sqlite");
@@ -69,7 +87,7 @@ public sealed class InPlaceReplayTests : IDisposable
         foreach (var version in new[] { v0, v1 })
         {
             await DuplicatiBackupReplay.RunBackupAsync(duplicati, version, configuration);
-            await using (var db = await BlockDbBackupDatabase.OpenFileAsync(blockdb, version.TimeUtc))
+            await using (var db = await BlockDbBackupDatabase.OpenFileAsync(blockdb, version.TimeUtc, provider))
             {
                 await new DuplicatiBackupReplay(configuration).BackupAsync(db, version);
             }
@@ -91,7 +109,7 @@ public sealed class InPlaceReplayTests : IDisposable
 
         var v2 = v1.Next();
         await DuplicatiBackupReplay.RunBackupAsync(duplicati, v2, configuration);
-        await using (var db = await BlockDbBackupDatabase.OpenFileAsync(blockdb, v2.TimeUtc))
+        await using (var db = await BlockDbBackupDatabase.OpenFileAsync(blockdb, v2.TimeUtc, provider))
         {
             await new DuplicatiBackupReplay(configuration).BackupAsync(db, v2);
         }
