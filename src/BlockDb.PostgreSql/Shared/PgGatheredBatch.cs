@@ -43,9 +43,13 @@ internal sealed class PgGatheredBatch
     public static bool Gathers(WriteKind kind) => kind is WriteKind.SelectXorInsert or WriteKind.SelectXorInsertMany or WriteKind.SelectXorInsertBlockset;
 
     /// <summary>Adds a request's rows, or fails it alone: its token is cancelled, or its input cannot be sent (a blockset's length passes <see cref="long.MaxValue"/>).</summary>
-    public void Add(WriteRequest request)
+    public void Add(WriteRequest request) => Add(request, honourToken: true);
+
+    /// <param name="request">The request.</param>
+    /// <param name="honourToken">False for a request sent already (a resend): its token is honoured only until it is sent [P3].</param>
+    private void Add(WriteRequest request, bool honourToken)
     {
-        if (request.CancellationToken.IsCancellationRequested)
+        if (honourToken && request.CancellationToken.IsCancellationRequested)
         {
             request.Fail(new OperationCanceledException(request.CancellationToken));
             return;
@@ -133,7 +137,7 @@ internal sealed class PgGatheredBatch
         Clear();
         foreach (var request in kept)
         {
-            Add(request);
+            Add(request, honourToken: false);
         }
 
         return Count;

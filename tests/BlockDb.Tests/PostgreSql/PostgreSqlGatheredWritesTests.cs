@@ -1,4 +1,5 @@
 using System.Collections.Concurrent;
+using BlockDb.Opening;
 using Npgsql;
 
 namespace BlockDb.Tests.PostgreSql;
@@ -246,6 +247,65 @@ public sealed class PostgreSqlGatheredWritesTests : PostgreSqlSchemaTestBase
         {
             Assert.Equal(id, await session.FindBlockAsync(TestData.Block(key, 10)));
         }
+    }
+
+    [PostgresFact]
+    public async Task Gathered_writes_beside_imports_of_the_same_blocks_never_deadlock_on_the_server()
+    {
+        // A database of its own, so the server's deadlock counter counts only this test's transactions. Each batch inserts
+        // its blocks in one statement in (hash, size) order, as an import's merge does: no two can wait in a cycle.
+        var connectionString = PostgreSqlServer.CreateDatabase(out var database);
+        try
+        {
+            const int Keys = 6000;
+            await using (var db = BlockDatabase.Open(new BlockDbOptions { Provider = ProviderCatalog.PostgreSql, ConnectionString = connectionString }))
+            {
+                await using var shared = db.OpenSharedSession();
+                var imports = Enumerable.Range(0, 4).Select(w => Task.Run(async () =>
+                {
+                    var order = Enumerable.Range(0, Keys).OrderBy(k => (k * (40503L + w)) % 6007).Select(k => new ImportBlock(TestData.Block(k, 4096)));
+                    return (await db.ImportBlocksAsync(Stream(order), new ImportOptions { ItemsPerTransaction = 1500 })).Read;
+                }));
+                var writers = Enumerable.Range(0, 16).Select(t => Task.Run(async () =>
+                {
+                    for (var c = 0; c < 30; c++)
+                    {
+                        var keys = Enumerable.Range(0, 25).Select(i => TestData.Block((((t * 30) + c) * 197 + (i * 241)) % Keys, 4096)).ToArray();
+                        var results = new SelectXorInsertResult[keys.Length];
+                        if (c % 3 == 0)
+                        {
+                            await shared.SelectXorInsertBlocksetAsync(keys, results);
+                        }
+                        else
+                        {
+                            await shared.SelectXorInsertManyAsync(keys, results);
+                        }
+                    }
+                }));
+                Assert.All(await Task.WhenAll(imports), read => Assert.Equal(Keys, read));
+                await Task.WhenAll(writers);
+
+                await using var check = await db.OpenSessionAsync();
+                Assert.Equal(Keys, (await check.GetCountsAsync()).Blocks);
+                Assert.True((await db.CheckAsync()).IsClean);
+            }
+
+            Assert.Equal(0, await PostgreSqlServer.DeadlocksAfterDisconnectAsync(database));
+        }
+        finally
+        {
+            PostgreSqlServer.DropDatabase(database);
+        }
+    }
+
+    private static async IAsyncEnumerable<T> Stream<T>(IEnumerable<T> items)
+    {
+        foreach (var item in items)
+        {
+            yield return item;
+        }
+
+        await Task.CompletedTask;
     }
 
     private string WithApplicationName(string app) => new NpgsqlConnectionStringBuilder(ConnectionString) { ApplicationName = app }.ConnectionString;
