@@ -1,7 +1,6 @@
 using System.Data;
 using System.Diagnostics;
 using System.Threading.Channels;
-using BlockDb.Engine;
 using BlockDb.Diagnostics;
 using BlockDb.Shared;
 using Npgsql;
@@ -77,8 +76,7 @@ internal sealed class PgGatheredWrites : IWriteRoute
             return _others.WriteAsync(request);
         }
 
-        var task = request.Task;
-        return new(_queue.Writer.TryWrite(request) ? task : EnqueueWhenRoomAsync(request));
+        return GroupCommitWriter.Enqueue(_queue.Writer, request);
     }
 
     /// <summary>Stops taking writes, lets the lanes commit every queued one, and returns once they ended [S3].</summary>
@@ -87,20 +85,6 @@ internal sealed class PgGatheredWrites : IWriteRoute
         _queue.Writer.TryComplete();
         await Task.WhenAll(_lanes).ConfigureAwait(false);
         await _others.DisposeAsync().ConfigureAwait(false);
-    }
-
-    private async Task<TResult> EnqueueWhenRoomAsync<TResult>(WriteRequest<TResult> request)
-    {
-        try
-        {
-            await _queue.Writer.WriteAsync(request, request.CancellationToken).ConfigureAwait(false);
-        }
-        catch (ChannelClosedException)
-        {
-            throw Errors.SharedDisposed();
-        }
-
-        return await request.Task.ConfigureAwait(false);
     }
 
     /// <summary>One lane: takes what is queued (up to the batch size), runs it as one batch, repeats; never throws [S4].</summary>
