@@ -13,8 +13,17 @@ internal static class PgCommands
         parameters.Add(new NpgsqlParameter<long[]> { NpgsqlDbType = NpgsqlDbType.Array | NpgsqlDbType.Bigint, TypedValue = sizes });
     }
 
-    public static NpgsqlParameter NullableId(long? id) =>
-        new() { NpgsqlDbType = NpgsqlDbType.Bigint, Value = (object?)id ?? DBNull.Value };
+    /// <summary>Each block's volume (<c>bigint[]</c>, NULL elements: none), beside <see cref="AddKeys"/>.</summary>
+    public static NpgsqlParameter VolumeIds(long?[] volumes) =>
+        new NpgsqlParameter<long?[]> { NpgsqlDbType = NpgsqlDbType.Array | NpgsqlDbType.Bigint, TypedValue = volumes };
+
+    /// <summary>The same volume (or none) for each of <paramref name="count"/> blocks.</summary>
+    public static NpgsqlParameter VolumeIds(long? volumeId, int count)
+    {
+        var volumes = new long?[count];
+        Array.Fill(volumes, volumeId);
+        return VolumeIds(volumes);
+    }
 
     /// <summary>Binds a block's hash and size as <c>$1</c> and <c>$2</c>.</summary>
     public static NpgsqlBatchCommand BatchCommand(string sql, byte[] hash, long size)

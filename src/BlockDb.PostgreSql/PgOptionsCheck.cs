@@ -5,9 +5,10 @@ namespace BlockDb.PostgreSql;
 /// <summary>
 /// The PostgreSQL provider's settings check: a setting is applied or refused, never ignored. Applied: the connection
 /// string, <c>ReadOnly</c>, <c>Batching</c>, <c>SelectXorInsert</c> (all three strategies), <c>GroupCommit:MaxReaders</c>
-/// (the shared session's connections). Refused when set away from their defaults, naming the setting: the file path,
-/// the pragmas (durability and caching are the server's settings), the KeyMap layout and its memory limit, and the
-/// group-commit batch settings (the shared session commits each write on its own connection).
+/// (the shared session's connections), <c>GroupCommit:MaxBatchSize</c> and <c>QueueCapacity</c> (its gathered writes,
+/// [S4]). Refused when set away from their defaults, naming the setting: the file path, the pragmas (durability and
+/// caching are the server's settings), the KeyMap layout and its memory limit, and <c>GroupCommit:MaxDelayMilliseconds</c>
+/// (a lane never waits for more writes).
 /// </summary>
 internal static class PgOptionsCheck
 {
@@ -72,17 +73,11 @@ internal static class PgOptionsCheck
             Refuse("Batching:ReadTransactionMilliseconds", "BlockDb:Batching:ReadTransactionMilliseconds bounds SQLite's batched read transactions; the PostgreSql provider holds none. Remove it.");
         }
 
-        var defaults = new GroupCommitOptions();
-        var groupCommit = options.GroupCommit;
-        var batchSetting = groupCommit.MaxBatchSize != defaults.MaxBatchSize ? "MaxBatchSize"
-            : groupCommit.MaxDelayMilliseconds != defaults.MaxDelayMilliseconds ? "MaxDelayMilliseconds"
-            : groupCommit.QueueCapacity != defaults.QueueCapacity ? "QueueCapacity"
-            : null;
-        if (batchSetting is not null)
+        if (options.GroupCommit.MaxDelayMilliseconds != new GroupCommitOptions().MaxDelayMilliseconds)
         {
             Refuse(
-                $"GroupCommit:{batchSetting}",
-                $"BlockDb:GroupCommit:{batchSetting} shapes the SQLite shared session's group commit; on PostgreSQL each write of the shared session commits on a pooled connection of its own (measured faster), so only GroupCommit:MaxReaders (its connections) applies. Remove it.");
+                "GroupCommit:MaxDelayMilliseconds",
+                "BlockDb:GroupCommit:MaxDelayMilliseconds keeps the SQLite shared session's batch open for more writes; on PostgreSQL a lane sends what is queued at once and never waits for more (GroupCommit:MaxBatchSize, QueueCapacity and MaxReaders apply). Remove it.");
         }
     }
 

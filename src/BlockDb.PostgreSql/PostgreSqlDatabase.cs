@@ -7,6 +7,7 @@ using BlockDb.PostgreSql.Diagnostics;
 using BlockDb.PostgreSql.Engine;
 using BlockDb.PostgreSql.Import;
 using BlockDb.PostgreSql.Schema;
+using BlockDb.PostgreSql.Shared;
 using BlockDb.PostgreSql.Volumes;
 using BlockDb.Shared;
 using Npgsql;
@@ -68,14 +69,22 @@ internal sealed class PostgreSqlDatabase : Database
         PgSession.OpenAsync(_context, onClosed, cancellationToken);
 
     /// <summary>
-    /// Reads and writes share one pool of autocommit sessions, bounded by MaxReaders when set, else by the connection
-    /// pool's Maximum Pool Size (a pooled session holds a connection only during a call).
+    /// Reads and the writes that are not gathered share one pool of autocommit sessions, bounded by MaxReaders when set,
+    /// else by the connection pool's Maximum Pool Size (a pooled session holds a connection only during a call).
+    /// Select-xor-inserts and blocksets with their blocks are gathered by <see cref="PgGatheredWrites"/> [S4] on
+    /// <see cref="PgGatheredWrites.DefaultLanes"/> lanes (at most MaxReaders when set); a read-only database, and the
+    /// InsertOrIgnoreThenSelect strategy (a statement shape of its own), keep every write on the pooled sessions.
     /// </summary>
     protected override SharedBlockSession OpenEngineSharedSession(Action<SharedBlockSession> onClosed)
     {
-        var limit = _context.Options.GroupCommit.MaxReaders;
+        var options = _context.Options;
+        var limit = options.GroupCommit.MaxReaders;
         var sessions = new SessionPool(() => PgSession.OpenPooled(_context), limit > 0 ? limit : int.MaxValue);
-        return new SharedBlockSession(sessions, new PooledWrites(sessions), readFirst: false, readOnly: null, onClosed);
+        var pooled = new PooledWrites(sessions);
+        IWriteRoute writes = options.ReadOnly || options.SelectXorInsert == SelectXorInsertStrategy.InsertOrIgnoreThenSelect
+            ? pooled
+            : new PgGatheredWrites(_context, pooled, limit > 0 ? Math.Min(limit, PgGatheredWrites.DefaultLanes) : PgGatheredWrites.DefaultLanes);
+        return new SharedBlockSession(sessions, writes, readFirst: false, readOnly: null, onClosed);
     }
 
     /// <summary>A bulk import's own connection and transactions (<see cref="PgImportTarget"/>): binary COPY per import transaction, rolled back when not committed.</summary>

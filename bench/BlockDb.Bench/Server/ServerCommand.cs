@@ -6,7 +6,7 @@ namespace BlockDb.Bench.Server;
 /// <summary>
 /// <c>server</c>: the PostgreSQL provider against a SQLite provider on the same workloads through the public API, the
 /// shared session's design choice (pooled connections versus a group commit), bulk import by COPY, and the
-/// many-writers study. Needs a server: <c>eval "$(eng/postgres.sh start)"</c> sets <c>BLOCKDB_TEST_POSTGRES</c>.
+/// many-writers study; with <c>--tasks</c> only the gathered-writers study (<see cref="GatheringStudy"/>). Needs a server: <c>eval "$(eng/postgres.sh start)"</c> sets <c>BLOCKDB_TEST_POSTGRES</c>.
 /// <c>server-worker</c> is the writer process the study starts.
 /// </summary>
 internal static class ServerCommand
@@ -19,9 +19,11 @@ internal static class ServerCommand
         var writers = new Option<int[]>("--writers") { Description = "Writer processes of the many-writers study (default 1 4 16).", AllowMultipleArgumentsPerToken = true };
         var commitEvery = new Option<int?>("--commit-every") { Description = "CommitEvery of each writer process (default 100)." };
         var sqlite = new Option<string?>("--sqlite") { Description = "The SQLite provider compared (default PInvoke)." };
+        var tasks = new Option<int[]>("--tasks") { Description = "Only the gathered-writers study: tasks on one shared session per row (e.g. 1 4 16).", AllowMultipleArgumentsPerToken = true };
+        var files = new Option<int?>("--files") { Description = "With --tasks: also the indexing run of this many one-call files from 8 tasks (issue 25: 66026)." };
         var command = new Command("server", "PostgreSQL vs SQLite on the same workloads, shared-session design, COPY import, 1/4/16 writer processes.")
         {
-            smoke, connection, ops, writers, commitEvery, sqlite,
+            smoke, connection, ops, writers, commitEvery, sqlite, tasks, files,
         };
         command.SetAction(async (result, cancellationToken) =>
         {
@@ -42,7 +44,15 @@ internal static class ServerCommand
                 isSmoke ? 10_000 : 200_000);
             try
             {
-                await ServerStudy.RunAsync(settings, Console.Out);
+                if (result.GetValue(tasks) is { Length: > 0 } taskCounts)
+                {
+                    await GatheringStudy.RunAsync(settings, taskCounts, result.GetValue(files) ?? 0, Console.Out);
+                }
+                else
+                {
+                    await ServerStudy.RunAsync(settings, Console.Out);
+                }
+
                 return 0;
             }
             catch (Exception e) when (e is BlockDbException or InvalidOperationException or IOException)

@@ -60,7 +60,7 @@ internal static class ServerStudy
     internal sealed record Settings(string Admin, string SqliteProvider, int Ops, int[] Writers, int CommitEvery, int ImportBlocks);
 
     /// <summary>A fresh index for one engine: a schema on the server, or a file in a temporary folder.</summary>
-    private sealed class Place : IDisposable
+    internal sealed class Place : IDisposable
     {
         private readonly BenchSchema? _schema;
         private readonly string _engine;

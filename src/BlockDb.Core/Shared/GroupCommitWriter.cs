@@ -53,10 +53,17 @@ internal sealed class GroupCommitWriter : IWriteRoute
     /// completes the moment its batch has committed (not on a later continuation), so nothing acknowledged is still
     /// pending when a dispose returns [S3].
     /// </summary>
-    public ValueTask<TResult> WriteAsync<TResult>(WriteRequest<TResult> request)
+    public ValueTask<TResult> WriteAsync<TResult>(WriteRequest<TResult> request) => Enqueue(_queue.Writer, request);
+
+    /// <summary>
+    /// Queues <paramref name="request"/> and returns its task: the request's own when the queue takes it at once, else
+    /// one that waits for room (honouring the request's token) and fails with <see cref="Errors.SharedDisposed"/> once the
+    /// queue is closed. Shared by the routes that queue (this one, PostgreSQL's gathered writes).
+    /// </summary>
+    public static ValueTask<TResult> Enqueue<TResult>(ChannelWriter<WriteRequest> queue, WriteRequest<TResult> request)
     {
         var task = request.Task;
-        return new(_queue.Writer.TryWrite(request) ? task : EnqueueWhenRoomAsync(request));
+        return new(queue.TryWrite(request) ? task : EnqueueWhenRoomAsync(queue, request));
     }
 
     /// <summary>Stops taking writes, lets the queued ones commit, ends the loop and disposes the writer session [S3].</summary>
@@ -73,11 +80,11 @@ internal sealed class GroupCommitWriter : IWriteRoute
         }
     }
 
-    private async Task<TResult> EnqueueWhenRoomAsync<TResult>(WriteRequest<TResult> request)
+    private static async Task<TResult> EnqueueWhenRoomAsync<TResult>(ChannelWriter<WriteRequest> queue, WriteRequest<TResult> request)
     {
         try
         {
-            await _queue.Writer.WriteAsync(request, request.CancellationToken).ConfigureAwait(false);
+            await queue.WriteAsync(request, request.CancellationToken).ConfigureAwait(false);
         }
         catch (ChannelClosedException)
         {

@@ -2,8 +2,9 @@ namespace BlockDb.Shared;
 
 /// <summary>
 /// How the shared session's writes reach the engine, chosen by the engine: SQLite's <see cref="GroupCommitWriter"/>
-/// (one writer session, concurrent callers gathered into one commit), PostgreSQL's <see cref="PooledWrites"/> (each
-/// write on a pooled session, committing on its own). Either way a write's task completes only after its commit [S1].
+/// (one writer session, concurrent callers gathered into one commit), PostgreSQL's gathered writes (PgGatheredWrites:
+/// lanes sending what is queued as one batch [S4]) over <see cref="PooledWrites"/> (each other write on a pooled
+/// session, committing on its own). Either way a write's task completes only after its commit [S1].
 /// </summary>
 internal interface IWriteRoute
 {

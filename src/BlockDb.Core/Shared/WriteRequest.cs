@@ -110,8 +110,8 @@ internal abstract class WriteRequest(WriteKind kind, CancellationToken cancellat
     /// <summary>Fails the caller's task: cancelled when <paramref name="e"/> is its own token's cancellation.</summary>
     public abstract void Fail(Exception e);
 
-    /// <summary>Keeps the result; <paramref name="writes"/> rows written.</summary>
-    private void Done<T>(T result, int writes)
+    /// <summary>Keeps the result; <paramref name="writes"/> rows written (also set by a route that runs the write itself, PostgreSQL's gathered writes).</summary>
+    public void Done<T>(T result, int writes)
     {
         ((WriteRequest<T>)this).Result = result;
         Writes = writes;

@@ -23,24 +23,33 @@ internal sealed record ManyOutcome(long?[] Ids, HashSet<long>? Created, string? 
     /// (<see cref="VolumeNotFoundException"/>, <see cref="BlockDbConflictException"/>) with the results before it filled,
     /// as one call per block would leave them.
     /// </summary>
-    public int Fill(Span<SelectXorInsertResult> results, long? volumeId, byte[][] hashes, long[] sizes)
+    public int Fill(Span<SelectXorInsertResult> results, long? volumeId, byte[][] hashes, long[] sizes) =>
+        Fill(Ids, Created, Created is { Count: > 0 } ? [] : null, VolumeText, results, volumeId, hashes, sizes, 0);
+
+    /// <summary>
+    /// <see cref="Fill(Span{SelectXorInsertResult}, long?, byte[][], long[])"/> for the rows <paramref name="ids"/> of a
+    /// call that start at <paramref name="offset"/> in <paramref name="hashes"/> and <paramref name="sizes"/> (a gathered
+    /// batch, [S4]): a row is created when its ID is in <paramref name="created"/> and not yet in <paramref name="claimed"/>
+    /// (shared by the calls of one batch, in queue order); null <paramref name="claimed"/>: this call created nothing.
+    /// </summary>
+    public static int Fill(
+        ReadOnlySpan<long?> ids, HashSet<long>? created, HashSet<long>? claimed, string? volumeText, Span<SelectXorInsertResult> results, long? volumeId, byte[][] hashes, long[] sizes, int offset)
     {
-        var claimed = Created is { Count: > 0 } ? new HashSet<long>() : null;
-        var created = 0;
-        for (var i = 0; i < Ids.Length; i++)
+        var count = 0;
+        for (var i = 0; i < ids.Length; i++)
         {
-            if (Ids[i] is not { } id)
+            if (ids[i] is not { } id)
             {
-                var state = VolumeText is null || volumeId is null ? (VolumeState?)null : VolumeRules.Parse(VolumeText, volumeId.Value);
+                var state = volumeText is null || volumeId is null ? (VolumeState?)null : VolumeRules.Parse(volumeText, volumeId.Value);
                 throw (volumeId is { } volume ? PgVolumes.Unrecordable(volume, state) : null)
-                    ?? new BlockDbException($"Block {i} (hash {Convert.ToBase64String(hashes[i])}, size {sizes[i]}) was neither inserted nor found; was it deleted meanwhile?");
+                    ?? new BlockDbException($"Block {i} (hash {Convert.ToBase64String(hashes[offset + i])}, size {sizes[offset + i]}) was neither inserted nor found; was it deleted meanwhile?");
             }
 
-            var isNew = claimed is not null && Created!.Contains(id) && claimed.Add(id);
+            var isNew = claimed is not null && created is not null && created.Contains(id) && claimed.Add(id);
             results[i] = new SelectXorInsertResult(id, isNew);
-            created += isNew ? 1 : 0;
+            count += isNew ? 1 : 0;
         }
 
-        return created;
+        return count;
     }
 }

@@ -59,7 +59,7 @@ internal static class PgBlocks
     {
         using var command = new NpgsqlCommand(PgSql.FindBlocks, connection, transaction);
         AddKeys(command.Parameters, hashes, sizes);
-        command.Parameters.Add(NullableId(null));
+        command.Parameters.Add(VolumeIds(null, hashes.Length));
         var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
         await using var readerScope = reader.ConfigureAwait(false);
         var (ids, _) = await ReadIdsAsync(reader, hashes.Length, cancellationToken).ConfigureAwait(false);
@@ -88,11 +88,11 @@ internal static class PgBlocks
 
         var insert = new NpgsqlBatchCommand(PgSql.InsertBlocks);
         AddKeys(insert.Parameters, hashes, sizes);
-        insert.Parameters.Add(NullableId(volumeId));
+        insert.Parameters.Add(VolumeIds(volumeId, hashes.Length));
         batch.BatchCommands.Add(insert);
         var find = new NpgsqlBatchCommand(PgSql.FindBlocks);
         AddKeys(find.Parameters, hashes, sizes);
-        find.Parameters.Add(NullableId(volumeId));
+        find.Parameters.Add(VolumeIds(volumeId, hashes.Length));
         batch.BatchCommands.Add(find);
         if (blockset)
         {

@@ -54,7 +54,7 @@ internal readonly struct PgSession : IEngineSession
     }
 
     /// <summary>
-    /// Opens a session of the shared session's pool (<see cref="Shared.PooledWrites"/>): every write commits on its
+    /// Opens a session of the shared session's pool (<see cref="BlockDb.Shared.PooledWrites"/>): every write commits on its
     /// own (<see cref="BatchingOptions.CommitEvery"/> = 1, no age commit), and it holds a connection from the pool only
     /// during a call [P3], so idle pooled sessions keep none.
     /// </summary>

@@ -22,33 +22,61 @@ internal static partial class PgSql
     public const string InsertBlockIgnore = """INSERT INTO "Block" ("Hash", "Size") VALUES ($1, $2) ON CONFLICT DO NOTHING""";
 
     /// <summary>
-    /// The IDs of many blocks, one row per block of the two arrays (<c>$1</c> hashes, <c>$2</c> sizes) in their order
-    /// (NULL for a block not in the index), each with the state of volume <c>$3</c> (NULL when none was named or there is
-    /// no such volume). <c>unnest</c> over arrays of equal length gives one row per position
+    /// The IDs of many blocks, one row per block of the arrays (<c>$1</c> hashes, <c>$2</c> sizes, <c>$3</c> each block's
+    /// volume or NULL) in their order (NULL for a block not in the index), each with the state of its volume (NULL when
+    /// none was named or there is no such volume). <c>unnest</c> over arrays of equal length gives one row per position
     /// (<see href="https://www.postgresql.org/docs/current/functions-array.html"/>).
     /// </summary>
     public const string FindBlocks = """
-        SELECT b."ID", (SELECT v."State" FROM "Remotevolume" v WHERE v."ID" = $3::bigint)
-        FROM unnest($1::bytea[], $2::bigint[]) WITH ORDINALITY AS k(h, s, i) LEFT JOIN "Block" b ON b."Hash" = k.h AND b."Size" = k.s
+        SELECT b."ID", v."State"
+        FROM unnest($1::bytea[], $2::bigint[], $3::bigint[]) WITH ORDINALITY AS k(h, s, vol, i)
+        LEFT JOIN "Block" b ON b."Hash" = k.h AND b."Size" = k.s LEFT JOIN "Remotevolume" v ON v."ID" = k.vol
         ORDER BY k.i
         """;
 
     /// <summary>
-    /// Inserts those of many blocks (<c>$1</c> hashes, <c>$2</c> sizes; each once however often it is listed) that are not
-    /// in the index, recorded in volume <c>$3</c> (or none when NULL), and only when that volume can receive blocks (it
-    /// exists and is not <c>Deleting</c> or <c>Deleted</c>); returns the new IDs. In (hash, size) order, so two writers
-    /// inserting overlapping sets wait for each other in one order and do not deadlock inside this statement. <c>ON
-    /// CONFLICT DO NOTHING</c> makes a block a concurrent writer inserts first a row not returned, as in
-    /// <see cref="InsertBlock"/>; the <c>NOT EXISTS</c> only spares known blocks the speculative insert (and an identity
-    /// value). <see cref="FindBlocks"/> after it, in a new snapshot, gives every ID.
+    /// Inserts those of many blocks (<c>$1</c> hashes, <c>$2</c> sizes, <c>$3</c> each block's volume or NULL) that are
+    /// not in the index, each once however often it is listed, recorded in the volume of its first place whose volume can
+    /// receive blocks (none, or one that exists and is not <c>Deleting</c> or <c>Deleted</c>; a place with a refused
+    /// volume never inserts); returns the new IDs. In (hash, size) order, so writers inserting overlapping sets wait for
+    /// each other in one order and do not deadlock (docs/ARCHITECTURE.md [S4]). <c>ON CONFLICT DO NOTHING</c> makes a
+    /// block a concurrent writer inserts first a row not returned, as in <see cref="InsertBlock"/>; the <c>NOT EXISTS</c>
+    /// only spares known blocks the speculative insert (and an identity value). <see cref="FindBlocks"/> after it, in a new
+    /// snapshot, gives every ID.
     /// </summary>
     public const string InsertBlocks = """
         INSERT INTO "Block" ("Hash", "Size", "VolumeID")
-        SELECT k.h, k.s, $3::bigint FROM (SELECT DISTINCT h, s FROM unnest($1::bytea[], $2::bigint[]) AS u(h, s)) k
-        WHERE NOT EXISTS (SELECT 1 FROM "Block" b WHERE b."Hash" = k.h AND b."Size" = k.s)
-          AND ($3::bigint IS NULL OR EXISTS (SELECT 1 FROM "Remotevolume" v WHERE v."ID" = $3::bigint AND v."State" NOT IN ('Deleting', 'Deleted')))
-        ORDER BY k.h, k.s
+        SELECT f.h, f.s, f.vol FROM (
+          SELECT DISTINCT ON (k.h, k.s) k.h, k.s, k.vol
+          FROM unnest($1::bytea[], $2::bigint[], $3::bigint[]) WITH ORDINALITY AS k(h, s, vol, i)
+          WHERE k.vol IS NULL OR EXISTS (SELECT 1 FROM "Remotevolume" v WHERE v."ID" = k.vol AND v."State" NOT IN ('Deleting', 'Deleted'))
+          ORDER BY k.h, k.s, k.i) f
+        WHERE NOT EXISTS (SELECT 1 FROM "Block" b WHERE b."Hash" = f.h AND b."Size" = f.s)
+        ORDER BY f.h, f.s
         ON CONFLICT DO NOTHING RETURNING "ID"
+        """;
+
+    /// <summary>
+    /// Many blocksets from their blocks' hashes and sizes, in one statement (the PostgreSQL gathered writes, [S4]): the
+    /// blocks are the rows of <c>$1</c> hashes and <c>$2</c> sizes whose <c>$3</c> blockset number is not NULL, in
+    /// order; <c>$4</c> holds each blockset's full hash (NULL allowed) at its number (1-based), so a blockset may have no
+    /// block. A blockset is written (its <c>Length</c> the sum of its blocks' sizes, its ID drawn from the identity
+    /// column's sequence in number order) only when each of its blocks is known and none lies in a volume being
+    /// deleted; one refused blockset does not stop the others. Returns one row per blockset in number order: its number,
+    /// the new ID, the 1-based index of its first unknown block and of its first block in a volume being deleted.
+    /// </summary>
+    public const string AddBlocksets = """
+        WITH k AS (SELECT k.h, k.s, k.n, row_number() OVER (PARTITION BY k.n ORDER BY k.i) AS j
+                   FROM unnest($1::bytea[], $2::bigint[], $3::int[]) WITH ORDINALITY AS k(h, s, n, i) WHERE k.n IS NOT NULL),
+        r AS (SELECT k.n, k.j, k.s, b."ID" AS id, v."State" AS st FROM k
+              LEFT JOIN "Block" b ON b."Hash" = k.h AND b."Size" = k.s LEFT JOIN "Remotevolume" v ON v."ID" = b."VolumeID"),
+        g AS (SELECT q.n, min(r.j) FILTER (WHERE r.j IS NOT NULL AND r.id IS NULL) AS m,
+                     min(r.j) FILTER (WHERE r.st IN ('Deleting', 'Deleted')) AS d, coalesce(sum(r.s), 0) AS len
+              FROM generate_subscripts($4::bytea[], 1) AS q(n) LEFT JOIN r ON r.n = q.n GROUP BY q.n),
+        ok AS (SELECT g.n, g.len, nextval(pg_get_serial_sequence('"Blockset"', 'ID')) AS id FROM g WHERE g.m IS NULL AND g.d IS NULL ORDER BY g.n),
+        bs AS (INSERT INTO "Blockset" ("ID", "Length", "FullHash") OVERRIDING SYSTEM VALUE SELECT ok.id, ok.len, ($4::bytea[])[ok.n] FROM ok),
+        e AS (INSERT INTO "BlocksetEntry" ("BlocksetID", "Index", "BlockID") SELECT ok.id, r.j - 1, r.id FROM ok JOIN r ON r.n = ok.n)
+        SELECT g.n, ok.id, g.m, g.d FROM g LEFT JOIN ok ON ok.n = g.n ORDER BY g.n
         """;
 
     /// <summary>The rows of <c>Block</c>, <c>Blockset</c> and <c>BlocksetEntry</c>.</summary>

@@ -21,7 +21,6 @@ public sealed class PostgreSqlConfigurationTests
         { "BlockDb:Index:KeyMapMemoryLimitMegabytes", o => o.Index.KeyMapMemoryLimitMegabytes = 10 },
         { "BlockDb:Batching:ReadsPerTransaction", o => o.Batching.ReadsPerTransaction = 64 },
         { "BlockDb:Batching:ReadTransactionMilliseconds", o => o.Batching.ReadTransactionMilliseconds = 10 },
-        { "BlockDb:GroupCommit:MaxBatchSize", o => o.GroupCommit.MaxBatchSize = 10 },
         { "BlockDb:GroupCommit:MaxDelayMilliseconds", o => o.GroupCommit.MaxDelayMilliseconds = 10 },
         { "BlockDb:ConnectionString", o => o.ConnectionString = "Host=x;NoSuchKeyword=1" },
     };

@@ -1,0 +1,307 @@
+using BlockDb.PostgreSql.Blocks;
+using BlockDb.PostgreSql.Blocksets;
+using BlockDb.PostgreSql.Engine;
+using BlockDb.PostgreSql.Schema;
+using BlockDb.PostgreSql.Volumes;
+using BlockDb.Shared;
+using BlockDb.Volumes;
+using Npgsql;
+using NpgsqlTypes;
+using static BlockDb.PostgreSql.PgCommands;
+
+namespace BlockDb.PostgreSql.Shared;
+
+/// <summary>
+/// One lane's batch of gathered writes (<see cref="PgGatheredWrites"/>, [S4]): the rows of every request in arrays, each
+/// request's rows contiguous, sent as one <see cref="NpgsqlBatch"/> in autocommit (one implicit transaction, committed
+/// at its Sync): [<see cref="PgSql.LockShared"/>], <see cref="PgSql.InsertBlocks"/>, <see cref="PgSql.FindBlocks"/> in a
+/// new snapshot, [<see cref="PgSql.AddBlocksets"/>]. Owned by its lane; reused between batches.
+/// </summary>
+/// <remarks>
+/// Order within a batch, which the results follow: the requests whose volume can receive blocks (or who name none) in
+/// queue order, then the requests whose volume refuses blocks (missing, <c>Deleting</c>, <c>Deleted</c>), which insert
+/// nothing and see what the others inserted; that is a serial order of concurrent calls, so each caller gets what it
+/// would have got alone in that order. A block is created at the first place of its ID among the former.
+/// </remarks>
+internal sealed class PgGatheredBatch
+{
+    private readonly List<Entry> _entries = [];
+    private readonly List<byte[]> _hashes = [];
+    private readonly List<long> _sizes = [];
+    private readonly List<long?> _volumes = [];
+    private readonly List<int?> _numbers = [];
+    private readonly List<byte[]?> _fullHashes = [];
+    private bool _locked;
+
+    /// <summary>Rows (blocks) in the batch.</summary>
+    public int Rows => _hashes.Count;
+
+    /// <summary>Requests in the batch.</summary>
+    public int Count => _entries.Count;
+
+    /// <summary>Whether <paramref name="kind"/> is gathered: select-xor-insert of one or many blocks, and a blockset with its blocks.</summary>
+    public static bool Gathers(WriteKind kind) => kind is WriteKind.SelectXorInsert or WriteKind.SelectXorInsertMany or WriteKind.SelectXorInsertBlockset;
+
+    /// <summary>Adds a request's rows, or fails it alone: its token is cancelled, or its input cannot be sent (a blockset's length passes <see cref="long.MaxValue"/>).</summary>
+    public void Add(WriteRequest request) => Add(request, honourToken: true);
+
+    /// <param name="request">The request.</param>
+    /// <param name="honourToken">False for a request sent already (a resend): its token is honoured only until it is sent [P3].</param>
+    private void Add(WriteRequest request, bool honourToken)
+    {
+        if (honourToken && request.CancellationToken.IsCancellationRequested)
+        {
+            request.Fail(new OperationCanceledException(request.CancellationToken));
+            return;
+        }
+
+        byte[][] hashes;
+        long[] sizes;
+        try
+        {
+            (hashes, sizes) = request.Kind switch
+            {
+                WriteKind.SelectXorInsert => ([request.Block.Hash.Bytes.ToArray()], [request.Block.Size]),
+                WriteKind.SelectXorInsertMany => PgKeys.Of(request.Blocks.Span, forBlockset: false),
+                WriteKind.SelectXorInsertBlockset => PgKeys.Of(request.Blocks.Span, forBlockset: true),
+                _ => throw new InvalidOperationException($"Write kind {request.Kind} is not gathered."),
+            };
+        }
+        catch (Exception e)
+        {
+            request.Fail(e);
+            return;
+        }
+
+        int? number = null;
+        if (request.Kind == WriteKind.SelectXorInsertBlockset)
+        {
+            _fullHashes.Add(request.Hash.IsEmpty ? null : request.Hash.Bytes.ToArray());
+            number = _fullHashes.Count;
+        }
+
+        _locked |= number is not null || request.VolumeId is not null;
+        _entries.Add(new Entry(request, _hashes.Count, hashes.Length, number));
+        _hashes.AddRange(hashes);
+        _sizes.AddRange(sizes);
+        for (var i = 0; i < hashes.Length; i++)
+        {
+            _volumes.Add(request.VolumeId);
+            _numbers.Add(number);
+        }
+    }
+
+    /// <summary>Empties the batch for the lane's next one.</summary>
+    public void Clear()
+    {
+        _entries.Clear();
+        _hashes.Clear();
+        _sizes.Clear();
+        _volumes.Clear();
+        _numbers.Clear();
+        _fullHashes.Clear();
+        _locked = false;
+    }
+
+    /// <summary>Fails every request with <paramref name="error"/> (made per request: its operation named) and empties the batch.</summary>
+    public void FailAll(Func<WriteRequest, Exception> error)
+    {
+        foreach (var entry in _entries)
+        {
+            entry.Request.Fail(error(entry.Request));
+        }
+
+        Clear();
+    }
+
+    /// <summary>
+    /// After a lost connection (the outcome unknown): fails the requests that a resend could write twice (a blockset: no
+    /// unique key on it) and keeps the rest, pure select-xor-inserts, which a resend finds or inserts once; returns how
+    /// many remain.
+    /// </summary>
+    public int KeepResendable(Func<WriteRequest, Exception> error)
+    {
+        var kept = new List<WriteRequest>(_entries.Count);
+        foreach (var entry in _entries)
+        {
+            if (entry.Blockset is null)
+            {
+                kept.Add(entry.Request);
+            }
+            else
+            {
+                entry.Request.Fail(error(entry.Request));
+            }
+        }
+
+        Clear();
+        foreach (var request in kept)
+        {
+            Add(request, honourToken: false);
+        }
+
+        return Count;
+    }
+
+    /// <summary>
+    /// Sends the batch in one round trip and reads it to its end, so it returns only once the implicit transaction has
+    /// committed (the server's ReadyForQuery) [S4]; throws (Npgsql's exception) when the server aborted it or the
+    /// connection broke. Completes no request.
+    /// </summary>
+    public async Task<Outcome> ExecuteAsync(NpgsqlConnection connection)
+    {
+        var hashes = _hashes.ToArray();
+        var sizes = _sizes.ToArray();
+        var volumes = _volumes.ToArray();
+        using var batch = new NpgsqlBatch(connection);
+        if (_locked)
+        {
+            batch.BatchCommands.Add(new NpgsqlBatchCommand(PgSql.LockShared));
+        }
+
+        batch.BatchCommands.Add(Keyed(PgSql.InsertBlocks, hashes, sizes, VolumeIds(volumes)));
+        batch.BatchCommands.Add(Keyed(PgSql.FindBlocks, hashes, sizes, VolumeIds(volumes)));
+        var blocksets = _fullHashes.Count;
+        if (blocksets > 0)
+        {
+            var add = Keyed(PgSql.AddBlocksets, hashes, sizes, new NpgsqlParameter<int?[]> { NpgsqlDbType = NpgsqlDbType.Array | NpgsqlDbType.Integer, TypedValue = _numbers.ToArray() });
+            add.Parameters.Add(new NpgsqlParameter<byte[]?[]> { NpgsqlDbType = NpgsqlDbType.Array | NpgsqlDbType.Bytea, TypedValue = _fullHashes.ToArray() });
+            batch.BatchCommands.Add(add);
+        }
+
+        var reader = await batch.ExecuteReaderAsync().ConfigureAwait(false);
+        var created = new HashSet<long>();
+        var ids = new long?[hashes.Length];
+        var states = new string?[hashes.Length];
+        var added = new BlocksetAdded[blocksets];
+        await using (reader.ConfigureAwait(false))
+        {
+            if (_locked)
+            {
+                await reader.NextResultAsync().ConfigureAwait(false);
+            }
+
+            while (await reader.ReadAsync().ConfigureAwait(false))
+            {
+                created.Add(reader.GetInt64(0));
+            }
+
+            await reader.NextResultAsync().ConfigureAwait(false);
+            var row = 0;
+            while (await reader.ReadAsync().ConfigureAwait(false))
+            {
+                ids[row] = reader.IsDBNull(0) ? null : reader.GetInt64(0);
+                states[row++] = reader.IsDBNull(1) ? null : reader.GetString(1);
+            }
+
+            if (row != hashes.Length)
+            {
+                throw new BlockDbException($"The server returned {row} rows for {hashes.Length} blocks; expected one per block.");
+            }
+
+            if (blocksets > 0)
+            {
+                await reader.NextResultAsync().ConfigureAwait(false);
+                for (var n = 0; n < blocksets && await reader.ReadAsync().ConfigureAwait(false); n++)
+                {
+                    added[n] = new BlocksetAdded(
+                        reader.IsDBNull(1) ? null : reader.GetInt64(1),
+                        reader.IsDBNull(2) ? null : checked((int)reader.GetInt64(2) - 1),
+                        reader.IsDBNull(3) ? null : checked((int)reader.GetInt64(3) - 1));
+                }
+            }
+
+            // Reading to the end takes the batch's last message, ReadyForQuery: the implicit transaction has committed,
+            // or this throws the error that aborted it [S4].
+            while (await reader.NextResultAsync().ConfigureAwait(false))
+            {
+            }
+        }
+
+        return new Outcome(hashes, sizes, ids, states, created, added);
+    }
+
+    /// <summary>
+    /// After <see cref="ExecuteAsync"/> returned (the batch committed): gives each request its own results, or its own
+    /// refusal, and completes or fails it; returns the writes acknowledged. See the remarks for the order.
+    /// </summary>
+    public int Complete(Outcome outcome)
+    {
+        var claimed = new HashSet<long>();
+        var acknowledged = 0;
+        foreach (var entry in _entries)
+        {
+            if (!Refused(entry, outcome))
+            {
+                acknowledged += Complete(entry, outcome, claimed);
+            }
+        }
+
+        foreach (var entry in _entries)
+        {
+            if (Refused(entry, outcome))
+            {
+                acknowledged += Complete(entry, outcome, null);
+            }
+        }
+
+        Clear();
+        return acknowledged;
+    }
+
+    /// <summary>Whether the request's volume refuses blocks (its rows inserted nothing).</summary>
+    private static bool Refused(Entry entry, Outcome outcome) =>
+        entry.Request.VolumeId is { } volume && entry.Count > 0
+        && PgVolumes.Unrecordable(volume, outcome.States[entry.Offset] is { } state ? VolumeRules.Parse(state, volume) : null) is not null;
+
+    private static int Complete(Entry entry, Outcome outcome, HashSet<long>? claimed)
+    {
+        var request = entry.Request;
+        try
+        {
+            var ids = outcome.Ids.AsSpan(entry.Offset, entry.Count);
+            var state = entry.Count > 0 ? outcome.States[entry.Offset] : null;
+            switch (request.Kind)
+            {
+                case WriteKind.SelectXorInsert:
+                    var one = new SelectXorInsertResult[1];
+                    var created = ManyOutcome.Fill(ids, outcome.Created, claimed, state, one, request.VolumeId, outcome.Hashes, outcome.Sizes, entry.Offset);
+                    request.Done(one[0], created);
+                    break;
+                case WriteKind.SelectXorInsertMany:
+                    var many = ManyOutcome.Fill(ids, outcome.Created, claimed, state, request.Results.Span, request.VolumeId, outcome.Hashes, outcome.Sizes, entry.Offset);
+                    request.Done(many, many);
+                    break;
+                default:
+                    var blocks = ManyOutcome.Fill(ids, outcome.Created, claimed, state, request.Results.Span, request.VolumeId, outcome.Hashes, outcome.Sizes, entry.Offset);
+                    var added = outcome.Blocksets[entry.Blockset!.Value - 1];
+                    var offset = entry.Offset;
+                    var id = added.Id ?? throw PgKeys.Refused(added, i => $"hash {Convert.ToBase64String(outcome.Hashes[offset + i])}, size {outcome.Sizes[offset + i]}");
+                    request.Done(id, blocks + 1);
+                    break;
+            }
+
+            request.Complete();
+            return request.Writes;
+        }
+        catch (Exception e)
+        {
+            request.Fail(e);
+            return 0;
+        }
+    }
+
+    private static NpgsqlBatchCommand Keyed(string sql, byte[][] hashes, long[] sizes, NpgsqlParameter third)
+    {
+        var command = new NpgsqlBatchCommand(sql);
+        AddKeys(command.Parameters, hashes, sizes);
+        command.Parameters.Add(third);
+        return command;
+    }
+
+    /// <summary>A request and its rows: <paramref name="Offset"/>, <paramref name="Count"/>; its blockset's number (1-based) when it writes one.</summary>
+    private readonly record struct Entry(WriteRequest Request, int Offset, int Count, int? Blockset);
+
+    /// <summary>What a committed batch returned: the rows sent, each row's ID (null: not in the index) and its volume's state, the new IDs, each blockset's outcome.</summary>
+    public sealed record Outcome(byte[][] Hashes, long[] Sizes, long?[] Ids, string?[] States, HashSet<long> Created, BlocksetAdded[] Blocksets);
+}
