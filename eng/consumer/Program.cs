@@ -109,6 +109,7 @@ static async Task<(long BlocksetId, IReadOnlyList<long> BlockIds)> WriteAsync(IB
         .Concat(Enumerable.Range(0, 5).Select(i => (Hash: Hash($"{run}-{i}"), Size: i == 4 ? 100L : 4096L)))
         .ToList();
     var ids = new List<long>();
+    var keys = new List<BlockKey>();
     var created = 0;
     foreach (var (hash, size) in blocks)
     {
@@ -119,11 +120,14 @@ static async Task<(long BlocksetId, IReadOnlyList<long> BlockIds)> WriteAsync(IB
         Check(existing is null || existing == result.Id, $"select-xor-insert of {hash} returned ID {result.Id}, FindBlock {existing}");
         Check(!result.Created || (await session.SelectXorInsertAsync(key)) == new SelectXorInsertResult(result.Id, false), $"a second select-xor-insert of {hash} inserted again");
         ids.Add(result.Id);
+        keys.Add(key);
         created += result.Created ? 1 : 0;
     }
 
     var fullHash = Hash(run);
-    var blocksetId = await session.AddBlocksetAsync(ids, fullHash);
+    var results = new SelectXorInsertResult[keys.Count];
+    var blocksetId = await session.AddBlocksetAsync(keys.ToArray(), results, BlockHash.Parse(fullHash));
+    Check(results.Select(r => r.Id).SequenceEqual(ids) && !results.Any(r => r.Created), "the blockset's own select-xor-insert did not find the blocks just inserted");
     await session.CommitAsync();
 
     var listed = await session.ListBlocksetBlocksAsync(blocksetId);

@@ -117,7 +117,7 @@ public interface IBlockDatabase : IAsyncDisposable, IDisposable
 
     /// <summary>
     /// Bulk import of blocksets, after their blocks (<see cref="ImportBlocksAsync"/>): each is added from its blocks in
-    /// order, as <see cref="IBlockWriter.AddBlocksetAsync(IReadOnlyList{BlockKey}, string?, CancellationToken)"/> does,
+    /// order, which must already be in the index (unlike <see cref="IBlockWriter.AddBlocksetAsync"/>, the import creates none),
     /// unless one with the same full hash and length is already in the index (then it is skipped, so a re-run resumes).
     /// Transactions, failures and cancellation as in <see cref="ImportBlocksAsync"/>.
     /// </summary>

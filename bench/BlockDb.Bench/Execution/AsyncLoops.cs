@@ -109,7 +109,7 @@ internal static class AsyncLoops
         var sizes = d.Sizes;
         var starts = d.GroupStarts!;
         var fullHashes = d.GroupFullHashes!;
-        var ids = new List<long>(64);
+        var keys = new List<BlockKey>(64);
         var digest = new Fnv64();
         long created = 0;
         long ops = 0;
@@ -117,15 +117,16 @@ internal static class AsyncLoops
         r.Start();
         for (var g = from; g < to; g++)
         {
-            ids.Clear();
+            keys.Clear();
             var end = starts[g + 1];
             for (var i = starts[g]; i < end; i++)
             {
-                var result = await s.SelectXorInsertAsync(BlockKey.Parse(hashes[i], sizes[i]));
+                var key = BlockKey.Parse(hashes[i], sizes[i]);
+                var result = await s.SelectXorInsertAsync(key);
                 digest.Add(result.Id);
                 digest.Add(result.Created ? 1 : 0);
                 created += result.Created ? 1 : 0;
-                ids.Add(result.Id);
+                keys.Add(key);
                 if (opPerBlock && i + 1 < end)
                 {
                     ops++;
@@ -133,8 +134,8 @@ internal static class AsyncLoops
                 }
             }
 
-            digest.Add(await s.AddBlocksetAsync(ids, fullHashes[g]));
-            units += opPerBlock ? 1 : ids.Count;
+            digest.Add(await s.AddBlocksetAsync(keys.ToArray(), new SelectXorInsertResult[keys.Count], fullHashes[g] is { } full ? BlockHash.Parse(full) : default));
+            units += opPerBlock ? 1 : keys.Count;
             ops++;
             r.Tick();
         }

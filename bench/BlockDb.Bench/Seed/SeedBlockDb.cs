@@ -7,7 +7,7 @@ namespace BlockDb.Bench.Seed;
 /// </summary>
 internal static class SeedBlockDb
 {
-    /// <summary>Writes the pre-filled blocks and blocksets, one <see cref="IBlockWriter.SelectXorInsertBlocksetAsync"/> per blockset; checks every ID is the seed's.</summary>
+    /// <summary>Writes the pre-filled blocks and blocksets, one <see cref="IBlockWriter.AddBlocksetAsync"/> per blockset; checks every ID is the seed's.</summary>
     public static async Task FillAsync(IBlockSession session, SeedData data)
     {
         var next = 0;
@@ -21,7 +21,7 @@ internal static class SeedBlockDb
             }
 
             var results = new SelectXorInsertResult[keys.Length];
-            var id = await session.SelectXorInsertBlocksetAsync(keys, results);
+            var id = await session.AddBlocksetAsync(keys, results);
             for (var i = 0; i < keys.Length; i++)
             {
                 if (results[i].Id != data.Entries[next + i].Id)
@@ -136,16 +136,17 @@ internal static class SeedBlockDb
     private static async ValueTask<long> NewBlockset(IBlockSession s, SeedEntry[] entries, bool[] breaks)
     {
         long digest = 0;
-        var ids = new List<long>(64);
+        var keys = new List<BlockKey>(64);
         for (var i = 0; i < entries.Length; i++)
         {
-            var id = (await s.SelectXorInsertAsync(BlockKey.Parse(entries[i].Hash, entries[i].Size))).Id;
-            ids.Add(id);
+            var key = BlockKey.Parse(entries[i].Hash, entries[i].Size);
+            var id = (await s.SelectXorInsertAsync(key)).Id;
+            keys.Add(key);
             digest += id;
             if (breaks[i] || i == entries.Length - 1)
             {
-                await s.AddBlocksetAsync(ids);
-                ids.Clear();
+                await s.AddBlocksetAsync(keys.ToArray(), new SelectXorInsertResult[keys.Count]);
+                keys.Clear();
             }
         }
 

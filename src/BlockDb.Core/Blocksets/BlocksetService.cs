@@ -71,33 +71,6 @@ internal sealed partial class BlocksetService
     }
 
     /// <summary>
-    /// Adds a blockset from blocks named by hash and size, resolved inside the write transaction (so none can be deleted
-    /// between the lookup and the entry): each block's ID and, where the layout's read gives it, its volume in one read,
-    /// the volume's state read once per volume (<see cref="RequireReferable"/>); the keys go to the layout's rules as the
-    /// rows' own values (matched by hash and size in this transaction).
-    /// </summary>
-    public long Add(IReadOnlyList<BlockKey> blocks, string? fullHash, CancellationToken cancellationToken) =>
-        Add(blocks, blocks, blocks.Count, fullHash, cancellationToken, static (BlocksetService self, IReadOnlyList<BlockKey> blocks, int i, ref long? fit) =>
-        {
-            var block = blocks[i];
-            var id = self._layout.FindInWrite(block, out var volume)
-                ?? throw new BlockNotFoundException($"Block {i} of the blockset (hash {block.Hash}, {block.Size} bytes) is not in the index; add it first (SelectXorInsertAsync). Nothing of the blockset was written.", i);
-            if (volume.IsUnknown)
-            {
-                // The layout's read gave no volume: the row's size and volume state, read here.
-                return (id, self.BlockSize(id, i) ?? block.Size);
-            }
-
-            // Matched by (hash, size) in this transaction: the size is the key's.
-            self.RequireReferable(id, i, volume, ref fit);
-            return (id, block.Size);
-        });
-
-    /// <summary>Adds a blockset from block IDs, each checked inside the write transaction.</summary>
-    public long Add(IReadOnlyList<long> blockIds, string? fullHash, CancellationToken cancellationToken) =>
-        Add(blockIds, null, blockIds.Count, fullHash, cancellationToken, static (BlocksetService self, IReadOnlyList<long> ids, int i, ref long? _) => self.Known(ids[i], i));
-
-    /// <summary>
     /// A file in one call: select-xor-insert of each block (its result at the same index, new blocks recorded in
     /// <paramref name="volumeId"/>), then the blockset from them, all in one write transaction that no commit splits.
     /// Each block's ID, size and volume are those the layout session found or created in that transaction, so a block's row

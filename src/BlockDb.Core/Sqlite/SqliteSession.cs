@@ -107,17 +107,11 @@ internal readonly struct SqliteSession<TLayout> : IEngineSession
         return count;
     }
 
-    public ValueTask<long> SelectXorInsertBlocksetAsync(ReadOnlyMemory<BlockKey> blocks, Memory<SelectXorInsertResult> results, BlockHash fullHash, long? volumeId, CancellationToken cancellationToken)
+    public ValueTask<long> AddBlocksetAsync(ReadOnlyMemory<BlockKey> blocks, Memory<SelectXorInsertResult> results, BlockHash fullHash, long? volumeId, CancellationToken cancellationToken)
     {
         _s.Settings.Layout.RequireNewBlocks(blocks.Span, volumeId);
         return new(_blocksets.SelectXorInsertAdd(blocks, results, volumeId, fullHash.IsEmpty ? null : fullHash.ToString(), cancellationToken));
     }
-
-    public ValueTask<long> AddBlocksetAsync(IReadOnlyList<BlockKey> blocks, string? fullHash, CancellationToken cancellationToken) =>
-        new(_blocksets.Add(blocks, fullHash, cancellationToken));
-
-    public ValueTask<long> AddBlocksetAsync(IReadOnlyList<long> blockIds, string? fullHash, CancellationToken cancellationToken) =>
-        new(_blocksets.Add(blockIds, fullHash, cancellationToken));
 
     public ValueTask<bool> ImportBlocksetAsync(IReadOnlyList<BlockKey> blocks, string? fullHash, long length, CancellationToken cancellationToken) =>
         new(_blocksets.Import(blocks, fullHash, length, cancellationToken));

@@ -86,8 +86,8 @@ public sealed class ListingIntoBufferTests : ConformanceTestBase
         await using var session = await db.OpenSessionAsync();
         var blocks = Enumerable.Range(0, 1000).Select(i => TestData.Block(i, 100)).ToArray();
         var results = new SelectXorInsertResult[blocks.Length];
-        var large = await session.SelectXorInsertBlocksetAsync(blocks, results);
-        var small = await session.SelectXorInsertBlocksetAsync(blocks.AsMemory(0, 1), results.AsMemory(0, 1));
+        var large = await session.AddBlocksetAsync(blocks, results);
+        var small = await session.AddBlocksetAsync(blocks.AsMemory(0, 1), results.AsMemory(0, 1));
         await session.CommitAsync();
         var buffer = new BinaryBlocksetBlock[blocks.Length];
 

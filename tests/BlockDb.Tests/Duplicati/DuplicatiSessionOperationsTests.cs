@@ -53,7 +53,7 @@ public sealed class DuplicatiSessionOperationsTests(DuplicatiTemplate template) 
 
             var oneCallKeys = oneCall.Select(k => k).ToArray();
             var oneCallResults = new SelectXorInsertResult[oneCallKeys.Length];
-            oneCallSet = await s.SelectXorInsertBlocksetAsync(oneCallKeys, oneCallResults, BlockHash.Parse(FullHash("one-call")), volume);
+            oneCallSet = await s.AddBlocksetAsync(oneCallKeys, oneCallResults, BlockHash.Parse(FullHash("one-call")), volume);
             Assert.All(oneCallResults, r => Assert.True(r.Created));
             empty = await s.AddBlocksetAsync(Array.Empty<BlockKey>(), FullHash("empty"));
 

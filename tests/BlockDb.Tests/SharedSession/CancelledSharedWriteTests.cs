@@ -27,7 +27,7 @@ public sealed class CancelledSharedWriteTests : ConformanceTestBase
         Use(provider, layout);
         await CancelAtRandomAsync(static async (shared, blocks, results, token) =>
         {
-            await shared.SelectXorInsertBlocksetAsync(blocks, results, default, null, token);
+            await shared.AddBlocksetAsync(blocks, results, default, null, token);
             return blocks.Length;
         }, blockset: true);
     }
