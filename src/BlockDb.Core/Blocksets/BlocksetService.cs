@@ -73,8 +73,9 @@ internal sealed partial class BlocksetService
     /// <summary>
     /// A file in one call: select-xor-insert of each block (its result at the same index, new blocks recorded in
     /// <paramref name="volumeId"/>), then the blockset from them, all in one write transaction that no commit splits.
-    /// Each block's ID, size and volume are those the layout session found or created in that transaction, so a block's row
-    /// is read again only when the layout session's own read did not give its volume (the indexed layouts' hits). In a session of
+    /// Each block's ID, size and volume are those the layout session found or created in that transaction (a found block is
+    /// one read with its volume's state, or KeyMap's verification with its VolumeID), so a block's row is read again only to
+    /// refuse a going volume or for a block Duplicati took back; the layout's rules take the keys as matched. In a session of
     /// whole calls the blocks go in the blockset's savepoint too: a failure or a cancellation leaves none of them.
     /// </summary>
     /// <exception cref="BlockDbConflictException">A found block's volume is Deleting or Deleted; nothing of the blockset was written (blocks created before it stay in the batch, unless the session's calls are whole).</exception>
@@ -99,7 +100,7 @@ internal sealed partial class BlocksetService
                 return false;
             }
 
-            self.Add(blocks, null, blocks.Count, fullHash, cancellationToken, static (BlocksetService self, IReadOnlyList<BlockKey> blocks, int i, ref long? _) =>
+            self.Add(blocks, blocks.Count, fullHash, cancellationToken, static (BlocksetService self, IReadOnlyList<BlockKey> blocks, int i, ref long? _) =>
             {
                 var block = blocks[i];
                 var id = self._layout.Find(block)
@@ -131,11 +132,11 @@ internal sealed partial class BlocksetService
     /// <summary>Block <paramref name="i"/>'s ID and size, checked in the write transaction; <paramref name="fit"/> as <see cref="RequireReferable"/> takes it.</summary>
     private delegate (long Id, long Size) Resolve<TBlocks>(BlocksetService self, TBlocks blocks, int i, ref long? fit);
 
-    /// <summary>Resolves each block to its ID and size inside the write transaction, then writes the blockset (<paramref name="keys"/>: the blocks' keys as matched, for the layout's rules, or null).</summary>
-    private long Add<TBlocks>(TBlocks blocks, IReadOnlyList<BlockKey>? keys, int count, string? fullHash, CancellationToken cancellationToken, Resolve<TBlocks> resolve) =>
-        _batch.Write((this, blocks, keys, count, fullHash, cancellationToken, resolve), static s =>
+    /// <summary>Resolves each block to its ID and size inside the write transaction, then writes the blockset.</summary>
+    private long Add<TBlocks>(TBlocks blocks, int count, string? fullHash, CancellationToken cancellationToken, Resolve<TBlocks> resolve) =>
+        _batch.Write((this, blocks, count, fullHash, cancellationToken, resolve), static s =>
         {
-            var (self, blocks, keys, count, fullHash, cancellationToken, resolve) = s;
+            var (self, blocks, count, fullHash, cancellationToken, resolve) = s;
             var ids = ArrayPool<long>.Shared.Rent(count);
             try
             {
@@ -148,7 +149,7 @@ internal sealed partial class BlocksetService
                     length = AddLength(length, size, i);
                 }
 
-                var blocksetId = self.WriteBlockset(ids, keys, count, length, fullHash, cancellationToken);
+                var blocksetId = self.WriteBlockset(ids, default, count, length, fullHash, cancellationToken);
                 self._batch.Wrote();
                 return blocksetId;
             }
@@ -209,13 +210,14 @@ internal sealed partial class BlocksetService
 
     /// <summary>
     /// Writes a blockset and its entries as one unit (all of it, or nothing: <see cref="SqliteTransaction.AllOrNothing"/>);
-    /// the caller counts the write. <paramref name="keys"/>: the blocks' keys as matched, for the layout's rules, or null.
+    /// the caller counts the write. <paramref name="keys"/>: the blocks' keys as matched to <paramref name="ids"/> in this
+    /// transaction, for the layout's rules (no read by ID), or empty.
     /// </summary>
-    private long WriteBlockset(long[] ids, IReadOnlyList<BlockKey>? keys, int count, long length, string? fullHash, CancellationToken cancellationToken) =>
+    private long WriteBlockset(long[] ids, ReadOnlyMemory<BlockKey> keys, int count, long length, string? fullHash, CancellationToken cancellationToken) =>
         _batch.AllOrNothing((this, ids, keys, count, length, fullHash, cancellationToken), static s =>
         {
             var (self, ids, keys, count, length, fullHash, cancellationToken) = s;
-            self._rules?.Prepare(ids, keys, count, length, fullHash);
+            self._rules?.Prepare(ids, keys.Span, count, length, fullHash);
             var insert = self._insertBlockset;
             insert.BindInt64(1, length);
             if (fullHash is null)

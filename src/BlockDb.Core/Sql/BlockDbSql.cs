@@ -14,6 +14,15 @@ internal static partial class BlockDbSql
         nameof(FindBlock), """SELECT "ID" FROM "Block" WHERE "Hash" = @Hash AND "Size" = @Size""", "@Hash", "@Size");
 
     /// <summary>
+    /// A block's ID and its volume's state (NULL without a volume row, as <see cref="GetBlockSizeAndVolumeState"/> joins it)
+    /// through the unique (Hash, Size) index: a blockset's block and what its volume check needs, in one read.
+    /// </summary>
+    public static readonly SqlStatement FindBlockWithVolume = new(
+        nameof(FindBlockWithVolume),
+        """SELECT B."ID", V."State" FROM "Block" B LEFT JOIN "Remotevolume" V ON V."ID" = B."VolumeID" WHERE B."Hash" = @Hash AND B."Size" = @Size""",
+        "@Hash", "@Size");
+
+    /// <summary>
     /// Insert a block (in a volume, or none) and return its ID; fails with <c>SQLITE_CONSTRAINT</c> when it exists. The
     /// indexed layouts' inserts take the ID as their 4th parameter: NULL lets SQLite choose (the highest ID + 1), an ID
     /// above <see cref="BlockIdFloor"/> (<see cref="IdFloorSql.AboveMax"/>) keeps a collected ID from being handed out again.
