@@ -285,9 +285,9 @@ public static class Churn
             try
             {
                 var block = await session.GetBlockAsync(found.Id);
-                if (block.Hash != Hash(k) || block.Size != 10)
+                if (block.Block.Hash.ToString() != Hash(k) || block.Block.Size != 10)
                 {
-                    report($"WRONG {k} {found.Id} holds {block.Hash}/{block.Size}");
+                    report($"WRONG {k} {found.Id} holds {block.Block}");
                 }
             }
             catch (BlockNotFoundException)
@@ -367,9 +367,9 @@ public static class LifeChurn
             try
             {
                 var block = await session.GetBlockAsync(found.Id);
-                if (block.Hash != Hash(keys[i]) || block.Size != Size(keys[i]))
+                if (block.Block.Hash.ToString() != Hash(keys[i]) || block.Block.Size != Size(keys[i]))
                 {
-                    report($"WRONG {keys[i]} {found.Id} holds {block.Hash}/{block.Size}");
+                    report($"WRONG {keys[i]} {found.Id} holds {block.Block}");
                 }
             }
             catch (BlockNotFoundException)

@@ -81,19 +81,31 @@ internal static class AsyncLoops
         var ids = d.BlocksetIds!;
         var digest = new Fnv64();
         long rows = 0;
+        var page = new BlocksetBlock[1024];
         r.Start();
         for (var i = from; i < to; i++)
         {
-            var blocks = await s.ListBlocksetBlocksAsync(ids[i]);
-            for (var j = 0; j < blocks.Count; j++)
+            // Into one reused buffer, page by page until a page comes back short.
+            for (var next = 0; ;)
             {
-                var b = blocks[j];
-                digest.Add(b.Index);
-                digest.Add(b.BlockId);
-                digest.Add(b.Size);
+                var count = await s.ListBlocksetBlocksAsync(ids[i], next, page);
+                for (var j = 0; j < count; j++)
+                {
+                    var b = page[j];
+                    digest.Add(b.Index);
+                    digest.Add(b.BlockId);
+                    digest.Add(b.Block.Size);
+                }
+
+                rows += count;
+                if (count < page.Length)
+                {
+                    break;
+                }
+
+                next = page[count - 1].Index + 1;
             }
 
-            rows += blocks.Count;
             r.Tick();
         }
 

@@ -43,19 +43,11 @@ internal sealed class LockedRepository(IBlockSession inner) : IBlockSession
         }
     }
 
-    public ValueTask<int> ListBlocksetBlocksAsync(long blocksetId, int fromIndex, Memory<BinaryBlocksetBlock> into, CancellationToken cancellationToken = default)
+    public ValueTask<int> ListBlocksetBlocksAsync(long blocksetId, int fromIndex, Memory<BlocksetBlock> into, CancellationToken cancellationToken = default)
     {
         lock (_gate)
         {
             return Done(inner.ListBlocksetBlocksAsync(blocksetId, fromIndex, into, cancellationToken));
-        }
-    }
-
-    public ValueTask<IReadOnlyList<BlocksetBlock>> ListBlocksetBlocksAsync(long blocksetId, CancellationToken cancellationToken = default)
-    {
-        lock (_gate)
-        {
-            return Done(inner.ListBlocksetBlocksAsync(blocksetId, cancellationToken));
         }
     }
 

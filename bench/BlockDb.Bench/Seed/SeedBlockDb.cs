@@ -42,9 +42,8 @@ internal static class SeedBlockDb
     }
 
     /// <summary>Runs one input and commits; returns a digest of what it read (the same as the naive side's).</summary>
-    public static ValueTask<long> RunAsync(IBlockSession s, SeedWorkload workload, SeedInput input, bool listCall = false) => workload switch
+    public static ValueTask<long> RunAsync(IBlockSession s, SeedWorkload workload, SeedInput input) => workload switch
     {
-        SeedWorkload.Join when listCall => JoinList(s, input.Blocksets),
         SeedWorkload.Insert => Insert(s, input.Entries),
         SeedWorkload.Select => Select(s, input.Entries),
         SeedWorkload.Xor1 or SeedWorkload.Xor2 => Xor(s, input.Entries),
@@ -92,7 +91,7 @@ internal static class SeedBlockDb
     private static async ValueTask<long> Join(IBlockSession s, SeedBlockset[] blocksets)
     {
         long digest = 0;
-        var buffer = new BinaryBlocksetBlock[1024];
+        var buffer = new BlocksetBlock[1024];
         foreach (var b in blocksets)
         {
             for (var from = 0; ;)
@@ -100,7 +99,7 @@ internal static class SeedBlockDb
                 var count = await s.ListBlocksetBlocksAsync(b.Id, from, buffer);
                 for (var i = 0; i < count; i++)
                 {
-                    digest += buffer[i].Size + 1;
+                    digest += buffer[i].Block.Size + 1;
                 }
 
                 if (count < buffer.Length)
@@ -109,23 +108,6 @@ internal static class SeedBlockDb
                 }
 
                 from = buffer[count - 1].Index + 1;
-            }
-        }
-
-        await s.CommitAsync();
-        return digest;
-    }
-
-    /// <summary>The list call: a record with a base64 string per block.</summary>
-    private static async ValueTask<long> JoinList(IBlockSession s, SeedBlockset[] blocksets)
-    {
-        long digest = 0;
-        foreach (var b in blocksets)
-        {
-            var blocks = await s.ListBlocksetBlocksAsync(b.Id);
-            for (var i = 0; i < blocks.Count; i++)
-            {
-                digest += blocks[i].Size + 1;
             }
         }
 

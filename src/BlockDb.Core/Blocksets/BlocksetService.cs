@@ -26,7 +26,6 @@ internal sealed partial class BlocksetService
     private ISqliteStatement? _insertEntries;
     private readonly ISqliteStatement _getBlockset;
     private readonly ISqliteStatement _list;
-    private ISqliteStatement? _listFrom;
     private readonly ISqliteStatement _find;
     private readonly ISqliteStatement _deleteEntries;
     private readonly ISqliteStatement _delete;
@@ -62,7 +61,7 @@ internal sealed partial class BlocksetService
         _insertReturnsId = sql.InsertBlocksetReturnsId;
         _insertEntry = connection.Prepare(BlockDbSql.InsertBlocksetEntry);
         _getBlockset = connection.Prepare(BlockDbSql.GetBlockset);
-        _list = connection.Prepare(BlockDbSql.ListBlocksetBlocks);
+        _list = connection.Prepare(BlockDbSql.ListBlocksetBlocksFrom);
         _find = connection.Prepare(BlockDbSql.FindBlockset);
         _deleteEntries = connection.Prepare(BlockDbSql.DeleteBlocksetEntries);
         _delete = connection.Prepare(BlockDbSql.DeleteBlockset);

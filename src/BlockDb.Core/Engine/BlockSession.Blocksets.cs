@@ -82,23 +82,7 @@ internal sealed partial class BlockSession<TEngine>
         }
     }
 
-    public async ValueTask<IReadOnlyList<BlocksetBlock>> ListBlocksetBlocksAsync(long blocksetId, CancellationToken cancellationToken = default)
-    {
-        using var call = new CallScope(_site, nameof(ListBlocksetBlocksAsync));
-        try
-        {
-            await call.EnterAsync(this, cancellationToken).ConfigureAwait(false);
-            call.Entered(cancellationToken);
-            return await call.WhilePending(_engine.ListBlocksetBlocksAsync(blocksetId, cancellationToken)).ConfigureAwait(false);
-        }
-        catch (Exception e) when (call.Failing(e))
-        {
-            call.Rethrow();
-            throw;
-        }
-    }
-
-    public async ValueTask<int> ListBlocksetBlocksAsync(long blocksetId, int fromIndex, Memory<BinaryBlocksetBlock> into, CancellationToken cancellationToken = default)
+    public async ValueTask<int> ListBlocksetBlocksAsync(long blocksetId, int fromIndex, Memory<BlocksetBlock> into, CancellationToken cancellationToken = default)
     {
         using var call = new CallScope(_site, nameof(ListBlocksetBlocksAsync));
         try

@@ -85,8 +85,6 @@ internal readonly struct KeyMapSession : ILayoutSession
         return new SelectXorInsertResult(created, true);
     }
 
-    public string ReadHash(ISqliteStatement statement, int column) => BlobHashCodec.Read(statement, column);
-
     public BlockHash ReadBinaryHash(ISqliteStatement statement, int column) => BlobHashCodec.ReadBinary(statement, column);
 
     private uint KeyOf(in BlockKey block) => _map.Hasher.KeyOf(block.Hash.Bytes, block.Size);

@@ -28,9 +28,6 @@ internal interface ILayoutSession
     /// <exception cref="InvalidOperationException">The write transaction is not open.</exception>
     SelectXorInsertResult SelectXorInsertInWrite(in BlockKey block, long? volumeId, out BlockVolume volume);
 
-    /// <summary>Reads a stored hash back as base64 text.</summary>
-    string ReadHash(ISqliteStatement statement, int column);
-
     /// <summary>Reads a stored hash back as bytes.</summary>
     BlockHash ReadBinaryHash(ISqliteStatement statement, int column);
 }

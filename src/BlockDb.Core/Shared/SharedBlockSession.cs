@@ -58,13 +58,7 @@ internal sealed class SharedBlockSession : ISharedBlockSession
         return await lease.Session.FindBlockAsync(block, cancellationToken).ConfigureAwait(false);
     }
 
-    public async ValueTask<IReadOnlyList<BlocksetBlock>> ListBlocksetBlocksAsync(long blocksetId, CancellationToken cancellationToken = default)
-    {
-        using var lease = await _readers.RentAsync(cancellationToken).ConfigureAwait(false);
-        return await lease.Session.ListBlocksetBlocksAsync(blocksetId, cancellationToken).ConfigureAwait(false);
-    }
-
-    public async ValueTask<int> ListBlocksetBlocksAsync(long blocksetId, int fromIndex, Memory<BinaryBlocksetBlock> into, CancellationToken cancellationToken = default)
+    public async ValueTask<int> ListBlocksetBlocksAsync(long blocksetId, int fromIndex, Memory<BlocksetBlock> into, CancellationToken cancellationToken = default)
     {
         using var lease = await _readers.RentAsync(cancellationToken).ConfigureAwait(false);
         return await lease.Session.ListBlocksetBlocksAsync(blocksetId, fromIndex, into, cancellationToken).ConfigureAwait(false);

@@ -108,12 +108,6 @@ internal static partial class BlockDbSql
     public static readonly SqlStatement DeleteBlockset = new(
         nameof(DeleteBlockset), """DELETE FROM "Blockset" WHERE "ID" = @ID""", "@ID");
 
-    /// <summary>A blockset's blocks in order: the join of <c>BlocksetEntry</c> and <c>Block</c>.</summary>
-    public static readonly SqlStatement ListBlocksetBlocks = new(
-        nameof(ListBlocksetBlocks),
-        """SELECT E."Index", B."ID", B."Hash", B."Size" FROM "BlocksetEntry" E JOIN "Block" B ON B."ID" = E."BlockID" WHERE E."BlocksetID" = @BlocksetID ORDER BY E."Index" """,
-        "@BlocksetID");
-
     /// <summary>
     /// A blockset's blocks from @From on, in order (a listing into the caller's buffer: the caller stops stepping when its
     /// buffer is full, so no LIMIT). No parameter here is one SQLite prepares the statement again for after each new

@@ -134,13 +134,7 @@ internal readonly struct SqliteSession<TLayout> : IEngineSession
         return new(_blocksets.Get(blocksetId));
     }
 
-    public ValueTask<IReadOnlyList<BlocksetBlock>> ListBlocksetBlocksAsync(long blocksetId, CancellationToken cancellationToken)
-    {
-        Tx.EnterRead();
-        return new(_blocksets.List(blocksetId));
-    }
-
-    public ValueTask<int> ListBlocksetBlocksAsync(long blocksetId, int fromIndex, Memory<BinaryBlocksetBlock> into, CancellationToken cancellationToken)
+    public ValueTask<int> ListBlocksetBlocksAsync(long blocksetId, int fromIndex, Memory<BlocksetBlock> into, CancellationToken cancellationToken)
     {
         Tx.EnterRead();
         return new(_blocksets.List(blocksetId, fromIndex, into.Span));

@@ -12,33 +12,8 @@ namespace BlockDb.PostgreSql.Blocksets;
 /// </summary>
 internal static class PgBlocksets
 {
-    public static async Task<IReadOnlyList<BlocksetBlock>> ListAsync(NpgsqlConnection connection, NpgsqlTransaction? transaction, long blocksetId, CancellationToken cancellationToken)
-    {
-        var blocks = new List<BlocksetBlock>();
-        using (var command = Command(PgSql.ListBlocksetBlocks, connection, transaction, blocksetId))
-        {
-            var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
-            await using var readerScope = reader.ConfigureAwait(false);
-            while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
-            {
-                blocks.Add(new BlocksetBlock(reader.GetInt32(0), reader.GetInt64(1), Convert.ToBase64String(reader.GetFieldValue<byte[]>(2)), reader.GetInt64(3)));
-            }
-        }
-
-        if (blocks.Count == 0)
-        {
-            using var exists = Command(PgSql.BlocksetExists, connection, transaction, blocksetId);
-            if (await exists.ExecuteScalarAsync(cancellationToken).ConfigureAwait(false) is null)
-            {
-                throw new BlocksetNotFoundException(blocksetId);
-            }
-        }
-
-        return blocks;
-    }
-
     /// <summary>Up to <paramref name="into"/>'s length of a blockset's blocks from <paramref name="fromIndex"/> on, hashes as bytes; how many.</summary>
-    public static async Task<int> ListAsync(NpgsqlConnection connection, NpgsqlTransaction? transaction, long blocksetId, int fromIndex, Memory<BinaryBlocksetBlock> into, CancellationToken cancellationToken)
+    public static async Task<int> ListAsync(NpgsqlConnection connection, NpgsqlTransaction? transaction, long blocksetId, int fromIndex, Memory<BlocksetBlock> into, CancellationToken cancellationToken)
     {
         var count = 0;
         var hash = new byte[BlockHash.MaxBytes]; // one per call, not per block
@@ -50,7 +25,7 @@ internal static class PgBlocksets
             await using var readerScope = reader.ConfigureAwait(false);
             while (count < into.Length && await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
             {
-                into.Span[count++] = new BinaryBlocksetBlock(reader.GetInt32(0), reader.GetInt64(1), new BlockHash(hash.AsSpan(0, (int)reader.GetBytes(2, 0, hash, 0, hash.Length))), reader.GetInt64(3));
+                into.Span[count++] = new BlocksetBlock(reader.GetInt32(0), reader.GetInt64(1), BlockKey.Stored(new BlockHash(hash.AsSpan(0, (int)reader.GetBytes(2, 0, hash, 0, hash.Length))), reader.GetInt64(3)));
             }
         }
 

@@ -180,10 +180,7 @@ internal readonly struct PgSession : IEngineSession
     public ValueTask<BlocksetInfo> GetBlocksetAsync(long blocksetId, CancellationToken cancellationToken) =>
         _db.RunAsync(nameof(IBlockReader.GetBlocksetAsync), (c, t, token) => PgBlocksets.GetBlocksetAsync(c, t, blocksetId, token), write: false, retryable: true, cancellationToken);
 
-    public ValueTask<IReadOnlyList<BlocksetBlock>> ListBlocksetBlocksAsync(long blocksetId, CancellationToken cancellationToken) =>
-        _db.RunAsync(nameof(IBlockReader.ListBlocksetBlocksAsync), (c, t, token) => PgBlocksets.ListAsync(c, t, blocksetId, token), write: false, retryable: true, cancellationToken);
-
-    public ValueTask<int> ListBlocksetBlocksAsync(long blocksetId, int fromIndex, Memory<BinaryBlocksetBlock> into, CancellationToken cancellationToken) =>
+    public ValueTask<int> ListBlocksetBlocksAsync(long blocksetId, int fromIndex, Memory<BlocksetBlock> into, CancellationToken cancellationToken) =>
         _db.RunAsync(nameof(IBlockReader.ListBlocksetBlocksAsync), (c, t, token) => PgBlocksets.ListAsync(c, t, blocksetId, fromIndex, into, token), write: false, retryable: true, cancellationToken);
 
     public async ValueTask DeleteBlocksetAsync(long blocksetId, CancellationToken cancellationToken)

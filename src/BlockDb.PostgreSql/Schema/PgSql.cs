@@ -54,12 +54,6 @@ internal static partial class PgSql
     /// <summary>The rows of <c>Block</c>, <c>Blockset</c> and <c>BlocksetEntry</c>.</summary>
     public const string Counts = """SELECT (SELECT count(*) FROM "Block"), (SELECT count(*) FROM "Blockset"), (SELECT count(*) FROM "BlocksetEntry")""";
 
-    /// <summary>A blockset's blocks in order: the join restore reads.</summary>
-    public const string ListBlocksetBlocks = """
-        SELECT e."Index", b."ID", b."Hash", b."Size" FROM "BlocksetEntry" e JOIN "Block" b ON b."ID" = e."BlockID"
-        WHERE e."BlocksetID" = $1 ORDER BY e."Index"
-        """;
-
     /// <summary>Up to $3 of a blockset's blocks from index $2 on, in order (a listing into the caller's buffer).</summary>
     public const string ListBlocksetBlocksFrom = """
         SELECT e."Index", b."ID", b."Hash", b."Size" FROM "BlocksetEntry" e JOIN "Block" b ON b."ID" = e."BlockID"

@@ -28,7 +28,7 @@ public sealed class BinaryCallTests : ConformanceTestBase
         Assert.Null(await session.FindBlockAsync(new BlockKey(TestData.Bytes(3), 100)));
         await session.CommitAsync();
 
-        Assert.Equal(TestData.Hash(1), (await session.GetBlockAsync(byBytes.Id)).Hash);
+        Assert.Equal(TestData.Hash(1), (await session.GetBlockAsync(byBytes.Id)).Block.Hash.ToString());
         Assert.Equal(2, (await session.GetCountsAsync()).Blocks);
         await Assert.ThrowsAsync<ArgumentException>(async () => await session.SelectXorInsertAsync(new BlockKey(default(BlockHash), 100)));
         await Assert.ThrowsAsync<ArgumentException>(async () => await session.FindBlockAsync(new BlockKey(default(BlockHash), 100)));
@@ -102,7 +102,7 @@ public sealed class BinaryCallTests : ConformanceTestBase
 
         var listed = await session.ListBlocksetBlocksAsync(blocksetId);
         Assert.Equal(results.Select(r => r.Id), listed.Select(b => b.BlockId));
-        Assert.Equal(blocks.Select(b => b.Hash.ToString()), listed.Select(b => b.Hash));
+        Assert.Equal(blocks, listed.Select(b => b.Block));
         Assert.Equal(5, results.Count(r => r.Created));
         var info = await session.GetBlocksetAsync(blocksetId);
         Assert.Equal(blocks.Sum(b => b.Size), info.Length);

@@ -27,8 +27,7 @@ public sealed class AddBlocksetTests : ConformanceTestBase
 
         Assert.Equal([0, 1, 2, 3], blocks.Select(b => b.Index));
         Assert.Equal(ids, blocks.Select(b => b.BlockId));
-        Assert.Equal(keys.Select(k => k.Hash.ToString()), blocks.Select(b => b.Hash));
-        Assert.Equal(keys.Select(k => k.Size), blocks.Select(b => b.Size));
+        Assert.Equal(keys, blocks.Select(b => b.Block));
         Assert.Equal(new BlocksetInfo(blocksetId, 450, fullHash, 4), await session.GetBlocksetAsync(blocksetId));
         Assert.Equal(new BlockDbCounts(3, 1, 4), await session.GetCountsAsync());
     }
@@ -72,7 +71,7 @@ public sealed class AddBlocksetTests : ConformanceTestBase
         var id = await session.AddBlocksetAsync(keys);
         var blocks = await session.ListBlocksetBlocksAsync(id);
         Assert.Equal(keys.Length, blocks.Count);
-        Assert.Equal(keys, blocks.Select(b => BlockKey.Parse(b.Hash, b.Size)));
+        Assert.Equal(keys, blocks.Select(b => b.Block));
         Assert.Equal(keys.Sum(k => k.Size), (await session.GetBlocksetAsync(id)).Length);
     }
 

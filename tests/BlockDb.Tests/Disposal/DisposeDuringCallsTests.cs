@@ -315,7 +315,7 @@ public sealed class DisposeDuringCallsTests(ITestOutputHelper output) : KeyMapFi
 
         foreach (var (id, set) in sets)
         {
-            Assert.Equal(set, (await session.ListBlocksetBlocksAsync(id)).Select(b => BlockKey.Parse(b.Hash, b.Size)));
+            Assert.Equal(set, (await session.ListBlocksetBlocksAsync(id)).Select(b => b.Block));
         }
 
         using var raw = new RawSql(path);

@@ -66,7 +66,7 @@ public sealed class FuzzTests : ConformanceTestBase
                         valid = true;
                         var wanted = random.Next(3) == 0 ? random.NextInt64(-10, 10_000) : blocksets.Keys.ElementAtOrDefault(random.Next(Math.Max(1, blocksets.Count)));
                         var listed = await session.ListBlocksetBlocksAsync(wanted);
-                        Assert.Equal(blocksets[wanted], listed.Select(b => new TextKey(b.Hash, b.Size)));
+                        Assert.Equal(blocksets[wanted], listed.Select(b => new TextKey(b.Block.Hash.ToString(), b.Block.Size)));
                         break;
                     default:
                         valid = true;

@@ -39,7 +39,7 @@ public sealed class CollectionTests : ConformanceTestBase
             garbage.Add(block);
         }
 
-        Assert.Equal([new BlockInfo(onlyA, TestData.Hash(2), 200, v1)], garbage);
+        Assert.Equal([new BlockInfo(onlyA, TestData.Block(2, 200), v1)], garbage);
 
         await Assert.ThrowsAsync<VolumeNotFoundException>(async () => await session.DeleteUnreferencedBlocksAsync(999));
         var nothing = await session.DeleteUnreferencedBlocksAsync(v2);

@@ -297,7 +297,7 @@ public sealed class PostgreSqlFastPathTests : PostgreSqlSchemaTestBase
 
         await using var check = await db.OpenSessionAsync();
         var first = (await check.FindBlocksetAsync(BlockHash.Parse(TestData.Hash(5000)), 300))!.Value;
-        Assert.Equal([Key(1).Hash.ToString(), Key(2).Hash.ToString(), Key(1).Hash.ToString()], (await check.ListBlocksetBlocksAsync(first)).Select(b => b.Hash));
+        Assert.Equal([Key(1).Hash.ToString(), Key(2).Hash.ToString(), Key(1).Hash.ToString()], (await check.ListBlocksetBlocksAsync(first)).Select(b => b.Block.Hash.ToString()));
         Assert.Equal(0, (await check.GetBlocksetAsync((await check.FindBlocksetAsync(BlockHash.Parse(TestData.Hash(5001)), 0))!.Value)).BlockCount);
 
         var doomedFile = new ImportBlockset([Key(7), Key(900), Key(8)], TestData.Bytes(6000));

@@ -70,7 +70,7 @@ public sealed class SharedSessionTests : ConformanceTestBase
 
         foreach (var (id, blocks) in written)
         {
-            Assert.Equal(blocks, (await shared.ListBlocksetBlocksAsync(id)).Select(b => BlockKey.Parse(b.Hash, b.Size)));
+            Assert.Equal(blocks, (await shared.ListBlocksetBlocksAsync(id)).Select(b => b.Block));
         }
 
         Assert.Equal(written.Sum(w => w.blocks.Length), (await shared.GetCountsAsync()).BlocksetEntries);

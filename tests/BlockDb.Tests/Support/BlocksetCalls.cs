@@ -44,7 +44,7 @@ internal static class BlocksetCalls
         for (var i = 0; i < keys.Length; i++)
         {
             var block = await session.GetBlockAsync(blockIds[i], cancellationToken);
-            keys[i] = BlockKey.Parse(block.Hash, block.Size);
+            keys[i] = block.Block;
         }
 
         return await AddWithVolumeAsync(session, session, keys, fullHash, cancellationToken);

@@ -80,8 +80,6 @@ internal readonly struct DuplicatiSession : ILayoutSession
         return result;
     }
 
-    public string ReadHash(ISqliteStatement statement, int column) => TextHashCodec.Read(statement, column);
-
     public BlockHash ReadBinaryHash(ISqliteStatement statement, int column) => TextHashCodec.ReadBinary(statement, column);
 
     /// <summary>The block's ID through the unique (Hash, Size) index, or null.</summary>

@@ -96,8 +96,6 @@ internal readonly struct IndexedSession<TCodec, TStrategy> : ILayoutSession
         return new SelectXorInsertResult(BlockVolume.Find<TCodec>(_findWithVolume, block, out volume) ?? throw Disagree(block), false);
     }
 
-    public string ReadHash(ISqliteStatement statement, int column) => TCodec.Read(statement, column);
-
     public BlockHash ReadBinaryHash(ISqliteStatement statement, int column) => TCodec.ReadBinary(statement, column);
 
     /// <summary>
