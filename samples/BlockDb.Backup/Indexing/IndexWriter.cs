@@ -46,9 +46,10 @@ internal sealed class IndexWriter(IBlockSession repository, VolumeWriter volumes
             _results = new SelectXorInsertResult[count];
         }
 
+        long? lastVolume = null;
         foreach (var block in file.Blocks)
         {
-            var volumeId = await volumes.CurrentAsync(cancellationToken).ConfigureAwait(false);
+            var volumeId = lastVolume = await volumes.CurrentAsync(cancellationToken).ConfigureAwait(false);
             var result = await repository.SelectXorInsertAsync(block, volumeId, cancellationToken).ConfigureAwait(false);
             if (result.Created)
             {
@@ -79,9 +80,10 @@ internal sealed class IndexWriter(IBlockSession repository, VolumeWriter volumes
         }
 
         // The blocks were inserted above; the blockset's own select-xor-insert creates one again only if it was
-        // collected meanwhile, and a block it marks created must be uploaded like any other new block.
-        var blocksetVolume = await volumes.CurrentAsync(cancellationToken).ConfigureAwait(false);
-        var blocksetId = await repository.AddBlocksetAsync(_keys.AsMemory(0, count), _results, BlockHash.Parse(fullHash), blocksetVolume, cancellationToken).ConfigureAwait(false);
+        // collected meanwhile, and a block it marks created must be uploaded like any other new block. It names the volume
+        // of the file's last block: asking for the current one would register a new, empty volume whenever that block
+        // filled the last one.
+        var blocksetId = await repository.AddBlocksetAsync(_keys.AsMemory(0, count), _results, BlockHash.Parse(fullHash), lastVolume, cancellationToken).ConfigureAwait(false);
         for (var i = 0; i < count; i++)
         {
             if (_results[i].Created)
