@@ -131,7 +131,7 @@ internal sealed class StressWorker(string path, string provider, JournalMode jou
                     }
 
                     Doing(loop, "add blockset");
-                    var id = await session.AddBlocksetAsync(file);
+                    var id = await session.AddBlocksetAsync(file, new SelectXorInsertResult[file.Length]);
                     sets.Add(AckBlockset(id, file, loop));
                     Count("blocksets");
                 }
@@ -242,7 +242,7 @@ internal sealed class StressWorker(string path, string provider, JournalMode jou
                 Count(result.Created ? "shared-created" : "shared-found");
             }
 
-            Output.Line(AckBlockset(await shared.AddBlocksetAsync(file), file, "shared"));
+            Output.Line(AckBlockset(await shared.AddBlocksetAsync(file, new SelectXorInsertResult[file.Length]), file, "shared"));
             Count("shared-blocksets");
         }
         catch (ObjectDisposedException)

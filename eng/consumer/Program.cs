@@ -51,7 +51,7 @@ try
             var again = otherServices.GetRequiredService<IBlockDatabase>();
             Check(string.Equals(again.ProviderName, other, StringComparison.OrdinalIgnoreCase), $"reopened with {again.ProviderName}, asked for {other}");
             await using var session = await again.OpenSessionAsync();
-            var listed = await session.ListBlocksetBlocksAsync(blocksetId);
+            var listed = await ListAsync(session, blocksetId, blockIds.Count);
             Check(listed.Select(b => b.BlockId).SequenceEqual(blockIds), $"{other} lists blockset {blocksetId} differently");
             var total = await ReadBackAsync(again);
             Console.WriteLine($"consumer: reopened with {again.ProviderName}: blockset {blocksetId} and {total} blockset(s) read back");
@@ -81,9 +81,9 @@ static async Task<int> ReadBackAsync(IBlockDatabase db)
     var blocksets = 0;
     await foreach (var blockset in db.EnumerateBlocksetsAsync())
     {
-        var blocks = await session.ListBlocksetBlocksAsync(blockset.Id);
-        Check(blocks.Count == blockset.BlockCount, $"blockset {blockset.Id} lists {blocks.Count} blocks, says {blockset.BlockCount}");
-        Check(blocks.Sum(b => b.Size) == blockset.Length, $"blockset {blockset.Id}'s blocks add up to {blocks.Sum(b => b.Size)} bytes, says {blockset.Length}");
+        var blocks = await ListAsync(session, blockset.Id, blockset.BlockCount);
+        Check(blocks.Length == blockset.BlockCount, $"blockset {blockset.Id} lists {blocks.Length} blocks, says {blockset.BlockCount}");
+        Check(blocks.Sum(b => b.Block.Size) == blockset.Length, $"blockset {blockset.Id}'s blocks add up to {blocks.Sum(b => b.Block.Size)} bytes, says {blockset.Length}");
         blocksets++;
     }
 
@@ -109,6 +109,7 @@ static async Task<(long BlocksetId, IReadOnlyList<long> BlockIds)> WriteAsync(IB
         .Concat(Enumerable.Range(0, 5).Select(i => (Hash: Hash($"{run}-{i}"), Size: i == 4 ? 100L : 4096L)))
         .ToList();
     var ids = new List<long>();
+    var keys = new List<BlockKey>();
     var created = 0;
     foreach (var (hash, size) in blocks)
     {
@@ -119,14 +120,17 @@ static async Task<(long BlocksetId, IReadOnlyList<long> BlockIds)> WriteAsync(IB
         Check(existing is null || existing == result.Id, $"select-xor-insert of {hash} returned ID {result.Id}, FindBlock {existing}");
         Check(!result.Created || (await session.SelectXorInsertAsync(key)) == new SelectXorInsertResult(result.Id, false), $"a second select-xor-insert of {hash} inserted again");
         ids.Add(result.Id);
+        keys.Add(key);
         created += result.Created ? 1 : 0;
     }
 
     var fullHash = Hash(run);
-    var blocksetId = await session.AddBlocksetAsync(ids, fullHash);
+    var results = new SelectXorInsertResult[keys.Count];
+    var blocksetId = await session.AddBlocksetAsync(keys.ToArray(), results, BlockHash.Parse(fullHash));
+    Check(results.Select(r => r.Id).SequenceEqual(ids) && !results.Any(r => r.Created), "the blockset's own select-xor-insert did not find the blocks just inserted");
     await session.CommitAsync();
 
-    var listed = await session.ListBlocksetBlocksAsync(blocksetId);
+    var listed = await ListAsync(session, blocksetId, ids.Count);
     Check(listed.Select(b => b.BlockId).SequenceEqual(ids), "the blockset lists other blocks than it was given");
     var info = await session.GetBlocksetAsync(blocksetId);
     Check(info.Length == blocks.Sum(b => b.Size) && info.BlockCount == blocks.Count, $"blockset {blocksetId}: length {info.Length}, {info.BlockCount} blocks");
@@ -153,6 +157,14 @@ static async Task<int> ExpectConfigurationErrorAsync(IConfiguration configuratio
         Console.WriteLine($"consumer: ok, as expected: {e.GetType().Name}: {e.Message}");
         return 0;
     }
+}
+
+// A blockset's blocks into a buffer one longer than the count expected, so a longer listing shows.
+static async Task<BlocksetBlock[]> ListAsync(IBlockReader reader, long blocksetId, int expected)
+{
+    var buffer = new BlocksetBlock[expected + 1];
+    var count = await reader.ListBlocksetBlocksAsync(blocksetId, 0, buffer);
+    return buffer[..count];
 }
 
 static string Hash(string text) => Convert.ToBase64String(SHA256.HashData(Encoding.UTF8.GetBytes(text)));

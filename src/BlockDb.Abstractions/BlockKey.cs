@@ -71,6 +71,13 @@ public readonly struct BlockKey : IEquatable<BlockKey>
     /// <summary>Whether two keys name different blocks.</summary>
     public static bool operator !=(BlockKey left, BlockKey right) => !left.Equals(right);
 
+    /// <summary>A key read back from a stored row: the index holds only blocks of 1 byte or more with a hash.</summary>
+    /// <exception cref="BlockDbFormatException">The row's hash is empty or its size below 1 (a damaged or foreign row; <c>CheckAsync</c> reports it).</exception>
+    internal static BlockKey Stored(in BlockHash hash, long size) =>
+        size >= 1 && !hash.IsEmpty
+            ? new BlockKey(hash, size, checkedAlready: true)
+            : throw new BlockDbFormatException($"A stored block has {(hash.IsEmpty ? "an empty hash" : $"a size of {size}")}; every block has a hash and 1 byte or more. Run CheckAsync.");
+
     private BlockKey(in BlockHash hash, long size, bool checkedAlready)
     {
         _ = checkedAlready;

@@ -109,8 +109,9 @@ public interface IBlockDatabase : IAsyncDisposable, IDisposable
 
     /// <summary>
     /// Bulk import of blocksets, after their blocks (<see cref="ImportBlocksAsync"/>): each is added from its blocks in
-    /// order, as <c>AddBlocksetAsync</c> adds one, unless one with the same full hash and length is in the index (so a
-    /// re-run resumes). Transactions, failures and cancellation as in <see cref="ImportBlocksAsync"/>.
+    /// order, which must already be in the index (unlike <see cref="IBlockWriter.AddBlocksetAsync"/>, the import creates none),
+    /// unless one with the same full hash and length is already in the index (then it is skipped, so a re-run resumes).
+    /// Transactions, failures and cancellation as in <see cref="ImportBlocksAsync"/>.
     /// </summary>
     /// <param name="blocksets">The blocksets, read once.</param>
     /// <param name="options">Transaction size and progress reporting; <see langword="null"/> for the defaults.</param>

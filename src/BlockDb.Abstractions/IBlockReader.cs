@@ -22,18 +22,9 @@ public interface IBlockReader
     /// <exception cref="BlockDbException">The database failed.</exception>
     ValueTask<long?> FindBlockAsync(BlockKey block, CancellationToken cancellationToken = default);
 
-    /// <summary>Lists a blockset's blocks in <c>Index</c> order (the join of <c>BlocksetEntry</c> and <c>Block</c>).</summary>
-    /// <param name="blocksetId">The blockset ID.</param>
-    /// <param name="cancellationToken">Cancels before the query.</param>
-    /// <returns>The blocks, one per entry, in order.</returns>
-    /// <exception cref="BlocksetNotFoundException">No blockset has that ID.</exception>
-    /// <exception cref="ObjectDisposedException">The session or shared session was disposed.</exception>
-    /// <exception cref="BlockDbException">The database failed.</exception>
-    ValueTask<IReadOnlyList<BlocksetBlock>> ListBlocksetBlocksAsync(long blocksetId, CancellationToken cancellationToken = default);
-
     /// <summary>
-    /// Lists a blockset's blocks from <paramref name="fromIndex"/> on, in <c>Index</c> order, into the caller's buffer with
-    /// binary hashes: the listing allocates nothing per block. Fewer blocks than <paramref name="into"/> holds means the
+    /// Lists a blockset's blocks from <paramref name="fromIndex"/> on, in <c>Index</c> order (the join of <c>BlocksetEntry</c>
+    /// and <c>Block</c>), into the caller's buffer with binary hashes: the listing allocates nothing per block. Fewer blocks than <paramref name="into"/> holds means the
     /// blockset ends there; to read a blockset of any length, call again from the last index + 1 until it does.
     /// </summary>
     /// <param name="blocksetId">The blockset ID.</param>
@@ -45,7 +36,7 @@ public interface IBlockReader
     /// <exception cref="BlocksetNotFoundException">No blockset has that ID.</exception>
     /// <exception cref="ObjectDisposedException">The session or shared session was disposed.</exception>
     /// <exception cref="BlockDbException">The database failed.</exception>
-    ValueTask<int> ListBlocksetBlocksAsync(long blocksetId, int fromIndex, Memory<BinaryBlocksetBlock> into, CancellationToken cancellationToken = default);
+    ValueTask<int> ListBlocksetBlocksAsync(long blocksetId, int fromIndex, Memory<BlocksetBlock> into, CancellationToken cancellationToken = default);
 
     /// <summary>Gets a blockset's length in bytes, full hash and block count.</summary>
     /// <param name="blocksetId">The blockset ID.</param>

@@ -50,16 +50,19 @@ public interface IBlockWriter
     ValueTask<int> SelectXorInsertManyAsync(ReadOnlyMemory<BlockKey> blocks, Memory<SelectXorInsertResult> results, long? volumeId = null, CancellationToken cancellationToken = default);
 
     /// <summary>
-    /// A file in one call: select-xor-inserts its blocks (as
-    /// <see cref="SelectXorInsertManyAsync"/>)
-    /// and adds its blockset from them (as <see cref="AddBlocksetAsync(IReadOnlyList{long}, string?, CancellationToken)"/>).
-    /// The blockset is all or nothing; blocks inserted before a failure stay in the batch (another file may use them),
-    /// except on the shared session, where the whole call is all or nothing (<see cref="ISharedBlockSession"/>).
+    /// Adds a file's blockset from its blocks in order, named by their keys. The blocks are select-xor-inserted in the
+    /// same call (as <see cref="SelectXorInsertManyAsync"/>): a block not in the index, or collected since the caller
+    /// found or inserted it, is created and marked <see cref="SelectXorInsertResult.Created"/> in
+    /// <paramref name="results"/>. The caller must upload every block marked created, the same rule as for
+    /// <see cref="SelectXorInsertAsync"/>. The blockset's <c>Length</c> is the sum of the sizes in bytes; no blocks is
+    /// the blockset of an empty file (length 0, no entries). The blockset is all or nothing; blocks inserted before a
+    /// failure stay in the batch (another file may use them), except on the shared session, where the whole call is all
+    /// or nothing (<see cref="ISharedBlockSession"/>). Counts as one write.
     /// </summary>
     /// <param name="blocks">The file's blocks in order; empty for an empty file.</param>
-    /// <param name="results">Receives one result per block, at the same index; at least as long as <paramref name="blocks"/>.</param>
-    /// <param name="fullHash">The hash of the whole content (stored as base64 text, as the text calls store it), or the empty <see langword="default"/> for none.</param>
-    /// <param name="volumeId">The volume that holds the new blocks, or <see langword="null"/> for none.</param>
+    /// <param name="results">Receives one result per block, at the same index (its ID, and whether the call created it); at least as long as <paramref name="blocks"/>.</param>
+    /// <param name="fullHash">The hash of the whole content (stored as base64 text), or the empty <see langword="default"/> for none.</param>
+    /// <param name="volumeId">The volume that holds the created blocks, or <see langword="null"/> for none.</param>
     /// <param name="cancellationToken">Checked before and between blocks.</param>
     /// <returns>The new blockset's ID.</returns>
     /// <exception cref="ArgumentException"><paramref name="results"/> is shorter than <paramref name="blocks"/>, or a block is <c>default(BlockKey)</c> (nothing was written); <see cref="ArgumentOutOfRangeException"/> when the sizes add up to more than <see cref="long.MaxValue"/> bytes.</exception>
@@ -68,37 +71,7 @@ public interface IBlockWriter
     /// <exception cref="BlockDbConflictException">A block is new and the volume is being deleted, or a block found is in such a volume; the blockset was not written.</exception>
     /// <exception cref="BlockDbReadOnlyException">The database is read-only.</exception>
     /// <exception cref="BlockDbException">The database failed.</exception>
-    ValueTask<long> SelectXorInsertBlocksetAsync(ReadOnlyMemory<BlockKey> blocks, Memory<SelectXorInsertResult> results, BlockHash fullHash = default, long? volumeId = null, CancellationToken cancellationToken = default);
-
-    /// <summary>
-    /// Adds a blockset from its blocks in order, named by their keys; each must already be in the index. Its
-    /// <c>Length</c> is the sum of the sizes in bytes; an empty list is the blockset of an empty file (length 0, no
-    /// entries). All of it is written, or nothing. Counts as one write.
-    /// </summary>
-    /// <param name="blocks">The blocks in file order; none for an empty file.</param>
-    /// <param name="fullHash">The hash of the whole content (base64), or <see langword="null"/>.</param>
-    /// <param name="cancellationToken">Checked before and between blocks.</param>
-    /// <returns>The new blockset's ID.</returns>
-    /// <exception cref="ArgumentException">The list is null, a block is <c>default(BlockKey)</c>, or the full hash is invalid (<see cref="ArgumentOutOfRangeException"/> when the sizes add up to more than <see cref="long.MaxValue"/> bytes).</exception>
-    /// <exception cref="BlockNotFoundException">A block is not in the index.</exception>
-    /// <exception cref="BlockDbConflictException">A block is in a volume that is <see cref="VolumeState.Deleting"/> or <see cref="VolumeState.Deleted"/>; nothing of the blockset was written.</exception>
-    /// <exception cref="OperationCanceledException">Cancelled; nothing of the blockset was written.</exception>
-    /// <exception cref="BlockDbReadOnlyException">The database is read-only.</exception>
-    /// <exception cref="BlockDbException">The database failed.</exception>
-    ValueTask<long> AddBlocksetAsync(IReadOnlyList<BlockKey> blocks, string? fullHash = null, CancellationToken cancellationToken = default);
-
-    /// <summary>Adds a blockset from its block IDs in order. Its <c>Length</c> is the sum of the blocks' sizes in bytes (0 for an empty list: an empty file). All of it is written, or nothing. Counts as one write.</summary>
-    /// <param name="blockIds">The block IDs in file order; none for an empty file.</param>
-    /// <param name="fullHash">The hash of the whole content (base64), or <see langword="null"/>.</param>
-    /// <param name="cancellationToken">Checked before and between blocks.</param>
-    /// <returns>The new blockset's ID.</returns>
-    /// <exception cref="ArgumentException">The list is null, or the full hash is invalid (<see cref="ArgumentOutOfRangeException"/> when the blocks' sizes add up to more than <see cref="long.MaxValue"/> bytes).</exception>
-    /// <exception cref="BlockNotFoundException">An ID names no block.</exception>
-    /// <exception cref="BlockDbConflictException">A block is in a volume that is <see cref="VolumeState.Deleting"/> or <see cref="VolumeState.Deleted"/>; nothing of the blockset was written.</exception>
-    /// <exception cref="OperationCanceledException">Cancelled; nothing of the blockset was written.</exception>
-    /// <exception cref="BlockDbReadOnlyException">The database is read-only.</exception>
-    /// <exception cref="BlockDbException">The database failed.</exception>
-    ValueTask<long> AddBlocksetAsync(IReadOnlyList<long> blockIds, string? fullHash = null, CancellationToken cancellationToken = default);
+    ValueTask<long> AddBlocksetAsync(ReadOnlyMemory<BlockKey> blocks, Memory<SelectXorInsertResult> results, BlockHash fullHash = default, long? volumeId = null, CancellationToken cancellationToken = default);
 
     /// <summary>Deletes a blockset and its entries, all or nothing; its blocks stay for <see cref="DeleteUnreferencedBlocksAsync"/>. Counts as one write.</summary>
     /// <param name="blocksetId">The blockset ID.</param>

@@ -109,7 +109,7 @@ internal sealed class PostgreSqlDatabase : Database
                 c.Parameters.Add(new NpgsqlParameter { NpgsqlDbType = NpgsqlTypes.NpgsqlDbType.Bigint, Value = (object?)volume ?? DBNull.Value });
                 c.Parameters.Add(new NpgsqlParameter<bool> { NpgsqlDbType = NpgsqlTypes.NpgsqlDbType.Boolean, TypedValue = unreferenced });
             },
-            static r => new BlockInfo(r.GetInt64(0), Convert.ToBase64String(r.GetFieldValue<byte[]>(1)), r.GetInt64(2), r.IsDBNull(3) ? null : r.GetInt64(3)),
+            static r => new BlockInfo(r.GetInt64(0), BlockKey.Stored(new BlockHash(r.GetFieldValue<byte[]>(1)), r.GetInt64(2)), r.IsDBNull(3) ? null : r.GetInt64(3)),
             cancellationToken);
     }
 

@@ -272,9 +272,10 @@ public sealed class LifecycleTests : IDisposable
         var blocks = new HashSet<BlockKey>();
         foreach (var file in files)
         {
-            foreach (var block in await session.ListBlocksetBlocksAsync(file.BlocksetId))
+            var listed = new BlocksetBlock[(await session.GetBlocksetAsync(file.BlocksetId)).BlockCount + 1];
+            foreach (var block in listed.AsSpan(0, await session.ListBlocksetBlocksAsync(file.BlocksetId, 0, listed)))
             {
-                blocks.Add(BlockKey.Parse(block.Hash, block.Size));
+                blocks.Add(block.Block);
             }
         }
 

@@ -252,7 +252,7 @@ await Task.WhenAll(Enumerable.Range(0, number).Select(task => Task.Run(async () 
             await shared.SelectXorInsertAsync(block);
         }
 
-        var id = await shared.AddBlocksetAsync(blocks, CrashData.FullHash(task, n));
+        var id = await shared.AddBlocksetAsync(blocks, new SelectXorInsertResult[blocks.Length], BlockHash.Parse(CrashData.FullHash(task, n)));
         lock (gate)
         {
             output.WriteLine($"ACK {task} {n} {id}");
@@ -277,7 +277,7 @@ public static class Churn
     /// </summary>
     public static async Task RoundAsync(IBlockSession session, Random random, Action<string> report)
     {
-        var ids = new List<long>();
+        var keys = new List<BlockKey>();
         for (var i = 0; i < 1 + random.Next(5); i++)
         {
             var k = random.Next(Keys);
@@ -285,9 +285,9 @@ public static class Churn
             try
             {
                 var block = await session.GetBlockAsync(found.Id);
-                if (block.Hash != Hash(k) || block.Size != 10)
+                if (block.Block.Hash.ToString() != Hash(k) || block.Block.Size != 10)
                 {
-                    report($"WRONG {k} {found.Id} holds {block.Hash}/{block.Size}");
+                    report($"WRONG {k} {found.Id} holds {block.Block}");
                 }
             }
             catch (BlockNotFoundException)
@@ -295,10 +295,10 @@ public static class Churn
                 // Collected by another process between the lookup and this read: allowed, the ID is never reused.
             }
 
-            ids.Add(found.Id);
+            keys.Add(BlockKey.Parse(Hash(k), 10));
         }
 
-        var blockset = await session.AddBlocksetAsync(ids);
+        var blockset = await session.AddBlocksetAsync(keys.ToArray(), new SelectXorInsertResult[keys.Count]);
         await session.CommitAsync();
         await session.DeleteBlocksetAsync(blockset);
         await session.DeleteUnreferencedBlocksAsync();
@@ -359,20 +359,22 @@ public static class LifeChurn
     {
         var keys = File(seed, n);
         var ids = new long[keys.Length];
+        var blocks = new BlockKey[keys.Length];
         for (var i = 0; i < keys.Length; i++)
         {
-            var found = await session.SelectXorInsertAsync(BlockKey.Parse(Hash(keys[i]), Size(keys[i])), volume);
+            blocks[i] = BlockKey.Parse(Hash(keys[i]), Size(keys[i]));
+            var found = await session.SelectXorInsertAsync(blocks[i], volume);
             try
             {
                 var block = await session.GetBlockAsync(found.Id);
-                if (block.Hash != Hash(keys[i]) || block.Size != Size(keys[i]))
+                if (block.Block.Hash.ToString() != Hash(keys[i]) || block.Block.Size != Size(keys[i]))
                 {
-                    report($"WRONG {keys[i]} {found.Id} holds {block.Hash}/{block.Size}");
+                    report($"WRONG {keys[i]} {found.Id} holds {block.Block}");
                 }
             }
             catch (BlockNotFoundException)
             {
-                // Collected by another process since the lookup: AddBlocksetAsync refuses it, and the file is retried.
+                // Collected by another process since the lookup: AddBlocksetAsync inserts it again, in this writer's volume.
             }
 
             ids[i] = found.Id;
@@ -381,13 +383,13 @@ public static class LifeChurn
         long blockset;
         try
         {
-            blockset = await session.AddBlocksetAsync(ids, FullHash(seed, n));
+            blockset = await session.AddBlocksetAsync(blocks, new SelectXorInsertResult[blocks.Length], BlockHash.Parse(FullHash(seed, n)), volume);
         }
         catch (BlockDbConflictException)
         {
             // A block lies in a volume being retired: record it again in this writer's volume.
             await session.MoveBlocksAsync(ids, volume);
-            blockset = await session.AddBlocksetAsync(ids, FullHash(seed, n));
+            blockset = await session.AddBlocksetAsync(blocks, new SelectXorInsertResult[blocks.Length], BlockHash.Parse(FullHash(seed, n)), volume);
         }
 
         await session.CommitAsync();

@@ -141,7 +141,15 @@ public sealed class BlockDbBackupDatabase : IDuplicatiBackupDatabase
             remaining -= blocksize;
         }
 
-        var id = await session.AddBlocksetAsync(_keys, fullHash, cancellationToken);
+        // Duplicati's AddBlockset names blocks its splitter recorded just before, each in a volume: the call finds them all,
+        // and the Duplicati layout wants a volume for any block it could create, so it gets theirs.
+        long? volume = null;
+        if (_keys.Count > 0 && await session.FindBlockAsync(_keys[0], cancellationToken) is { } first)
+        {
+            volume = (await session.GetBlockAsync(first, cancellationToken)).VolumeId;
+        }
+
+        var id = await session.AddBlocksetAsync(_keys.ToArray(), new SelectXorInsertResult[_keys.Count], BlockHash.Parse(fullHash), volume, cancellationToken);
         await _duplicati.CommitAsync("AddBlockset", cancellationToken);
         return (true, id);
     }

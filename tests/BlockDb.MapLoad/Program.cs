@@ -96,11 +96,11 @@ static async Task Once(string path, string provider, (int Ops, int Warmup, long 
     var opened = total.Elapsed;
     var cpuBefore = Process.GetCurrentProcess().TotalProcessorTime;
     var find = Stopwatch.StartNew();
-    var id = await session.FindBlockAsync(BlockKey.Parse(first.Hash, first.Size));
+    var id = await session.FindBlockAsync(first.Block);
     var found = find.Elapsed;
     var cpu = Process.GetCurrentProcess().TotalProcessorTime - cpuBefore;
     var again = Stopwatch.StartNew();
-    var id2 = await session.FindBlockAsync(BlockKey.Parse(second.Hash, second.Size));
+    var id2 = await session.FindBlockAsync(second.Block);
     var lookup = again.Elapsed;
     if (id != 1 || id2 != 2)
     {
@@ -144,13 +144,13 @@ static async Task<string> PerOp(IBlockSession session, long blocks, int ops, int
 
     for (var k = 0; k < warmup; k++)
     {
-        _ = await session.FindBlockAsync(BlockKey.Parse(select[k].Hash, select[k].Size));
+        _ = await session.FindBlockAsync(select[k].Block);
     }
 
     var watch = Stopwatch.StartNew();
     for (var k = warmup; k < select.Length; k++)
     {
-        if (await session.FindBlockAsync(BlockKey.Parse(select[k].Hash, select[k].Size)) != select[k].Id)
+        if (await session.FindBlockAsync(select[k].Block) != select[k].Id)
         {
             throw new InvalidOperationException($"Block {select[k].Id} was not found under its hash.");
         }
@@ -159,14 +159,14 @@ static async Task<string> PerOp(IBlockSession session, long blocks, int ops, int
     var selectUs = watch.Elapsed.TotalMicroseconds / ops;
     for (var k = 0; k < warmup; k++)
     {
-        _ = await session.SelectXorInsertAsync(BlockKey.Parse(xor[k].Hash, xor[k].Size));
+        _ = await session.SelectXorInsertAsync(xor[k].Block);
     }
 
     await session.CommitAsync();
     watch.Restart();
     for (var k = warmup; k < xor.Length; k++)
     {
-        _ = await session.SelectXorInsertAsync(BlockKey.Parse(xor[k].Hash, xor[k].Size));
+        _ = await session.SelectXorInsertAsync(xor[k].Block);
     }
 
     await session.CommitAsync();

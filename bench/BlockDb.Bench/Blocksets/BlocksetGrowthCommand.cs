@@ -28,11 +28,10 @@ internal static class BlocksetGrowthCommand
         var series = ListParser.ListOption("--series", "existing (200,000 entries over 200,000 blocks), repeated (400,000 entries over 1,000 blocks) (default both).");
         var rounds = new Option<int?>("--rounds") { Description = "Blocksets per series, each timed (default 4)." };
         var scale = new Option<double?>("--scale") { Description = "Multiplies every series' entries and blocks (default 1; 0.05 for a smoke run)." };
-        var call = new Option<string?>("--call") { Description = "ids: AddBlocksetAsync(block IDs) (default); keys: AddBlocksetAsync(hash and size); file: SelectXorInsertBlocksetAsync (every block found)." };
         var wal = new Option<bool>("--wal") { Description = "SQLite: checkpoint the WAL away (TRUNCATE) before each blockset and report the WAL it wrote (MiB) and ms per MiB written, so a cost that follows the pages a blockset changes shows apart from one that follows the file." };
         var command = new Command("blocksets", "Issue 21 defect 6: the cost of each new blockset over existing blocks as the file grows, per provider and layout (ms per blockset, us per entry, SQLite heap high-water).")
         {
-            providers, layouts, series, rounds, scale, call, connection, wal,
+            providers, layouts, series, rounds, scale, connection, wal,
         };
         command.SetAction(async (result, cancellationToken) =>
         {
@@ -48,10 +47,9 @@ internal static class BlocksetGrowthCommand
             var chosenLayouts = ListParser.Values(result, layouts)?.Select(l => ListParser.Enum<BlockLayout>(l, "layout")).Distinct().ToList() ?? [.. LayoutCatalog.Created];
             var chosenSeries = ListParser.Values(result, series)?.Select(s => s.ToLowerInvariant()).ToList() ?? ["existing", "repeated"];
             var factor = result.GetValue(scale) ?? 1;
-            var how = result.GetValue(call) ?? "ids";
-            if (how is not ("ids" or "keys" or "file") || chosenSeries.Any(s => s is not ("existing" or "repeated")))
+            if (chosenSeries.Any(s => s is not ("existing" or "repeated")))
             {
-                Console.Error.WriteLine("--call takes ids, keys or file; --series takes existing and repeated.");
+                Console.Error.WriteLine("--series takes existing and repeated.");
                 return 2;
             }
 
@@ -71,7 +69,7 @@ internal static class BlocksetGrowthCommand
                     foreach (var layout in provider == ProviderCatalog.PostgreSql ? [BlockLayout.BlobHash] : chosenLayouts)
                     {
                         var sqliteWal = measureWal && provider != ProviderCatalog.PostgreSql;
-                        var (ms, heap, written) = await RunAsync(provider, layout, admin, blocks, entries, n, how, sqliteWal, cancellationToken);
+                        var (ms, heap, written) = await RunAsync(provider, layout, admin, blocks, entries, n, sqliteWal, cancellationToken);
                         var walColumns = sqliteWal
                             ? $" {Join(written.Select(w => w / 1048576.0), "F1")} | {Join(ms.Zip(written, (m, w) => m / (w / 1048576.0)), "F0")} |"
                             : measureWal ? " | |" : "";
@@ -87,7 +85,7 @@ internal static class BlocksetGrowthCommand
     }
 
     /// <summary>A fresh file (or server schema) of <paramref name="blocks"/> blocks, then <paramref name="rounds"/> blocksets of <paramref name="entries"/> entries cycling over them, each committed and timed.</summary>
-    private static async Task<(double[] Ms, long[] Heap, long[] Wal)> RunAsync(string provider, BlockLayout layout, string? admin, int blocks, int entries, int rounds, string how, bool measureWal, CancellationToken cancellationToken)
+    private static async Task<(double[] Ms, long[] Heap, long[] Wal)> RunAsync(string provider, BlockLayout layout, string? admin, int blocks, int entries, int rounds, bool measureWal, CancellationToken cancellationToken)
     {
         var folder = Path.Combine(Path.GetTempPath(), "blockdb-bench", "blocksets-" + Guid.NewGuid().ToString("N"));
         Directory.CreateDirectory(folder);
@@ -103,10 +101,8 @@ internal static class BlocksetGrowthCommand
             var found = new SelectXorInsertResult[blocks];
             await session.SelectXorInsertManyAsync(keys, found, null, cancellationToken);
             await session.CommitAsync(cancellationToken);
-            var ids = Enumerable.Range(0, entries).Select(i => found[i % blocks].Id).ToArray();
-            var byKey = how == "keys" ? Enumerable.Range(0, entries).Select(i => new BlockKey(keys[i % blocks].Hash, 4096)).ToArray() : null;
-            var fileKeys = how == "file" ? Enumerable.Range(0, entries).Select(i => keys[i % blocks]).ToArray() : null;
-            var results = how == "file" ? new SelectXorInsertResult[entries] : null;
+            var fileKeys = Enumerable.Range(0, entries).Select(i => keys[i % blocks]).ToArray();
+            var results = new SelectXorInsertResult[entries];
             var (ms, heap, written) = (new double[rounds], new long[rounds], new long[rounds]);
             var path = Path.Combine(folder, "index.db");
             for (var r = 0; r < rounds; r++)
@@ -119,12 +115,7 @@ internal static class BlocksetGrowthCommand
 
                 var before = HeapHighWater(reset: true);
                 var clock = Stopwatch.StartNew();
-                _ = how switch
-                {
-                    "ids" => await session.AddBlocksetAsync(ids, null, cancellationToken),
-                    "keys" => await session.AddBlocksetAsync(byKey!, null, cancellationToken),
-                    _ => await session.SelectXorInsertBlocksetAsync(fileKeys, results, default, null, cancellationToken),
-                };
+                _ = await session.AddBlocksetAsync(fileKeys, results, default, null, cancellationToken);
                 await session.CommitAsync(cancellationToken);
                 ms[r] = clock.Elapsed.TotalMilliseconds;
                 heap[r] = HeapHighWater(reset: false) - before;

@@ -81,19 +81,31 @@ internal static class AsyncLoops
         var ids = d.BlocksetIds!;
         var digest = new Fnv64();
         long rows = 0;
+        var page = new BlocksetBlock[1024];
         r.Start();
         for (var i = from; i < to; i++)
         {
-            var blocks = await s.ListBlocksetBlocksAsync(ids[i]);
-            for (var j = 0; j < blocks.Count; j++)
+            // Into one reused buffer, page by page until a page comes back short.
+            for (var next = 0; ;)
             {
-                var b = blocks[j];
-                digest.Add(b.Index);
-                digest.Add(b.BlockId);
-                digest.Add(b.Size);
+                var count = await s.ListBlocksetBlocksAsync(ids[i], next, page);
+                for (var j = 0; j < count; j++)
+                {
+                    var b = page[j];
+                    digest.Add(b.Index);
+                    digest.Add(b.BlockId);
+                    digest.Add(b.Block.Size);
+                }
+
+                rows += count;
+                if (count < page.Length)
+                {
+                    break;
+                }
+
+                next = page[count - 1].Index + 1;
             }
 
-            rows += blocks.Count;
             r.Tick();
         }
 
@@ -109,7 +121,7 @@ internal static class AsyncLoops
         var sizes = d.Sizes;
         var starts = d.GroupStarts!;
         var fullHashes = d.GroupFullHashes!;
-        var ids = new List<long>(64);
+        var keys = new List<BlockKey>(64);
         var digest = new Fnv64();
         long created = 0;
         long ops = 0;
@@ -117,15 +129,16 @@ internal static class AsyncLoops
         r.Start();
         for (var g = from; g < to; g++)
         {
-            ids.Clear();
+            keys.Clear();
             var end = starts[g + 1];
             for (var i = starts[g]; i < end; i++)
             {
-                var result = await s.SelectXorInsertAsync(BlockKey.Parse(hashes[i], sizes[i]));
+                var key = BlockKey.Parse(hashes[i], sizes[i]);
+                var result = await s.SelectXorInsertAsync(key);
                 digest.Add(result.Id);
                 digest.Add(result.Created ? 1 : 0);
                 created += result.Created ? 1 : 0;
-                ids.Add(result.Id);
+                keys.Add(key);
                 if (opPerBlock && i + 1 < end)
                 {
                     ops++;
@@ -133,8 +146,8 @@ internal static class AsyncLoops
                 }
             }
 
-            digest.Add(await s.AddBlocksetAsync(ids, fullHashes[g]));
-            units += opPerBlock ? 1 : ids.Count;
+            digest.Add(await s.AddBlocksetAsync(keys.ToArray(), new SelectXorInsertResult[keys.Count], fullHashes[g] is { } full ? BlockHash.Parse(full) : default));
+            units += opPerBlock ? 1 : keys.Count;
             ops++;
             r.Tick();
         }

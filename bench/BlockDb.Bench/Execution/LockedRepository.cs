@@ -35,43 +35,19 @@ internal sealed class LockedRepository(IBlockSession inner) : IBlockSession
         }
     }
 
-    public ValueTask<long> SelectXorInsertBlocksetAsync(ReadOnlyMemory<BlockKey> blocks, Memory<SelectXorInsertResult> results, BlockHash fullHash = default, long? volumeId = null, CancellationToken cancellationToken = default)
+    public ValueTask<long> AddBlocksetAsync(ReadOnlyMemory<BlockKey> blocks, Memory<SelectXorInsertResult> results, BlockHash fullHash = default, long? volumeId = null, CancellationToken cancellationToken = default)
     {
         lock (_gate)
         {
-            return Done(inner.SelectXorInsertBlocksetAsync(blocks, results, fullHash, volumeId, cancellationToken));
+            return Done(inner.AddBlocksetAsync(blocks, results, fullHash, volumeId, cancellationToken));
         }
     }
 
-    public ValueTask<long> AddBlocksetAsync(IReadOnlyList<BlockKey> blocks, string? fullHash = null, CancellationToken cancellationToken = default)
-    {
-        lock (_gate)
-        {
-            return Done(inner.AddBlocksetAsync(blocks, fullHash, cancellationToken));
-        }
-    }
-
-    public ValueTask<long> AddBlocksetAsync(IReadOnlyList<long> blockIds, string? fullHash = null, CancellationToken cancellationToken = default)
-    {
-        lock (_gate)
-        {
-            return Done(inner.AddBlocksetAsync(blockIds, fullHash, cancellationToken));
-        }
-    }
-
-    public ValueTask<int> ListBlocksetBlocksAsync(long blocksetId, int fromIndex, Memory<BinaryBlocksetBlock> into, CancellationToken cancellationToken = default)
+    public ValueTask<int> ListBlocksetBlocksAsync(long blocksetId, int fromIndex, Memory<BlocksetBlock> into, CancellationToken cancellationToken = default)
     {
         lock (_gate)
         {
             return Done(inner.ListBlocksetBlocksAsync(blocksetId, fromIndex, into, cancellationToken));
-        }
-    }
-
-    public ValueTask<IReadOnlyList<BlocksetBlock>> ListBlocksetBlocksAsync(long blocksetId, CancellationToken cancellationToken = default)
-    {
-        lock (_gate)
-        {
-            return Done(inner.ListBlocksetBlocksAsync(blocksetId, cancellationToken));
         }
     }
 

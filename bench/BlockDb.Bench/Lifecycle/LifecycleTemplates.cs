@@ -67,11 +67,11 @@ internal sealed class LifecycleTemplates(string folder, Action<string> log)
                 Expect(id, v, "volume");
             }
 
-            var ids = new List<long>(8);
+            var keys = new List<BlockKey>(8);
             var next = 0;
             for (var f = 0; f < plan.Blocksets; f++)
             {
-                ids.Clear();
+                keys.Clear();
                 for (var e = plan.FileStarts[f]; e < plan.FileStarts[f + 1]; e++)
                 {
                     var block = plan.Entries[e];
@@ -82,10 +82,10 @@ internal sealed class LifecycleTemplates(string folder, Action<string> log)
                         next++;
                     }
 
-                    ids.Add(block + 1);
+                    keys.Add(BlockKey.Parse(plan.Hash(block), plan.Sizes[block]));
                 }
 
-                Expect(await session.AddBlocksetAsync(ids, plan.FullHash(f)), f + 1, "blockset");
+                Expect(await session.AddBlocksetAsync(keys.ToArray(), new SelectXorInsertResult[keys.Count], BlockHash.Parse(plan.FullHash(f))), f + 1, "blockset");
                 if ((f + 1) % FilesPerTransaction == 0)
                 {
                     await session.CommitAsync();

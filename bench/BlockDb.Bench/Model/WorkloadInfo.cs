@@ -38,7 +38,7 @@ public static class WorkloadInfo
         Workload.XorSelectInsert => "SelectXorInsertAsync, SelectThenInsert (seed xor1)",
         Workload.XorIgnoreSelect => "SelectXorInsertAsync, InsertOrIgnoreThenSelect (seed xor2)",
         Workload.XorReturning => "SelectXorInsertAsync, InsertReturningThenSelect",
-        Workload.Join => "ListBlocksetBlocksAsync of an existing blockset",
+        Workload.Join => "ListBlocksetBlocksAsync of an existing blockset, into a reused buffer",
         Workload.NewBlockset => "one blockset of k blocks: k x SelectXorInsertAsync + AddBlocksetAsync(ids)",
         Workload.Replay => "one recorded block: SelectXorInsertAsync; AddBlocksetAsync(ids) at each file end",
         Workload.XorHit => "SelectXorInsertAsync of an existing block (always a hit)",

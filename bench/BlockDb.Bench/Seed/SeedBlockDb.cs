@@ -7,7 +7,7 @@ namespace BlockDb.Bench.Seed;
 /// </summary>
 internal static class SeedBlockDb
 {
-    /// <summary>Writes the pre-filled blocks and blocksets, one <see cref="IBlockWriter.SelectXorInsertBlocksetAsync"/> per blockset; checks every ID is the seed's.</summary>
+    /// <summary>Writes the pre-filled blocks and blocksets, one <see cref="IBlockWriter.AddBlocksetAsync"/> per blockset; checks every ID is the seed's.</summary>
     public static async Task FillAsync(IBlockSession session, SeedData data)
     {
         var next = 0;
@@ -21,7 +21,7 @@ internal static class SeedBlockDb
             }
 
             var results = new SelectXorInsertResult[keys.Length];
-            var id = await session.SelectXorInsertBlocksetAsync(keys, results);
+            var id = await session.AddBlocksetAsync(keys, results);
             for (var i = 0; i < keys.Length; i++)
             {
                 if (results[i].Id != data.Entries[next + i].Id)
@@ -42,9 +42,8 @@ internal static class SeedBlockDb
     }
 
     /// <summary>Runs one input and commits; returns a digest of what it read (the same as the naive side's).</summary>
-    public static ValueTask<long> RunAsync(IBlockSession s, SeedWorkload workload, SeedInput input, bool listCall = false) => workload switch
+    public static ValueTask<long> RunAsync(IBlockSession s, SeedWorkload workload, SeedInput input) => workload switch
     {
-        SeedWorkload.Join when listCall => JoinList(s, input.Blocksets),
         SeedWorkload.Insert => Insert(s, input.Entries),
         SeedWorkload.Select => Select(s, input.Entries),
         SeedWorkload.Xor1 or SeedWorkload.Xor2 => Xor(s, input.Entries),
@@ -92,7 +91,7 @@ internal static class SeedBlockDb
     private static async ValueTask<long> Join(IBlockSession s, SeedBlockset[] blocksets)
     {
         long digest = 0;
-        var buffer = new BinaryBlocksetBlock[1024];
+        var buffer = new BlocksetBlock[1024];
         foreach (var b in blocksets)
         {
             for (var from = 0; ;)
@@ -100,7 +99,7 @@ internal static class SeedBlockDb
                 var count = await s.ListBlocksetBlocksAsync(b.Id, from, buffer);
                 for (var i = 0; i < count; i++)
                 {
-                    digest += buffer[i].Size + 1;
+                    digest += buffer[i].Block.Size + 1;
                 }
 
                 if (count < buffer.Length)
@@ -116,36 +115,20 @@ internal static class SeedBlockDb
         return digest;
     }
 
-    /// <summary>The list call: a record with a base64 string per block.</summary>
-    private static async ValueTask<long> JoinList(IBlockSession s, SeedBlockset[] blocksets)
-    {
-        long digest = 0;
-        foreach (var b in blocksets)
-        {
-            var blocks = await s.ListBlocksetBlocksAsync(b.Id);
-            for (var i = 0; i < blocks.Count; i++)
-            {
-                digest += blocks[i].Size + 1;
-            }
-        }
-
-        await s.CommitAsync();
-        return digest;
-    }
-
     private static async ValueTask<long> NewBlockset(IBlockSession s, SeedEntry[] entries, bool[] breaks)
     {
         long digest = 0;
-        var ids = new List<long>(64);
+        var keys = new List<BlockKey>(64);
         for (var i = 0; i < entries.Length; i++)
         {
-            var id = (await s.SelectXorInsertAsync(BlockKey.Parse(entries[i].Hash, entries[i].Size))).Id;
-            ids.Add(id);
+            var key = BlockKey.Parse(entries[i].Hash, entries[i].Size);
+            var id = (await s.SelectXorInsertAsync(key)).Id;
+            keys.Add(key);
             digest += id;
             if (breaks[i] || i == entries.Length - 1)
             {
-                await s.AddBlocksetAsync(ids);
-                ids.Clear();
+                await s.AddBlocksetAsync(keys.ToArray(), new SelectXorInsertResult[keys.Count]);
+                keys.Clear();
             }
         }
 

@@ -22,7 +22,6 @@ namespace BlockDb.Bench.Seed;
 internal static class SeedCommand
 {
     private const string SeedSide = "seed";
-    private const string ListSuffix = "list";
 
     public static Command Create()
     {
@@ -36,12 +35,11 @@ internal static class SeedCommand
         var jitRounds = new Option<int?>("--jit-rounds") { Description = "Rounds run first and not recorded, so every path is compiled at its final tier before the measured rounds (a run is milliseconds: too short for tiering) (default 1)." };
         var seed = new Option<int?>("--seed") { Description = "Data seed (default 20250708, the seed's)." };
         var work = new Option<DirectoryInfo?>("--work") { Description = "Scratch folder for templates and copies (default $TMPDIR/blockdb-bench/seed)." };
-        var joinCalls = ListParser.ListOption("--join-calls", "BlockDb's join: buffer (ListBlocksetBlocksAsync into a reused buffer, binary hashes), list (the list of records with a base64 string each) (default buffer).");
-        var only = ListParser.ListOption("--sides", "Run only these sides, e.g. seed or \"KeyMap list\" (no ratios then; for callgrind: instructions at two --ops, subtracted) (default all).");
+        var only = ListParser.ListOption("--sides", "Run only these sides, e.g. seed or KeyMap (no ratios then; for callgrind: instructions at two --ops, subtracted) (default all).");
         var output = new Option<DirectoryInfo?>("--out", "-o") { Description = "Writes runs.csv and summary.md here." };
         var command = new Command("seed", "Issue 25 item 5: seed 000's six workloads, its naive code on its schema against BlockDb's public API, paired per provider and layout; prints BlockDb's speed as a multiple of the seed's.")
         {
-            sizes, providers, layouts, workloads, ops, warmup, rounds, seed, work, joinCalls, only, jitRounds, output,
+            sizes, providers, layouts, workloads, ops, warmup, rounds, seed, work, only, jitRounds, output,
         };
         command.SetAction(async (result, cancellationToken) =>
         {
@@ -49,18 +47,12 @@ internal static class SeedCommand
             List<string> chosenProviders;
             List<BlockLayout> chosenLayouts;
             List<SeedWorkload> chosenWorkloads;
-            List<string> chosenJoinCalls;
             try
             {
                 chosenSizes = ListParser.Values(result, sizes)?.Select(t => checked((int)ListParser.Size(t))).Distinct().Order().ToList() ?? [100_000, 1_000_000];
                 chosenProviders = ListParser.Values(result, providers)?.Select(ListParser.Provider).Where(p => ProviderCatalog.SqliteNames.Contains(p)).Distinct().ToList() ?? [.. ProviderCatalog.SqliteNames];
                 chosenLayouts = ListParser.Values(result, layouts)?.Select(l => ListParser.Enum<BlockLayout>(l, "layout")).Distinct().ToList() ?? [BlockLayout.KeyMap, BlockLayout.TextHash];
                 chosenWorkloads = ListParser.Values(result, workloads)?.Select(w => ListParser.Enum<SeedWorkload>(w, "workload")).Distinct().ToList() ?? [.. Enum.GetValues<SeedWorkload>()];
-                chosenJoinCalls = ListParser.Values(result, joinCalls)?.Select(c => c.ToLowerInvariant()).Distinct().ToList() ?? ["buffer"];
-                if (chosenJoinCalls.Any(c => c is not ("buffer" or "list")))
-                {
-                    throw new ArgumentException("--join-calls takes buffer and list.");
-                }
             }
             catch (ArgumentException e)
             {
@@ -90,9 +82,7 @@ internal static class SeedCommand
                         foreach (var provider in chosenProviders)
                         {
                             var sides = new List<string> { SeedSide };
-                            sides.AddRange(workload == SeedWorkload.Join
-                                ? chosenLayouts.SelectMany(l => chosenJoinCalls.Select(c => c == "list" ? $"{l} {ListSuffix}" : l.ToString()))
-                                : chosenLayouts.Select(l => l.ToString()));
+                            sides.AddRange(chosenLayouts.Select(l => l.ToString()));
                             if (ListParser.Values(result, only) is { } kept)
                             {
                                 sides.RemoveAll(s => !kept.Contains(s, StringComparer.OrdinalIgnoreCase));
@@ -100,7 +90,7 @@ internal static class SeedCommand
                                 {
                                     var (wall, cpu, digest) = side == SeedSide
                                         ? RunSeed(provider, templates[side], settings, workload, inputs)
-                                        : await RunBlockDbAsync(provider, Enum.Parse<BlockLayout>(side.Split(' ')[0]), templates[side.Split(' ')[0]], settings, workload, inputs, side.EndsWith(ListSuffix, StringComparison.Ordinal));
+                                        : await RunBlockDbAsync(provider, Enum.Parse<BlockLayout>(side), templates[side], settings, workload, inputs);
                                     Console.WriteLine($"{Fmt(size)} {workload} {provider} {side}: {wall / 1e6:F1} ms wall, {cpu / 1e6:F1} ms CPU, digest {digest}");
                                 }
 
@@ -113,7 +103,7 @@ internal static class SeedCommand
                                 cancellationToken.ThrowIfCancellationRequested();
                                 var (wall, cpu, digest) = side == SeedSide
                                     ? RunSeed(provider, templates[side], settings, workload, inputs)
-                                    : await RunBlockDbAsync(provider, Enum.Parse<BlockLayout>(side.Split(' ')[0]), templates[side.Split(' ')[0]], settings, workload, inputs, side.EndsWith(ListSuffix, StringComparison.Ordinal));
+                                    : await RunBlockDbAsync(provider, Enum.Parse<BlockLayout>(side), templates[side], settings, workload, inputs);
                                 runs.Add(new Run(round, size, workload, provider, side, wall, cpu, digest));
                             }
 
@@ -195,17 +185,17 @@ internal static class SeedCommand
         }
     }
 
-    private static async Task<(long Wall, long Cpu, long Digest)> RunBlockDbAsync(string provider, BlockLayout layout, string template, Settings s, SeedWorkload workload, Inputs inputs, bool listCall)
+    private static async Task<(long Wall, long Cpu, long Digest)> RunBlockDbAsync(string provider, BlockLayout layout, string template, Settings s, SeedWorkload workload, Inputs inputs)
     {
         var path = FreshCopy.Create(template, Path.Combine(s.Work, "runs"), "blockdb.db");
         try
         {
             await using var db = BlockDatabase.Open(Options(provider, path, layout, workload));
             await using var session = await db.OpenSessionAsync();
-            await SeedBlockDb.RunAsync(session, workload, inputs.Warmup, listCall);
+            await SeedBlockDb.RunAsync(session, workload, inputs.Warmup);
             ManagedRunner.GcQuiesce();
             var (wall, cpu) = (Stopwatch.GetTimestamp(), ThreadCpu.NowNs());
-            var run = SeedBlockDb.RunAsync(session, workload, inputs.Timed, listCall);
+            var run = SeedBlockDb.RunAsync(session, workload, inputs.Timed);
             var digest = run.IsCompletedSuccessfully ? run.Result : await run;
             return (Ns(Stopwatch.GetTimestamp() - wall), ThreadCpu.NowNs() - cpu, digest);
         }

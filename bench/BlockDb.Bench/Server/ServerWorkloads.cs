@@ -40,14 +40,14 @@ internal static class ServerWorkloads
 
     /// <summary>
     /// Files of <paramref name="blocks"/> known blocks each: in one call (<c>AddBlocksetAsync(keys)</c>, one round trip on
-    /// the server) or Duplicati's way, a lookup per block and then the blockset by IDs. Ops are files.
+    /// the server) or Duplicati's way, a lookup per block and then the blockset by the same keys. Ops are files.
     /// </summary>
     public static async Task<Percentiles> BlocksetsAsync(IBlockDatabase db, int seed, int files, int blocks, int knownBlocks, bool oneCall)
     {
         await using var session = await db.OpenSessionAsync();
         var latencies = new List<double>(files);
         var keys = new BlockKey[blocks];
-        var ids = new long[blocks];
+        var results = new SelectXorInsertResult[blocks];
         var clock = Stopwatch.StartNew();
         for (var f = 0; f < files; f++)
         {
@@ -59,16 +59,16 @@ internal static class ServerWorkloads
             var start = clock.Elapsed.TotalMicroseconds;
             if (oneCall)
             {
-                await session.AddBlocksetAsync(keys, BlockHashes.Of(seed, HashDomain.FullHash, f));
+                await session.AddBlocksetAsync(keys, results, BlockHashes.Binary(seed, HashDomain.FullHash, f));
             }
             else
             {
                 for (var b = 0; b < blocks; b++)
                 {
-                    ids[b] = await session.FindBlockAsync(keys[b]) ?? throw new InvalidOperationException("a known block was not found");
+                    _ = await session.FindBlockAsync(keys[b]) ?? throw new InvalidOperationException("a known block was not found");
                 }
 
-                await session.AddBlocksetAsync(ids, BlockHashes.Of(seed, HashDomain.FullHash, f));
+                await session.AddBlocksetAsync(keys, results, BlockHashes.Binary(seed, HashDomain.FullHash, f));
             }
 
             latencies.Add(clock.Elapsed.TotalMicroseconds - start);

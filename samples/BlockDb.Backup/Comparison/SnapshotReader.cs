@@ -33,11 +33,12 @@ internal static class SnapshotReader
         using var hash = IncrementalHash.CreateHash(HashAlgorithmName.SHA256);
         await foreach (var info in database.EnumerateBlocksetsAsync(cancellationToken).ConfigureAwait(false))
         {
-            var list = await repository.ListBlocksetBlocksAsync(info.Id, cancellationToken).ConfigureAwait(false);
+            var buffer = new BlocksetBlock[info.BlockCount];
+            var list = new ArraySegment<BlocksetBlock>(buffer, 0, buffer.Length == 0 ? 0 : await repository.ListBlocksetBlocksAsync(info.Id, 0, buffer, cancellationToken).ConfigureAwait(false));
             byId[info.Id] = Digest(hash, info, list);
             foreach (var block in list)
             {
-                blocks.Add(BlockKey.Parse(block.Hash, block.Size));
+                blocks.Add(block.Block);
             }
         }
 
@@ -63,7 +64,7 @@ internal static class SnapshotReader
         Append(hash, string.Create(CultureInfo.InvariantCulture, $"{info.Length}\t{info.FullHash}\n"));
         foreach (var block in blocks)
         {
-            Append(hash, string.Create(CultureInfo.InvariantCulture, $"{block.Index}\t{block.Hash}\t{block.Size}\n"));
+            Append(hash, string.Create(CultureInfo.InvariantCulture, $"{block.Index}\t{block.Block.Hash}\t{block.Block.Size}\n"));
         }
 
         return Convert.ToBase64String(hash.GetHashAndReset());

@@ -8,7 +8,7 @@ namespace BlockDb.Backup.Indexing;
 /// Records hashed files through the one repository session. A file whose content is already a blockset
 /// (<c>FindBlocksetAsync</c> by full hash and length: an unchanged file, a copy, every empty file after the first)
 /// reuses it; any other file gets <c>SelectXorInsertAsync(hash, size, volume)</c> for each block, new blocks going into
-/// the current volume (<see cref="VolumeWriter"/>), then <c>AddBlocksetAsync(blockIds, fullHash)</c>; an empty file is
+/// the current volume (<see cref="VolumeWriter"/>), then <c>AddBlocksetAsync(blocks, results, fullHash)</c> by the same keys; an empty file is
 /// a blockset of length 0 without blocks. A file's sidecar line is written only once its blockset is committed (the
 /// session's <c>PendingWrites</c> is back to 0 after a call), so the sidecar never names a blockset that a rollback or
 /// a crash took away. On a Duplicati database (<paramref name="duplicati"/> given) a new file's blocklist blocks are
@@ -17,7 +17,8 @@ namespace BlockDb.Backup.Indexing;
 /// </summary>
 internal sealed class IndexWriter(IBlockSession repository, VolumeWriter volumes, IndexStats stats, TextWriter sidecar, BlockRecorder? recorder, ILogger logger, DuplicatiTarget? duplicati = null)
 {
-    private readonly List<long> _blockIds = new(1024);
+    private BlockKey[] _keys = new BlockKey[1024];
+    private SelectXorInsertResult[] _results = new SelectXorInsertResult[1024];
     private readonly byte[] _blocklist = duplicati is null ? [] : new byte[duplicati.Blocksize];
     private readonly List<FileMapEntry> _uncommitted = [];
     private long _fileIndex;
@@ -38,12 +39,18 @@ internal sealed class IndexWriter(IBlockSession repository, VolumeWriter volumes
             return;
         }
 
-        _blockIds.Clear();
+        var count = file.Blocks.Count;
+        if (_keys.Length < count)
+        {
+            _keys = new BlockKey[count];
+            _results = new SelectXorInsertResult[count];
+        }
+
+        long? lastVolume = null;
         foreach (var block in file.Blocks)
         {
-            var volumeId = await volumes.CurrentAsync(cancellationToken).ConfigureAwait(false);
+            var volumeId = lastVolume = await volumes.CurrentAsync(cancellationToken).ConfigureAwait(false);
             var result = await repository.SelectXorInsertAsync(block, volumeId, cancellationToken).ConfigureAwait(false);
-            _blockIds.Add(result.Id);
             if (result.Created)
             {
                 stats.AddNewBlock(block.Size);
@@ -67,7 +74,25 @@ internal sealed class IndexWriter(IBlockSession repository, VolumeWriter volumes
             }
         }
 
-        var blocksetId = await repository.AddBlocksetAsync(_blockIds, fullHash, cancellationToken).ConfigureAwait(false);
+        for (var i = 0; i < count; i++)
+        {
+            _keys[i] = file.Blocks[i];
+        }
+
+        // The blocks were inserted above; the blockset's own select-xor-insert creates one again only if it was
+        // collected meanwhile, and a block it marks created must be uploaded like any other new block. It names the volume
+        // of the file's last block: asking for the current one would register a new, empty volume whenever that block
+        // filled the last one.
+        var blocksetId = await repository.AddBlocksetAsync(_keys.AsMemory(0, count), _results, BlockHash.Parse(fullHash), lastVolume, cancellationToken).ConfigureAwait(false);
+        for (var i = 0; i < count; i++)
+        {
+            if (_results[i].Created)
+            {
+                stats.AddNewBlock(_keys[i].Size);
+                await volumes.AddedAsync(_keys[i].Size, cancellationToken).ConfigureAwait(false);
+            }
+        }
+
         Recorded(file, blocksetId, reused: false);
     }
 

@@ -117,7 +117,7 @@ internal static class ListCommand
             }
 
             shown++;
-            table.Row(ReportTable.Count(b.Id), b.Hash, ReportTable.Count(b.Size), b.VolumeId is { } id ? names.GetValueOrDefault(id)?.Name ?? $"#{id}" : "-");
+            table.Row(ReportTable.Count(b.Id), b.Block.Hash.ToString(), ReportTable.Count(b.Block.Size), b.VolumeId is { } id ? names.GetValueOrDefault(id)?.Name ?? $"#{id}" : "-");
         }
 
         table.Write();

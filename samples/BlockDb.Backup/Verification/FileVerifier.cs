@@ -27,7 +27,11 @@ internal sealed class FileVerifier(IBlockSession repository) : IDisposable
         try
         {
             info = await repository.GetBlocksetAsync(entry.BlocksetId, cancellationToken).ConfigureAwait(false);
-            blocks = await repository.ListBlocksetBlocksAsync(entry.BlocksetId, cancellationToken).ConfigureAwait(false);
+
+            // Into a buffer one longer than BlockCount: a listing that disagrees with it shows.
+            var buffer = new BlocksetBlock[info.BlockCount + 1];
+            var count = await repository.ListBlocksetBlocksAsync(entry.BlocksetId, 0, buffer, cancellationToken).ConfigureAwait(false);
+            blocks = new ArraySegment<BlocksetBlock>(buffer, 0, count);
         }
         catch (BlocksetNotFoundException)
         {
@@ -57,7 +61,7 @@ internal sealed class FileVerifier(IBlockSession repository) : IDisposable
             return info.Length == 0 ? null : $"blockset {info.Id} has no blocks but Length {info.Length}";
         }
 
-        var blockSize = blocks[0].Size;
+        var blockSize = blocks[0].Block.Size;
         long sum = 0;
         for (var i = 0; i < blocks.Count; i++)
         {
@@ -67,12 +71,12 @@ internal sealed class FileVerifier(IBlockSession repository) : IDisposable
                 return $"entry {i} of blockset {info.Id} has Index {block.Index}: out of order";
             }
 
-            if (block.Size > blockSize || (i < blocks.Count - 1 && block.Size != blockSize))
+            if (block.Block.Size > blockSize || (i < blocks.Count - 1 && block.Block.Size != blockSize))
             {
-                return $"block {i} has {block.Size} bytes; with fixed-size blocks of {blockSize} only the last may be shorter";
+                return $"block {i} has {block.Block.Size} bytes; with fixed-size blocks of {blockSize} only the last may be shorter";
             }
 
-            sum += block.Size;
+            sum += block.Block.Size;
         }
 
         return sum == info.Length ? null : $"the blocks add up to {sum} bytes, the blockset's Length is {info.Length}";
@@ -88,21 +92,21 @@ internal sealed class FileVerifier(IBlockSession repository) : IDisposable
             foreach (var block in blocks)
             {
                 cancellationToken.ThrowIfCancellationRequested();
-                var data = Read(handle, offset, (int)block.Size);
-                if (data.Length < block.Size)
+                var data = Read(handle, offset, (int)block.Block.Size);
+                if (data.Length < block.Block.Size)
                 {
-                    return $"the file is shorter than indexed: it ends at byte {offset + data.Length}, block {block.Index} needs {block.Size} bytes from {offset}";
+                    return $"the file is shorter than indexed: it ends at byte {offset + data.Length}, block {block.Index} needs {block.Block.Size} bytes from {offset}";
                 }
 
-                if (Sha256Base64.Hash(data) != block.Hash)
+                if (BlockHash.Parse(Sha256Base64.Hash(data)) != block.Block.Hash)
                 {
-                    return $"block {block.Index} (bytes {offset} to {offset + block.Size - 1}) has another hash than indexed";
+                    return $"block {block.Index} (bytes {offset} to {offset + block.Block.Size - 1}) has another hash than indexed";
                 }
 
                 fullHash.AppendData(data);
-                offset += block.Size;
+                offset += block.Block.Size;
                 BlocksVerified++;
-                BytesVerified += block.Size;
+                BytesVerified += block.Block.Size;
             }
 
             var length = RandomAccess.GetLength(handle);

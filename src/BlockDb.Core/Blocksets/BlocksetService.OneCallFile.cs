@@ -17,7 +17,8 @@ internal sealed partial class BlocksetService
             try
             {
                 var length = SelectXorInsertBlocks(ids);
-                return Self.WriteBlockset(ids, null, count, length, FullHash, CancellationToken);
+                // The keys matched these IDs by (hash, size) in this transaction: the layout's rules take them as the rows' own.
+                return Self.WriteBlockset(ids, Blocks, count, length, FullHash, CancellationToken);
             }
             finally
             {

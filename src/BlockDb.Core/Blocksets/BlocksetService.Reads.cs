@@ -5,38 +5,11 @@ namespace BlockDb.Blocksets;
 // The reads: a blockset, its blocks, a block; outside a write transaction they run in the session's read transaction.
 internal sealed partial class BlocksetService
 {
-    /// <summary>A blockset's blocks in order.</summary>
-    /// <exception cref="BlocksetNotFoundException">No blockset has that ID.</exception>
-    public IReadOnlyList<BlocksetBlock> List(long blocksetId)
-    {
-        var blocks = new List<BlocksetBlock>();
-        _list.BindInt64(1, blocksetId);
-        try
-        {
-            while (_list.Step())
-            {
-                blocks.Add(new BlocksetBlock((int)_list.ColumnInt64(0), _list.ColumnInt64(1), _layout.ReadHash(_list, 2), _list.ColumnInt64(3)));
-            }
-        }
-        finally
-        {
-            _list.Reset();
-        }
-
-        if (blocks.Count == 0)
-        {
-            // No entries: an empty file's blockset, or no such blockset (Get throws the typed error).
-            Get(blocksetId);
-        }
-
-        return blocks;
-    }
-
     /// <summary>Up to <paramref name="into"/>'s length of a blockset's blocks from <paramref name="fromIndex"/> on, in order, hashes as bytes; how many.</summary>
     /// <exception cref="BlocksetNotFoundException">No blockset has that ID.</exception>
-    public int List(long blocksetId, int fromIndex, Span<BinaryBlocksetBlock> into)
+    public int List(long blocksetId, int fromIndex, Span<BlocksetBlock> into)
     {
-        var list = _listFrom ??= _connection.Prepare(BlockDbSql.ListBlocksetBlocksFrom);
+        var list = _list;
         list.BindInt64(1, blocksetId);
         list.BindInt64(2, fromIndex);
         var count = 0;
@@ -44,7 +17,7 @@ internal sealed partial class BlocksetService
         {
             while (count < into.Length && list.Step())
             {
-                into[count++] = new BinaryBlocksetBlock((int)list.ColumnInt64(0), list.ColumnInt64(1), _layout.ReadBinaryHash(list, 2), list.ColumnInt64(3));
+                into[count++] = new BlocksetBlock((int)list.ColumnInt64(0), list.ColumnInt64(1), BlockKey.Stored(_layout.ReadBinaryHash(list, 2), list.ColumnInt64(3)));
             }
         }
         finally
@@ -84,7 +57,7 @@ internal sealed partial class BlocksetService
         try
         {
             return _getBlock.Step()
-                ? new BlockInfo(blockId, _layout.ReadHash(_getBlock, 0), _getBlock.ColumnInt64(1), _getBlock.ColumnIsNull(2) ? null : _getBlock.ColumnInt64(2))
+                ? new BlockInfo(blockId, BlockKey.Stored(_layout.ReadBinaryHash(_getBlock, 0), _getBlock.ColumnInt64(1)), _getBlock.ColumnIsNull(2) ? null : _getBlock.ColumnInt64(2))
                 : throw new BlockNotFoundException(blockId);
         }
         finally

@@ -10,12 +10,12 @@ internal interface IBlocksetRules : IDisposable
 {
     /// <summary>Before anything of a new blockset is written: checks it.</summary>
     /// <param name="ids">The blocks' IDs, in order (the first <paramref name="count"/>).</param>
-    /// <param name="keys">The blocks' hashes and sizes as matched to those IDs in this transaction, or null (the rules read them by ID).</param>
+    /// <param name="keys">The blocks' hashes and sizes as matched to those IDs in this transaction, or empty (the rules read them by ID).</param>
     /// <param name="count">The number of blocks.</param>
     /// <param name="length">The blockset's length in bytes (the sum of its blocks' sizes).</param>
     /// <param name="fullHash">The full hash given, or null.</param>
     /// <exception cref="ArgumentException">The blockset breaks the layout's rules (the message says which and what is allowed).</exception>
-    void Prepare(long[] ids, IReadOnlyList<BlockKey>? keys, int count, long length, string? fullHash);
+    void Prepare(long[] ids, ReadOnlySpan<BlockKey> keys, int count, long length, string? fullHash);
 
     /// <summary>After the blockset's row and entries, in the same savepoint: writes what goes with them.</summary>
     /// <exception cref="BlockNotFoundException">A block the layout requires with the blockset is missing.</exception>

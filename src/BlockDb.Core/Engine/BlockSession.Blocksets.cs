@@ -5,56 +5,16 @@ namespace BlockDb.Engine;
 // The blockset calls, block reads by ID, and garbage collection.
 internal sealed partial class BlockSession<TEngine>
 {
-    public async ValueTask<long> SelectXorInsertBlocksetAsync(ReadOnlyMemory<BlockKey> blocks, Memory<SelectXorInsertResult> results, BlockHash fullHash = default, long? volumeId = null, CancellationToken cancellationToken = default)
+    public async ValueTask<long> AddBlocksetAsync(ReadOnlyMemory<BlockKey> blocks, Memory<SelectXorInsertResult> results, BlockHash fullHash = default, long? volumeId = null, CancellationToken cancellationToken = default)
     {
-        using var call = new CallScope(_site, nameof(SelectXorInsertBlocksetAsync));
+        using var call = new CallScope(_site, nameof(AddBlocksetAsync));
         try
         {
             await call.EnterAsync(this, cancellationToken).ConfigureAwait(false);
             call.Entered(cancellationToken);
             Require.Blocks(blocks.Span, results.Length);
-            RequireWritable(nameof(SelectXorInsertBlocksetAsync));
-            var id = await call.WhilePending(_engine.SelectXorInsertBlocksetAsync(blocks, results[..blocks.Length], fullHash, volumeId, cancellationToken)).ConfigureAwait(false);
-            await call.WhilePending(_policy.AfterWriteAsync()).ConfigureAwait(false);
-            return id;
-        }
-        catch (Exception e) when (call.Failing(e))
-        {
-            call.Rethrow();
-            throw;
-        }
-    }
-
-    public async ValueTask<long> AddBlocksetAsync(IReadOnlyList<BlockKey> blocks, string? fullHash = null, CancellationToken cancellationToken = default)
-    {
-        using var call = new CallScope(_site, nameof(AddBlocksetAsync));
-        try
-        {
-            await call.EnterAsync(this, cancellationToken).ConfigureAwait(false);
-            call.Entered(cancellationToken);
-            Require.Blockset(blocks, fullHash);
             RequireWritable(nameof(AddBlocksetAsync));
-            var id = await call.WhilePending(_engine.AddBlocksetAsync(blocks, fullHash, cancellationToken)).ConfigureAwait(false);
-            await call.WhilePending(_policy.AfterWriteAsync()).ConfigureAwait(false);
-            return id;
-        }
-        catch (Exception e) when (call.Failing(e))
-        {
-            call.Rethrow();
-            throw;
-        }
-    }
-
-    public async ValueTask<long> AddBlocksetAsync(IReadOnlyList<long> blockIds, string? fullHash = null, CancellationToken cancellationToken = default)
-    {
-        using var call = new CallScope(_site, nameof(AddBlocksetAsync));
-        try
-        {
-            await call.EnterAsync(this, cancellationToken).ConfigureAwait(false);
-            call.Entered(cancellationToken);
-            Require.Blockset(blockIds, fullHash);
-            RequireWritable(nameof(AddBlocksetAsync));
-            var id = await call.WhilePending(_engine.AddBlocksetAsync(blockIds, fullHash, cancellationToken)).ConfigureAwait(false);
+            var id = await call.WhilePending(_engine.AddBlocksetAsync(blocks, results[..blocks.Length], fullHash, volumeId, cancellationToken)).ConfigureAwait(false);
             await call.WhilePending(_policy.AfterWriteAsync()).ConfigureAwait(false);
             return id;
         }
@@ -122,23 +82,7 @@ internal sealed partial class BlockSession<TEngine>
         }
     }
 
-    public async ValueTask<IReadOnlyList<BlocksetBlock>> ListBlocksetBlocksAsync(long blocksetId, CancellationToken cancellationToken = default)
-    {
-        using var call = new CallScope(_site, nameof(ListBlocksetBlocksAsync));
-        try
-        {
-            await call.EnterAsync(this, cancellationToken).ConfigureAwait(false);
-            call.Entered(cancellationToken);
-            return await call.WhilePending(_engine.ListBlocksetBlocksAsync(blocksetId, cancellationToken)).ConfigureAwait(false);
-        }
-        catch (Exception e) when (call.Failing(e))
-        {
-            call.Rethrow();
-            throw;
-        }
-    }
-
-    public async ValueTask<int> ListBlocksetBlocksAsync(long blocksetId, int fromIndex, Memory<BinaryBlocksetBlock> into, CancellationToken cancellationToken = default)
+    public async ValueTask<int> ListBlocksetBlocksAsync(long blocksetId, int fromIndex, Memory<BlocksetBlock> into, CancellationToken cancellationToken = default)
     {
         using var call = new CallScope(_site, nameof(ListBlocksetBlocksAsync));
         try

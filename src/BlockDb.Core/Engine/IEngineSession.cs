@@ -24,13 +24,7 @@ internal interface IEngineSession
     ValueTask<int> SelectXorInsertManyAsync(ReadOnlyMemory<BlockKey> blocks, Memory<SelectXorInsertResult> results, long? volumeId, CancellationToken cancellationToken);
 
     /// <summary>A file in one call: its blocks' select-xor-insert, then the blockset from them.</summary>
-    ValueTask<long> SelectXorInsertBlocksetAsync(ReadOnlyMemory<BlockKey> blocks, Memory<SelectXorInsertResult> results, BlockHash fullHash, long? volumeId, CancellationToken cancellationToken);
-
-    /// <summary>Adds a blockset from blocks named by hash and size.</summary>
-    ValueTask<long> AddBlocksetAsync(IReadOnlyList<BlockKey> blocks, string? fullHash, CancellationToken cancellationToken);
-
-    /// <summary>Adds a blockset from block IDs.</summary>
-    ValueTask<long> AddBlocksetAsync(IReadOnlyList<long> blockIds, string? fullHash, CancellationToken cancellationToken);
+    ValueTask<long> AddBlocksetAsync(ReadOnlyMemory<BlockKey> blocks, Memory<SelectXorInsertResult> results, BlockHash fullHash, long? volumeId, CancellationToken cancellationToken);
 
     /// <summary>A bulk import's blockset: false when one with its full hash and length exists (nothing written).</summary>
     ValueTask<bool> ImportBlocksetAsync(IReadOnlyList<BlockKey> blocks, string? fullHash, long length, CancellationToken cancellationToken);
@@ -41,10 +35,8 @@ internal interface IEngineSession
 
     ValueTask<BlocksetInfo> GetBlocksetAsync(long blocksetId, CancellationToken cancellationToken);
 
-    ValueTask<IReadOnlyList<BlocksetBlock>> ListBlocksetBlocksAsync(long blocksetId, CancellationToken cancellationToken);
-
     /// <summary>Up to <paramref name="into"/>'s length of a blockset's blocks from <paramref name="fromIndex"/> on, hashes as bytes; how many.</summary>
-    ValueTask<int> ListBlocksetBlocksAsync(long blocksetId, int fromIndex, Memory<BinaryBlocksetBlock> into, CancellationToken cancellationToken);
+    ValueTask<int> ListBlocksetBlocksAsync(long blocksetId, int fromIndex, Memory<BlocksetBlock> into, CancellationToken cancellationToken);
 
     ValueTask DeleteBlocksetAsync(long blocksetId, CancellationToken cancellationToken);
 

@@ -42,12 +42,6 @@ internal readonly struct KeyMapSession : ILayoutSession
     // The members that take a block `in` are explicit: an implicit one gets a compiler bridge (one more frame).
     long? ILayoutSession.Find(in BlockKey block) => Lookup(block, KeyOf(block), LookupMode.Complete, out _);
 
-    long? ILayoutSession.FindInWrite(in BlockKey block, out BlockVolume volume)
-    {
-        volume = BlockVolume.Unknown;
-        return Lookup(block, KeyOf(block), LookupMode.Complete, out _);
-    }
-
     SelectXorInsertResult ILayoutSession.SelectXorInsert(in BlockKey block, long? volumeId)
     {
         var key = KeyOf(block);
@@ -90,8 +84,6 @@ internal readonly struct KeyMapSession : ILayoutSession
         volume = BlockVolume.Checked;
         return new SelectXorInsertResult(created, true);
     }
-
-    public string ReadHash(ISqliteStatement statement, int column) => BlobHashCodec.Read(statement, column);
 
     public BlockHash ReadBinaryHash(ISqliteStatement statement, int column) => BlobHashCodec.ReadBinary(statement, column);
 

@@ -17,25 +17,16 @@ internal interface ILayoutSession
     /// <param name="block">The block, its hash decoded.</param>
     long? Find(in BlockKey block);
 
-    /// <summary>
-    /// A block's ID inside the open write transaction (a blockset's block named by hash and size), also saying what the
-    /// layout's own read tells about the block's volume in that transaction (<see cref="BlockVolume.Unknown"/>: the blockset
-    /// reads the row itself).
-    /// </summary>
-    long? FindInWrite(in BlockKey block, out BlockVolume volume);
-
     /// <summary>Finds a block, inserting it when absent (recorded in <paramref name="volumeId"/>, checked then).</summary>
     SelectXorInsertResult SelectXorInsert(in BlockKey block, long? volumeId);
 
     /// <summary>
     /// Select-xor-insert of one block of a blockset, inside the open write transaction, also saying what the layout's own
-    /// read tells about the block's volume in that transaction, so the blockset need not read the row again when it can tell.
+    /// read tells about the block's volume in that transaction, so the blockset need not read the row again when it can
+    /// tell: a found block is one read where the layout's lookup can join its volume's state (no second lookup by ID).
     /// </summary>
     /// <exception cref="InvalidOperationException">The write transaction is not open.</exception>
     SelectXorInsertResult SelectXorInsertInWrite(in BlockKey block, long? volumeId, out BlockVolume volume);
-
-    /// <summary>Reads a stored hash back as base64 text.</summary>
-    string ReadHash(ISqliteStatement statement, int column);
 
     /// <summary>Reads a stored hash back as bytes.</summary>
     BlockHash ReadBinaryHash(ISqliteStatement statement, int column);

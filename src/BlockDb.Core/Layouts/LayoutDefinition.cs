@@ -32,6 +32,11 @@ internal abstract class LayoutDefinition
     public string ReadHash(ISqliteStatement statement, int column) =>
         TextHashes ? TextHashCodec.Read(statement, column) : BlobHashCodec.Read(statement, column);
 
+    /// <summary>Reads a stored hash back as bytes.</summary>
+    /// <exception cref="BlockDbFormatException">The stored value is not a hash this layout writes.</exception>
+    public BlockHash ReadBinaryHash(ISqliteStatement statement, int column) =>
+        TextHashes ? TextHashCodec.ReadBinary(statement, column) : BlobHashCodec.ReadBinary(statement, column);
+
     /// <summary>The longest stored hash: characters of base64 text, or bytes.</summary>
     public int MaxHashLength => TextHashes ? BlockHash.MaxLength : BlockHash.MaxBytes;
 

@@ -58,13 +58,7 @@ internal sealed class SharedBlockSession : ISharedBlockSession
         return await lease.Session.FindBlockAsync(block, cancellationToken).ConfigureAwait(false);
     }
 
-    public async ValueTask<IReadOnlyList<BlocksetBlock>> ListBlocksetBlocksAsync(long blocksetId, CancellationToken cancellationToken = default)
-    {
-        using var lease = await _readers.RentAsync(cancellationToken).ConfigureAwait(false);
-        return await lease.Session.ListBlocksetBlocksAsync(blocksetId, cancellationToken).ConfigureAwait(false);
-    }
-
-    public async ValueTask<int> ListBlocksetBlocksAsync(long blocksetId, int fromIndex, Memory<BinaryBlocksetBlock> into, CancellationToken cancellationToken = default)
+    public async ValueTask<int> ListBlocksetBlocksAsync(long blocksetId, int fromIndex, Memory<BlocksetBlock> into, CancellationToken cancellationToken = default)
     {
         using var lease = await _readers.RentAsync(cancellationToken).ConfigureAwait(false);
         return await lease.Session.ListBlocksetBlocksAsync(blocksetId, fromIndex, into, cancellationToken).ConfigureAwait(false);
@@ -124,22 +118,10 @@ internal sealed class SharedBlockSession : ISharedBlockSession
         return Write(new WriteRequest<int>(WriteKind.SelectXorInsertMany, cancellationToken) { Blocks = blocks, Results = results, VolumeId = volumeId });
     }
 
-    public ValueTask<long> SelectXorInsertBlocksetAsync(ReadOnlyMemory<BlockKey> blocks, Memory<SelectXorInsertResult> results, BlockHash fullHash = default, long? volumeId = null, CancellationToken cancellationToken = default)
+    public ValueTask<long> AddBlocksetAsync(ReadOnlyMemory<BlockKey> blocks, Memory<SelectXorInsertResult> results, BlockHash fullHash = default, long? volumeId = null, CancellationToken cancellationToken = default)
     {
         Require.Blocks(blocks.Span, results.Length);
-        return Write(new WriteRequest<long>(WriteKind.SelectXorInsertBlockset, cancellationToken) { Blocks = blocks, Results = results, Hash = fullHash, VolumeId = volumeId });
-    }
-
-    public ValueTask<long> AddBlocksetAsync(IReadOnlyList<BlockKey> blocks, string? fullHash = null, CancellationToken cancellationToken = default)
-    {
-        ArgumentNullException.ThrowIfNull(blocks);
-        return Write(new WriteRequest<long>(WriteKind.AddBlocksetByKeys, cancellationToken) { List = blocks, Text = fullHash });
-    }
-
-    public ValueTask<long> AddBlocksetAsync(IReadOnlyList<long> blockIds, string? fullHash = null, CancellationToken cancellationToken = default)
-    {
-        ArgumentNullException.ThrowIfNull(blockIds);
-        return Write(new WriteRequest<long>(WriteKind.AddBlocksetByIds, cancellationToken) { List = blockIds, Text = fullHash });
+        return Write(new WriteRequest<long>(WriteKind.AddBlockset, cancellationToken) { Blocks = blocks, Results = results, Hash = fullHash, VolumeId = volumeId });
     }
 
     public ValueTask DeleteBlocksetAsync(long blocksetId, CancellationToken cancellationToken = default) =>

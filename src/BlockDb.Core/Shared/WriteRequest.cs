@@ -7,9 +7,7 @@ internal enum WriteKind : byte
 {
     SelectXorInsert,
     SelectXorInsertMany,
-    SelectXorInsertBlockset,
-    AddBlocksetByKeys,
-    AddBlocksetByIds,
+    AddBlockset,
     DeleteBlockset,
     Collect,
     RegisterVolume,
@@ -48,7 +46,7 @@ internal abstract class WriteRequest(WriteKind kind, CancellationToken cancellat
     /// <summary>A volume's size in bytes, or null.</summary>
     public long? VolumeSize { get; init; }
 
-    /// <summary>The blocks of a blockset (<see cref="IReadOnlyList{BlockKey}"/>) or block IDs (<see cref="IReadOnlyList{Int64}"/>).</summary>
+    /// <summary>The block IDs of <see cref="WriteKind.MoveBlocks"/> (<see cref="IReadOnlyList{Int64}"/>).</summary>
     public object? List { get; init; }
 
     public ReadOnlyMemory<BlockKey> Blocks { get; init; }
@@ -72,15 +70,9 @@ internal abstract class WriteRequest(WriteKind kind, CancellationToken cancellat
                 var created = await session.SelectXorInsertManyAsync(Blocks, Results, VolumeId, ct).ConfigureAwait(false);
                 Done(created, created);
                 break;
-            case WriteKind.SelectXorInsertBlockset:
-                var blockset = await session.SelectXorInsertBlocksetAsync(Blocks, Results, Hash, VolumeId, ct).ConfigureAwait(false);
+            case WriteKind.AddBlockset:
+                var blockset = await session.AddBlocksetAsync(Blocks, Results, Hash, VolumeId, ct).ConfigureAwait(false);
                 Done(blockset, CreatedIn(Results.Span[..Blocks.Length]) + 1);
-                break;
-            case WriteKind.AddBlocksetByKeys:
-                Done(await session.AddBlocksetAsync((IReadOnlyList<BlockKey>)List!, Text, ct).ConfigureAwait(false), 1);
-                break;
-            case WriteKind.AddBlocksetByIds:
-                Done(await session.AddBlocksetAsync((IReadOnlyList<long>)List!, Text, ct).ConfigureAwait(false), 1);
                 break;
             case WriteKind.DeleteBlockset:
                 await session.DeleteBlocksetAsync(Id, ct).ConfigureAwait(false);

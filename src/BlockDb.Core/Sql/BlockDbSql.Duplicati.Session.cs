@@ -40,15 +40,6 @@ internal static partial class BlockDbSql
         "@Hash", "@Size");
 
     /// <summary>
-    /// A block's ID and its volume's state (NULL without a volume row, as <see cref="GetBlockSizeAndVolumeState"/> joins it)
-    /// through the unique (Hash, Size) index: a blockset's block and what its volume check needs, in one read.
-    /// </summary>
-    public static readonly SqlStatement DuplicatiFindBlockWithVolume = new(
-        nameof(DuplicatiFindBlockWithVolume),
-        """SELECT B."ID", V."State" FROM "Block" B LEFT JOIN "Remotevolume" V ON V."ID" = B."VolumeID" WHERE B."Hash" = @Hash AND B."Size" = @Size""",
-        "@Hash", "@Size");
-
-    /// <summary>
     /// After a miss, in one statement: the caller's volume's state (NULL when no Blocks volume has that ID, as
     /// <c>DuplicatiGetVolumeState</c> reads it) and the <c>DeletedBlock</c> row to take back (<see cref="DuplicatiFindDeletedBlock"/>'s, or NULL).
     /// </summary>

@@ -14,6 +14,15 @@ internal static partial class BlockDbSql
         nameof(FindBlock), """SELECT "ID" FROM "Block" WHERE "Hash" = @Hash AND "Size" = @Size""", "@Hash", "@Size");
 
     /// <summary>
+    /// A block's ID and its volume's state (NULL without a volume row, as <see cref="GetBlockSizeAndVolumeState"/> joins it)
+    /// through the unique (Hash, Size) index: a blockset's block and what its volume check needs, in one read.
+    /// </summary>
+    public static readonly SqlStatement FindBlockWithVolume = new(
+        nameof(FindBlockWithVolume),
+        """SELECT B."ID", V."State" FROM "Block" B LEFT JOIN "Remotevolume" V ON V."ID" = B."VolumeID" WHERE B."Hash" = @Hash AND B."Size" = @Size""",
+        "@Hash", "@Size");
+
+    /// <summary>
     /// Insert a block (in a volume, or none) and return its ID; fails with <c>SQLITE_CONSTRAINT</c> when it exists. The
     /// indexed layouts' inserts take the ID as their 4th parameter: NULL lets SQLite choose (the highest ID + 1), an ID
     /// above <see cref="BlockIdFloor"/> (<see cref="IdFloorSql.AboveMax"/>) keeps a collected ID from being handed out again.
@@ -98,12 +107,6 @@ internal static partial class BlockDbSql
     /// <summary>Deletes a blockset row; <c>changes()</c> is 0 when the ID is unknown.</summary>
     public static readonly SqlStatement DeleteBlockset = new(
         nameof(DeleteBlockset), """DELETE FROM "Blockset" WHERE "ID" = @ID""", "@ID");
-
-    /// <summary>A blockset's blocks in order: the join of <c>BlocksetEntry</c> and <c>Block</c>.</summary>
-    public static readonly SqlStatement ListBlocksetBlocks = new(
-        nameof(ListBlocksetBlocks),
-        """SELECT E."Index", B."ID", B."Hash", B."Size" FROM "BlocksetEntry" E JOIN "Block" B ON B."ID" = E."BlockID" WHERE E."BlocksetID" = @BlocksetID ORDER BY E."Index" """,
-        "@BlocksetID");
 
     /// <summary>
     /// A blockset's blocks from @From on, in order (a listing into the caller's buffer: the caller stops stepping when its

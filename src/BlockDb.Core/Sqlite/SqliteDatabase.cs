@@ -119,7 +119,7 @@ internal sealed partial class SqliteDatabase : Database, ISqliteBlockDatabase
 
                 s.BindInt64(2, unreferenced ? 1 : 0);
             },
-            s => new BlockInfo(s.ColumnInt64(0), codec.ReadHash(s, 1), s.ColumnInt64(2), s.ColumnIsNull(3) ? null : s.ColumnInt64(3)),
+            s => new BlockInfo(s.ColumnInt64(0), BlockKey.Stored(codec.ReadBinaryHash(s, 1), s.ColumnInt64(2)), s.ColumnIsNull(3) ? null : s.ColumnInt64(3)),
             cancellationToken);
     }
 

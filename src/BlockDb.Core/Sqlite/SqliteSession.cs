@@ -107,17 +107,11 @@ internal readonly struct SqliteSession<TLayout> : IEngineSession
         return count;
     }
 
-    public ValueTask<long> SelectXorInsertBlocksetAsync(ReadOnlyMemory<BlockKey> blocks, Memory<SelectXorInsertResult> results, BlockHash fullHash, long? volumeId, CancellationToken cancellationToken)
+    public ValueTask<long> AddBlocksetAsync(ReadOnlyMemory<BlockKey> blocks, Memory<SelectXorInsertResult> results, BlockHash fullHash, long? volumeId, CancellationToken cancellationToken)
     {
         _s.Settings.Layout.RequireNewBlocks(blocks.Span, volumeId);
         return new(_blocksets.SelectXorInsertAdd(blocks, results, volumeId, fullHash.IsEmpty ? null : fullHash.ToString(), cancellationToken));
     }
-
-    public ValueTask<long> AddBlocksetAsync(IReadOnlyList<BlockKey> blocks, string? fullHash, CancellationToken cancellationToken) =>
-        new(_blocksets.Add(blocks, fullHash, cancellationToken));
-
-    public ValueTask<long> AddBlocksetAsync(IReadOnlyList<long> blockIds, string? fullHash, CancellationToken cancellationToken) =>
-        new(_blocksets.Add(blockIds, fullHash, cancellationToken));
 
     public ValueTask<bool> ImportBlocksetAsync(IReadOnlyList<BlockKey> blocks, string? fullHash, long length, CancellationToken cancellationToken) =>
         new(_blocksets.Import(blocks, fullHash, length, cancellationToken));
@@ -140,13 +134,7 @@ internal readonly struct SqliteSession<TLayout> : IEngineSession
         return new(_blocksets.Get(blocksetId));
     }
 
-    public ValueTask<IReadOnlyList<BlocksetBlock>> ListBlocksetBlocksAsync(long blocksetId, CancellationToken cancellationToken)
-    {
-        Tx.EnterRead();
-        return new(_blocksets.List(blocksetId));
-    }
-
-    public ValueTask<int> ListBlocksetBlocksAsync(long blocksetId, int fromIndex, Memory<BinaryBlocksetBlock> into, CancellationToken cancellationToken)
+    public ValueTask<int> ListBlocksetBlocksAsync(long blocksetId, int fromIndex, Memory<BlocksetBlock> into, CancellationToken cancellationToken)
     {
         Tx.EnterRead();
         return new(_blocksets.List(blocksetId, fromIndex, into.Span));

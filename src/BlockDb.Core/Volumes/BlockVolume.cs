@@ -1,3 +1,6 @@
+using BlockDb.Drivers;
+using BlockDb.Layouts.Indexed;
+
 namespace BlockDb.Volumes;
 
 /// <summary>
@@ -29,4 +32,31 @@ internal readonly struct BlockVolume
 
     /// <summary>The block's volume as read, when neither unknown nor checked.</summary>
     public long? VolumeId { get; }
+
+    /// <summary>
+    /// A block's ID through the unique (Hash, Size) index with its volume's state, in one read in the open write
+    /// transaction (<see cref="Sql.BlockDbSql.FindBlockWithVolume"/>), or null: <see cref="Checked"/> unless the volume is
+    /// going, which the blockset reads again to refuse the block with its message (<see cref="Unknown"/>).
+    /// </summary>
+    public static long? Find<TCodec>(ISqliteStatement findWithVolume, in BlockKey block, out BlockVolume volume)
+        where TCodec : struct, IHashCodec
+    {
+        TCodec.Bind(findWithVolume, 1, block.Hash);
+        findWithVolume.BindInt64(2, block.Size);
+        try
+        {
+            if (!findWithVolume.Step())
+            {
+                volume = Unknown;
+                return null;
+            }
+
+            volume = VolumeGuard.IsGoingState(findWithVolume, 1) ? Unknown : Checked;
+            return findWithVolume.ColumnInt64(0);
+        }
+        finally
+        {
+            findWithVolume.Reset();
+        }
+    }
 }

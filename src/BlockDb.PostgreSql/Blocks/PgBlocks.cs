@@ -181,7 +181,7 @@ internal static class PgBlocks
         var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
         await using var readerScope = reader.ConfigureAwait(false);
         return await reader.ReadAsync(cancellationToken).ConfigureAwait(false)
-            ? new BlockInfo(blockId, Convert.ToBase64String(reader.GetFieldValue<byte[]>(0)), reader.GetInt64(1), reader.IsDBNull(2) ? null : reader.GetInt64(2))
+            ? new BlockInfo(blockId, BlockKey.Stored(new BlockHash(reader.GetFieldValue<byte[]>(0)), reader.GetInt64(1)), reader.IsDBNull(2) ? null : reader.GetInt64(2))
             : throw new BlockNotFoundException(blockId);
     }
 }

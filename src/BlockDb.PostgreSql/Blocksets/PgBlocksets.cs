@@ -12,57 +12,8 @@ namespace BlockDb.PostgreSql.Blocksets;
 /// </summary>
 internal static class PgBlocksets
 {
-    /// <summary>
-    /// Adds a blockset from keys, under the shared lifecycle lock: the ID, or the 0-based position of the first unknown
-    /// block or of the first block of a volume being deleted (nothing written then).
-    /// </summary>
-    public static Task<BlocksetAdded> AddBlocksetAsync(
-        NpgsqlConnection connection, NpgsqlTransaction? transaction, byte[][] hashes, long[] sizes, byte[]? fullHash, CancellationToken cancellationToken)
-    {
-        var command = new NpgsqlBatchCommand(PgSql.AddBlocksetByKeys);
-        command.Parameters.Add(new NpgsqlParameter<byte[][]> { NpgsqlDbType = NpgsqlDbType.Array | NpgsqlDbType.Bytea, TypedValue = hashes });
-        command.Parameters.Add(new NpgsqlParameter<long[]> { NpgsqlDbType = NpgsqlDbType.Array | NpgsqlDbType.Bigint, TypedValue = sizes });
-        command.Parameters.Add(FullHash(fullHash));
-        return AddBlocksetAsync(connection, transaction, command, cancellationToken);
-    }
-
-    /// <summary>Adds a blockset from block IDs, as the overload by keys does.</summary>
-    public static Task<BlocksetAdded> AddBlocksetAsync(
-        NpgsqlConnection connection, NpgsqlTransaction? transaction, long[] ids, byte[]? fullHash, CancellationToken cancellationToken)
-    {
-        var command = new NpgsqlBatchCommand(PgSql.AddBlocksetByIds);
-        command.Parameters.Add(new NpgsqlParameter<long[]> { NpgsqlDbType = NpgsqlDbType.Array | NpgsqlDbType.Bigint, TypedValue = ids });
-        command.Parameters.Add(FullHash(fullHash));
-        return AddBlocksetAsync(connection, transaction, command, cancellationToken);
-    }
-
-    public static async Task<IReadOnlyList<BlocksetBlock>> ListAsync(NpgsqlConnection connection, NpgsqlTransaction? transaction, long blocksetId, CancellationToken cancellationToken)
-    {
-        var blocks = new List<BlocksetBlock>();
-        using (var command = Command(PgSql.ListBlocksetBlocks, connection, transaction, blocksetId))
-        {
-            var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
-            await using var readerScope = reader.ConfigureAwait(false);
-            while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
-            {
-                blocks.Add(new BlocksetBlock(reader.GetInt32(0), reader.GetInt64(1), Convert.ToBase64String(reader.GetFieldValue<byte[]>(2)), reader.GetInt64(3)));
-            }
-        }
-
-        if (blocks.Count == 0)
-        {
-            using var exists = Command(PgSql.BlocksetExists, connection, transaction, blocksetId);
-            if (await exists.ExecuteScalarAsync(cancellationToken).ConfigureAwait(false) is null)
-            {
-                throw new BlocksetNotFoundException(blocksetId);
-            }
-        }
-
-        return blocks;
-    }
-
     /// <summary>Up to <paramref name="into"/>'s length of a blockset's blocks from <paramref name="fromIndex"/> on, hashes as bytes; how many.</summary>
-    public static async Task<int> ListAsync(NpgsqlConnection connection, NpgsqlTransaction? transaction, long blocksetId, int fromIndex, Memory<BinaryBlocksetBlock> into, CancellationToken cancellationToken)
+    public static async Task<int> ListAsync(NpgsqlConnection connection, NpgsqlTransaction? transaction, long blocksetId, int fromIndex, Memory<BlocksetBlock> into, CancellationToken cancellationToken)
     {
         var count = 0;
         var hash = new byte[BlockHash.MaxBytes]; // one per call, not per block
@@ -74,7 +25,7 @@ internal static class PgBlocksets
             await using var readerScope = reader.ConfigureAwait(false);
             while (count < into.Length && await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
             {
-                into.Span[count++] = new BinaryBlocksetBlock(reader.GetInt32(0), reader.GetInt64(1), new BlockHash(hash.AsSpan(0, (int)reader.GetBytes(2, 0, hash, 0, hash.Length))), reader.GetInt64(3));
+                into.Span[count++] = new BlocksetBlock(reader.GetInt32(0), reader.GetInt64(1), BlockKey.Stored(new BlockHash(hash.AsSpan(0, (int)reader.GetBytes(2, 0, hash, 0, hash.Length))), reader.GetInt64(3)));
             }
         }
 
@@ -104,15 +55,7 @@ internal static class PgBlocksets
         return new BlocksetInfo(blocksetId, reader.GetInt64(0), fullHash, checked((int)reader.GetInt64(2)));
     }
 
-    private static async Task<BlocksetAdded> AddBlocksetAsync(NpgsqlConnection connection, NpgsqlTransaction? transaction, NpgsqlBatchCommand command, CancellationToken cancellationToken)
-    {
-        using var batch = PgLifecycleLock.Locked(connection, transaction, PgSql.LockShared, command);
-        var reader = await PgLifecycleLock.ReadAfterLockAsync(batch, cancellationToken).ConfigureAwait(false);
-        await using var readerScope = reader.ConfigureAwait(false);
-        return await ReadBlocksetAddedAsync(reader, cancellationToken).ConfigureAwait(false);
-    }
-
-    /// <summary>The row of a blockset statement (<see cref="PgSql.AddBlocksetByKeys"/>, <see cref="PgSql.AddBlocksetByIds"/>).</summary>
+    /// <summary>The row of the blockset statement (<see cref="PgSql.AddBlocksetByKeys"/>).</summary>
     public static async Task<BlocksetAdded> ReadBlocksetAddedAsync(NpgsqlDataReader reader, CancellationToken cancellationToken)
     {
         await reader.ReadAsync(cancellationToken).ConfigureAwait(false);

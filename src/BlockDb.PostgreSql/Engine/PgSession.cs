@@ -144,13 +144,13 @@ internal readonly struct PgSession : IEngineSession
         }
     }
 
-    public async ValueTask<long> SelectXorInsertBlocksetAsync(ReadOnlyMemory<BlockKey> blocks, Memory<SelectXorInsertResult> results, BlockHash fullHash, long? volumeId, CancellationToken cancellationToken)
+    public async ValueTask<long> AddBlocksetAsync(ReadOnlyMemory<BlockKey> blocks, Memory<SelectXorInsertResult> results, BlockHash fullHash, long? volumeId, CancellationToken cancellationToken)
     {
         var (hashes, sizes) = PgKeys.Of(blocks.Span, forBlockset: true);
         var full = fullHash.IsEmpty ? null : fullHash.Bytes.ToArray();
 
         // One round trip whatever the strategy: the blocks, their IDs and the blockset (PgBlocks.InsertManyAsync).
-        var outcome = await _db.RunAsync(nameof(IBlockWriter.SelectXorInsertBlocksetAsync), (c, t, token) => PgBlocks.InsertManyAsync(c, t, hashes, sizes, volumeId, blockset: true, full, token), write: true, WriteRetryable, cancellationToken).ConfigureAwait(false);
+        var outcome = await _db.RunAsync(nameof(IBlockWriter.AddBlocksetAsync), (c, t, token) => PgBlocks.InsertManyAsync(c, t, hashes, sizes, volumeId, blockset: true, full, token), write: true, WriteRetryable, cancellationToken).ConfigureAwait(false);
         _tx.Wrote(outcome.Writes);
         try
         {
@@ -162,24 +162,6 @@ internal readonly struct PgSession : IEngineSession
         {
             throw await RefusedAsync(e).ConfigureAwait(false);
         }
-    }
-
-    public async ValueTask<long> AddBlocksetAsync(IReadOnlyList<BlockKey> blocks, string? fullHash, CancellationToken cancellationToken)
-    {
-        var full = PgKeys.FullHash(fullHash);
-        var (hashes, sizes) = PgKeys.Of(blocks, cancellationToken);
-        var added = await _db.RunAsync(nameof(IBlockWriter.AddBlocksetAsync), (c, t, token) => PgBlocksets.AddBlocksetAsync(c, t, hashes, sizes, full, token), write: true, WriteRetryable, cancellationToken).ConfigureAwait(false);
-        _tx.Wrote(added.Id is not null);
-        return added.Id ?? throw await RefusedAsync(PgKeys.Refused(added, i => blocks[i].ToString())).ConfigureAwait(false);
-    }
-
-    public async ValueTask<long> AddBlocksetAsync(IReadOnlyList<long> blockIds, string? fullHash, CancellationToken cancellationToken)
-    {
-        var full = PgKeys.FullHash(fullHash);
-        var ids = PgKeys.Ids(blockIds, cancellationToken);
-        var added = await _db.RunAsync(nameof(IBlockWriter.AddBlocksetAsync), (c, t, token) => PgBlocksets.AddBlocksetAsync(c, t, ids, full, token), write: true, WriteRetryable, cancellationToken).ConfigureAwait(false);
-        _tx.Wrote(added.Id is not null);
-        return added.Id ?? throw await RefusedAsync(PgKeys.Refused(added, i => $"ID {ids[i]}")).ConfigureAwait(false);
     }
 
     /// <summary>Not used: PostgreSQL's bulk import has its own target (<see cref="Import.PgImportTarget"/>).</summary>
@@ -198,10 +180,7 @@ internal readonly struct PgSession : IEngineSession
     public ValueTask<BlocksetInfo> GetBlocksetAsync(long blocksetId, CancellationToken cancellationToken) =>
         _db.RunAsync(nameof(IBlockReader.GetBlocksetAsync), (c, t, token) => PgBlocksets.GetBlocksetAsync(c, t, blocksetId, token), write: false, retryable: true, cancellationToken);
 
-    public ValueTask<IReadOnlyList<BlocksetBlock>> ListBlocksetBlocksAsync(long blocksetId, CancellationToken cancellationToken) =>
-        _db.RunAsync(nameof(IBlockReader.ListBlocksetBlocksAsync), (c, t, token) => PgBlocksets.ListAsync(c, t, blocksetId, token), write: false, retryable: true, cancellationToken);
-
-    public ValueTask<int> ListBlocksetBlocksAsync(long blocksetId, int fromIndex, Memory<BinaryBlocksetBlock> into, CancellationToken cancellationToken) =>
+    public ValueTask<int> ListBlocksetBlocksAsync(long blocksetId, int fromIndex, Memory<BlocksetBlock> into, CancellationToken cancellationToken) =>
         _db.RunAsync(nameof(IBlockReader.ListBlocksetBlocksAsync), (c, t, token) => PgBlocksets.ListAsync(c, t, blocksetId, fromIndex, into, token), write: false, retryable: true, cancellationToken);
 
     public async ValueTask DeleteBlocksetAsync(long blocksetId, CancellationToken cancellationToken)

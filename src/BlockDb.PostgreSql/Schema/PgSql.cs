@@ -82,12 +82,6 @@ internal static partial class PgSql
     /// <summary>The rows of <c>Block</c>, <c>Blockset</c> and <c>BlocksetEntry</c>.</summary>
     public const string Counts = """SELECT (SELECT count(*) FROM "Block"), (SELECT count(*) FROM "Blockset"), (SELECT count(*) FROM "BlocksetEntry")""";
 
-    /// <summary>A blockset's blocks in order: the join restore reads.</summary>
-    public const string ListBlocksetBlocks = """
-        SELECT e."Index", b."ID", b."Hash", b."Size" FROM "BlocksetEntry" e JOIN "Block" b ON b."ID" = e."BlockID"
-        WHERE e."BlocksetID" = $1 ORDER BY e."Index"
-        """;
-
     /// <summary>Up to $3 of a blockset's blocks from index $2 on, in order (a listing into the caller's buffer).</summary>
     public const string ListBlocksetBlocksFrom = """
         SELECT e."Index", b."ID", b."Hash", b."Size" FROM "BlocksetEntry" e JOIN "Block" b ON b."ID" = e."BlockID"
@@ -115,15 +109,8 @@ internal static partial class PgSql
         r AS (SELECT k.i, k.s, b."ID" AS id, v."State" AS st FROM k LEFT JOIN "Block" b ON b."Hash" = k.h AND b."Size" = k.s LEFT JOIN "Remotevolume" v ON v."ID" = b."VolumeID"),
         """ + BlocksetTail;
 
-    /// <summary>As <see cref="AddBlocksetByKeys"/>, from the blocks' IDs (their sizes read from <c>Block</c>).</summary>
-    public const string AddBlocksetByIds = """
-        WITH f AS (SELECT $2::bytea AS h),
-        k AS (SELECT * FROM unnest($1::bigint[]) WITH ORDINALITY AS k(bid, i)),
-        r AS (SELECT k.i, b."Size" AS s, b."ID" AS id, v."State" AS st FROM k LEFT JOIN "Block" b ON b."ID" = k.bid LEFT JOIN "Remotevolume" v ON v."ID" = b."VolumeID"),
-        """ + BlocksetTail;
-
     /// <summary>
-    /// The end both blockset statements share, after <c>r</c> (each listed block's position, size, ID and its volume's
+    /// The end of the blockset statement, after <c>r</c> (each listed block's position, size, ID and its volume's
     /// state) and <c>f</c> (the full hash): the <c>Blockset</c> row (length 0 for an empty list) and its entries are written only when every block is
     /// known, none lies in a volume being deleted and the length fits a <c>bigint</c>; the statement returns the new ID,
     /// the 1-based position of the first unknown block, that of the first block of a volume being deleted, and that of

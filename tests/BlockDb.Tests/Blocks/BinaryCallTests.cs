@@ -28,7 +28,7 @@ public sealed class BinaryCallTests : ConformanceTestBase
         Assert.Null(await session.FindBlockAsync(new BlockKey(TestData.Bytes(3), 100)));
         await session.CommitAsync();
 
-        Assert.Equal(TestData.Hash(1), (await session.GetBlockAsync(byBytes.Id)).Hash);
+        Assert.Equal(TestData.Hash(1), (await session.GetBlockAsync(byBytes.Id)).Block.Hash.ToString());
         Assert.Equal(2, (await session.GetCountsAsync()).Blocks);
         await Assert.ThrowsAsync<ArgumentException>(async () => await session.SelectXorInsertAsync(new BlockKey(default(BlockHash), 100)));
         await Assert.ThrowsAsync<ArgumentException>(async () => await session.FindBlockAsync(new BlockKey(default(BlockHash), 100)));
@@ -78,7 +78,7 @@ public sealed class BinaryCallTests : ConformanceTestBase
 
         var shortBuffer = await Assert.ThrowsAsync<ArgumentException>(async () => await session.SelectXorInsertManyAsync(good, new SelectXorInsertResult[1]));
         Assert.Equal("results", shortBuffer.ParamName);
-        var file = await Assert.ThrowsAsync<ArgumentException>(async () => await session.SelectXorInsertBlocksetAsync(withDefault, new SelectXorInsertResult[2]));
+        var file = await Assert.ThrowsAsync<ArgumentException>(async () => await session.AddBlocksetAsync(withDefault, new SelectXorInsertResult[2]));
         Assert.Contains("Block 1 ", file.Message, StringComparison.Ordinal);
         Assert.Equal("blocks", file.ParamName);
         var many = await Assert.ThrowsAsync<ArgumentException>(async () => await session.SelectXorInsertManyAsync(withDefault, new SelectXorInsertResult[2]));
@@ -96,13 +96,13 @@ public sealed class BinaryCallTests : ConformanceTestBase
         var blocks = Enumerable.Range(0, 16).Select(i => TestData.Block(i % 5, 1000 + (i % 5))).ToArray(); // repeats inside the file
         var results = new SelectXorInsertResult[16];
 
-        var blocksetId = await session.SelectXorInsertBlocksetAsync(blocks, results, TestData.Bytes(99));
-        var empty = await session.SelectXorInsertBlocksetAsync(ReadOnlyMemory<BlockKey>.Empty, Memory<SelectXorInsertResult>.Empty);
+        var blocksetId = await session.AddBlocksetAsync(blocks, results, TestData.Bytes(99));
+        var empty = await session.AddBlocksetAsync(ReadOnlyMemory<BlockKey>.Empty, Memory<SelectXorInsertResult>.Empty);
         await session.CommitAsync();
 
         var listed = await session.ListBlocksetBlocksAsync(blocksetId);
         Assert.Equal(results.Select(r => r.Id), listed.Select(b => b.BlockId));
-        Assert.Equal(blocks.Select(b => b.Hash.ToString()), listed.Select(b => b.Hash));
+        Assert.Equal(blocks, listed.Select(b => b.Block));
         Assert.Equal(5, results.Count(r => r.Created));
         var info = await session.GetBlocksetAsync(blocksetId);
         Assert.Equal(blocks.Sum(b => b.Size), info.Length);
@@ -121,14 +121,14 @@ public sealed class BinaryCallTests : ConformanceTestBase
         var blocks = Enumerable.Range(0, 4).Select(i => TestData.Block(i, 100)).ToArray();
         using var cancelled = new CancellationTokenSource();
         await cancelled.CancelAsync();
-        await Assert.ThrowsAnyAsync<OperationCanceledException>(async () => await session.SelectXorInsertBlocksetAsync(blocks, new SelectXorInsertResult[4], cancellationToken: cancelled.Token));
+        await Assert.ThrowsAnyAsync<OperationCanceledException>(async () => await session.AddBlocksetAsync(blocks, new SelectXorInsertResult[4], cancellationToken: cancelled.Token));
 
         var doomed = await session.RegisterVolumeAsync("doomed.zip", VolumeState.Uploaded);
         var old = await session.SelectXorInsertAsync(TestData.Block(50, 100), doomed);
         await session.SetVolumeStateAsync(doomed, VolumeState.Deleting);
         BlockKey[] withDoomed = [TestData.Block(60, 100), TestData.Block(50, 100)];
         var results = new SelectXorInsertResult[2];
-        await Assert.ThrowsAsync<BlockDbConflictException>(async () => await session.SelectXorInsertBlocksetAsync(withDoomed, results));
+        await Assert.ThrowsAsync<BlockDbConflictException>(async () => await session.AddBlocksetAsync(withDoomed, results));
         await session.CommitAsync();
 
         var counts = await session.GetCountsAsync();
@@ -149,7 +149,7 @@ public sealed class BinaryCallTests : ConformanceTestBase
             var results = new SelectXorInsertResult[8];
             Assert.Equal(8, await shared.SelectXorInsertManyAsync(blocks, results));
             var file = new SelectXorInsertResult[8];
-            var blocksetId = await shared.SelectXorInsertBlocksetAsync(blocks, file, TestData.Bytes(1000));
+            var blocksetId = await shared.AddBlocksetAsync(blocks, file, TestData.Bytes(1000));
             Assert.Equal(results.Select(r => r.Id), file.Select(r => r.Id));
             Assert.All(file, r => Assert.False(r.Created));
             var single = await shared.SelectXorInsertAsync(new BlockKey(TestData.Bytes(20), 100));

@@ -58,7 +58,7 @@ public sealed class BlockKeyTests : ConformanceTestBase
         Assert.Equal("block", (await Assert.ThrowsAsync<ArgumentException>(async () => await reader.FindBlockAsync(default))).ParamName);
         Assert.Equal("block", (await Assert.ThrowsAsync<ArgumentException>(async () => await writer.SelectXorInsertAsync(default))).ParamName);
         Assert.Equal("blocks", (await Assert.ThrowsAsync<ArgumentException>(async () => await writer.SelectXorInsertManyAsync(new[] { TestData.Block(1), default }, results))).ParamName);
-        Assert.Equal("blocks", (await Assert.ThrowsAsync<ArgumentException>(async () => await writer.SelectXorInsertBlocksetAsync(new[] { TestData.Block(1), default }, results))).ParamName);
+        Assert.Equal("blocks", (await Assert.ThrowsAsync<ArgumentException>(async () => await writer.AddBlocksetAsync(new[] { TestData.Block(1), default }, results))).ParamName);
         Assert.Equal("blocks", (await Assert.ThrowsAsync<ArgumentException>(async () => await writer.AddBlocksetAsync(new[] { default(BlockKey) }))).ParamName);
         Assert.Equal(new BlockDbCounts(0, 0, 0), await reader.GetCountsAsync());
     }

@@ -27,8 +27,7 @@ public sealed class AddBlocksetTests : ConformanceTestBase
 
         Assert.Equal([0, 1, 2, 3], blocks.Select(b => b.Index));
         Assert.Equal(ids, blocks.Select(b => b.BlockId));
-        Assert.Equal(keys.Select(k => k.Hash.ToString()), blocks.Select(b => b.Hash));
-        Assert.Equal(keys.Select(k => k.Size), blocks.Select(b => b.Size));
+        Assert.Equal(keys, blocks.Select(b => b.Block));
         Assert.Equal(new BlocksetInfo(blocksetId, 450, fullHash, 4), await session.GetBlocksetAsync(blocksetId));
         Assert.Equal(new BlockDbCounts(3, 1, 4), await session.GetCountsAsync());
     }
@@ -72,7 +71,7 @@ public sealed class AddBlocksetTests : ConformanceTestBase
         var id = await session.AddBlocksetAsync(keys);
         var blocks = await session.ListBlocksetBlocksAsync(id);
         Assert.Equal(keys.Length, blocks.Count);
-        Assert.Equal(keys, blocks.Select(b => BlockKey.Parse(b.Hash, b.Size)));
+        Assert.Equal(keys, blocks.Select(b => b.Block));
         Assert.Equal(keys.Sum(k => k.Size), (await session.GetBlocksetAsync(id)).Length);
     }
 
@@ -108,22 +107,40 @@ public sealed class AddBlocksetTests : ConformanceTestBase
         Use(provider, layout);
         await using var db = Open(o => o.Batching.CommitEvery = 0);
         await using var session = await db.OpenSessionAsync();
-        var known = (await session.SelectXorInsertAsync(TestData.Block(1, 10))).Id;
-        var kept = await session.AddBlocksetAsync(new[] { known });
+        await session.SelectXorInsertAsync(TestData.Block(1, 10));
+        var kept = await session.AddBlocksetAsync([TestData.Block(1, 10)]);
 
-        await Assert.ThrowsAsync<ArgumentNullException>(async () => await session.AddBlocksetAsync((IReadOnlyList<long>)null!));
-        var byKey = await Assert.ThrowsAsync<BlockNotFoundException>(async () =>
-            await session.AddBlocksetAsync(new[] { TestData.Block(1, 10), TestData.Block(1, 10), TestData.Block(5, 10) }));
-        Assert.Equal(2, byKey.Position);
-        var byId = await Assert.ThrowsAsync<BlockNotFoundException>(async () => await session.AddBlocksetAsync(new[] { known, known + 1000 }));
-        Assert.Equal(1, byId.Position);
-        await Assert.ThrowsAsync<ArgumentException>(async () => await session.AddBlocksetAsync(new[] { known }, fullHash: "not base64"));
-        await Assert.ThrowsAsync<ArgumentException>(async () => await session.AddBlocksetAsync(new[] { TestData.Block(1, 10), default }));
+        await Assert.ThrowsAsync<ArgumentException>(async () => await session.AddBlocksetAsync(new[] { TestData.Block(1, 10), default }, new SelectXorInsertResult[2]));
+        await Assert.ThrowsAsync<ArgumentException>(async () => await session.AddBlocksetAsync(new[] { TestData.Block(1, 10), TestData.Block(5, 10) }, new SelectXorInsertResult[1]));
 
         Assert.Equal(new BlockDbCounts(1, 1, 1), await session.GetCountsAsync());
         Assert.Equal(2, session.PendingWrites);
         await session.CommitAsync();
         Assert.Single(await session.ListBlocksetBlocksAsync(kept));
+    }
+
+    // The blocks of a blockset are select-xor-inserted by the same call: a block not in the index (never inserted, or
+    // collected since the caller's own call) is created in the volume given and marked Created, so the caller uploads it.
+    [Theory]
+    [MemberData(nameof(ProviderMatrix), MemberType = typeof(ConformanceTestBase))]
+    public async Task A_blockset_naming_a_block_not_in_the_index_creates_it_in_the_volume_and_marks_it_created(string provider, BlockLayout layout)
+    {
+        Use(provider, layout);
+        await using var db = Open();
+        await using var session = await db.OpenSessionAsync();
+        var volume = await session.RegisterVolumeAsync("v1");
+        var known = await session.SelectXorInsertAsync(TestData.Block(1, 10), volume);
+        var results = new SelectXorInsertResult[3];
+
+        var blockset = await session.AddBlocksetAsync(new[] { TestData.Block(1, 10), TestData.Block(5, 20), TestData.Block(5, 20) }, results, default, volume);
+
+        Assert.Equal(new SelectXorInsertResult(known.Id, false), results[0]);
+        Assert.True(results[1].Created);
+        Assert.Equal(new SelectXorInsertResult(results[1].Id, false), results[2]);
+        Assert.Equal(results[1].Id, await session.FindBlockAsync(TestData.Block(5, 20)));
+        Assert.Equal(volume, (await session.GetBlockAsync(results[1].Id)).VolumeId);
+        Assert.Equal(50, (await session.GetBlocksetAsync(blockset)).Length);
+        Assert.Equal([known.Id, results[1].Id, results[1].Id], (await session.ListBlocksetBlocksAsync(blockset)).Select(b => b.BlockId));
     }
 
     [Theory]

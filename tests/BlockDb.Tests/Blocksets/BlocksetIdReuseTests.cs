@@ -38,7 +38,7 @@ public sealed class BlocksetIdReuseTests : ConformanceTestBase
         {
             await prune.AddBlocksetAsync([second], TestData.Hash(-3)),
             await prune.AddBlocksetAsync([TestData.Block(2, 200), TestData.Block(1, 100)]),
-            await prune.SelectXorInsertBlocksetAsync(new[] { TestData.Block(3, 300) }, results, TestData.Bytes(-4)),
+            await prune.AddBlocksetAsync(new[] { TestData.Block(3, 300) }, results, TestData.Bytes(-4)),
         };
         await prune.CommitAsync();
         Assert.DoesNotContain(old, added);

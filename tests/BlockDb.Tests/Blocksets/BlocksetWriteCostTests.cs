@@ -64,7 +64,7 @@ public sealed class BlocksetWriteCostTests : ConformanceTestBase
             {
                 "ids" => await session.AddBlocksetAsync(ids),
                 "keys" => await session.AddBlocksetAsync(keys),
-                _ => await session.SelectXorInsertBlocksetAsync(binary, found),
+                _ => await session.AddBlocksetAsync(binary, found),
             };
             await session.CommitAsync();
             var heap = HeapHighWater(reset: false) - before;

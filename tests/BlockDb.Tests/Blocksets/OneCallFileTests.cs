@@ -1,7 +1,7 @@
 namespace BlockDb.Tests.Blocksets;
 
 /// <summary>
-/// <see cref="IBlockSession.SelectXorInsertBlocksetAsync"/> takes each block's volume from the store's own read
+/// <see cref="IBlockSession.AddBlocksetAsync"/> takes each block's volume from the store's own read
 /// inside the write transaction instead of reading the row a second time: these try to make that answer stale. Every
 /// SQLite provider and layout; a foreign writer is plain SQL on the file.
 /// </summary>
@@ -21,7 +21,7 @@ public sealed class OneCallFileTests : ConformanceTestBase
 
         // A first file finds both volumes fit, so nothing this session remembers may carry over to the next call.
         BlockKey[] file = [TestData.Block(1, 100), TestData.Block(2, 100), TestData.Block(3, 100)];
-        await session.DeleteBlocksetAsync(await session.SelectXorInsertBlocksetAsync(file, new SelectXorInsertResult[3]));
+        await session.DeleteBlocksetAsync(await session.AddBlocksetAsync(file, new SelectXorInsertResult[3]));
         await session.CommitAsync();
         Assert.True(await session.FindBlockAsync(new BlockKey(TestData.Bytes(2), 100)) is not null); // a read snapshot is now held
 
@@ -32,7 +32,7 @@ public sealed class OneCallFileTests : ConformanceTestBase
 
         var results = new SelectXorInsertResult[4];
         BlockKey[] again = [TestData.Block(1, 100), TestData.Block(4, 100), TestData.Block(1, 100), TestData.Block(2, 100)];
-        var refused = await Assert.ThrowsAsync<BlockDbConflictException>(async () => await session.SelectXorInsertBlocksetAsync(again, results));
+        var refused = await Assert.ThrowsAsync<BlockDbConflictException>(async () => await session.AddBlocksetAsync(again, results));
         Assert.Contains("Block 3 ", refused.Message, StringComparison.Ordinal);
         await session.CommitAsync();
 
@@ -54,13 +54,13 @@ public sealed class OneCallFileTests : ConformanceTestBase
         await session.SelectXorInsertAsync(new BlockKey(TestData.Bytes(1), 100), a);
         await session.SelectXorInsertAsync(new BlockKey(TestData.Bytes(2), 100), b);
         BlockKey[] file = [TestData.Block(1, 100), TestData.Block(2, 100), TestData.Block(1, 100)];
-        var first = await session.SelectXorInsertBlocksetAsync(file, new SelectXorInsertResult[3]);
+        var first = await session.AddBlocksetAsync(file, new SelectXorInsertResult[3]);
         await session.DeleteBlocksetAsync(first);
 
         await session.SetVolumeStateAsync(b, VolumeState.Deleting);
-        await Assert.ThrowsAsync<BlockDbConflictException>(async () => await session.SelectXorInsertBlocksetAsync(file, new SelectXorInsertResult[3]));
+        await Assert.ThrowsAsync<BlockDbConflictException>(async () => await session.AddBlocksetAsync(file, new SelectXorInsertResult[3]));
         BlockKey[] onlyA = [TestData.Block(1, 100), TestData.Block(1, 100)];
-        var kept = await session.SelectXorInsertBlocksetAsync(onlyA, new SelectXorInsertResult[2]);
+        var kept = await session.AddBlocksetAsync(onlyA, new SelectXorInsertResult[2]);
         await session.CommitAsync();
 
         Assert.Equal(2, (await session.GetBlocksetAsync(kept)).BlockCount);
@@ -86,7 +86,7 @@ public sealed class OneCallFileTests : ConformanceTestBase
 
         var results = new SelectXorInsertResult[3];
         BlockKey[] file = [TestData.Block(1, 100), TestData.Block(2, 200), TestData.Block(1, 100)];
-        var blocksetId = await session.SelectXorInsertBlocksetAsync(file, results, volumeId: volume);
+        var blocksetId = await session.AddBlocksetAsync(file, results, volumeId: volume);
         await session.CommitAsync();
 
         Assert.True(results[0].Created);
@@ -123,9 +123,9 @@ public sealed class OneCallFileTests : ConformanceTestBase
 
         BlockKey[] good = [TestData.Block(1, 10), TestData.Block(2, 20)];
         BlockKey[] bad = [TestData.Block(3, 30), TestData.Block(9, 100)];
-        var first = await session.SelectXorInsertBlocksetAsync(good, new SelectXorInsertResult[2]);
-        await Assert.ThrowsAsync<BlockDbConflictException>(async () => await session.SelectXorInsertBlocksetAsync(bad, new SelectXorInsertResult[2]));
-        var second = await session.SelectXorInsertBlocksetAsync(good, new SelectXorInsertResult[2]);
+        var first = await session.AddBlocksetAsync(good, new SelectXorInsertResult[2]);
+        await Assert.ThrowsAsync<BlockDbConflictException>(async () => await session.AddBlocksetAsync(bad, new SelectXorInsertResult[2]));
+        var second = await session.AddBlocksetAsync(good, new SelectXorInsertResult[2]);
         Assert.Equal(2, (await session.GetCountsAsync()).Blocksets);
         await session.RollbackAsync();
 
@@ -133,7 +133,7 @@ public sealed class OneCallFileTests : ConformanceTestBase
         Assert.Equal(new BlockDbCounts(1, 0, 0), await session.GetCountsAsync());
         Assert.Null(await session.FindBlockAsync(new BlockKey(TestData.Bytes(1), 10)));
         var results = new SelectXorInsertResult[2];
-        var again = await session.SelectXorInsertBlocksetAsync(good, results);
+        var again = await session.AddBlocksetAsync(good, results);
         await session.CommitAsync();
         Assert.All(results, r => Assert.True(r.Created));
         Assert.Equal(results.Select(r => r.Id), (await session.ListBlocksetBlocksAsync(again)).Select(b => b.BlockId));
@@ -155,7 +155,7 @@ public sealed class OneCallFileTests : ConformanceTestBase
         // The same hash at two sizes is two blocks; repeats inside the file name the first one's row.
         BlockKey[] file = [TestData.Block(1, 100), TestData.Block(1, 101), TestData.Block(2, 7), TestData.Block(1, 100), TestData.Block(2, 7), TestData.Block(1, 101)];
         var results = new SelectXorInsertResult[6];
-        var blocksetId = await session.SelectXorInsertBlocksetAsync(file, results, volumeId: volume);
+        var blocksetId = await session.AddBlocksetAsync(file, results, volumeId: volume);
         Assert.Equal(0, session.PendingWrites);
 
         Assert.Equal([known.Id, results[1].Id, results[2].Id, known.Id, results[2].Id, results[1].Id], results.Select(r => r.Id));
@@ -178,7 +178,7 @@ public sealed class OneCallFileTests : ConformanceTestBase
         {
             var blocks = Enumerable.Range(0, count).Select(i => TestData.Block((i * 7) % 23, 100 + (i % 3))).ToArray();
             var results = new SelectXorInsertResult[count];
-            var oneCall = await session.SelectXorInsertBlocksetAsync(blocks, results);
+            var oneCall = await session.AddBlocksetAsync(blocks, results);
             var byIds = await session.AddBlocksetAsync(results.Select(r => r.Id).ToArray());
             foreach (var id in new[] { oneCall, byIds })
             {
@@ -203,7 +203,7 @@ public sealed class OneCallFileTests : ConformanceTestBase
         await session.SelectXorInsertAsync(new BlockKey(TestData.Bytes(1), 100), volume); // the volume is found fit in this transaction
         await session.SetVolumeStateAsync(volume, VolumeState.Deleting);
 
-        await Assert.ThrowsAsync<BlockDbConflictException>(async () => await session.SelectXorInsertBlocksetAsync(new[] { TestData.Block(2, 100) }, new SelectXorInsertResult[1], volumeId: volume));
+        await Assert.ThrowsAsync<BlockDbConflictException>(async () => await session.AddBlocksetAsync(new[] { TestData.Block(2, 100) }, new SelectXorInsertResult[1], volumeId: volume));
         await Assert.ThrowsAsync<BlockDbConflictException>(async () => await session.SelectXorInsertAsync(new BlockKey(TestData.Bytes(3), 100), volume));
         await session.CommitAsync();
         Assert.Equal(new BlockDbCounts(1, 0, 0), await session.GetCountsAsync());

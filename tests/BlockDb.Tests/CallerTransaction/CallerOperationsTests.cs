@@ -100,7 +100,7 @@ public sealed class CallerOperationsTests : IDisposable
             var byKeys = await session.AddBlocksetAsync([TestData.Block(0, 1000), TestData.Block(7, 1007)], TestData.Hash(101));
             var fileBlocks = new[] { TestData.Block(40, 40), TestData.Block(41, 41), TestData.Block(2, 1002) };
             var fileResults = new SelectXorInsertResult[fileBlocks.Length];
-            var oneCall = await session.SelectXorInsertBlocksetAsync(fileBlocks, fileResults, TestData.Bytes(102), v1);
+            var oneCall = await session.AddBlocksetAsync(fileBlocks, fileResults, TestData.Bytes(102), v1);
             Note((byIds, byKeys, oneCall, string.Join(",", fileResults)));
             Note(await session.AddBlocksetAsync(ids.Take(4).ToList(), TestData.Hash(100)));
             Note(await session.FindBlocksetAsync(BlockHash.Parse(TestData.Hash(101)), 2007));
@@ -112,7 +112,7 @@ public sealed class CallerOperationsTests : IDisposable
             halfway?.Invoke();
 
             // A failing call in the middle: refused whole, nothing of it stays.
-            await Assert.ThrowsAsync<BlockNotFoundException>(async () => await session.AddBlocksetAsync([ids[0], 9_999_999], TestData.Hash(103)));
+            await Assert.ThrowsAsync<VolumeNotFoundException>(async () => await session.AddBlocksetAsync(new[] { TestData.Block(9_999, 10) }, new SelectXorInsertResult[1], BlockHash.Parse(TestData.Hash(103)), 9_999_999));
 
             Note(await session.MoveBlocksAsync([ids[10], ids[11]], v1));
             await session.SetVolumeStateAsync(v1, VolumeState.Uploaded, 12345);

@@ -129,7 +129,7 @@ public sealed class CallerTransactionTests : IDisposable
                 }
 
                 await session.AddBlocksetAsync(ids, TestData.Hash(101));
-                await Assert.ThrowsAsync<BlockNotFoundException>(async () => await session.AddBlocksetAsync([ids[0], 999_999], TestData.Hash(102)));
+                await Assert.ThrowsAsync<VolumeNotFoundException>(async () => await session.AddBlocksetAsync(new[] { TestData.Block(0, 10), TestData.Block(99, 10) }, new SelectXorInsertResult[2], BlockHash.Parse(TestData.Hash(102)), 999_999));
                 await session.SetVolumeStateAsync(volume, VolumeState.Uploaded);
                 await session.DeleteUnreferencedBlocksAsync();
             }

@@ -70,7 +70,7 @@ public sealed class ConversionTests : IDisposable
         Assert.Equal(volume, (await check.GetBlockAsync(blocks[0].Id)).VolumeId);
         Assert.Null((await check.GetBlockAsync(blocks[^1].Id)).VolumeId);
         Assert.Equal(new VolumeInfo(volume, "b-1.zip", VolumeState.Uploaded, null, 300, 300 * 100 + (299 * 300 / 2), 299, 300 * 100 + (299 * 300 / 2) - 103), await check.GetVolumeAsync(volume));
-        Assert.Equal(new[] { TestData.Hash(3), TestData.Hash(1000), TestData.Hash(3) }, (await check.ListBlocksetBlocksAsync(blockset)).Select(b => b.Hash));
+        Assert.Equal(new[] { TestData.Hash(3), TestData.Hash(1000), TestData.Hash(3) }, (await check.ListBlocksetBlocksAsync(blockset)).Select(b => b.Block.Hash.ToString()));
         Assert.Equal(new BlocksetInfo(blockset, 211, TestData.Hash(-7), 3), await check.GetBlocksetAsync(blockset));
         Assert.Equal(0, (await check.GetBlocksetAsync(empty)).Length);
 

@@ -51,8 +51,8 @@ public sealed class UpgradeTests : IDisposable
             for (long blockset = 1; blockset <= Blocksets; blockset++)
             {
                 var listed = await session.ListBlocksetBlocksAsync(blockset);
-                Assert.Equal((await session.GetBlocksetAsync(blockset)).Length, listed.Sum(b => b.Size));
-                Assert.All(listed, b => Assert.Contains((b.BlockId, b.Hash, b.Size), before));
+                Assert.Equal((await session.GetBlocksetAsync(blockset)).Length, listed.Sum(b => b.Block.Size));
+                Assert.All(listed, b => Assert.Contains((b.BlockId, b.Block.Hash.ToString(), b.Block.Size), before));
             }
 
             var created = await session.SelectXorInsertAsync(TestData.Block(-1, 123));

@@ -104,7 +104,7 @@ public sealed class CheckRepairTests : IDisposable
         Assert.True(repaired.After.IsClean, repaired.After.ToString());
         await using var session = await db.OpenSessionAsync();
         var listed = await session.ListBlocksetBlocksAsync(100);
-        Assert.Equal([(TestData.Hash(-10), 77L), (TestData.Hash(-11), 78L)], listed.Select(b => (b.Hash, b.Size)));
+        Assert.Equal([(TestData.Hash(-10), 77L), (TestData.Hash(-11), 78L)], listed.Select(b => (b.Block.Hash.ToString(), b.Block.Size)));
         Assert.All(listed, b => Assert.True(b.BlockId > 20));
     }
 

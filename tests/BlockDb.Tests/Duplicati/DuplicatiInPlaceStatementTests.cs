@@ -42,7 +42,7 @@ public sealed class DuplicatiInPlaceStatementTests(DuplicatiTemplate template) :
     }
 
     [Fact]
-    public async Task A_blockset_by_hash_and_size_reads_each_block_once_and_opens_one_savepoint_for_all_its_rows()
+    public async Task A_blockset_by_key_reads_each_block_once_and_opens_one_savepoint_for_all_its_rows()
     {
         var path = template.CopyTo(_folder);
         await using var scope = await DuplicatiScope.OpenAsync(path, Caller);
@@ -55,12 +55,13 @@ public sealed class DuplicatiInPlaceStatementTests(DuplicatiTemplate template) :
         }
 
         using var trace = new StatementTracer(scope.Connection!, on: true);
-        var blockset = await s.AddBlocksetAsync(file, FullHash("forty"));
+        var blockset = await s.AddBlocksetAsync(file.ToArray(), new SelectXorInsertResult[file.Count], BlockHash.Parse(FullHash("forty")), volume);
         trace.On = false;
         var statements = trace.Statements;
 
         Assert.Equal(1, statements.Count(t => t.StartsWith("SAVEPOINT", StringComparison.Ordinal)));
-        // One read per block (its ID and its volume's state), and one per blocklist block (it must exist).
+        // One read per block (its select-xor-insert's lookup, with its volume's state: the entries take that ID, the
+        // blocklists its key), and one per blocklist block (it must exist).
         Assert.Equal(file.Count + 2, statements.Count(t => t.Contains("FROM \"Block\"", StringComparison.Ordinal)));
         Assert.DoesNotContain(statements, t => t.Contains("FROM \"Blockset\"", StringComparison.Ordinal)); // inserted with OR IGNORE: not found first
         Assert.Equal(2, statements.Count(t => t.StartsWith("INSERT INTO \"BlocklistHash\"", StringComparison.Ordinal)));

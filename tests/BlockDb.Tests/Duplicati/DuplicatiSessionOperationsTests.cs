@@ -33,7 +33,7 @@ public sealed class DuplicatiSessionOperationsTests(DuplicatiTemplate template) 
             Assert.True(first.Created);
             Assert.Equal(new SelectXorInsertResult(first.Id, false), await s.SelectXorInsertAsync(file[0], volume));
             Assert.Equal(first.Id, await s.FindBlockAsync(file[0]));
-            Assert.Equal(new BlockInfo(first.Id, file[0].Hash.ToString(), file[0].Size, volume), await s.GetBlockAsync(first.Id));
+            Assert.Equal(new BlockInfo(first.Id, file[0], volume), await s.GetBlockAsync(first.Id));
 
             var span = file.Skip(1).Take(10).Select(k => k).ToArray();
             Assert.Equal(10, await s.SelectXorInsertManyAsync(span, new SelectXorInsertResult[span.Length], volume));
@@ -41,7 +41,7 @@ public sealed class DuplicatiSessionOperationsTests(DuplicatiTemplate template) 
             blockset = await AddFileAsync(s, file, volume, FullHash("forty"));
             Assert.Equal(blockset, await s.AddBlocksetAsync(file, FullHash("forty")));
             Assert.Equal(new BlocksetInfo(blockset, (39 * Blocksize) + 300, FullHash("forty"), 40), await s.GetBlocksetAsync(blockset));
-            Assert.Equal(file.Select(k => k.Hash.ToString()), (await s.ListBlocksetBlocksAsync(blockset)).Select(b => b.Hash));
+            Assert.Equal(file, (await s.ListBlocksetBlocksAsync(blockset)).Select(b => b.Block));
             single = await AddFileAsync(s, [Key("single", 0, 500)], volume, FullHash("single"));
 
             // A file in one call: its blocklist blocks first (as Duplicati's splitter stores them), then blocks and blockset.
@@ -53,7 +53,7 @@ public sealed class DuplicatiSessionOperationsTests(DuplicatiTemplate template) 
 
             var oneCallKeys = oneCall.Select(k => k).ToArray();
             var oneCallResults = new SelectXorInsertResult[oneCallKeys.Length];
-            oneCallSet = await s.SelectXorInsertBlocksetAsync(oneCallKeys, oneCallResults, BlockHash.Parse(FullHash("one-call")), volume);
+            oneCallSet = await s.AddBlocksetAsync(oneCallKeys, oneCallResults, BlockHash.Parse(FullHash("one-call")), volume);
             Assert.All(oneCallResults, r => Assert.True(r.Created));
             empty = await s.AddBlocksetAsync(Array.Empty<BlockKey>(), FullHash("empty"));
 

@@ -67,7 +67,7 @@ public sealed class DuplicatiSessionRefusalTests(DuplicatiTemplate template) : I
             var single = await Assert.ThrowsAsync<ArgumentException>(async () => await s.SelectXorInsertAsync(new BlockKey(BlockHash.Parse(existing[0].Hash.ToString()), existing[0].Size)));
             var span = await Assert.ThrowsAsync<ArgumentException>(async () => await s.SelectXorInsertManyAsync(existing, new SelectXorInsertResult[3]));
             Assert.Equal(single.Message, span.Message);
-            var file = await Assert.ThrowsAsync<ArgumentException>(async () => await s.SelectXorInsertBlocksetAsync(existing, new SelectXorInsertResult[3], BlockHash.Parse(FullHash("span"))));
+            var file = await Assert.ThrowsAsync<ArgumentException>(async () => await s.AddBlocksetAsync(existing, new SelectXorInsertResult[3], BlockHash.Parse(FullHash("span"))));
             Assert.Equal(single.Message, file.Message);
             if (!mode.Caller)
             {

@@ -53,7 +53,7 @@ public sealed class ReadmeDuplicatiExamplesTests(DuplicatiTemplate template) : I
             }
 
             // Found by (FullHash, Length), or written with its entries and BlocklistHash rows (computed by BlockDb).
-            blockset = await session.AddBlocksetAsync(fileBlocks, fullHash);
+            blockset = await session.AddBlocksetAsync(keys, new SelectXorInsertResult[keys.Length], BlockHash.Parse(fullHash), volume);
         }                                                              // dispose BlockDb before the connection
 
         transaction.Commit();                                          // Duplicati commits its rows and BlockDb's

@@ -69,7 +69,7 @@ public sealed class DurabilityTests(ITestOutputHelper output) : IDisposable
             var expected = CrashData.Blocks(task, n);
             var info = await session.GetBlocksetAsync(id);
             Assert.Equal(CrashData.FullHash(task, n), info.FullHash);
-            Assert.Equal(expected, (await session.ListBlocksetBlocksAsync(id)).Select(b => BlockKey.Parse(b.Hash, b.Size)));
+            Assert.Equal(expected, (await session.ListBlocksetBlocksAsync(id)).Select(b => b.Block));
         }
 
         // Every blockset in the file, acknowledged or not, is whole: its entries add up to its length.
@@ -78,7 +78,7 @@ public sealed class DurabilityTests(ITestOutputHelper output) : IDisposable
         {
             var info = await session.GetBlocksetAsync(id);
             var blocks = await session.ListBlocksetBlocksAsync(id);
-            Assert.Equal(info.Length, blocks.Sum(b => b.Size));
+            Assert.Equal(info.Length, blocks.Sum(b => b.Block.Size));
             Assert.Equal(info.BlockCount, blocks.Count);
         }
 

@@ -232,7 +232,7 @@ public sealed class MultiProcessCollectionTests(ITestOutputHelper output) : IDis
             Assert.Equal((keys.Sum(LifeChurn.Size), LifeChurn.FullHash(seed, n), keys.Length), (blockset.Length, blockset.FullHash, blockset.BlockCount));
             Assert.Equal(
                 keys.Select((k, i) => (i, LifeChurn.Hash(k), LifeChurn.Size(k))),
-                (await session.ListBlocksetBlocksAsync(id)).Select(b => (b.Index, b.Hash, b.Size)));
+                (await session.ListBlocksetBlocksAsync(id)).Select(b => (b.Index, b.Block.Hash.ToString(), b.Block.Size)));
             kept++;
         }
 
@@ -241,7 +241,7 @@ public sealed class MultiProcessCollectionTests(ITestOutputHelper output) : IDis
         var table = new Dictionary<(string, long), long>();
         await foreach (var block in db.EnumerateBlocksAsync())
         {
-            table.Add((block.Hash, block.Size), block.Id);
+            table.Add((block.Block.Hash.ToString(), block.Block.Size), block.Id);
         }
 
         for (var k = 0; k < LifeChurn.Keys; k++)

@@ -43,7 +43,7 @@ public sealed class EnumerationTests : ConformanceTestBase
 
         Assert.Equal(50, seen.Count);
         Assert.Equal(seen.OrderBy(b => b.Id), seen);
-        Assert.All(seen, b => Assert.Equal(TestData.Hash((int)(b.Size - 10)), b.Hash));
+        Assert.All(seen, b => Assert.Equal(TestData.Hash((int)(b.Block.Size - 10)), b.Block.Hash.ToString()));
 
         var inVolume = await Collect(db.EnumerateBlocksAsync(new BlockFilter { VolumeId = volume }));
         Assert.Equal(25, inVolume.Count);

@@ -15,9 +15,7 @@ public sealed class HugeInputConformanceTests : ConformanceTestBase
         Use(provider, layout);
         await OnEach(repository, async (reader, writer) =>
         {
-            var id = (await writer.SelectXorInsertAsync(TestData.Block(1, 1))).Id;
-            AssertShort(await Assert.ThrowsAsync<ArgumentException>(async () => await writer.AddBlocksetAsync([BlockKey.Parse(TestData.Hash(1), 1)], Huge)));
-            AssertShort(await Assert.ThrowsAsync<ArgumentException>(async () => await writer.AddBlocksetAsync([id], Huge)));
+            // AddBlocksetAsync takes its full hash as a BlockHash: a huge text one fails in BlockHash.Parse, as below.
             AssertShort(await Assert.ThrowsAsync<ArgumentException>(async () => await writer.SelectXorInsertAsync(BlockKey.Parse(Huge, 1))));
             AssertShort(await Assert.ThrowsAsync<ArgumentException>(async () => await reader.FindBlockAsync(BlockKey.Parse(Huge, 1))));
             AssertShort(await Assert.ThrowsAsync<ArgumentException>(async () => await reader.FindBlocksetAsync(BlockHash.Parse(Huge), 1)));

@@ -39,7 +39,7 @@ public sealed class CollectionTests : ConformanceTestBase
             garbage.Add(block);
         }
 
-        Assert.Equal([new BlockInfo(onlyA, TestData.Hash(2), 200, v1)], garbage);
+        Assert.Equal([new BlockInfo(onlyA, TestData.Block(2, 200), v1)], garbage);
 
         await Assert.ThrowsAsync<VolumeNotFoundException>(async () => await session.DeleteUnreferencedBlocksAsync(999));
         var nothing = await session.DeleteUnreferencedBlocksAsync(v2);
@@ -63,7 +63,7 @@ public sealed class CollectionTests : ConformanceTestBase
 
     [Theory]
     [MemberData(nameof(ProviderMatrixWithStrategies), MemberType = typeof(ConformanceTestBase))]
-    public async Task A_collected_block_id_is_never_handed_to_another_block_so_a_stale_id_cannot_enter_a_blockset(string provider, BlockLayout layout, SelectXorInsertStrategy strategy)
+    public async Task A_collected_block_id_is_never_handed_to_another_block_and_a_blockset_naming_the_collected_block_stores_it_again(string provider, BlockLayout layout, SelectXorInsertStrategy strategy)
     {
         Use(provider, layout);
         await using var db = Open(o =>
@@ -97,14 +97,15 @@ public sealed class CollectionTests : ConformanceTestBase
         Assert.DoesNotContain(found.Id, ids);
         Assert.All(ids, id => Assert.True(id > found.Id, $"block ID {id} handed out at or below the collected ID {found.Id}"));
 
-        // The stale ID is refused; the backup looks the block up again.
-        await Assert.ThrowsAsync<BlockNotFoundException>(async () => await backup.AddBlocksetAsync([kept.Id, found.Id]));
-        await backup.RollbackAsync();
-        var again = await backup.SelectXorInsertAsync(TestData.Block(2, 200));
-        Assert.True(again.Created);
-        Assert.True(again.Id > ids.Max());
-        await backup.AddBlocksetAsync([kept.Id, again.Id]);
+        // The backup's blockset names the collected block by its key: the call stores it again under a new ID (never the
+        // collected one) and marks it created, so the backup uploads its data again.
+        var results = new SelectXorInsertResult[2];
+        var blockset = await backup.AddBlocksetAsync(new[] { TestData.Block(1, 100), TestData.Block(2, 200) }, results);
+        Assert.Equal(new SelectXorInsertResult(kept.Id, false), results[0]);
+        Assert.True(results[1].Created);
+        Assert.True(results[1].Id > ids.Max());
         await backup.CommitAsync();
+        Assert.Equal([kept.Id, results[1].Id], (await backup.ListBlocksetBlocksAsync(blockset)).Select(b => b.BlockId));
         Assert.True((await db.CheckAsync()).IsClean);
     }
 

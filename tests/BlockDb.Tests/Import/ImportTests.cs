@@ -154,7 +154,7 @@ public sealed class ImportTests : ConformanceTestBase
         await using var reader = await db.OpenSessionAsync();
         var third = await reader.FindBlocksetAsync(BlockHash.Parse(TestData.Hash(3)), Length(3));
         Assert.NotNull(third);
-        Assert.Equal(Enumerable.Range(3, 4).Select(i => Block(i).Block.Hash.ToString()), (await reader.ListBlocksetBlocksAsync(third.Value)).Select(b => b.Hash));
+        Assert.Equal(Enumerable.Range(3, 4).Select(i => Block(i).Block.Hash.ToString()), (await reader.ListBlocksetBlocksAsync(third.Value)).Select(b => b.Block.Hash.ToString()));
         Assert.Equal(0, (await reader.GetBlocksetAsync((await reader.FindBlocksetAsync(BlockHash.Parse(TestData.Hash(7777)), 0))!.Value)).Length);
 
         var again = await db.ImportBlocksetsAsync(Stream(files.Where(f => !f.FullHash.IsEmpty)));

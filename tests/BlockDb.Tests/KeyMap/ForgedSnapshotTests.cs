@@ -47,7 +47,7 @@ public sealed class ForgedSnapshotTests : IDisposable
                 for (var i = 0; i < Blocks; i++)
                 {
                     var result = await session.SelectXorInsertAsync(TestData.Block(i, 100 + i));
-                    Assert.Equal(new BlockInfo(result.Id, TestData.Hash(i), 100 + i, null), await session.GetBlockAsync(result.Id));
+                    Assert.Equal(new BlockInfo(result.Id, TestData.Block(i, 100 + i), null), await session.GetBlockAsync(result.Id));
                     created += result.Created ? 1 : 0;
                 }
 

@@ -48,7 +48,7 @@ public sealed class LayoutTests : IDisposable
                     }
 
                     var set = await session.AddBlocksetAsync(blocks);
-                    log.AddRange((await session.ListBlocksetBlocksAsync(set)).Select(b => $"{b.Index}:{b.BlockId}:{b.Hash}:{b.Size}"));
+                    log.AddRange((await session.ListBlocksetBlocksAsync(set)).Select(b => $"{b.Index}:{b.BlockId}:{b.Block.Hash}:{b.Block.Size}"));
                 }
 
                 log.Add((await session.FindBlockAsync(TestData.Block(999, 1000)))?.ToString() ?? "null");

@@ -193,8 +193,8 @@ public sealed class PostgreSqlFastPathTests : PostgreSqlSchemaTestBase
         Assert.True(results[0].Id > 0 && results[1].Id > 0); // the known blocks before the new one, as one call per block leaves them
         Assert.Equal(pending, session.PendingWrites); // nothing written, nothing lost: the batch goes on
         Assert.Equal(0, await session.SelectXorInsertManyAsync(mixed.Where(b => b != mixed[2]).ToArray(), results, volume)); // known blocks need no live volume
-        await Assert.ThrowsAsync<VolumeNotFoundException>(async () => await session.SelectXorInsertBlocksetAsync(mixed, results, volumeId: 999_999));
-        await Assert.ThrowsAsync<BlockDbConflictException>(async () => await session.SelectXorInsertBlocksetAsync(new[] { TestData.Block(0, 100) }, results)); // its block is in a volume being deleted
+        await Assert.ThrowsAsync<VolumeNotFoundException>(async () => await session.AddBlocksetAsync(mixed, results, volumeId: 999_999));
+        await Assert.ThrowsAsync<BlockDbConflictException>(async () => await session.AddBlocksetAsync(new[] { TestData.Block(0, 100) }, results)); // its block is in a volume being deleted
 
         await session.CommitAsync();
         var counts = await session.GetCountsAsync();
@@ -226,7 +226,7 @@ public sealed class PostgreSqlFastPathTests : PostgreSqlSchemaTestBase
             Assert.Equal(0, await session.SelectXorInsertManyAsync(blocks, results));
             Assert.Equal(0, session.PendingWrites);
             Assert.Equal("idle", SessionState(name)); // no transaction left open by a call that wrote nothing
-            var file = await session.SelectXorInsertBlocksetAsync(blocks, results);
+            var file = await session.AddBlocksetAsync(blocks, results);
             Assert.True(file > 0);
             Assert.Equal(1, session.PendingWrites); // the blockset, not its known blocks
             Assert.Equal("idle in transaction", SessionState(name));
@@ -261,7 +261,7 @@ public sealed class PostgreSqlFastPathTests : PostgreSqlSchemaTestBase
         PostgreSqlServer.Execute(PostgreSqlServer.ConnectionString!, $"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = '{victim}'");
 
         // Writes were pending: the batch is lost, typed, and not written twice.
-        var lost = await Assert.ThrowsAsync<BlockDbBatchRolledBackException>(async () => await session.SelectXorInsertBlocksetAsync(Enumerable.Range(0, 4).Select(k => TestData.Block(k)).ToArray(), results));
+        var lost = await Assert.ThrowsAsync<BlockDbBatchRolledBackException>(async () => await session.AddBlocksetAsync(Enumerable.Range(0, 4).Select(k => TestData.Block(k)).ToArray(), results));
         Assert.Equal(2, lost.LostWrites);
         Assert.True(lost.SqlState is "57P01" || lost.SqlState?.StartsWith("08", StringComparison.Ordinal) == true, lost.SqlState);
         var counts = await session.GetCountsAsync();
@@ -297,7 +297,7 @@ public sealed class PostgreSqlFastPathTests : PostgreSqlSchemaTestBase
 
         await using var check = await db.OpenSessionAsync();
         var first = (await check.FindBlocksetAsync(BlockHash.Parse(TestData.Hash(5000)), 300))!.Value;
-        Assert.Equal([Key(1).Hash.ToString(), Key(2).Hash.ToString(), Key(1).Hash.ToString()], (await check.ListBlocksetBlocksAsync(first)).Select(b => b.Hash));
+        Assert.Equal([Key(1).Hash.ToString(), Key(2).Hash.ToString(), Key(1).Hash.ToString()], (await check.ListBlocksetBlocksAsync(first)).Select(b => b.Block.Hash.ToString()));
         Assert.Equal(0, (await check.GetBlocksetAsync((await check.FindBlocksetAsync(BlockHash.Parse(TestData.Hash(5001)), 0))!.Value)).BlockCount);
 
         var doomedFile = new ImportBlockset([Key(7), Key(900), Key(8)], TestData.Bytes(6000));

@@ -58,7 +58,7 @@ public sealed class CrossProviderTests : IDisposable
             foreach (var (id, blocks, fullHash) in written)
             {
                 var listed = await session.ListBlocksetBlocksAsync(id);
-                Assert.Equal(blocks, listed.Select(b => BlockKey.Parse(b.Hash, b.Size)));
+                Assert.Equal(blocks, listed.Select(b => b.Block));
                 Assert.Equal(blocks.Select(b => ids[b]), listed.Select(b => b.BlockId));
                 Assert.Equal(new BlocksetInfo(id, blocks.Sum(b => b.Size), fullHash, blocks.Length), await session.GetBlocksetAsync(id));
             }

@@ -146,7 +146,7 @@ public sealed class CommitBatchingTests : ConformanceTestBase
         await using var first = await db.OpenSessionAsync();
         await first.SelectXorInsertAsync(TestData.Block(1, 1));
         await Assert.ThrowsAsync<VolumeNotFoundException>(async () => await first.SelectXorInsertAsync(TestData.Block(3, 1), 1_000_000));
-        await Assert.ThrowsAsync<BlockNotFoundException>(async () => await first.AddBlocksetAsync(new[] { 999L }));
+        await Assert.ThrowsAsync<VolumeNotFoundException>(async () => await first.AddBlocksetAsync(new[] { TestData.Block(4, 1) }, new SelectXorInsertResult[1], default, 1_000_000));
         Assert.Equal(0, first.PendingWrites);
 
         await using var second = await db.OpenSessionAsync();

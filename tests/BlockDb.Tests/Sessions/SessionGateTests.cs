@@ -14,13 +14,14 @@ public sealed class SessionGateTests : ConformanceTestBase
         await using var db = Open();
         await using var session = await db.OpenSessionAsync();
         var id = (await session.SelectXorInsertAsync(TestData.Block(1, 1))).Id;
+        var volume = await session.RegisterVolumeAsync("v");
         Exception? reentrant = null;
         var ids = new CallbackList<long>([id, id], () =>
         {
             var pending = session.FindBlockAsync(TestData.Block(1, 1));
             reentrant = pending.IsFaulted ? pending.AsTask().Exception!.InnerException : null;
         });
-        await session.AddBlocksetAsync(ids);
+        await session.MoveBlocksAsync(ids, volume); // reads the caller's list inside the call
         Assert.IsType<InvalidOperationException>(reentrant);
     }
 

@@ -70,7 +70,7 @@ public sealed class SharedSessionTests : ConformanceTestBase
 
         foreach (var (id, blocks) in written)
         {
-            Assert.Equal(blocks, (await shared.ListBlocksetBlocksAsync(id)).Select(b => BlockKey.Parse(b.Hash, b.Size)));
+            Assert.Equal(blocks, (await shared.ListBlocksetBlocksAsync(id)).Select(b => b.Block));
         }
 
         Assert.Equal(written.Sum(w => w.blocks.Length), (await shared.GetCountsAsync()).BlocksetEntries);
@@ -165,8 +165,8 @@ public sealed class SharedSessionTests : ConformanceTestBase
         await using var shared = db.OpenSharedSession();
         await Assert.ThrowsAnyAsync<ArgumentException>(() => shared.SelectXorInsertAsync(BlockKey.Parse("bad hash", 1)).AsTask());
         await Assert.ThrowsAnyAsync<ArgumentException>(() => shared.SelectXorInsertAsync(TestData.Block(1, -1)).AsTask());
-        await Assert.ThrowsAsync<ArgumentNullException>(() => shared.AddBlocksetAsync((IReadOnlyList<long>)null!).AsTask());
-        await Assert.ThrowsAsync<BlockNotFoundException>(() => shared.AddBlocksetAsync(new[] { 12345L }).AsTask());
+        await Assert.ThrowsAnyAsync<ArgumentException>(() => shared.AddBlocksetAsync(new[] { TestData.Block(1, 1), default }, new SelectXorInsertResult[2]).AsTask());
+        await Assert.ThrowsAnyAsync<ArgumentException>(() => shared.AddBlocksetAsync(new[] { TestData.Block(1, 1) }, Memory<SelectXorInsertResult>.Empty).AsTask());
         Assert.Equal(new BlockDbCounts(0, 0, 0), await shared.GetCountsAsync());
     }
 

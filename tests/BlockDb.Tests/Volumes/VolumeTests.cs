@@ -55,7 +55,7 @@ public sealed class VolumeTests : ConformanceTestBase
         await session.CommitAsync();
 
         Assert.Equal(new SelectXorInsertResult(x.Id, false), again);
-        Assert.Equal(new BlockInfo(x.Id, TestData.Hash(1), 100, first), await session.GetBlockAsync(x.Id));
+        Assert.Equal(new BlockInfo(x.Id, TestData.Block(1, 100), first), await session.GetBlockAsync(x.Id));
         Assert.Equal(first, (await session.GetBlockAsync(y)).VolumeId);
         Assert.Null((await session.GetBlockAsync(none.Id)).VolumeId);
         Assert.Equal(new VolumeInfo(first, "b-0001.zip", VolumeState.Temporary, null, 2, 300, 2, 300), await session.GetVolumeAsync(first));

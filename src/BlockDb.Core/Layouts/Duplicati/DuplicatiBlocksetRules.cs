@@ -50,7 +50,7 @@ internal sealed class DuplicatiBlocksetRules : IBlocksetRules
     }
 
     /// <exception cref="ArgumentException">No full hash, one of another size than <c>filehash</c> gives, or a block whose size is not the one its position gives.</exception>
-    public void Prepare(long[] ids, IReadOnlyList<BlockKey>? keys, int count, long length, string? fullHash)
+    public void Prepare(long[] ids, ReadOnlySpan<BlockKey> keys, int count, long length, string? fullHash)
     {
         RequireFullHash(fullHash);
         if (_blocks.Length < count)
@@ -62,7 +62,7 @@ internal sealed class DuplicatiBlocksetRules : IBlocksetRules
         for (var i = 0; i < count; i++)
         {
             // Keys matched to these IDs by (Hash, Size) in this transaction are the rows' own values: no read.
-            _blocks[i] = keys is null ? Read(ids[i], i) : new TextBlockKey(keys[i].Hash.ToString(), keys[i].Size);
+            _blocks[i] = keys.IsEmpty ? Read(ids[i], i) : new TextBlockKey(keys[i].Hash.ToString(), keys[i].Size);
             var size = _blocks[i].Size;
             var last = i == count - 1;
             if (last ? size < 1 || size > _file.Blocksize : size != _file.Blocksize)

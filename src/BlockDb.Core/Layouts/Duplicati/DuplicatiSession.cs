@@ -36,7 +36,7 @@ internal readonly struct DuplicatiSession : ILayoutSession
         _volumes = services.VolumeGuard;
         _file = file;
         _find = connection.Prepare(BlockDbSql.FindBlock);
-        _findWithVolume = connection.Prepare(BlockDbSql.DuplicatiFindBlockWithVolume);
+        _findWithVolume = connection.Prepare(BlockDbSql.FindBlockWithVolume);
         _insert = connection.Prepare(BlockDbSql.DuplicatiInsertBlock);
         _findDeleted = connection.Prepare(BlockDbSql.DuplicatiFindDeletedBlock);
         _afterMiss = connection.Prepare(BlockDbSql.DuplicatiAfterMiss);
@@ -49,30 +49,6 @@ internal readonly struct DuplicatiSession : ILayoutSession
 
     // The members that take a block `in` are explicit: an implicit one gets a compiler bridge (one more frame).
     long? ILayoutSession.Find(in BlockKey block) => Find(block);
-
-    long? ILayoutSession.FindInWrite(in BlockKey block, out BlockVolume volume)
-    {
-        Transaction.RequireOpen();
-        TextHashCodec.Bind(_findWithVolume, 1, block.Hash);
-        _findWithVolume.BindInt64(2, block.Size);
-        try
-        {
-            if (!_findWithVolume.Step())
-            {
-                volume = BlockVolume.Unknown;
-                return null;
-            }
-
-            // Its volume's state read with the row in this write transaction: checked unless going, which the blockset
-            // reads again to refuse it with its message (as GetBlockSizeAndVolumeState reads it).
-            volume = VolumeGuard.IsGoingState(_findWithVolume, 1) ? BlockVolume.Unknown : BlockVolume.Checked;
-            return _findWithVolume.ColumnInt64(0);
-        }
-        finally
-        {
-            _findWithVolume.Reset();
-        }
-    }
 
     SelectXorInsertResult ILayoutSession.SelectXorInsert(in BlockKey block, long? volumeId)
     {
@@ -92,14 +68,17 @@ internal readonly struct DuplicatiSession : ILayoutSession
     {
         Transaction.RequireOpen();
         RequireNew(block, volumeId);
-        var result = Find(block) is { } found ? new SelectXorInsertResult(found, false) : AfterMiss(block, volumeId);
+        if (BlockVolume.Find<TextHashCodec>(_findWithVolume, block, out volume) is { } found)
+        {
+            // Its volume's state read with the row: the blockset reads it again only to refuse a going volume.
+            return new SelectXorInsertResult(found, false);
+        }
 
-        // A created block's volume was checked here; a found or taken-back one is read by the blockset.
+        // A created block's volume was checked here; a taken-back one is read by the blockset.
+        var result = AfterMiss(block, volumeId);
         volume = result.Created ? BlockVolume.Checked : BlockVolume.Unknown;
         return result;
     }
-
-    public string ReadHash(ISqliteStatement statement, int column) => TextHashCodec.Read(statement, column);
 
     public BlockHash ReadBinaryHash(ISqliteStatement statement, int column) => TextHashCodec.ReadBinary(statement, column);
 

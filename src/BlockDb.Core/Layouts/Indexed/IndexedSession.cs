@@ -17,6 +17,7 @@ internal readonly struct IndexedSession<TCodec, TStrategy> : ILayoutSession
     where TStrategy : struct, ISelectXorInsertStrategy<TStrategy>
 {
     private readonly ISqliteStatement _find;
+    private readonly ISqliteStatement _findWithVolume;
     private readonly ISqliteStatement _insert;
     private readonly TStrategy _strategy;
     private readonly VolumeGuard _volumes;
@@ -27,6 +28,7 @@ internal readonly struct IndexedSession<TCodec, TStrategy> : ILayoutSession
         Transaction = transaction;
         _volumes = volumes;
         _find = connection.Prepare(BlockDbSql.FindBlock);
+        _findWithVolume = connection.Prepare(BlockDbSql.FindBlockWithVolume);
         _insert = connection.Prepare(BlockDbSql.InsertBlock);
         _floor = new CollectedFloor(connection, transaction);
         _strategy = TStrategy.Prepare(connection);
@@ -53,26 +55,46 @@ internal readonly struct IndexedSession<TCodec, TStrategy> : ILayoutSession
         }
     }
 
-    long? ILayoutSession.FindInWrite(in BlockKey block, out BlockVolume volume)
-    {
-        // The index lookup reads no VolumeID: the blockset reads the row.
-        volume = BlockVolume.Unknown;
-        return Find(block);
-    }
-
     SelectXorInsertResult ILayoutSession.SelectXorInsert(in BlockKey block, long? volumeId) => _strategy.SelectXorInsert(this, block, volumeId);
 
     SelectXorInsertResult ILayoutSession.SelectXorInsertInWrite(in BlockKey block, long? volumeId, out BlockVolume volume)
     {
         Transaction.RequireOpen();
-        var result = _strategy.SelectXorInsert(this, block, volumeId);
-
-        // The index lookup reads no VolumeID: a found block's volume is left to the blockset's own read.
-        volume = result.Created ? BlockVolume.Checked : BlockVolume.Unknown;
-        return result;
+        return _strategy.SelectXorInsertInWrite(this, block, volumeId, out volume);
     }
 
-    public string ReadHash(ISqliteStatement statement, int column) => TCodec.Read(statement, column);
+    /// <summary>
+    /// Under the write lock (a blockset's block): the lookup with the volume's state, one read for a found block; on a
+    /// miss, the insert (nothing else can store the block meanwhile), its volume checked by it.
+    /// </summary>
+    public SelectXorInsertResult FindThenInsertInWrite(in BlockKey block, long? volumeId, out BlockVolume volume)
+    {
+        if (BlockVolume.Find<TCodec>(_findWithVolume, block, out volume) is { } found)
+        {
+            return new SelectXorInsertResult(found, false);
+        }
+
+        var id = InsertRow(block, volumeId);
+        Transaction.Wrote();
+        volume = BlockVolume.Checked;
+        return new SelectXorInsertResult(id, true);
+    }
+
+    /// <summary>
+    /// Under the write lock (a blockset's block), with an insert that returns the new ID or no row when the block exists:
+    /// one statement for a new block; for a found one, the lookup with the volume's state.
+    /// </summary>
+    /// <exception cref="BlockDbException">The insert did nothing yet the block is not there: the index and the table disagree.</exception>
+    public SelectXorInsertResult InsertThenFindInWrite(ISqliteStatement insertReturning, in BlockKey block, long? volumeId, out BlockVolume volume)
+    {
+        if (Insert(insertReturning, returnsId: true, block, volumeId) is { } id)
+        {
+            volume = BlockVolume.Checked;
+            return new SelectXorInsertResult(id, true);
+        }
+
+        return new SelectXorInsertResult(BlockVolume.Find<TCodec>(_findWithVolume, block, out volume) ?? throw Disagree(block), false);
+    }
 
     public BlockHash ReadBinaryHash(ISqliteStatement statement, int column) => TCodec.ReadBinary(statement, column);
 
@@ -130,6 +152,14 @@ internal readonly struct IndexedSession<TCodec, TStrategy> : ILayoutSession
     {
         // One INSERT (the finds only read): on a caller's connection no step savepoint around it [X1].
         Transaction.BeginForOneWrite();
+        return Insert(insert, returnsId, block, volumeId) is { } id
+            ? new SelectXorInsertResult(id, true)
+            : new SelectXorInsertResult(Find(block) ?? throw Disagree(block), false);
+    }
+
+    /// <summary>Runs an insert that does nothing when the block exists: the new block's ID (its write counted), or null.</summary>
+    private long? Insert(ISqliteStatement insert, bool returnsId, in BlockKey block, long? volumeId)
+    {
         BindNewBlock(insert, block, volumeId);
         long? created;
         if (returnsId)
@@ -148,13 +178,15 @@ internal readonly struct IndexedSession<TCodec, TStrategy> : ILayoutSession
             created = insert.ExecuteNonQuery() > 0 ? Find(block) : null;
         }
 
-        if (created is not { } id)
+        if (created is { } id)
         {
-            return new SelectXorInsertResult(Find(block) ?? throw new BlockDbException($"Block ({block.Hash}, {block.Size} bytes) conflicted on insert but is not found: the file's unique index and its table disagree; run CheckAsync."), false);
+            _floor.Created();
+            Transaction.Wrote();
         }
 
-        _floor.Created();
-        Transaction.Wrote();
-        return new SelectXorInsertResult(id, true);
+        return created;
     }
+
+    private static BlockDbException Disagree(in BlockKey block) =>
+        new($"Block ({block.Hash}, {block.Size} bytes) conflicted on insert but is not found: the file's unique index and its table disagree; run CheckAsync.");
 }

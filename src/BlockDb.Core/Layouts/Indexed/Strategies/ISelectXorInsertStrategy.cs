@@ -1,4 +1,5 @@
 using BlockDb.Drivers;
+using BlockDb.Volumes;
 
 namespace BlockDb.Layouts.Indexed;
 
@@ -15,5 +16,13 @@ internal interface ISelectXorInsertStrategy<TSelf>
 
     /// <summary>Finds the block, inserting it when absent (recorded in <paramref name="volumeId"/>), in the session's write transaction.</summary>
     SelectXorInsertResult SelectXorInsert<TCodec>(in IndexedSession<TCodec, TSelf> session, in BlockKey block, long? volumeId)
+        where TCodec : struct, IHashCodec;
+
+    /// <summary>
+    /// The same inside the open write transaction (a blockset's block), also saying what its read tells about the block's
+    /// volume: <see cref="IndexedSession{TCodec, TStrategy}.FindThenInsertInWrite"/> unless one insert both creates a
+    /// block and returns its ID (<see cref="IndexedSession{TCodec, TStrategy}.InsertThenFindInWrite"/>).
+    /// </summary>
+    SelectXorInsertResult SelectXorInsertInWrite<TCodec>(in IndexedSession<TCodec, TSelf> session, in BlockKey block, long? volumeId, out BlockVolume volume)
         where TCodec : struct, IHashCodec;
 }

@@ -1,5 +1,6 @@
 using BlockDb.Drivers;
 using BlockDb.Sql;
+using BlockDb.Volumes;
 
 namespace BlockDb.Layouts.Indexed;
 
@@ -13,4 +14,8 @@ internal readonly struct InsertOrIgnoreThenSelect(ISqliteStatement insertOrIgnor
 
     public SelectXorInsertResult SelectXorInsert<TCodec>(in IndexedSession<TCodec, InsertOrIgnoreThenSelect> session, in BlockKey block, long? volumeId)
         where TCodec : struct, IHashCodec => session.InsertThenFind(insertOrIgnore, returnsId: false, block, volumeId);
+
+    // Under the write lock a lookup first costs a found block one read instead of an insert that does nothing and a read.
+    public SelectXorInsertResult SelectXorInsertInWrite<TCodec>(in IndexedSession<TCodec, InsertOrIgnoreThenSelect> session, in BlockKey block, long? volumeId, out BlockVolume volume)
+        where TCodec : struct, IHashCodec => session.FindThenInsertInWrite(block, volumeId, out volume);
 }

@@ -1,5 +1,6 @@
 using BlockDb.Drivers;
 using BlockDb.Sql;
+using BlockDb.Volumes;
 
 namespace BlockDb.Layouts.Indexed;
 
@@ -13,4 +14,7 @@ internal readonly struct InsertReturningThenSelect(ISqliteStatement insertReturn
 
     public SelectXorInsertResult SelectXorInsert<TCodec>(in IndexedSession<TCodec, InsertReturningThenSelect> session, in BlockKey block, long? volumeId)
         where TCodec : struct, IHashCodec => session.InsertThenFind(insertReturning, returnsId: true, block, volumeId);
+
+    public SelectXorInsertResult SelectXorInsertInWrite<TCodec>(in IndexedSession<TCodec, InsertReturningThenSelect> session, in BlockKey block, long? volumeId, out BlockVolume volume)
+        where TCodec : struct, IHashCodec => session.InsertThenFindInWrite(insertReturning, block, volumeId, out volume);
 }

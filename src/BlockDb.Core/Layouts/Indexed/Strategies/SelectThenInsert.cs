@@ -1,4 +1,5 @@
 using BlockDb.Drivers;
+using BlockDb.Volumes;
 
 namespace BlockDb.Layouts.Indexed;
 
@@ -40,4 +41,7 @@ internal readonly struct SelectThenInsert : ISelectXorInsertStrategy<SelectThenI
         session.Transaction.Wrote();
         return new SelectXorInsertResult(id, true);
     }
+
+    public SelectXorInsertResult SelectXorInsertInWrite<TCodec>(in IndexedSession<TCodec, SelectThenInsert> session, in BlockKey block, long? volumeId, out BlockVolume volume)
+        where TCodec : struct, IHashCodec => session.FindThenInsertInWrite(block, volumeId, out volume);
 }

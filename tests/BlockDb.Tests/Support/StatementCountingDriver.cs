@@ -1,0 +1,91 @@
+using BlockDb.Drivers;
+
+namespace BlockDb.Tests.Support;
+
+/// <summary>
+/// A SQLite driver over another that records each prepared statement BlockDb runs (<see cref="ISqliteStatement.Step"/>,
+/// <see cref="ISqliteStatement.ExecuteNonQuery"/>) while <see cref="On"/> is set: what a call costs in statements,
+/// counted on a standalone database as <see cref="StatementTracer"/> counts them on a caller's connection.
+/// </summary>
+internal sealed class StatementCountingDriver(ISqliteDriver inner) : ISqliteDriver
+{
+    public string Name => inner.Name;
+
+    public string NativeLibraryVersion => inner.NativeLibraryVersion;
+
+    /// <summary>Whether statements are recorded now.</summary>
+    public bool On { get; set; }
+
+    /// <summary>The statements recorded, in order.</summary>
+    public List<SqlStatement> Statements { get; } = [];
+
+    public ISqliteConnection Open(SqliteOpenOptions options) => new Connection(this, inner.Open(options));
+
+    private void Record(SqlStatement statement)
+    {
+        if (On)
+        {
+            Statements.Add(statement);
+        }
+    }
+
+    private sealed class Connection(StatementCountingDriver driver, ISqliteConnection inner) : ISqliteConnection
+    {
+        public bool InTransaction => inner.InTransaction;
+
+        public long LastInsertRowId => inner.LastInsertRowId;
+
+        public ISqliteStatement Prepare(SqlStatement statement) => new Counted(driver, inner.Prepare(statement));
+
+        public void Execute(string sql) => inner.Execute(sql);
+
+        public void ExecuteWithoutRetry(string sql) => inner.ExecuteWithoutRetry(sql);
+
+        public string? QueryText(string sql) => inner.QueryText(sql);
+
+        public SqliteCacheStats? ReadCacheStats() => inner.ReadCacheStats();
+
+        public void Dispose() => inner.Dispose();
+    }
+
+    private sealed class Counted(StatementCountingDriver driver, ISqliteStatement inner) : ISqliteStatement
+    {
+        public SqlStatement Statement => inner.Statement;
+
+        public void BindInt64(int index, long value) => inner.BindInt64(index, value);
+
+        public void BindDouble(int index, double value) => inner.BindDouble(index, value);
+
+        public void BindText(int index, string value) => inner.BindText(index, value);
+
+        public void BindBlob(int index, ReadOnlySpan<byte> value) => inner.BindBlob(index, value);
+
+        public void BindNull(int index) => inner.BindNull(index);
+
+        public bool Step()
+        {
+            driver.Record(inner.Statement);
+            return inner.Step();
+        }
+
+        public long ColumnInt64(int column) => inner.ColumnInt64(column);
+
+        public double ColumnDouble(int column) => inner.ColumnDouble(column);
+
+        public bool ColumnIsNull(int column) => inner.ColumnIsNull(column);
+
+        public string? ColumnText(int column) => inner.ColumnText(column);
+
+        public int ColumnBlob(int column, Span<byte> destination) => inner.ColumnBlob(column, destination);
+
+        public int ExecuteNonQuery()
+        {
+            driver.Record(inner.Statement);
+            return inner.ExecuteNonQuery();
+        }
+
+        public void Reset() => inner.Reset();
+
+        public void Dispose() => inner.Dispose();
+    }
+}
