@@ -7,7 +7,7 @@ namespace BlockDb.Bench.Server;
 /// <c>server --tasks 1 4 16 [--files N]</c>: the shared session under concurrent writers, the case PostgreSQL's gathered
 /// writes serve (issue 25 item 4). Part 1: new-block select-xor-inserts from 1, 4, 16 tasks on one shared session, each
 /// engine, with the commits per call (the shared session's <c>CommittedBatches</c> over the calls). Part 2, the indexing
-/// run: <c>N</c> files, each one <c>SelectXorInsertBlocksetAsync</c> call of its blocks (1 to 8 blocks, every fourth file
+/// run: <c>N</c> files, each one <c>AddBlocksetAsync</c> call of its blocks (1 to 8 blocks, every fourth file
 /// repeating the previous file's blocks), from 8 tasks on one shared session, PostgreSQL against the SQLite provider,
 /// with the ratio of their times.
 /// </summary>
@@ -42,7 +42,7 @@ internal static class GatheringStudy
         }
 
         output.WriteLine();
-        output.WriteLine($"## Indexing run: {files:N0} files, one call each (SelectXorInsertBlocksetAsync), {IndexingTasks} tasks, one shared session");
+        output.WriteLine($"## Indexing run: {files:N0} files, one call each (AddBlocksetAsync), {IndexingTasks} tasks, one shared session");
         output.WriteLine();
         output.WriteLine("| engine | seconds | files/s | p50 µs | p99 µs | commits per file |");
         output.WriteLine("|---|---|---|---|---|---|");
@@ -62,7 +62,7 @@ internal static class GatheringStudy
                 }
 
                 var keys = FileBlocks(file);
-                await shared.SelectXorInsertBlocksetAsync(keys, new SelectXorInsertResult[keys.Length], BlockHashes.Binary(6, HashDomain.FullHash, file));
+                await shared.AddBlocksetAsync(keys, new SelectXorInsertResult[keys.Length], BlockHashes.Binary(6, HashDomain.FullHash, file));
             });
             result = result with { Ops = files };
             seconds[engine] = result.Seconds;

@@ -40,7 +40,7 @@ internal sealed class PgGatheredBatch
     public int Count => _entries.Count;
 
     /// <summary>Whether <paramref name="kind"/> is gathered: select-xor-insert of one or many blocks, and a blockset with its blocks.</summary>
-    public static bool Gathers(WriteKind kind) => kind is WriteKind.SelectXorInsert or WriteKind.SelectXorInsertMany or WriteKind.SelectXorInsertBlockset;
+    public static bool Gathers(WriteKind kind) => kind is WriteKind.SelectXorInsert or WriteKind.SelectXorInsertMany or WriteKind.AddBlockset;
 
     /// <summary>Adds a request's rows, or fails it alone: its token is cancelled, or its input cannot be sent (a blockset's length passes <see cref="long.MaxValue"/>).</summary>
     public void Add(WriteRequest request) => Add(request, honourToken: true);
@@ -63,7 +63,7 @@ internal sealed class PgGatheredBatch
             {
                 WriteKind.SelectXorInsert => ([request.Block.Hash.Bytes.ToArray()], [request.Block.Size]),
                 WriteKind.SelectXorInsertMany => PgKeys.Of(request.Blocks.Span, forBlockset: false),
-                WriteKind.SelectXorInsertBlockset => PgKeys.Of(request.Blocks.Span, forBlockset: true),
+                WriteKind.AddBlockset => PgKeys.Of(request.Blocks.Span, forBlockset: true),
                 _ => throw new InvalidOperationException($"Write kind {request.Kind} is not gathered."),
             };
         }
@@ -74,7 +74,7 @@ internal sealed class PgGatheredBatch
         }
 
         int? number = null;
-        if (request.Kind == WriteKind.SelectXorInsertBlockset)
+        if (request.Kind == WriteKind.AddBlockset)
         {
             _fullHashes.Add(request.Hash.IsEmpty ? null : request.Hash.Bytes.ToArray());
             number = _fullHashes.Count;

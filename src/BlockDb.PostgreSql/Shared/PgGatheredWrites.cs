@@ -185,6 +185,6 @@ internal sealed class PgGatheredWrites : IWriteRoute
     {
         WriteKind.SelectXorInsert => nameof(IBlockWriter.SelectXorInsertAsync),
         WriteKind.SelectXorInsertMany => nameof(IBlockWriter.SelectXorInsertManyAsync),
-        _ => nameof(IBlockWriter.SelectXorInsertBlocksetAsync),
+        _ => nameof(IBlockWriter.AddBlocksetAsync),
     };
 }

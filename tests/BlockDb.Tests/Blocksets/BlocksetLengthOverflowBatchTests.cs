@@ -22,7 +22,7 @@ public sealed class BlocksetLengthOverflowBatchTests : ConformanceTestBase
 
             var byKeys = await Record.ExceptionAsync(async () => await session.AddBlocksetAsync(big));
             var byIds = await Record.ExceptionAsync(async () => await session.AddBlocksetAsync(ids));
-            var inOneCall = await Record.ExceptionAsync(async () => await session.SelectXorInsertBlocksetAsync(big, new SelectXorInsertResult[2]));
+            var inOneCall = await Record.ExceptionAsync(async () => await session.AddBlocksetAsync(big, new SelectXorInsertResult[2]));
             Assert.True(
                 byKeys is ArgumentOutOfRangeException && byIds is ArgumentOutOfRangeException && inOneCall is ArgumentOutOfRangeException,
                 $"by keys: {Describe(byKeys)}; by IDs: {Describe(byIds)}; in one call: {Describe(inOneCall)}");

@@ -130,12 +130,12 @@ public sealed class PostgreSqlGatheredWritesTests : PostgreSqlSchemaTestBase
         await using var hold = await HoldLifecycleLockAsync();
         var blocker = shared.SelectXorInsertAsync(TestData.Block(100, 10), live).AsTask();
         await WaitForWaitingLaneAsync(app);
-        var first = shared.SelectXorInsertBlocksetAsync(new[] { TestData.Block(1, 10), TestData.Block(2, 10) }, new SelectXorInsertResult[2], TestData.Bytes(900), live).AsTask();
-        var inGoing = shared.SelectXorInsertBlocksetAsync(new[] { TestData.Block(3, 10), TestData.Block(50, 10) }, new SelectXorInsertResult[2], TestData.Bytes(901), live).AsTask();
-        var refusedVolume = shared.SelectXorInsertBlocksetAsync(new[] { TestData.Block(4, 10) }, new SelectXorInsertResult[1], TestData.Bytes(902), going).AsTask();
-        var empty = shared.SelectXorInsertBlocksetAsync(ReadOnlyMemory<BlockKey>.Empty, Memory<SelectXorInsertResult>.Empty).AsTask();
+        var first = shared.AddBlocksetAsync(new[] { TestData.Block(1, 10), TestData.Block(2, 10) }, new SelectXorInsertResult[2], TestData.Bytes(900), live).AsTask();
+        var inGoing = shared.AddBlocksetAsync(new[] { TestData.Block(3, 10), TestData.Block(50, 10) }, new SelectXorInsertResult[2], TestData.Bytes(901), live).AsTask();
+        var refusedVolume = shared.AddBlocksetAsync(new[] { TestData.Block(4, 10) }, new SelectXorInsertResult[1], TestData.Bytes(902), going).AsTask();
+        var empty = shared.AddBlocksetAsync(ReadOnlyMemory<BlockKey>.Empty, Memory<SelectXorInsertResult>.Empty).AsTask();
         var lastResults = new SelectXorInsertResult[2];
-        var last = shared.SelectXorInsertBlocksetAsync(new[] { TestData.Block(2, 10), TestData.Block(5, 10) }, lastResults, TestData.Bytes(903), live).AsTask();
+        var last = shared.AddBlocksetAsync(new[] { TestData.Block(2, 10), TestData.Block(5, 10) }, lastResults, TestData.Bytes(903), live).AsTask();
         await hold.DisposeAsync();
         await blocker;
 
@@ -170,10 +170,10 @@ public sealed class PostgreSqlGatheredWritesTests : PostgreSqlSchemaTestBase
         var hold = await HoldLifecycleLockAsync();
         try
         {
-            var blocker = shared.SelectXorInsertBlocksetAsync(new[] { TestData.Block(100, 10) }, new SelectXorInsertResult[1], default, live).AsTask();
+            var blocker = shared.AddBlocksetAsync(new[] { TestData.Block(100, 10) }, new SelectXorInsertResult[1], default, live).AsTask();
             var killed = new List<int> { await WaitForWaitingLaneAsync(app) };
             var files = Enumerable.Range(0, 3)
-                .Select(f => shared.SelectXorInsertBlocksetAsync(new[] { TestData.Block(10 * f, 10), TestData.Block(10 * f + 1, 10) }, new SelectXorInsertResult[2], TestData.Bytes(f), live).AsTask())
+                .Select(f => shared.AddBlocksetAsync(new[] { TestData.Block(10 * f, 10), TestData.Block(10 * f + 1, 10) }, new SelectXorInsertResult[2], TestData.Bytes(f), live).AsTask())
                 .ToList();
             var plain = shared.SelectXorInsertAsync(TestData.Block(1000, 10), live).AsTask();
 
@@ -220,7 +220,7 @@ public sealed class PostgreSqlGatheredWritesTests : PostgreSqlSchemaTestBase
                 var key = (t * 100_000) + c;
                 var results = new SelectXorInsertResult[1];
                 Task call = c % 3 == 2
-                    ? shared.SelectXorInsertBlocksetAsync(new[] { TestData.Block(key, 10) }, results).AsTask()
+                    ? shared.AddBlocksetAsync(new[] { TestData.Block(key, 10) }, results).AsTask()
                     : shared.SelectXorInsertManyAsync(new[] { TestData.Block(key, 10) }, results).AsTask();
                 Volatile.Write(ref inFlight[t], call);
                 try
@@ -274,7 +274,7 @@ public sealed class PostgreSqlGatheredWritesTests : PostgreSqlSchemaTestBase
                         var results = new SelectXorInsertResult[keys.Length];
                         if (c % 3 == 0)
                         {
-                            await shared.SelectXorInsertBlocksetAsync(keys, results);
+                            await shared.AddBlocksetAsync(keys, results);
                         }
                         else
                         {
