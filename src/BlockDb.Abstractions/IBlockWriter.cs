@@ -34,7 +34,8 @@ public interface IBlockWriter
     /// <summary>
     /// Select-xor-insert of many blocks in one call, as one <see cref="SelectXorInsertAsync"/> per block in order, in
     /// one transaction (a batch commits only between calls). A failure leaves the blocks before it in the batch, their
-    /// results filled, unless the batch was rolled back; on the shared session the call is whole.
+    /// results filled, unless the batch was rolled back; on the shared session the call is whole. When the call throws,
+    /// read nothing from <paramref name="results"/>: it may hold IDs of blocks that were then rolled back.
     /// </summary>
     /// <param name="blocks">The blocks, in order; duplicates are allowed (the later ones find the first).</param>
     /// <param name="results">Receives one result per block, at the same index; at least as long as <paramref name="blocks"/>.</param>
@@ -57,7 +58,8 @@ public interface IBlockWriter
     /// <see cref="SelectXorInsertAsync"/>. The blockset's <c>Length</c> is the sum of the sizes in bytes; no blocks is
     /// the blockset of an empty file (length 0, no entries). The blockset is all or nothing; blocks inserted before a
     /// failure stay in the batch (another file may use them), except on the shared session, where the whole call is all
-    /// or nothing (<see cref="ISharedBlockSession"/>). Counts as one write.
+    /// or nothing (<see cref="ISharedBlockSession"/>). Counts as one write. When the call throws, read nothing from
+    /// <paramref name="results"/>: it may hold IDs of blocks that were then rolled back.
     /// </summary>
     /// <param name="blocks">The file's blocks in order; empty for an empty file.</param>
     /// <param name="results">Receives one result per block, at the same index (its ID, and whether the call created it); at least as long as <paramref name="blocks"/>.</param>
