@@ -86,7 +86,7 @@ internal static class BulkImport
                 var block = blockset.Blocks[i];
                 if (block.Hash.IsEmpty || block.Size < 1)
                 {
-                    throw new ArgumentException($"Block {i} of blockset {state.Read} of the import is invalid: {block.Hash.Length} hash bytes, size {block.Size}; give a hash of 1 to {BlockHash.MaxBytes} bytes and a size of 1 byte or more. The transaction in progress was rolled back; {state.Committed} blocksets were committed before it.", nameof(blocksets));
+                    throw new ArgumentException($"Block {i} of blockset {state.Read} of the import is default(BlockKey), which names no block; make each key with new BlockKey(hash, size) or BlockKey.Parse(base64Hash, size). The transaction in progress was rolled back; {state.Committed} blocksets were committed before it.", nameof(blocksets));
                 }
 
                 length = length <= long.MaxValue - block.Size

@@ -165,6 +165,11 @@ public sealed class ImportTests : ConformanceTestBase
         Assert.Equal(1, notFound.Position);
         Assert.Null(await reader.FindBlocksetAsync(BlockHash.Parse(TestData.Hash(9999)), Block(1).Block.Size + Block(5000).Block.Size));
 
+        var unnamed = new ImportBlockset([Key(1), default], TestData.Bytes(9998));
+        var refused = await Assert.ThrowsAsync<ArgumentException>(async () => await db.ImportBlocksetsAsync(Stream(new[] { unnamed })));
+        Assert.StartsWith("Block 1 of blockset ", refused.Message, StringComparison.Ordinal);
+        Assert.Contains("of the import is default(BlockKey)", refused.Message, StringComparison.Ordinal);
+
         static long Length(int f) => Enumerable.Range(f, 1 + (f % 9)).Sum(i => Block(i).Block.Size);
     }
 
