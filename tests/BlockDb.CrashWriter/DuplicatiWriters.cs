@@ -101,7 +101,7 @@ public static class DuplicatiWriters
                     await session.SelectXorInsertAsync(block, volume.Value);
                 }
 
-                var blockset = await session.AddBlocksetAsync(blocks.ToArray(), new SelectXorInsertResult[blocks.Count], Hash($"beside/{seed}/{file}/full", 1).Hash);
+                var blockset = await session.AddBlocksetAsync(blocks.ToArray(), new SelectXorInsertResult[blocks.Count], Hash($"beside/{seed}/{file}/full", 1).Hash, volume.Value);
                 await session.CommitAsync();
                 Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"ACK {file} {blockset}"));
                 file++;
