@@ -23,7 +23,7 @@ namespace BlockDb.PostgreSql.Shared;
 /// nothing and see what the others inserted; that is a serial order of concurrent calls, so each caller gets what it
 /// would have got alone in that order. A block is created at the first place of its ID among the former.
 /// </remarks>
-internal sealed class PgGatheredBatch
+internal sealed partial class PgGatheredBatch
 {
     private readonly List<Entry> _entries = [];
     private readonly List<byte[]> _hashes = [];
@@ -219,76 +219,6 @@ internal sealed class PgGatheredBatch
         }
 
         return new Outcome(hashes, sizes, ids, states, created, added);
-    }
-
-    /// <summary>
-    /// After <see cref="ExecuteAsync"/> returned (the batch committed): gives each request its own results, or its own
-    /// refusal, and completes or fails it; returns the writes acknowledged. See the remarks for the order.
-    /// </summary>
-    public int Complete(Outcome outcome)
-    {
-        var claimed = new HashSet<long>();
-        var acknowledged = 0;
-        foreach (var entry in _entries)
-        {
-            if (!Refused(entry, outcome))
-            {
-                acknowledged += Complete(entry, outcome, claimed);
-            }
-        }
-
-        foreach (var entry in _entries)
-        {
-            if (Refused(entry, outcome))
-            {
-                acknowledged += Complete(entry, outcome, null);
-            }
-        }
-
-        Clear();
-        return acknowledged;
-    }
-
-    /// <summary>Whether the request's volume refuses blocks (its rows inserted nothing).</summary>
-    private static bool Refused(Entry entry, Outcome outcome) =>
-        entry.Request.VolumeId is { } volume && entry.Count > 0
-        && PgVolumes.Unrecordable(volume, outcome.States[entry.Offset] is { } state ? VolumeRules.Parse(state, volume) : null) is not null;
-
-    private static int Complete(Entry entry, Outcome outcome, HashSet<long>? claimed)
-    {
-        var request = entry.Request;
-        try
-        {
-            var ids = outcome.Ids.AsSpan(entry.Offset, entry.Count);
-            var state = entry.Count > 0 ? outcome.States[entry.Offset] : null;
-            switch (request.Kind)
-            {
-                case WriteKind.SelectXorInsert:
-                    var one = new SelectXorInsertResult[1];
-                    var created = ManyOutcome.Fill(ids, outcome.Created, claimed, state, one, request.VolumeId, outcome.Hashes, outcome.Sizes, entry.Offset);
-                    request.Done(one[0], created);
-                    break;
-                case WriteKind.SelectXorInsertMany:
-                    var many = ManyOutcome.Fill(ids, outcome.Created, claimed, state, request.Results.Span, request.VolumeId, outcome.Hashes, outcome.Sizes, entry.Offset);
-                    request.Done(many, many);
-                    break;
-                default:
-                    var blocks = ManyOutcome.Fill(ids, outcome.Created, claimed, state, request.Results.Span, request.VolumeId, outcome.Hashes, outcome.Sizes, entry.Offset);
-                    var added = outcome.Blocksets[entry.Blockset!.Value - 1];
-                    var offset = entry.Offset;
-                    var id = added.Id ?? throw PgKeys.Refused(added, i => $"hash {Convert.ToBase64String(outcome.Hashes[offset + i])}, size {outcome.Sizes[offset + i]}");
-                    request.Done(id, blocks + 1);
-                    break;
-            }
-
-            request.Complete();
-            return request.Writes;
-        }
-        catch (Exception e)
-        {
-            request.Fail(e);
-            return 0;
-        }
     }
 
     private static NpgsqlBatchCommand Keyed(string sql, byte[][] hashes, long[] sizes, NpgsqlParameter third)
