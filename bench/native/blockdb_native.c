@@ -198,29 +198,6 @@ static int b64_decode(const char *text, int length, unsigned char *out)
     return n;
 }
 
-static int b64_encode(const unsigned char *in, int length, char *out)
-{
-    int n = 0, i = 0;
-    for (; i + 2 < length; i += 3) {
-        uint32_t v = ((uint32_t)in[i] << 16) | ((uint32_t)in[i + 1] << 8) | in[i + 2];
-        out[n++] = b64_alphabet[v >> 18];
-        out[n++] = b64_alphabet[(v >> 12) & 63];
-        out[n++] = b64_alphabet[(v >> 6) & 63];
-        out[n++] = b64_alphabet[v & 63];
-    }
-    if (i < length) {
-        uint32_t v = (uint32_t)in[i] << 16;
-        if (i + 1 < length)
-            v |= (uint32_t)in[i + 1] << 8;
-        out[n++] = b64_alphabet[v >> 18];
-        out[n++] = b64_alphabet[(v >> 12) & 63];
-        out[n++] = i + 1 < length ? b64_alphabet[(v >> 6) & 63] : '=';
-        out[n++] = '=';
-    }
-    out[n] = 0;
-    return n;
-}
-
 /* ---- Input: SQL file and data file. ---- */
 
 enum { S_FIND, S_INSERT, S_INSERT_OR_IGNORE, S_INSERT_RETURNING, S_BLOCK_SIZE, S_INSERT_BLOCKSET, S_INSERT_ENTRY,
@@ -229,7 +206,7 @@ enum { S_FIND, S_INSERT, S_INSERT_OR_IGNORE, S_INSERT_RETURNING, S_BLOCK_SIZE, S
 
 static const char *const statement_names[S_COUNT] = {
     "FindBlock", "InsertBlock", "InsertBlockOrIgnore", "InsertBlockReturningUnlessExists", "GetBlockSizeAndVolumeState",
-    "InsertBlockset", "InsertBlocksetEntry", "ListBlocksetBlocks", "Counts", "BeginReadBatch", "Begin", "Commit",
+    "InsertBlockset", "InsertBlocksetEntry", "ListBlocksetBlocksFrom", "Counts", "BeginReadBatch", "Begin", "Commit",
     "Rollback", "Savepoint", "ReleaseSavepoint",
     "GetBlockById", "InsertBlockWithId", "RaiseMaxBlockId", "KeyMapCatchUp", "CountBlocks"};
 
@@ -1204,19 +1181,22 @@ static void run_units(session *ss, int workload, const section *s, int64_t from,
             if (mode == M_SAME)
                 enter_read(e);
             check(e, sq.bind_int64(list, 1, s->blockset_ids[u]), "bind");
+            check(e, sq.bind_int64(list, 2, 0), "bind");
             int rc;
             while ((rc = sq.step(list)) == SQLITE_ROW) {
                 int64_t index = sq.column_int64(list, 0);
                 int64_t id = sq.column_int64(list, 1);
-                /* ReadHash: the hash as text (a BLOB is encoded back to base64, as BlobHashCodec.Read). */
+                /* The hash as bytes, as BlockDb's one listing gives it (a BlockKey): text is decoded, a BLOB copied. */
                 if (layout == L_TEXT) {
-                    if (!sq.column_text(list, 2))
+                    const unsigned char *chars = sq.column_text(list, 2);
+                    if (!chars)
                         die("NULL hash in join");
+                    b64_decode((const char *)chars, sq.column_bytes(list, 2), (unsigned char *)text);
                 } else {
                     const unsigned char *bytes = sq.column_blob(list, 2);
-                    if (!bytes)
-                        die("NULL hash in join");
-                    b64_encode(bytes, sq.column_bytes(list, 2), text);
+                    if (!bytes || sq.column_bytes(list, 2) > MAX_HASH_BYTES)
+                        die("NULL or oversized hash in join");
+                    memcpy(text, bytes, (size_t)sq.column_bytes(list, 2));
                 }
                 int64_t size = sq.column_int64(list, 3);
                 fnv_add(&t->digest, index);
@@ -1224,7 +1204,7 @@ static void run_units(session *ss, int workload, const section *s, int64_t from,
                 fnv_add(&t->digest, size);
                 rows++;
             }
-            check(e, rc, "ListBlocksetBlocks");
+            check(e, rc, "ListBlocksetBlocksFrom");
             sq.reset(list);
             unlock_op(ss);
             if (rows == 0)
