@@ -96,9 +96,6 @@ internal static class Errors
     public static ArgumentException SpanBlockDefault(int index) =>
         new($"Block {index} is default(BlockKey), which names no block; make each key with new BlockKey(hash, size) or BlockKey.Parse(base64Hash, size). Nothing was written.", "blocks");
 
-    public static ArgumentException BlocksetBlockDefault(int index) =>
-        new($"Block {index} of the blockset is default(BlockKey), which names no block; make each key with new BlockKey(hash, size) or BlockKey.Parse(base64Hash, size). Nothing was written.", "blocks");
-
     public static ArgumentException VolumeNameInvalid(string name, string problem) =>
         new($"The volume name {Quoted.Value(name)} ({name.Length} characters) {problem}; a volume name is 1 to {VolumeRules.MaxNameLength:N0} characters of valid UTF-16 with no control character and no whitespace at either end, such as duplicati-b1234.dblock.zip.", "name");
 

@@ -54,33 +54,6 @@ internal static class Require
         }
     }
 
-    /// <summary>A blockset given by its blocks' keys, and its optional full hash.</summary>
-    /// <exception cref="ArgumentException">The list is null, a block is <c>default(BlockKey)</c> or the full hash is invalid.</exception>
-    public static void Blockset(IReadOnlyList<BlockKey> blocks, string? fullHash)
-    {
-        var count = Blockset<BlockKey>(blocks, fullHash);
-        for (var i = 0; i < count; i++)
-        {
-            if (blocks[i].Size < 1)
-            {
-                throw Errors.BlocksetBlockDefault(i);
-            }
-        }
-    }
-
-    /// <summary>A blockset's list (of blocks or of block IDs) and its optional full hash; returns the list's count.</summary>
-    /// <exception cref="ArgumentException">The list is null or the full hash is invalid.</exception>
-    public static int Blockset<T>(IReadOnlyList<T> blocks, string? fullHash)
-    {
-        ArgumentNullException.ThrowIfNull(blocks);
-        if (fullHash is not null)
-        {
-            BlockHash.Validate(fullHash, nameof(fullHash));
-        }
-
-        return blocks.Count;
-    }
-
     /// <summary>A blockset's length so far plus block <paramref name="index"/>'s size, in bytes (every engine sums a blockset's length with this).</summary>
     /// <exception cref="ArgumentOutOfRangeException">The length would pass <see cref="long.MaxValue"/> bytes.</exception>
     public static long BlocksetLength(long length, long size, int index) =>

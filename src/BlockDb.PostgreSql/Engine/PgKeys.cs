@@ -29,30 +29,6 @@ internal static class PgKeys
         return (hashes, sizes);
     }
 
-    /// <summary>
-    /// A blockset's blocks as two arrays, hash bytes and sizes, in order; the token looked at between blocks. The length
-    /// is checked here, before the statement: the server's sum would fail with 22003 inside the transaction, aborting
-    /// the session's open batch.
-    /// </summary>
-    /// <exception cref="OperationCanceledException">Cancelled while reading the list.</exception>
-    /// <exception cref="ArgumentOutOfRangeException">The sizes add up to more than <see cref="long.MaxValue"/> bytes.</exception>
-    public static (byte[][] Hashes, long[] Sizes) Of(IReadOnlyList<BlockKey> blocks, CancellationToken cancellationToken)
-    {
-        var hashes = new byte[blocks.Count][];
-        var sizes = new long[blocks.Count];
-        long length = 0;
-        for (var i = 0; i < hashes.Length; i++)
-        {
-            Require.NotCancelled(i, cancellationToken);
-            hashes[i] = blocks[i].Hash.Bytes.ToArray();
-            sizes[i] = blocks[i].Size;
-            length = Require.BlocksetLength(length, sizes[i], i);
-        }
-
-        cancellationToken.ThrowIfCancellationRequested();
-        return (hashes, sizes);
-    }
-
     /// <summary>A blockset's block IDs as an array, in order; the token looked at between blocks.</summary>
     /// <exception cref="OperationCanceledException">Cancelled while reading the list.</exception>
     public static long[] Ids(IReadOnlyList<long> blockIds, CancellationToken cancellationToken)
@@ -67,9 +43,6 @@ internal static class PgKeys
         cancellationToken.ThrowIfCancellationRequested();
         return ids;
     }
-
-    /// <summary>A checked full hash's bytes, or null.</summary>
-    public static byte[]? FullHash(string? fullHash) => fullHash is null ? null : Convert.FromBase64String(fullHash);
 
     /// <summary>Why a blockset was not written: a block it names is unknown, or lies in a volume being deleted, or its length would pass <see cref="long.MaxValue"/> bytes (<paramref name="describe"/> names the block at a position).</summary>
     public static Exception Refused(BlocksetAdded added, Func<int, string> describe) => added switch

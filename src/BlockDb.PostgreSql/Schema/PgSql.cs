@@ -129,9 +129,6 @@ internal static partial class PgSql
         SELECT (SELECT "ID" FROM bs), (SELECT i FROM m), (SELECT i FROM d), (SELECT i FROM o), (SELECT s FROM o)
         """;
 
-    /// <summary>The server's version (<c>server_version</c>).</summary>
-    public const string ServerVersion = "SHOW server_version";
-
     /// <summary>A block's hash, size and volume.</summary>
     public const string GetBlock = """SELECT "Hash", "Size", "VolumeID" FROM "Block" WHERE "ID" = $1""";
 
