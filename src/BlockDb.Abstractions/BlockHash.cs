@@ -135,7 +135,7 @@ public readonly struct BlockHash : IEquatable<BlockHash>
     /// checked first because <see cref="Base64.DecodeFromUtf8(ReadOnlySpan{byte}, Span{byte}, out int, out int, bool)"/>
     /// skips whitespace; both steps are vectorised.
     /// </summary>
-    private static int TryDecode(ReadOnlySpan<char> text, Span<byte> into)
+    internal static int TryDecode(ReadOnlySpan<char> text, Span<byte> into)
     {
         var length = text.Length;
         if (length == 0 || length > MaxLength || (length & 3) != 0 || text.ContainsAnyExcept(Base64Alphabet))

@@ -90,7 +90,7 @@ public static class DuplicatiBlocklists
         for (var i = 0; i < slice.Length; i++)
         {
             var hash = slice[i].Hash;
-            if (!BlockHash.IsValid(hash) || !Convert.TryFromBase64String(hash, destination.Slice(i * hashSize, hashSize), out var written) || written != hashSize)
+            if (BlockHash.TryDecode(hash, destination.Slice(i * hashSize, hashSize)) != hashSize)
             {
                 throw new ArgumentException($"Block {first + i}'s hash {Quoted.Value(hash)} is not canonical padded base64 of {hashSize} bytes.", "blocks");
             }

@@ -111,7 +111,7 @@ internal static partial class DuplicatiRules
                 continue;
             }
 
-            if (!BlockHash.IsValid(hash) || BlockHash.Decode(hash, decoded) != hashSize)
+            if (BlockHash.TryDecode(hash, decoded) != hashSize)
             {
                 badValues.Add((id, $"blockset {id}: a block's hash {Quoted.Value(hash)} is not {hashSize} bytes of base64"));
                 broken = true;
