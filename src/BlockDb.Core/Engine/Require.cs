@@ -57,7 +57,19 @@ internal static class Require
     /// <summary>A blockset's length so far plus block <paramref name="index"/>'s size, in bytes (every engine sums a blockset's length with this).</summary>
     /// <exception cref="ArgumentOutOfRangeException">The length would pass <see cref="long.MaxValue"/> bytes.</exception>
     public static long BlocksetLength(long length, long size, int index) =>
-        length <= long.MaxValue - size ? length + size : throw Errors.BlocksetTooLong(size, index);
+        TryAddLength(ref length, size) ? length : throw Errors.BlocksetTooLong(size, index);
+
+    /// <summary>Adds a block's size to a blockset's length in bytes; false, with the length unchanged, when the sum would pass <see cref="long.MaxValue"/>.</summary>
+    public static bool TryAddLength(ref long length, long size)
+    {
+        if (length > long.MaxValue - size)
+        {
+            return false;
+        }
+
+        length += size;
+        return true;
+    }
 
     /// <summary>A blockset's full hash and byte length, to look it up.</summary>
     /// <exception cref="ArgumentException">The hash is empty or the length negative.</exception>

@@ -1,6 +1,7 @@
 using System.Diagnostics;
 using System.Runtime.CompilerServices;
 using BlockDb.Diagnostics;
+using BlockDb.Engine;
 
 namespace BlockDb.Import;
 
@@ -89,9 +90,10 @@ internal static class BulkImport
                     throw new ArgumentException($"Block {i} of blockset {state.Read} of the import is default(BlockKey), which names no block; make each key with new BlockKey(hash, size) or BlockKey.Parse(base64Hash, size). The transaction in progress was rolled back; {state.Committed} blocksets were committed before it.", nameof(blocksets));
                 }
 
-                length = length <= long.MaxValue - block.Size
-                    ? length + block.Size
-                    : throw new ArgumentOutOfRangeException(nameof(blocksets), $"Blockset {state.Read} of the import is longer than {long.MaxValue:N0} bytes.");
+                if (!Require.TryAddLength(ref length, block.Size))
+                {
+                    throw new ArgumentOutOfRangeException(nameof(blocksets), $"Blockset {state.Read} of the import is longer than {long.MaxValue:N0} bytes at block {i}; a blockset's Length is the sum of its blocks' sizes and must fit a 64-bit integer. The transaction in progress was rolled back; {state.Committed} blocksets were committed before it.");
+                }
             }
 
             state.Pending += await target.AddBlocksetAsync(blockset, length, cancellationToken).ConfigureAwait(false) ? 1 : 0;

@@ -175,6 +175,28 @@ public sealed class ImportTests : ConformanceTestBase
 
     [Theory]
     [MemberData(nameof(ProviderMatrix), MemberType = typeof(ConformanceTestBase))]
+    public async Task A_blockset_longer_than_a_long_is_refused_and_keeps_the_committed_transactions(string provider, BlockLayout layout)
+    {
+        Use(provider, layout);
+        await using var db = Open();
+        BlockKey[] huge = [TestData.Block(1, long.MaxValue), TestData.Block(2, long.MaxValue)];
+        await db.ImportBlocksAsync(Stream(huge.Select(k => new ImportBlock(k, null)).Append(Block(1))));
+        BlockKey[] fine = [huge[0]];
+        var files = new[] { new ImportBlockset(fine, TestData.Bytes(1)), new ImportBlockset(fine, TestData.Bytes(2)), new ImportBlockset(huge, TestData.Bytes(3)) };
+
+        var refused = await Assert.ThrowsAsync<ArgumentOutOfRangeException>(
+            async () => await db.ImportBlocksetsAsync(Stream(files), new ImportOptions { ItemsPerTransaction = 1 }));
+
+        Assert.Contains("Blockset 2 of the import is longer than", refused.Message, StringComparison.Ordinal);
+        Assert.Contains("at block 1", refused.Message, StringComparison.Ordinal);
+        Assert.Contains("2 blocksets were committed before it", refused.Message, StringComparison.Ordinal);
+        await using var reader = await db.OpenSessionAsync();
+        Assert.NotNull(await reader.FindBlocksetAsync(BlockHash.Parse(TestData.Hash(2)), long.MaxValue));
+        Assert.Null(await reader.FindBlocksetAsync(BlockHash.Parse(TestData.Hash(3)), long.MaxValue));
+    }
+
+    [Theory]
+    [MemberData(nameof(ProviderMatrix), MemberType = typeof(ConformanceTestBase))]
     public async Task A_read_only_database_refuses_an_import(string provider, BlockLayout layout)
     {
         Use(provider, layout);
