@@ -30,6 +30,12 @@
  *                 savepoints, and hashes already in their stored form (decoded before timing). KeyMap keeps its map
  *                 and its verification read (that is the layout), with one catch-up per transaction.
  *
+ * The import workload (plain mode, keymap layout, one thread) is the plain C limit of a rebuild (issue 25 item 2; the
+ * loop of import_loop.c on the harness's data): the rows of an empty KeyMap file inserted at their IDs in ID order,
+ * --batch rows per transaction (0 = one), the map filled as rows go in, MaxBlockId raised before each COMMIT, and no
+ * per-row trigger (BlockDbGuardInsert dropped before timing; BlockDb lifts it inside each import transaction). After
+ * the timed region, every --check-every-th row is found again through the map and its verification read (the digest).
+ *
  * The timed region runs from the first op to the final COMMIT. Results go to stdout as key=value lines; per-op
  * latencies (ns, double) to the --latency file. Build: make -f Makefile OUT=<binary> (gcc -O2 -std=c11; no
  * sqlite3.h needed: the prototypes are declared here).
@@ -356,6 +362,7 @@ enum { M_SAME, M_PLAIN };
 
 static int layout = L_TEXT;
 static int mode = M_SAME;
+static int64_t check_every = 1; /* import: every n-th row found again after the timed region */
 
 /* The database's commit counter (Sessions/CommitClock.cs): a commit by any session of this process restarts the others' read batches. */
 static _Atomic long long commit_clock;
@@ -960,6 +967,20 @@ static sqlite3_int64 add_blockset(engine *e, const sqlite3_int64 *ids, int count
     return blockset;
 }
 
+/* Runs one statement of text to its end (rows discarded). */
+static void exec_text(engine *e, const char *sql)
+{
+    sqlite3_stmt *s;
+    if (sq.prepare_v3(e->db, sql, -1, 0, &s, NULL) != SQLITE_OK)
+        die("prepare %s: %s", sql, sq.errmsg(e->db));
+    int step;
+    while ((step = sq.step(s)) == SQLITE_ROW) {
+    }
+    if (step != SQLITE_DONE)
+        die("%s: %s", sql, sq.errmsg(e->db));
+    sq.finalize(s);
+}
+
 static void open_engine(engine *e, const char *path, int64_t commit_every)
 {
     memset(e, 0, sizeof *e);
@@ -967,17 +988,8 @@ static void open_engine(engine *e, const char *path, int64_t commit_every)
     int rc = sq.open_v2(path, &e->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_EXRESCODE, NULL);
     if (rc != SQLITE_OK)
         die("open %s: rc=%d", path, rc);
-    for (int i = 0; i < pragma_count; i++) {
-        sqlite3_stmt *s;
-        if (sq.prepare_v3(e->db, pragma_sql[i], -1, 0, &s, NULL) != SQLITE_OK)
-            die("prepare %s: %s", pragma_sql[i], sq.errmsg(e->db));
-        int step;
-        while ((step = sq.step(s)) == SQLITE_ROW) {
-        }
-        if (step != SQLITE_DONE)
-            die("%s: %s", pragma_sql[i], sq.errmsg(e->db));
-        sq.finalize(s);
-    }
+    for (int i = 0; i < pragma_count; i++)
+        exec_text(e, pragma_sql[i]);
     for (int i = 0; i < S_COUNT; i++)
         if ((statement_layouts[i] & (layout == L_KEYMAP ? 2 : 1))
             && sq.prepare_v3(e->db, statement_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &e->st[i], NULL) != SQLITE_OK)
@@ -1020,10 +1032,10 @@ static inline void fnv_add(fnv *f, int64_t value)
 
 /* ---- Workloads. ---- */
 
-enum { W_SELECT, W_INSERT, W_XOR1, W_XOR2, W_XOR3, W_JOIN, W_NEW_BLOCKSET, W_REPLAY, W_XOR_HIT };
+enum { W_SELECT, W_INSERT, W_XOR1, W_XOR2, W_XOR3, W_JOIN, W_NEW_BLOCKSET, W_REPLAY, W_XOR_HIT, W_IMPORT };
 
 static const char *const workload_names[] = {"select", "insert", "xor-select-insert", "xor-ignore-select",
-                                             "xor-returning", "join", "new-blockset", "replay", "xor-hit"};
+                                             "xor-returning", "join", "new-blockset", "replay", "xor-hit", "import"};
 
 static int read_only(int workload) { return workload == W_SELECT || workload == W_JOIN; }
 
@@ -1119,10 +1131,43 @@ static void plain_end(engine *e, int workload)
     commit_batch(e);
 }
 
+/* The import workload (see the top of this file): plain mode, keymap layout; `r` may be NULL (warm-up). */
+static void run_import(engine *e, const section *s, int64_t from, int64_t to, int64_t per, recorder *r, tally *t)
+{
+    if (from == to)
+        return;
+    exec_text(e, "DROP TRIGGER IF EXISTS \"BlockDbGuardInsert\"");
+    hashref h;
+    if (r)
+        rec_start(r);
+    for (int64_t u = from; u < to;) {
+        plain_begin(e, W_IMPORT); /* BEGIN IMMEDIATE and the catch-up read that gives the next ID */
+        for (int64_t end = per > 0 && u + per < to ? u + per : to; u < end; u++) {
+            hash_of(s, u, &h);
+            keymap_insert(e, key_of(h.bytes, h.length, s->sizes[u]), &h, s->sizes[u]);
+            t->created++;
+            t->ops++;
+            if (r)
+                rec_tick(r);
+        }
+        plain_end(e, W_IMPORT); /* MaxBlockId raised, COMMIT */
+    }
+    if (r)
+        rec_stop(r);
+    for (int64_t u = from; u < to; u += check_every) {
+        hash_of(s, u, &h);
+        fnv_add(&t->digest, find_verified(e, &map.table, key_of(h.bytes, h.length, s->sizes[u]), &h, s->sizes[u]));
+    }
+}
+
 /* Runs units [from, to) of a section; `r` may be NULL (warm-up). */
 static void run_units(session *ss, int workload, const section *s, int64_t from, int64_t to, recorder *r, tally *t)
 {
     engine *e = ss->e;
+    if (workload == W_IMPORT) {
+        run_import(e, s, from, to, e->commit_every, r, t);
+        return;
+    }
     int strategy = workload == W_XOR2 ? X_INSERT_OR_IGNORE : workload == W_XOR3 ? X_INSERT_RETURNING : X_SELECT_THEN_INSERT;
     sqlite3_int64 *ids = NULL;
     hashref h;
@@ -1338,6 +1383,9 @@ int main(int argc, char **argv)
         die("the %s %s baseline runs one thread", layout_names[layout], mode_names[mode]);
     if (layout == L_KEYMAP && (cfg.workload == W_XOR2 || cfg.workload == W_XOR3))
         die("the KeyMap layout runs select-then-insert only (BlockDb refuses the other strategies with it)");
+    check_every = atoll(arg_value(argc, argv, "--check-every", "1"));
+    if (cfg.workload == W_IMPORT && (layout != L_KEYMAP || mode != M_PLAIN || cfg.threads != 1 || check_every < 1))
+        die("the import workload is the plain C limit: --mode plain --layout keymap, one thread, --check-every at least 1");
 
     b64_init();
     prefault_heap(atol(arg_value(argc, argv, "--prefault-mb", "0")));
