@@ -24,6 +24,9 @@ internal sealed class LimitSettings
     /// <summary>The .NET SQLite providers (the C loops always run).</summary>
     public required IReadOnlyList<string> Providers { get; init; }
 
+    /// <summary>The workloads to run (find, sxi, import).</summary>
+    public required IReadOnlyList<Model.Workload> Workloads { get; init; }
+
     /// <summary>Blocks per import transaction, on both sides.</summary>
     public required int ImportBatch { get; init; }
 
@@ -45,6 +48,18 @@ internal sealed class LimitSettings
     /// <summary>The CI form.</summary>
     public required bool Smoke { get; init; }
 
+    /// <summary>A workload by its name in this command.</summary>
+    /// <param name="name">find, sxi or import.</param>
+    /// <returns>The workload.</returns>
+    /// <exception cref="ArgumentException">Another name.</exception>
+    public static Model.Workload Workload(string name) => name.Trim().ToLowerInvariant() switch
+    {
+        "find" => Model.Workload.Select,
+        "sxi" => Model.Workload.XorSelectInsert,
+        "import" => Model.Workload.Import,
+        _ => throw new ArgumentException($"Unknown workload '{name}'; valid: find, sxi, import."),
+    };
+
     /// <exception cref="ArgumentException">A setting out of range.</exception>
     public void Validate()
     {
@@ -56,6 +71,11 @@ internal sealed class LimitSettings
         if (ImportBatch is < 1 or > ImportOptions.MaxItemsPerTransaction)
         {
             throw new ArgumentException($"--import-batch is blocks per import transaction; allowed 1 to {ImportOptions.MaxItemsPerTransaction:N0}.");
+        }
+
+        if (Workloads.Count == 0)
+        {
+            throw new ArgumentException("--workloads takes find, sxi and import.");
         }
 
         if (Providers.Count == 0 || Providers.Any(Model.RunSpec.IsNativeName))

@@ -78,7 +78,7 @@ internal static class LimitStudy
     private static List<RunSpec> Specs(LimitSettings l)
     {
         var specs = new List<RunSpec>();
-        foreach (var w in Workloads)
+        foreach (var w in Workloads.Where(l.Workloads.Contains))
         {
             var import = w == Workload.Import;
             IEnumerable<string> providers = import ? [.. l.Providers, RunSpec.NativePlainProvider] : [.. l.Providers, .. RunSpec.NativeProviders];
