@@ -71,9 +71,9 @@ internal static class LimitStudy
     };
 
     /// <summary>
-    /// Find and select-xor-insert on a copy of the pre-filled KeyMap file, per .NET provider, beside C running BlockDb's
-    /// design and the plain C limit; the import into a copy of an empty KeyMap file, per .NET provider, beside the plain
-    /// C import loop. BlockDb's Recommended pragmas, one thread, one session, <c>await</c> on the public API.
+    /// Find and select-xor-insert on a copy of the pre-filled KeyMap file, the import into a copy of an empty KeyMap file,
+    /// per .NET provider, beside C running BlockDb's design and the plain C limit (for the import the plain insert loop).
+    /// BlockDb's Recommended pragmas, one thread, one session, <c>await</c> on the public API.
     /// </summary>
     private static List<RunSpec> Specs(LimitSettings l)
     {
@@ -81,8 +81,7 @@ internal static class LimitStudy
         foreach (var w in Workloads.Where(l.Workloads.Contains))
         {
             var import = w == Workload.Import;
-            IEnumerable<string> providers = import ? [.. l.Providers, RunSpec.NativePlainProvider] : [.. l.Providers, .. RunSpec.NativeProviders];
-            foreach (var provider in providers)
+            foreach (var provider in (IEnumerable<string>)[.. l.Providers, .. RunSpec.NativeProviders])
             {
                 specs.Add(new RunSpec(
                     provider,
