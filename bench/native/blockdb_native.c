@@ -30,6 +30,13 @@
  *                 savepoints, and hashes already in their stored form (decoded before timing). KeyMap keeps its map
  *                 and its verification read (that is the layout), with one catch-up per transaction.
  *
+ * The import workload (keymap layout, one thread) is a rebuild (issue 25 item 2): the rows of an empty KeyMap file
+ * inserted at their IDs in ID order, --batch rows per transaction (0 = one), the map filled as rows go in, MaxBlockId
+ * raised before each COMMIT, no per-row trigger. Plain: the loop of import_loop.c on the harness's data, the insert guard
+ * dropped once before timing. Same design: BlockDb's bulk import (ARCHITECTURE M6), the guard lifted inside each
+ * transaction and restored and checked before its COMMIT. After the timed region, every --check-every-th row is found
+ * again through the map and its verification read (the digest).
+ *
  * The timed region runs from the first op to the final COMMIT. Results go to stdout as key=value lines; per-op
  * latencies (ns, double) to the --latency file. Build: make -f Makefile OUT=<binary> (gcc -O2 -std=c11; no
  * sqlite3.h needed: the prototypes are declared here).
@@ -202,16 +209,19 @@ static int b64_decode(const char *text, int length, unsigned char *out)
 
 enum { S_FIND, S_INSERT, S_INSERT_OR_IGNORE, S_INSERT_RETURNING, S_BLOCK_SIZE, S_INSERT_BLOCKSET, S_INSERT_ENTRY,
        S_LIST, S_COUNTS, S_BEGIN_READ, S_BEGIN, S_COMMIT, S_ROLLBACK, S_SAVEPOINT, S_RELEASE,
-       S_GET_BY_ID, S_INSERT_WITH_ID, S_RAISE_MAX, S_CATCH_UP, S_COUNT_BLOCKS, S_COUNT };
+       S_GET_BY_ID, S_INSERT_WITH_ID, S_RAISE_MAX, S_CATCH_UP, S_COUNT_BLOCKS,
+       S_TRIGGER_ROWS, S_READ_STATE, S_LIFT_GUARD, S_RESTORE_GUARD, S_COUNT };
 
 static const char *const statement_names[S_COUNT] = {
     "FindBlock", "InsertBlock", "InsertBlockOrIgnore", "InsertBlockReturningUnlessExists", "GetBlockSizeAndVolumeState",
     "InsertBlockset", "InsertBlocksetEntry", "ListBlocksetBlocksFrom", "Counts", "BeginReadBatch", "Begin", "Commit",
     "Rollback", "Savepoint", "ReleaseSavepoint",
-    "GetBlockById", "InsertBlockWithId", "RaiseMaxBlockId", "KeyMapCatchUp", "CountBlocks"};
+    "GetBlockById", "InsertBlockWithId", "RaiseMaxBlockId", "KeyMapCatchUp", "CountBlocks",
+    "KeyMapTriggerRows", "ReadKeyMapState", "LiftGuardInsert", "RestoreGuardInsert"};
 
-/* Which layouts prepare a statement (BlockDb's stores prepare their own): 1 = text/blob (the unique index), 2 = keymap, 3 = both. */
-static const int statement_layouts[S_COUNT] = {1, 1, 1, 1, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 2, 2, 2, 2, 2};
+/* Which layouts prepare a statement (BlockDb's stores prepare their own): 1 = text/blob (the unique index), 2 = keymap,
+   3 = both; 0 = none: DDL run as text when used (exec_text), as the engine's Execute does. */
+static const int statement_layouts[S_COUNT] = {1, 1, 1, 1, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 0, 0};
 
 static char *statement_sql[S_COUNT];
 static char *pragma_sql[32];
@@ -356,6 +366,7 @@ enum { M_SAME, M_PLAIN };
 
 static int layout = L_TEXT;
 static int mode = M_SAME;
+static int64_t check_every = 1; /* import: every n-th row found again after the timed region */
 
 /* The database's commit counter (Sessions/CommitClock.cs): a commit by any session of this process restarts the others' read batches. */
 static _Atomic long long commit_clock;
@@ -960,6 +971,20 @@ static sqlite3_int64 add_blockset(engine *e, const sqlite3_int64 *ids, int count
     return blockset;
 }
 
+/* Runs one statement of text to its end (rows discarded). */
+static void exec_text(engine *e, const char *sql)
+{
+    sqlite3_stmt *s;
+    if (sq.prepare_v3(e->db, sql, -1, 0, &s, NULL) != SQLITE_OK)
+        die("prepare %s: %s", sql, sq.errmsg(e->db));
+    int step;
+    while ((step = sq.step(s)) == SQLITE_ROW) {
+    }
+    if (step != SQLITE_DONE)
+        die("%s: %s", sql, sq.errmsg(e->db));
+    sq.finalize(s);
+}
+
 static void open_engine(engine *e, const char *path, int64_t commit_every)
 {
     memset(e, 0, sizeof *e);
@@ -967,17 +992,8 @@ static void open_engine(engine *e, const char *path, int64_t commit_every)
     int rc = sq.open_v2(path, &e->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_EXRESCODE, NULL);
     if (rc != SQLITE_OK)
         die("open %s: rc=%d", path, rc);
-    for (int i = 0; i < pragma_count; i++) {
-        sqlite3_stmt *s;
-        if (sq.prepare_v3(e->db, pragma_sql[i], -1, 0, &s, NULL) != SQLITE_OK)
-            die("prepare %s: %s", pragma_sql[i], sq.errmsg(e->db));
-        int step;
-        while ((step = sq.step(s)) == SQLITE_ROW) {
-        }
-        if (step != SQLITE_DONE)
-            die("%s: %s", pragma_sql[i], sq.errmsg(e->db));
-        sq.finalize(s);
-    }
+    for (int i = 0; i < pragma_count; i++)
+        exec_text(e, pragma_sql[i]);
     for (int i = 0; i < S_COUNT; i++)
         if ((statement_layouts[i] & (layout == L_KEYMAP ? 2 : 1))
             && sq.prepare_v3(e->db, statement_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &e->st[i], NULL) != SQLITE_OK)
@@ -1020,10 +1036,10 @@ static inline void fnv_add(fnv *f, int64_t value)
 
 /* ---- Workloads. ---- */
 
-enum { W_SELECT, W_INSERT, W_XOR1, W_XOR2, W_XOR3, W_JOIN, W_NEW_BLOCKSET, W_REPLAY, W_XOR_HIT };
+enum { W_SELECT, W_INSERT, W_XOR1, W_XOR2, W_XOR3, W_JOIN, W_NEW_BLOCKSET, W_REPLAY, W_XOR_HIT, W_IMPORT };
 
 static const char *const workload_names[] = {"select", "insert", "xor-select-insert", "xor-ignore-select",
-                                             "xor-returning", "join", "new-blockset", "replay", "xor-hit"};
+                                             "xor-returning", "join", "new-blockset", "replay", "xor-hit", "import"};
 
 static int read_only(int workload) { return workload == W_SELECT || workload == W_JOIN; }
 
@@ -1119,10 +1135,94 @@ static void plain_end(engine *e, int workload)
     commit_batch(e);
 }
 
+/*
+ * KeyMapWrites.RestoreGuard before an import transaction's COMMIT (ARCHITECTURE M6): the insert guard dropped and
+ * created again with its exact text, the file's triggers read back (the guard must hold that text, or the commit fails),
+ * and the state row read for the version the file has at COMMIT, which the map takes on after it.
+ */
+static void restore_guard(engine *e, int64_t *generation, int64_t *schema)
+{
+    exec_text(e, statement_sql[S_LIFT_GUARD]);
+    exec_text(e, statement_sql[S_RESTORE_GUARD]);
+    sqlite3_stmt *rows = e->st[S_TRIGGER_ROWS];
+    int rc, guard = 0;
+    while ((rc = sq.step(rows)) == SQLITE_ROW) {
+        const char *name = (const char *)sq.column_text(rows, 0), *sql = (const char *)sq.column_text(rows, 1);
+        if (name && strcmp(name, "BlockDbGuardInsert") == 0)
+            guard = sql && strcmp(sql, statement_sql[S_RESTORE_GUARD]) == 0;
+    }
+    check(e, rc, "KeyMapTriggerRows");
+    sq.reset(rows);
+    if (!guard)
+        die("the KeyMap insert guard is not intact after the import restored it");
+    sqlite3_stmt *state = e->st[S_READ_STATE];
+    if (sq.step(state) != SQLITE_ROW)
+        die("the KeyMap state row is gone: %s", sq.errmsg(e->db));
+    *generation = sq.column_int64(state, 1);
+    *schema = sq.column_int64(state, 2);
+    sq.reset(state);
+}
+
+/*
+ * The import workload (see the top of this file), keymap layout, one thread; `r` may be NULL (warm-up). Per row, both
+ * modes: the next ID, the entry into the shared map (BlockKeyMap.AddUncommitted), the row inserted at its ID. Plain: the
+ * guard dropped once before timing. Same design (BulkImport over KeyMapWrites): each transaction's catch-up lifts the
+ * guard, which is restored and checked before its COMMIT.
+ */
+static void run_import(engine *e, const section *s, int64_t from, int64_t to, int64_t per, recorder *r, tally *t)
+{
+    if (from == to)
+        return;
+    if (mode == M_PLAIN)
+        exec_text(e, statement_sql[S_LIFT_GUARD]);
+    hashref h;
+    sqlite3_stmt *insert = e->st[S_INSERT_WITH_ID];
+    if (r)
+        rec_start(r);
+    for (int64_t u = from; u < to;) {
+        plain_begin(e, W_IMPORT); /* BEGIN IMMEDIATE and the catch-up read that gives the next ID */
+        if (mode == M_SAME)
+            exec_text(e, statement_sql[S_LIFT_GUARD]);
+        for (int64_t end = per > 0 && u + per < to ? u + per : to; u < end; u++) {
+            hash_of(s, u, &h);
+            int64_t id = e->next_id;
+            kt_reserve(&map.table, 1);
+            kt_add(&map.table, slot_of(key_of(h.bytes, h.length, s->sizes[u]), id));
+            check(e, sq.bind_int64(insert, 1, id), "bind");
+            check(e, sq.bind_blob(insert, 2, h.bytes, h.length, SQLITE_STATIC), "bind");
+            check(e, sq.bind_int64(insert, 3, s->sizes[u]), "bind");
+            check(e, sq.bind_null(insert, 4), "bind");
+            exec_nonquery(e, S_INSERT_WITH_ID);
+            e->max_inserted = id;
+            e->next_id = id + 1;
+            t->created++;
+            t->ops++;
+            if (r)
+                rec_tick(r);
+        }
+        int64_t generation = map.generation, schema = map.schema_version;
+        if (mode == M_SAME)
+            restore_guard(e, &generation, &schema);
+        plain_end(e, W_IMPORT); /* MaxBlockId raised, COMMIT */
+        map.generation = generation;
+        map.schema_version = schema;
+    }
+    if (r)
+        rec_stop(r);
+    for (int64_t u = from; u < to; u += check_every) {
+        hash_of(s, u, &h);
+        fnv_add(&t->digest, find_verified(e, &map.table, key_of(h.bytes, h.length, s->sizes[u]), &h, s->sizes[u]));
+    }
+}
+
 /* Runs units [from, to) of a section; `r` may be NULL (warm-up). */
 static void run_units(session *ss, int workload, const section *s, int64_t from, int64_t to, recorder *r, tally *t)
 {
     engine *e = ss->e;
+    if (workload == W_IMPORT) {
+        run_import(e, s, from, to, e->commit_every, r, t);
+        return;
+    }
     int strategy = workload == W_XOR2 ? X_INSERT_OR_IGNORE : workload == W_XOR3 ? X_INSERT_RETURNING : X_SELECT_THEN_INSERT;
     sqlite3_int64 *ids = NULL;
     hashref h;
@@ -1338,6 +1438,9 @@ int main(int argc, char **argv)
         die("the %s %s baseline runs one thread", layout_names[layout], mode_names[mode]);
     if (layout == L_KEYMAP && (cfg.workload == W_XOR2 || cfg.workload == W_XOR3))
         die("the KeyMap layout runs select-then-insert only (BlockDb refuses the other strategies with it)");
+    check_every = atoll(arg_value(argc, argv, "--check-every", "1"));
+    if (cfg.workload == W_IMPORT && (layout != L_KEYMAP || cfg.threads != 1 || check_every < 1))
+        die("the import workload runs on the keymap layout, one thread, --check-every at least 1");
 
     b64_init();
     prefault_heap(atol(arg_value(argc, argv, "--prefault-mb", "0")));

@@ -81,6 +81,7 @@ internal static class BenchCommand
         root.Add(Blocksets.BlocksetGrowthCommand.Create());
         root.Add(DuplicatiReplay.DuplicatiReplayCommand.Create());
         root.Add(BlockDb.Bench.Seed.SeedCommand.Create());
+        root.Add(Limit.LimitCommand.Create());
         return root;
     }
 
@@ -98,6 +99,11 @@ internal static class BenchCommand
         if (workloads is not null && workloads.Contains(Workload.Replay) && s.ReplayPath is null)
         {
             throw new ArgumentException("The replay workload needs --replay <tsv>.");
+        }
+
+        if (workloads is not null && workloads.Contains(Workload.Import))
+        {
+            throw new ArgumentException("The import workload runs in `limit` (a rebuild into an empty file beside the C loop), not in the sweep.");
         }
 
         s.Workloads = workloads ?? WorkloadInfo.Defaults(s.ReplayPath is not null);
@@ -162,10 +168,12 @@ internal static class BenchCommand
         }
     }
 
-    /// <summary>bench/results/&lt;timestamp&gt;-&lt;preset&gt; when run from the repository, else ./blockdb-bench-results/….</summary>
-    private static string DefaultOut(string preset)
+    /// <summary>bench/results/&lt;timestamp&gt;-&lt;name&gt; when run from the repository, else ./blockdb-bench-results/….</summary>
+    /// <param name="name">The preset or subcommand.</param>
+    /// <returns>The folder.</returns>
+    public static string DefaultOut(string name)
     {
-        var stamp = DateTime.UtcNow.ToString("yyyyMMdd-HHmmss", CultureInfo.InvariantCulture) + "-" + preset;
+        var stamp = DateTime.UtcNow.ToString("yyyyMMdd-HHmmss", CultureInfo.InvariantCulture) + "-" + name;
         foreach (var start in new[] { Environment.CurrentDirectory, AppContext.BaseDirectory })
         {
             for (var dir = new DirectoryInfo(start); dir is not null; dir = dir.Parent)

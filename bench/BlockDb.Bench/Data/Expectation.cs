@@ -13,7 +13,8 @@ public sealed record Expectation(ulong Digest, long Created, BlockDbCounts Count
 /// The oracle: SQLite gives rowids in insertion order (max + 1, nothing is deleted), so the IDs every
 /// operation returns are known in advance. Digest per workload, in op order: select = ID; insert = new ID;
 /// select-xor-insert = ID, created (0/1); join = per row index, ID, size; new blockset and replay = per block
-/// ID, created, then per blockset its ID. Every provider and the C baseline must match it exactly.
+/// ID, created, then per blockset its ID; import = the ID of every <see cref="WorkloadInfo.ImportCheckStride"/>-th
+/// block, found again after the import. Every provider and the C baseline must match it exactly.
 /// </summary>
 public static class ExpectedResults
 {
@@ -65,6 +66,20 @@ public static class ExpectedResults
                     {
                         _new[(s.Hashes[i], s.Sizes[i])] = NextBlockId;
                         d.Add(NextBlockId++);
+                        Created++;
+                    }
+
+                    break;
+                case Workload.Import:
+                    var stride = WorkloadInfo.ImportCheckStride(s.Hashes.Length);
+                    for (var i = 0; i < s.Hashes.Length; i++)
+                    {
+                        if (i % stride == 0)
+                        {
+                            d.Add(NextBlockId);
+                        }
+
+                        _new[(s.Hashes[i], s.Sizes[i])] = NextBlockId++;
                         Created++;
                     }
 

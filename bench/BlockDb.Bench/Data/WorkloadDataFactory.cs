@@ -45,7 +45,7 @@ public sealed class WorkloadDataFactory(int seed, double duplicateShare, int blo
         return workload switch
         {
             Workload.Select or Workload.XorHit => new(Picks(plan, warmup, Rng(1)), Picks(plan, ops, Rng(2))),
-            Workload.Insert => new(Blocks(plan, warmup, 0, HashDomain.Warmup, Rng(1), 1), Blocks(plan, ops, 0, HashDomain.Stream, Rng(2), 1)),
+            Workload.Insert or Workload.Import => new(Blocks(plan, warmup, 0, HashDomain.Warmup, Rng(1), 1), Blocks(plan, ops, 0, HashDomain.Stream, Rng(2), 1)),
             Workload.XorSelectInsert or Workload.XorIgnoreSelect or Workload.XorReturning =>
                 new(Blocks(plan, warmup, duplicateShare, HashDomain.Warmup, Rng(1), slices), Blocks(plan, ops, duplicateShare, HashDomain.Stream, Rng(2), slices)),
             Workload.Join => new(Blocksets(plan, warmup, Rng(1)), Blocksets(plan, ops, Rng(2))),

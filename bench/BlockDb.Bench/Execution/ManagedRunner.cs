@@ -38,6 +38,12 @@ internal sealed class ManagedRunner(int latencyGroup)
             return result;
         }
 
+        if (spec.Workload == Workload.Import)
+        {
+            ImportRun.Run(spec, db, data.Timed, new LatencyRecorder(data.Timed.Hashes.Length, latencyGroup), result);
+            return result;
+        }
+
         var sessions = new List<IBlockSession>();
         try
         {

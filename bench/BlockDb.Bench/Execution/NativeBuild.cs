@@ -102,6 +102,12 @@ internal sealed class NativeBuild
             text.Append(statement.Name).Append('\t').Append(OneLine(statement)).Append('\n');
         }
 
+        // The DDL a bulk import runs around its rows (ARCHITECTURE M6), executed as text like the engine's Execute.
+        foreach (var ddl in (SqlStatement[])[new(nameof(BlockDbSql.LiftGuardInsert), BlockDbSql.LiftGuardInsert), new(nameof(BlockDbSql.RestoreGuardInsert), BlockDbSql.RestoreGuardInsert)])
+        {
+            text.Append(ddl.Name).Append('\t').Append(OneLine(ddl)).Append('\n');
+        }
+
         foreach (var pragma in PragmaSql.For(pragmas))
         {
             text.Append("PRAGMA\t").Append(pragma).Append('\n');

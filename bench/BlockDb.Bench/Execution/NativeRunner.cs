@@ -36,6 +36,7 @@ internal sealed class NativeRunner(NativeBuild build, int latencyGroup, int pref
             "--group", latencyGroup.ToString(CultureInfo.InvariantCulture),
             "--latency", latencyFile,
             "--prefault-mb", prefaultMb.ToString(CultureInfo.InvariantCulture),
+            "--check-every", WorkloadInfo.ImportCheckStride(spec.Ops).ToString(CultureInfo.InvariantCulture),
         ];
         try
         {

@@ -150,6 +150,7 @@ internal sealed class SweepRunner
         var (data, expected, key) = Data(spec);
         var template = _templates.GetOrBuild(Plan(spec.Size), spec.Layout);
         var path = FreshCopy.Create(template, _runFolder);
+        var load = Lifecycle.LifecycleStudy.LoadAverage();
         RepetitionResult result;
         try
         {
@@ -167,6 +168,7 @@ internal sealed class SweepRunner
             FreshCopy.Delete(path);
         }
 
+        result.LoadAverage = load;
         var status = result.Error is not null ? $"FAILED: {result.Error}"
             : result.Issues.Count > 0 ? $"INCONSISTENT: {string.Join("; ", result.Issues)}"
             : string.Create(CultureInfo.InvariantCulture, $"{result.OpsPerSecond:N0} ops/s");

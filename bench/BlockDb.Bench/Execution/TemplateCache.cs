@@ -62,7 +62,7 @@ internal sealed class TemplateCache(string folder, Action<string> log)
         }
 
         using var session = db.OpenSessionAsync().GetAwaiter().GetResult();
-        foreach (var i in (int[])[0, plan.Blocks / 2, plan.Blocks - 1])
+        foreach (var i in plan.Blocks == 0 ? [] : (int[])[0, plan.Blocks / 2, plan.Blocks - 1])
         {
             if (session.FindBlockAsync(BlockKey.Parse(plan.Hash(i), plan.Sizes[i])).GetAwaiter().GetResult() is var id && id != i + 1)
             {
@@ -70,7 +70,7 @@ internal sealed class TemplateCache(string folder, Action<string> log)
             }
         }
 
-        foreach (var f in (int[])[0, plan.Blocksets - 1])
+        foreach (var f in plan.Blocksets == 0 ? [] : (int[])[0, plan.Blocksets - 1])
         {
             var length = 0L;
             for (var b = plan.FileStarts[f]; b < plan.FileStarts[f + 1]; b++)

@@ -43,6 +43,9 @@ public sealed class RepetitionResult
     /// <summary>Page-cache counters of the timed region (sqlite3_db_status), or null (SystemData, native, driver path).</summary>
     public SqliteCacheStats? Cache { get; set; }
 
+    /// <summary>The 1-minute load average when the run started (NaN where it cannot be read).</summary>
+    public double LoadAverage { get; set; } = double.NaN;
+
     /// <summary>The KeyMap layout's map at the end of the run, in bytes (0 for the other layouts).</summary>
     public long KeyMapBytes { get; set; }
 

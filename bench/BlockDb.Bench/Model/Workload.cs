@@ -29,6 +29,12 @@ public enum Workload
 
     /// <summary>Select-xor-insert (SelectThenInsert) of an existing block: always a hit (an unchanged file's blocks in an incremental backup).</summary>
     XorHit,
+
+    /// <summary>
+    /// A rebuild: <c>ImportBlocksAsync</c> of new blocks into an empty KeyMap file (<c>bench limit</c> only; the C side is
+    /// the plain import loop).
+    /// </summary>
+    Import,
 }
 
 /// <summary>How the worker threads reach SQLite.</summary>

@@ -20,13 +20,25 @@ public static class WorkloadInfo
         Workload.NewBlockset => "new-blockset",
         Workload.Replay => "replay",
         Workload.XorHit => "xor-hit",
+        Workload.Import => "import",
         _ => throw new ArgumentOutOfRangeException(nameof(workload), workload, null),
     };
+
+    /// <summary>The workloads the sweep can run: all but <see cref="Workload.Import"/> (<c>bench limit</c> only: it needs an empty file).</summary>
+    public static IReadOnlyList<Workload> Sweep { get; } = [.. All.Where(w => w != Workload.Import)];
 
     /// <summary>The workloads run when <c>--workloads</c> is not given: all but replay (needs a recording) and xor-hit (name it).</summary>
     /// <param name="replay">Whether a replay stream was given.</param>
     /// <returns>The workloads.</returns>
-    public static IReadOnlyList<Workload> Defaults(bool replay) => [.. All.Where(w => w != Workload.XorHit && (w != Workload.Replay || replay))];
+    public static IReadOnlyList<Workload> Defaults(bool replay) => [.. Sweep.Where(w => w != Workload.XorHit && (w != Workload.Replay || replay))];
+
+    /// <summary>
+    /// The import's check: after the timed region every n-th imported block is found again (the oracle's digest is
+    /// their IDs), at most about 4,096 lookups a run.
+    /// </summary>
+    /// <param name="blocks">Blocks imported.</param>
+    /// <returns>n, at least 1.</returns>
+    public static int ImportCheckStride(int blocks) => Math.Max(1, blocks / 4096);
 
     /// <summary>What one operation (op) is: the unit of ops/s.</summary>
     /// <param name="workload">The workload.</param>
@@ -42,6 +54,7 @@ public static class WorkloadInfo
         Workload.NewBlockset => "one blockset of k blocks: k x SelectXorInsertAsync + AddBlocksetAsync(ids)",
         Workload.Replay => "one recorded block: SelectXorInsertAsync; AddBlocksetAsync(ids) at each file end",
         Workload.XorHit => "SelectXorInsertAsync of an existing block (always a hit)",
+        Workload.Import => "one block of ImportBlocksAsync into an empty KeyMap file",
         _ => throw new ArgumentOutOfRangeException(nameof(workload), workload, null),
     };
 
@@ -66,7 +79,7 @@ public static class WorkloadInfo
     /// <param name="layout">The layout.</param>
     /// <returns><see langword="true"/> when it can.</returns>
     public static bool RunsOn(Workload workload, BlockLayout layout) =>
-        layout != BlockLayout.KeyMap || workload is not (Workload.XorIgnoreSelect or Workload.XorReturning);
+        layout == BlockLayout.KeyMap ? workload is not (Workload.XorIgnoreSelect or Workload.XorReturning) : workload != Workload.Import;
 
     /// <summary>Whether one op is a group of blocks (a blockset or a file).</summary>
     /// <param name="workload">The workload.</param>
@@ -102,7 +115,7 @@ public static class WorkloadInfo
 
         if (t is "all")
         {
-            return All;
+            return Sweep;
         }
 
         Workload? alias = t switch
