@@ -159,12 +159,15 @@ internal sealed partial class PgGatheredBatch
             batch.BatchCommands.Add(new NpgsqlBatchCommand(PgSql.LockShared));
         }
 
-        batch.BatchCommands.Add(Keyed(PgSql.InsertBlocks, hashes, sizes, VolumeIds(volumes)));
+        var numbers = _numbers.ToArray();
+        var insert = Keyed(PgSql.InsertBlocks, hashes, sizes, VolumeIds(volumes));
+        insert.Parameters.Add(BlocksetNumbers(numbers));
+        batch.BatchCommands.Add(insert);
         batch.BatchCommands.Add(Keyed(PgSql.FindBlocks, hashes, sizes, VolumeIds(volumes)));
         var blocksets = _fullHashes.Count;
         if (blocksets > 0)
         {
-            var add = Keyed(PgSql.AddBlocksets, hashes, sizes, new NpgsqlParameter<int?[]> { NpgsqlDbType = NpgsqlDbType.Array | NpgsqlDbType.Integer, TypedValue = _numbers.ToArray() });
+            var add = Keyed(PgSql.AddBlocksets, hashes, sizes, BlocksetNumbers(numbers));
             add.Parameters.Add(new NpgsqlParameter<byte[]?[]> { NpgsqlDbType = NpgsqlDbType.Array | NpgsqlDbType.Bytea, TypedValue = _fullHashes.ToArray() });
             batch.BatchCommands.Add(add);
         }
