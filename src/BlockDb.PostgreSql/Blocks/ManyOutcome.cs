@@ -31,9 +31,12 @@ internal sealed record ManyOutcome(long?[] Ids, HashSet<long>? Created, string? 
     /// call that start at <paramref name="offset"/> in <paramref name="hashes"/> and <paramref name="sizes"/> (a gathered
     /// batch, [S4]): a row is created when its ID is in <paramref name="created"/> and not yet in <paramref name="claimed"/>
     /// (shared by the calls of one batch, in queue order); null <paramref name="claimed"/>: this call created nothing.
+    /// <paramref name="outcomeUnknown"/>: the call is sent again after a lost connection, whose batch may have committed
+    /// and created blocks this send only finds; each block not claimed before it in this batch is then reported created,
+    /// so its caller uploads it (at worst a block is uploaded twice; never one that no one uploads).
     /// </summary>
     public static int Fill(
-        ReadOnlySpan<long?> ids, HashSet<long>? created, HashSet<long>? claimed, string? volumeText, Span<SelectXorInsertResult> results, long? volumeId, byte[][] hashes, long[] sizes, int offset)
+        ReadOnlySpan<long?> ids, HashSet<long>? created, HashSet<long>? claimed, string? volumeText, Span<SelectXorInsertResult> results, long? volumeId, byte[][] hashes, long[] sizes, int offset, bool outcomeUnknown = false)
     {
         var count = 0;
         for (var i = 0; i < ids.Length; i++)
@@ -45,7 +48,7 @@ internal sealed record ManyOutcome(long?[] Ids, HashSet<long>? Created, string? 
                     ?? new BlockDbException($"Block {i} (hash {Convert.ToBase64String(hashes[offset + i])}, size {sizes[offset + i]}) was neither inserted nor found; was it deleted meanwhile?");
             }
 
-            var isNew = claimed is not null && created is not null && created.Contains(id) && claimed.Add(id);
+            var isNew = claimed is not null && (outcomeUnknown || (created is not null && created.Contains(id))) && claimed.Add(id);
             results[i] = new SelectXorInsertResult(id, isNew);
             count += isNew ? 1 : 0;
         }

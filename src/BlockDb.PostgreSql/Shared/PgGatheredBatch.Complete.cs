@@ -53,11 +53,11 @@ internal sealed partial class PgGatheredBatch
             {
                 case WriteKind.SelectXorInsert:
                     var one = new SelectXorInsertResult[1];
-                    var created = ManyOutcome.Fill(ids, outcome.Created, claimed, state, one, request.VolumeId, outcome.Hashes, outcome.Sizes, entry.Offset);
+                    var created = ManyOutcome.Fill(ids, outcome.Created, claimed, state, one, request.VolumeId, outcome.Hashes, outcome.Sizes, entry.Offset, entry.Resent);
                     request.Done(one[0], created);
                     break;
                 case WriteKind.SelectXorInsertMany:
-                    var many = ManyOutcome.Fill(ids, outcome.Created, claimed, state, request.Results.Span, request.VolumeId, outcome.Hashes, outcome.Sizes, entry.Offset);
+                    var many = ManyOutcome.Fill(ids, outcome.Created, claimed, state, request.Results.Span, request.VolumeId, outcome.Hashes, outcome.Sizes, entry.Offset, entry.Resent);
                     request.Done(many, many);
                     break;
                 default:
@@ -71,7 +71,7 @@ internal sealed partial class PgGatheredBatch
                         throw Refusal();
                     }
 
-                    var blocks = ManyOutcome.Fill(ids, outcome.Created, claimed, state, request.Results.Span, request.VolumeId, outcome.Hashes, outcome.Sizes, entry.Offset);
+                    var blocks = ManyOutcome.Fill(ids, outcome.Created, claimed, state, request.Results.Span, request.VolumeId, outcome.Hashes, outcome.Sizes, entry.Offset, entry.Resent);
                     request.Done(added.Id ?? throw Refusal(), blocks + 1);
                     break;
             }
