@@ -21,13 +21,13 @@ internal sealed record ManyOutcome(long?[] Ids, HashSet<long>? Created, string? 
     /// Puts each block's result at its index (a block listed twice is created at its first place only) and returns how
     /// many were created; throws for the first block without an ID: the named volume's refusal
     /// (<see cref="VolumeNotFoundException"/>, <see cref="BlockDbConflictException"/>) with the results before it filled,
-    /// as one call per block would leave them.
+    /// as one call per block would leave them. <paramref name="outcomeUnknown"/>: as in the gathered form below.
     /// </summary>
-    public int Fill(Span<SelectXorInsertResult> results, long? volumeId, byte[][] hashes, long[] sizes) =>
-        Fill(Ids, Created, Created is { Count: > 0 } ? [] : null, VolumeText, results, volumeId, hashes, sizes, 0);
+    public int Fill(Span<SelectXorInsertResult> results, long? volumeId, byte[][] hashes, long[] sizes, bool outcomeUnknown = false) =>
+        Fill(Ids, Created, Created is { Count: > 0 } || outcomeUnknown ? [] : null, VolumeText, results, volumeId, hashes, sizes, 0, outcomeUnknown);
 
     /// <summary>
-    /// <see cref="Fill(Span{SelectXorInsertResult}, long?, byte[][], long[])"/> for the rows <paramref name="ids"/> of a
+    /// <see cref="Fill(Span{SelectXorInsertResult}, long?, byte[][], long[], bool)"/> for the rows <paramref name="ids"/> of a
     /// call that start at <paramref name="offset"/> in <paramref name="hashes"/> and <paramref name="sizes"/> (a gathered
     /// batch, [S4]): a row is created when its ID is in <paramref name="created"/> and not yet in <paramref name="claimed"/>
     /// (shared by the calls of one batch, in queue order); null <paramref name="claimed"/>: this call created nothing.

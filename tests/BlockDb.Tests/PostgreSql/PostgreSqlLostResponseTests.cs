@@ -38,6 +38,44 @@ public sealed class PostgreSqlLostResponseTests : PostgreSqlSchemaTestBase
         Assert.True(result.Created, "the block this call's own committed batch created was answered as found: no one uploads it");
     }
 
+    [PostgresFact]
+    public Task An_autocommit_session_select_xor_insert_whose_commit_lost_its_response_is_not_answered_found() => AutocommitLostResponseAsync(many: false);
+
+    [PostgresFact]
+    public Task An_autocommit_session_span_select_xor_insert_whose_commit_lost_its_response_is_not_answered_found() => AutocommitLostResponseAsync(many: true);
+
+    private async Task AutocommitLostResponseAsync(bool many)
+    {
+        var server = new NpgsqlConnectionStringBuilder(ConnectionString);
+        using var proxy = new CuttingProxy(server.Host!, server.Port);
+        var viaProxy = new NpgsqlConnectionStringBuilder(ConnectionString) { Host = "127.0.0.1", Port = proxy.Port, NoResetOnClose = true }.ConnectionString;
+        await using var db = Open(o => o.Batching.CommitEvery = 1, viaProxy);
+        await using var session = await db.OpenSessionAsync();
+        Assert.True((await session.SelectXorInsertAsync(TestData.Block(1, 10))).Created);
+
+        proxy.CutAfterNextInsert();
+        var results = new SelectXorInsertResult[2];
+        try
+        {
+            if (many)
+            {
+                await session.SelectXorInsertManyAsync(new[] { TestData.Block(2, 10), TestData.Block(1, 10) }, results);
+            }
+            else
+            {
+                results[0] = await session.SelectXorInsertAsync(TestData.Block(2, 10));
+            }
+        }
+        catch (BlockDbException e) when (e.SqlState is not null)
+        {
+            Assert.Equal(1, proxy.Cuts);
+            return; // told the outcome is unknown
+        }
+
+        Assert.Equal(1, proxy.Cuts);
+        Assert.True(results[0].Created, "the block this call's own committed statement created was answered as found: no one uploads it");
+    }
+
     /// <summary>A TCP relay that, once armed, cuts the connection whose client sent a block insert at the server's first reply to it (sent after the commit).</summary>
     private sealed class CuttingProxy : IDisposable
     {
