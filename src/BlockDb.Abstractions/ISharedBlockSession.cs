@@ -11,7 +11,9 @@ namespace BlockDb;
 /// A write call is whole: all its rows are in the file when it returns, none when it throws, unless the failure ended
 /// the whole transaction (<see cref="BlockDbBatchRolledBackException"/>; on a server, a lost connection's
 /// <see cref="BlockDbException"/>). On PostgreSQL a span select-xor-insert that meets a block another task collects
-/// between its insert and its lookup throws after its own new blocks committed: repeat the call. A call's token is
+/// between its insert and its lookup throws after its own new blocks committed: repeat the call. On PostgreSQL a
+/// select-xor-insert sent again after a lost connection reports a block it found as created (the lost send may have
+/// created it): upload it. A call's token is
 /// honoured until its writes are in the transaction that commits them, never after. Dispose waits for queued writes
 /// to commit; later calls throw <see cref="ObjectDisposedException"/>. Invariants S1–S3 of docs/ARCHITECTURE.md.
 /// </remarks>

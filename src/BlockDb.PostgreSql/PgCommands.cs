@@ -17,6 +17,10 @@ internal static class PgCommands
     public static NpgsqlParameter VolumeIds(long?[] volumes) =>
         new NpgsqlParameter<long?[]> { NpgsqlDbType = NpgsqlDbType.Array | NpgsqlDbType.Bigint, TypedValue = volumes };
 
+    /// <summary>Each block's blockset number (<c>int[]</c>, NULL elements: none; a null array: no blockset), beside <see cref="AddKeys"/>.</summary>
+    public static NpgsqlParameter BlocksetNumbers(int?[]? numbers) =>
+        new NpgsqlParameter<int?[]?> { NpgsqlDbType = NpgsqlDbType.Array | NpgsqlDbType.Integer, TypedValue = numbers };
+
     /// <summary>The same volume (or none) for each of <paramref name="count"/> blocks.</summary>
     public static NpgsqlParameter VolumeIds(long? volumeId, int count)
     {

@@ -89,6 +89,7 @@ internal static class PgBlocks
         var insert = new NpgsqlBatchCommand(PgSql.InsertBlocks);
         AddKeys(insert.Parameters, hashes, sizes);
         insert.Parameters.Add(VolumeIds(volumeId, hashes.Length));
+        insert.Parameters.Add(BlocksetNumbers(null));
         batch.BatchCommands.Add(insert);
         var find = new NpgsqlBatchCommand(PgSql.FindBlocks);
         AddKeys(find.Parameters, hashes, sizes);

@@ -18,6 +18,12 @@ internal sealed class PgConnection(PgContext context, NpgsqlConnection? connecti
 {
     private NpgsqlConnection? _connection = connection;
 
+    /// <summary>
+    /// Whether the last <see cref="RunAsync"/> ran its write again after a lost connection, the first run having been sent
+    /// outside a transaction: it may have committed, so a select-xor-insert reports the blocks it found as created.
+    /// </summary>
+    public bool RepeatedAutocommitWrite { get; private set; }
+
     /// <summary>A statement on the session's connection, in the open transaction or none.</summary>
     public delegate Task<T> Statement<T>(NpgsqlConnection connection, NpgsqlTransaction? transaction, CancellationToken cancellationToken);
 
@@ -40,8 +46,10 @@ internal sealed class PgConnection(PgContext context, NpgsqlConnection? connecti
     /// <exception cref="OperationCanceledException">Cancelled; per call, a write's statement was not sent.</exception>
     public async ValueTask<T> RunAsync<T>(string operation, Statement<T> statement, bool write, bool retryable, CancellationToken cancellationToken)
     {
+        var sentAutocommit = false;
         for (var attempt = 0; ; attempt++)
         {
+            RepeatedAutocommitWrite = sentAutocommit;
             var token = write && attempt > 0 ? CancellationToken.None : cancellationToken;
             var connection = await OpenAsync(operation, token).ConfigureAwait(false);
             var hadWrites = transaction.Pending > 0;
@@ -57,6 +65,7 @@ internal sealed class PgConnection(PgContext context, NpgsqlConnection? connecti
                     // An autocommit write commits as it runs: honoured until sent, never after [P3].
                     token.ThrowIfCancellationRequested();
                     token = CancellationToken.None;
+                    sentAutocommit = true;
                 }
 
                 var current = transaction.Current;

@@ -101,14 +101,14 @@ internal readonly struct PgSession : IEngineSession
             var returning = strategy != SelectXorInsertStrategy.InsertOrIgnoreThenSelect;
             var result = await _db.RunAsync(operation, (c, t, token) => PgBlocks.InsertThenSelectAsync(c, t, returning, key, size, token), write: true, retryable: true, cancellationToken).ConfigureAwait(false);
             _tx.Wrote(result.Created);
-            return result;
+            return _db.RepeatedAutocommitWrite ? result with { Created = true } : result; // the lost run may have created it
         }
 
         // The insert-first strategies and SelectThenInsert after a miss run the same statement with a volume.
         var (id, created, state) = await _db.RunAsync(operation, (c, t, token) => PgBlocks.InsertInVolumeAsync(c, t, key, size, volume, token), write: true, retryable: true, cancellationToken).ConfigureAwait(false);
         _tx.Wrote(created);
         return id is { } known
-            ? new SelectXorInsertResult(known, created)
+            ? new SelectXorInsertResult(known, created || _db.RepeatedAutocommitWrite)
             : throw await RefusedAsync(PgVolumes.Unrecordable(volume, state) ?? new BlockDbException($"The block (hash {Convert.ToBase64String(key)}, size {size}) was neither inserted nor found; was it deleted meanwhile?")).ConfigureAwait(false);
     }
 
@@ -136,7 +136,7 @@ internal readonly struct PgSession : IEngineSession
         _tx.Wrote(outcome.Writes);
         try
         {
-            return outcome.Fill(results.Span, volumeId, hashes, sizes);
+            return outcome.Fill(results.Span, volumeId, hashes, sizes, outcomeUnknown: _db.RepeatedAutocommitWrite);
         }
         catch (BlockDbException e)
         {

@@ -35,21 +35,27 @@ internal static partial class PgSql
         """;
 
     /// <summary>
-    /// Inserts those of many blocks (<c>$1</c> hashes, <c>$2</c> sizes, <c>$3</c> each block's volume or NULL) that are
-    /// not in the index, each once however often it is listed, recorded in the volume of its first place whose volume can
-    /// receive blocks (none, or one that exists and is not <c>Deleting</c> or <c>Deleted</c>; a place with a refused
-    /// volume never inserts); returns the new IDs. In (hash, size) order, so writers inserting overlapping sets wait for
-    /// each other in one order and do not deadlock (docs/ARCHITECTURE.md [S4]). <c>ON CONFLICT DO NOTHING</c> makes a
-    /// block a concurrent writer inserts first a row not returned, as in <see cref="InsertBlock"/>; the <c>NOT EXISTS</c>
-    /// only spares known blocks the speculative insert (and an identity value). <see cref="FindBlocks"/> after it, in a new
-    /// snapshot, gives every ID.
+    /// Inserts those of many blocks (<c>$1</c> hashes, <c>$2</c> sizes, <c>$3</c> each block's volume or NULL, <c>$4</c>
+    /// each block's blockset number or NULL, or a NULL array) that are not in the index, each once however often it is
+    /// listed, recorded in the volume of its first place whose volume can receive blocks (none, or one that exists and is
+    /// not <c>Deleting</c> or <c>Deleted</c>; a place with a refused volume never inserts) and whose blockset is not
+    /// refused for a block in such a volume (<see cref="AddBlocksets"/> will not write it, so its call fails and uploads
+    /// nothing: a shared write call is whole, [S4]); returns the new IDs. In (hash, size) order, so writers inserting
+    /// overlapping sets wait for each other in one order and do not deadlock (docs/ARCHITECTURE.md [S4]).
+    /// <c>ON CONFLICT DO NOTHING</c> makes a block a concurrent writer inserts first a row not returned, as in
+    /// <see cref="InsertBlock"/>; the <c>NOT EXISTS</c> only spares known blocks the speculative insert (and an identity
+    /// value). <see cref="FindBlocks"/> after it, in a new snapshot, gives every ID.
     /// </summary>
     public const string InsertBlocks = """
+        WITH k AS (SELECT * FROM unnest($1::bytea[], $2::bigint[], $3::bigint[], $4::int[]) WITH ORDINALITY AS k(h, s, vol, n, i)),
+        refused AS (SELECT DISTINCT k.n FROM k JOIN "Block" b ON b."Hash" = k.h AND b."Size" = k.s JOIN "Remotevolume" v ON v."ID" = b."VolumeID"
+                    WHERE k.n IS NOT NULL AND v."State" IN ('Deleting', 'Deleted'))
         INSERT INTO "Block" ("Hash", "Size", "VolumeID")
         SELECT f.h, f.s, f.vol FROM (
           SELECT DISTINCT ON (k.h, k.s) k.h, k.s, k.vol
-          FROM unnest($1::bytea[], $2::bigint[], $3::bigint[]) WITH ORDINALITY AS k(h, s, vol, i)
-          WHERE k.vol IS NULL OR EXISTS (SELECT 1 FROM "Remotevolume" v WHERE v."ID" = k.vol AND v."State" NOT IN ('Deleting', 'Deleted'))
+          FROM k
+          WHERE (k.vol IS NULL OR EXISTS (SELECT 1 FROM "Remotevolume" v WHERE v."ID" = k.vol AND v."State" NOT IN ('Deleting', 'Deleted')))
+            AND (k.n IS NULL OR k.n NOT IN (SELECT r.n FROM refused r))
           ORDER BY k.h, k.s, k.i) f
         WHERE NOT EXISTS (SELECT 1 FROM "Block" b WHERE b."Hash" = f.h AND b."Size" = f.s)
         ORDER BY f.h, f.s

@@ -53,19 +53,26 @@ internal sealed partial class PgGatheredBatch
             {
                 case WriteKind.SelectXorInsert:
                     var one = new SelectXorInsertResult[1];
-                    var created = ManyOutcome.Fill(ids, outcome.Created, claimed, state, one, request.VolumeId, outcome.Hashes, outcome.Sizes, entry.Offset);
+                    var created = ManyOutcome.Fill(ids, outcome.Created, claimed, state, one, request.VolumeId, outcome.Hashes, outcome.Sizes, entry.Offset, entry.Resent);
                     request.Done(one[0], created);
                     break;
                 case WriteKind.SelectXorInsertMany:
-                    var many = ManyOutcome.Fill(ids, outcome.Created, claimed, state, request.Results.Span, request.VolumeId, outcome.Hashes, outcome.Sizes, entry.Offset);
+                    var many = ManyOutcome.Fill(ids, outcome.Created, claimed, state, request.Results.Span, request.VolumeId, outcome.Hashes, outcome.Sizes, entry.Offset, entry.Resent);
                     request.Done(many, many);
                     break;
                 default:
-                    var blocks = ManyOutcome.Fill(ids, outcome.Created, claimed, state, request.Results.Span, request.VolumeId, outcome.Hashes, outcome.Sizes, entry.Offset);
                     var added = outcome.Blocksets[entry.Blockset!.Value - 1];
                     var offset = entry.Offset;
-                    var id = added.Id ?? throw PgKeys.Refused(added, i => $"hash {Convert.ToBase64String(outcome.Hashes[offset + i])}, size {outcome.Sizes[offset + i]}");
-                    request.Done(id, blocks + 1);
+                    Exception Refusal() => PgKeys.Refused(added, i => $"hash {Convert.ToBase64String(outcome.Hashes[offset + i])}, size {outcome.Sizes[offset + i]}");
+                    if (added.Id is null && claimed is not null)
+                    {
+                        // Refused by the server: the insert skipped its new blocks, so it claims none (a later request
+                        // of the batch that names one created it, and uploads it) and its call wrote nothing.
+                        throw Refusal();
+                    }
+
+                    var blocks = ManyOutcome.Fill(ids, outcome.Created, claimed, state, request.Results.Span, request.VolumeId, outcome.Hashes, outcome.Sizes, entry.Offset, entry.Resent);
+                    request.Done(added.Id ?? throw Refusal(), blocks + 1);
                     break;
             }
 

@@ -81,7 +81,7 @@ internal sealed partial class PgGatheredBatch
         }
 
         _locked |= number is not null || request.VolumeId is not null;
-        _entries.Add(new Entry(request, _hashes.Count, hashes.Length, number));
+        _entries.Add(new Entry(request, _hashes.Count, hashes.Length, number, Resent: !honourToken));
         _hashes.AddRange(hashes);
         _sizes.AddRange(sizes);
         for (var i = 0; i < hashes.Length; i++)
@@ -116,8 +116,9 @@ internal sealed partial class PgGatheredBatch
 
     /// <summary>
     /// After a lost connection (the outcome unknown): fails the requests that a resend could write twice (a blockset: no
-    /// unique key on it) and keeps the rest, pure select-xor-inserts, which a resend finds or inserts once; returns how
-    /// many remain.
+    /// unique key on it) and keeps the rest, pure select-xor-inserts, which a resend finds or inserts once, and which
+    /// then report as created every block the resend's batch did not give to an earlier request (the lost batch may have
+    /// created it); returns how many remain.
     /// </summary>
     public int KeepResendable(Func<WriteRequest, Exception> error)
     {
@@ -159,12 +160,15 @@ internal sealed partial class PgGatheredBatch
             batch.BatchCommands.Add(new NpgsqlBatchCommand(PgSql.LockShared));
         }
 
-        batch.BatchCommands.Add(Keyed(PgSql.InsertBlocks, hashes, sizes, VolumeIds(volumes)));
+        var numbers = _numbers.ToArray();
+        var insert = Keyed(PgSql.InsertBlocks, hashes, sizes, VolumeIds(volumes));
+        insert.Parameters.Add(BlocksetNumbers(numbers));
+        batch.BatchCommands.Add(insert);
         batch.BatchCommands.Add(Keyed(PgSql.FindBlocks, hashes, sizes, VolumeIds(volumes)));
         var blocksets = _fullHashes.Count;
         if (blocksets > 0)
         {
-            var add = Keyed(PgSql.AddBlocksets, hashes, sizes, new NpgsqlParameter<int?[]> { NpgsqlDbType = NpgsqlDbType.Array | NpgsqlDbType.Integer, TypedValue = _numbers.ToArray() });
+            var add = Keyed(PgSql.AddBlocksets, hashes, sizes, BlocksetNumbers(numbers));
             add.Parameters.Add(new NpgsqlParameter<byte[]?[]> { NpgsqlDbType = NpgsqlDbType.Array | NpgsqlDbType.Bytea, TypedValue = _fullHashes.ToArray() });
             batch.BatchCommands.Add(add);
         }
@@ -229,8 +233,8 @@ internal sealed partial class PgGatheredBatch
         return command;
     }
 
-    /// <summary>A request and its rows: <paramref name="Offset"/>, <paramref name="Count"/>; its blockset's number (1-based) when it writes one.</summary>
-    private readonly record struct Entry(WriteRequest Request, int Offset, int Count, int? Blockset);
+    /// <summary>A request and its rows: <paramref name="Offset"/>, <paramref name="Count"/>; its blockset's number (1-based) when it writes one; whether it is sent again after a lost connection (<paramref name="Resent"/>: its first batch may have committed).</summary>
+    private readonly record struct Entry(WriteRequest Request, int Offset, int Count, int? Blockset, bool Resent);
 
     /// <summary>What a committed batch returned: the rows sent, each row's ID (null: not in the index) and its volume's state, the new IDs, each blockset's outcome.</summary>
     public sealed record Outcome(byte[][] Hashes, long[] Sizes, long?[] Ids, string?[] States, HashSet<long> Created, BlocksetAdded[] Blocksets);

@@ -153,10 +153,54 @@ public sealed class PostgreSqlGatheredWritesTests : PostgreSqlSchemaTestBase
         Assert.Equal(lastResults.Select(r => r.Id), (await session.ListBlocksetBlocksAsync(ids[2])).Select(b => b.BlockId));
         Assert.Equal(3, (await session.GetCountsAsync()).Blocksets);
 
-        // The refused blocksets' new blocks: the one in a live volume is written (blocks first, as the call alone does),
-        // the one in the volume being deleted is not.
-        Assert.NotNull(await session.FindBlockAsync(TestData.Block(3, 10)));
+        // The refused blocksets' new blocks are not written: a shared write call is whole (ISharedBlockSession).
+        Assert.Null(await session.FindBlockAsync(TestData.Block(3, 10)));
         Assert.Null(await session.FindBlockAsync(TestData.Block(4, 10)));
+    }
+
+    [PostgresFact]
+    public async Task A_refused_blockset_alone_commits_none_of_its_new_blocks()
+    {
+        // A caller told its file failed uploads none of its blocks; a new block committed anyway would be found by the
+        // next file (not created, so not uploaded) and named by its blockset with no data behind it.
+        await using var db = Open();
+        await using var shared = db.OpenSharedSession();
+        var live = await shared.RegisterVolumeAsync("live");
+        var going = await shared.RegisterVolumeAsync("going");
+        await shared.SelectXorInsertAsync(TestData.Block(50, 10), going);
+        await shared.SetVolumeStateAsync(going, VolumeState.Deleting);
+
+        await Assert.ThrowsAsync<BlockDbConflictException>(() => shared.AddBlocksetAsync(new[] { TestData.Block(3, 10), TestData.Block(50, 10) }, new SelectXorInsertResult[2], TestData.Bytes(901), live).AsTask());
+
+        Assert.Null(await shared.FindBlockAsync(TestData.Block(3, 10)));
+        Assert.Equal(new BlockDbCounts(1, 0, 0), await shared.GetCountsAsync());
+    }
+
+    [PostgresFact]
+    public async Task A_block_new_to_a_refused_blockset_and_to_a_later_caller_in_its_batch_is_created_for_the_later_caller()
+    {
+        var app = "blockdb-gather-" + Guid.NewGuid().ToString("N");
+        await using var db = Open(o => o.GroupCommit.MaxReaders = 1, WithApplicationName(app));
+        await using var shared = db.OpenSharedSession();
+        var live = await shared.RegisterVolumeAsync("live");
+        var going = await shared.RegisterVolumeAsync("going");
+        await shared.SelectXorInsertAsync(TestData.Block(50, 10), going);
+        await shared.SetVolumeStateAsync(going, VolumeState.Deleting);
+
+        await using var hold = await HoldLifecycleLockAsync();
+        var blocker = shared.SelectXorInsertAsync(TestData.Block(100, 10), live).AsTask();
+        await WaitForWaitingLaneAsync(app);
+        var refused = shared.AddBlocksetAsync(new[] { TestData.Block(7, 10), TestData.Block(50, 10) }, new SelectXorInsertResult[2], TestData.Bytes(901), live).AsTask();
+        var later = shared.SelectXorInsertAsync(TestData.Block(7, 10), live).AsTask();
+        await hold.DisposeAsync();
+        await blocker;
+
+        await Assert.ThrowsAsync<BlockDbConflictException>(() => refused);
+        var written = await later;
+
+        // The refused caller uploads nothing, so the block is the later caller's to upload.
+        Assert.True(written.Created);
+        Assert.Equal(written.Id, await shared.FindBlockAsync(TestData.Block(7, 10)));
     }
 
     [PostgresFact]
