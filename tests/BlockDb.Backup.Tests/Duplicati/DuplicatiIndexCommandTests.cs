@@ -83,6 +83,44 @@ public sealed class DuplicatiIndexCommandTests : IDisposable
         Assert.True(checkCode == ExitCodes.Success, checkOutput);
     }
 
+    [Theory]
+    [InlineData(null, @"\.dblock\.zip")]
+    [InlineData("aes", @"\.dblock\.zip\.aes")]
+    public async Task New_volumes_are_named_as_Duplicati_names_them_from_the_files_prefix_and_modules(string? encryption, string suffix)
+    {
+        DuplicatiSchema.CreateFile(_db, configuration: new DuplicatiConfiguration { Blocksize = Blocksize, Prefix = "nightly" });
+        WriteConfiguration(rows =>
+        {
+            if (encryption is not null)
+            {
+                rows["encryption-module"] = encryption;
+                rows["passphrase"] = "0123456789abcdef";
+            }
+        });
+
+        var (code, _, error) = await SampleCommandLine.RunAsync("index", _tree, "--db", _db, "--volume-size", "16KiB", "--progress", "none");
+
+        Assert.True(code == ExitCodes.Success, error);
+        var names = Names("""SELECT "Name" FROM "Remotevolume" ORDER BY "ID" """);
+        Assert.InRange(names.Count, 3, 5);
+        Assert.All(names, name => Assert.Matches("^nightly-b[0-9a-f]{32}" + suffix + "$", name));
+        Assert.Equal(names.Count, names.Distinct(StringComparer.Ordinal).Count());
+        Assert.Empty(DuplicatiConsistency.CheckFile(_db));
+    }
+
+    [Fact]
+    public async Task A_prefix_Duplicati_could_not_read_back_from_a_volume_name_is_refused_with_nothing_written()
+    {
+        DuplicatiSchema.CreateFile(_db, configuration: new DuplicatiConfiguration { Blocksize = Blocksize, Prefix = "my-backup" });
+        var before = Counts();
+
+        var (code, _, error) = await SampleCommandLine.RunAsync("index", _tree, "--db", _db, "--progress", "none");
+
+        Assert.Equal(ExitCodes.Configuration, code);
+        Assert.Contains("Configuration 'prefix' is 'my-backup'", error, StringComparison.Ordinal);
+        Assert.Equal(before, Counts());
+    }
+
     [Fact]
     public async Task A_second_index_reuses_every_blockset_and_writes_no_block()
     {
@@ -210,6 +248,31 @@ public sealed class DuplicatiIndexCommandTests : IDisposable
         var source = SyntheticBackupSource.WithFiles(new SyntheticSourceOptions { MaxFileBytes = 64 * 1024, FilesPerFolder = 16 }, configuration.Blocksize, 40);
         DuplicatiSchema.CreateFile(_db);
         DuplicatiBackupReplay.RunBackupAsync(_db, source, configuration).GetAwaiter().GetResult();
+    }
+
+    private void WriteConfiguration(Action<Dictionary<string, string>> change)
+    {
+        using var connection = DuplicatiConnection.Open(_db);
+        using var transaction = connection.BeginTransaction();
+        var rows = DuplicatiConfiguration.ReadRows(connection, transaction);
+        change(rows);
+        DuplicatiConfiguration.WriteRows(connection, transaction, rows);
+        transaction.Commit();
+    }
+
+    private List<string> Names(string sql)
+    {
+        using var connection = DuplicatiConnection.Open(_db);
+        using var command = connection.CreateCommand();
+        command.CommandText = sql;
+        using var reader = command.ExecuteReader();
+        var names = new List<string>();
+        while (reader.Read())
+        {
+            names.Add(reader.GetString(0));
+        }
+
+        return names;
     }
 
     private static byte[] Bytes(Random random, int length)
