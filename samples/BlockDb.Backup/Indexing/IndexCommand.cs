@@ -36,7 +36,7 @@ internal static class IndexCommand
         var blockSize = duplicati?.Blocksize ?? settings.BlockSize ?? DefaultBlockSize;
         await using var app = AppServices.Create(common);
         var databasePath = app.DatabasePath;
-        var sidecarPath = FileMap.PathFor(databasePath);
+        var sidecarPath = FileMap.PathFor(databasePath, duplicati is not null, app.DataFolder);
         var recordPath = settings.Record is { } record ? Path.GetFullPath(record) : null;
         Directory.CreateDirectory(Path.GetDirectoryName(databasePath)!);
         if (settings.Fresh)

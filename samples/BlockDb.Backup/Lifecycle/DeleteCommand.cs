@@ -66,7 +66,7 @@ internal static class DeleteCommand
     public static async Task<DeleteResult> DeleteAsync(AppServices app, DeleteSettings settings, CancellationToken cancellationToken)
     {
         var clock = Stopwatch.StartNew();
-        var sidecarPath = FileMap.PathFor(app.DatabasePath);
+        var sidecarPath = app.SidecarPath;
         var all = FileMap.Read(sidecarPath);
         var (chosen, kept) = Choose(all, settings.Path, settings.Fraction);
         var stillNamed = kept.Select(e => e.BlocksetId).ToHashSet();
