@@ -34,7 +34,7 @@ internal sealed record DuplicatiTarget(int Blocksize, int HashSize, long Operati
     /// <param name="busyTimeout">How long to wait for another writer's lock (Duplicati's), in milliseconds: <c>BlockDb:Pragmas:BusyTimeout</c>.</param>
     /// <param name="now">The Operation row's time.</param>
     /// <returns>The settings to index with.</returns>
-    /// <exception cref="UsageException">A <c>--block-size</c> other than the file's, a <c>blockhash</c>/<c>filehash</c> other than SHA256, no valid <c>blocksize</c>, or a <c>prefix</c> or module name Duplicati could not parse back from a volume name; nothing was written.</exception>
+    /// <exception cref="UsageException">A <c>--block-size</c> other than the file's, a <c>blockhash</c>/<c>filehash</c> other than SHA256, no valid <c>blocksize</c>, or a <c>prefix</c> with a hyphen (Duplicati refuses one); nothing was written.</exception>
     /// <exception cref="SqliteException">SQLite failed, e.g. <c>SQLITE_BUSY</c> after <paramref name="busyTimeout"/> while Duplicati holds the write lock; nothing was written.</exception>
     public static DuplicatiTarget Prepare(string path, long? requestedBlockSize, int busyTimeout, DateTime now)
     {

@@ -33,29 +33,18 @@ internal sealed record DuplicatiVolumeNames(string Prefix, string Compression, s
     /// <summary>Reads the parts from a Duplicati database's <c>Configuration</c> rows.</summary>
     /// <param name="configuration">Key to value.</param>
     /// <returns>The names.</returns>
-    /// <exception cref="UsageException">A part Duplicati could not parse back from a volume name (its <c>ParsedVolume</c> pattern): a prefix with <c>-</c>, a compression module with <c>.</c>, or any part with a path separator; nothing was written.</exception>
+    /// <exception cref="UsageException">A <c>prefix</c> with a hyphen, which Duplicati refuses (<c>Controller.cs</c>: its volume name pattern ends the prefix at the first <c>-</c>); nothing was written.</exception>
     public static DuplicatiVolumeNames From(IReadOnlyDictionary<string, string> configuration)
     {
         var prefix = configuration.GetValueOrDefault("prefix") is { Length: > 0 } p ? p : DefaultPrefix;
         var compression = configuration.GetValueOrDefault("compression-module") is { Length: > 0 } c ? c : DefaultCompression;
         var encryption = configuration.GetValueOrDefault("encryption-module") is { Length: > 0 } e && configuration.GetValueOrDefault("passphrase") != NoEncryption ? e : null;
-        Require("prefix", prefix, '-');
-        Require("compression-module", compression, '.');
-        if (encryption is not null)
+        if (prefix.Contains('-', StringComparison.Ordinal))
         {
-            Require("encryption-module", encryption, '/');
+            throw new UsageException(
+                $"The Duplicati database's Configuration 'prefix' is '{prefix}': Duplicati refuses a prefix with a hyphen (its volume names end the prefix at the first '-'), so it could not read a volume named with it back. Nothing was written.");
         }
 
         return new DuplicatiVolumeNames(prefix, compression, encryption);
     }
-
-    private static void Require(string key, string value, char forbidden)
-    {
-        if (value.Contains(forbidden, StringComparison.Ordinal) || value.Contains('/', StringComparison.Ordinal) || value.Contains('\\', StringComparison.Ordinal))
-        {
-            throw new UsageException(
-                $"The Duplicati database's Configuration '{key}' is '{value}': Duplicati could not read a volume name made from it back (no '{forbidden}', '/' or '\\' allowed there). Nothing was written.");
-        }
-    }
-
 }

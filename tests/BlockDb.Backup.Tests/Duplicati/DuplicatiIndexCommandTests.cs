@@ -111,7 +111,7 @@ public sealed class DuplicatiIndexCommandTests : IDisposable
     }
 
     [Fact]
-    public async Task A_prefix_Duplicati_could_not_read_back_from_a_volume_name_is_refused_with_nothing_written()
+    public async Task A_prefix_with_a_hyphen_which_Duplicati_refuses_is_refused_with_nothing_written()
     {
         DuplicatiSchema.CreateFile(_db, configuration: new DuplicatiConfiguration { Blocksize = Blocksize, Prefix = "my-backup" });
         var before = Counts();
