@@ -6,11 +6,28 @@ namespace BlockDb.Backup.Cli;
 /// <summary>
 /// Builds the configuration, lowest layer first: built-in defaults, <c>appsettings.json</c> next to the
 /// executable, <c>--config FILE</c>, environment variables (<c>BlockDb__Provider</c>), <c>--BlockDb:Key=Value</c>
-/// arguments, then the <c>--provider</c> and <c>--db</c> options.
+/// arguments, then the <c>--provider</c> and <c>--db</c> options. Besides BlockDb's section, the sample reads one key of its
+/// own, <see cref="DataFolderKey"/>.
 /// </summary>
 internal static class AppConfiguration
 {
     public const string DefaultDatabase = "blockdb-backup.db";
+
+    /// <summary>The sample's own configuration section.</summary>
+    public const string SectionName = "Backup";
+
+    /// <summary>
+    /// The sample's own folder, for what it keeps about a database it does not own (a Duplicati database's sidecar,
+    /// <see cref="Sidecar.FileMap"/>); default <c>blockdb-backup</c> under the user's local application data folder
+    /// (<c>$XDG_DATA_HOME</c> or <c>~/.local/share</c> on Linux).
+    /// </summary>
+    public const string DataFolderKey = SectionName + ":DataFolder";
+
+    /// <summary>The data folder configured (<see cref="DataFolderKey"/>), or the default, as a full path.</summary>
+    public static string DataFolder(IConfiguration configuration) =>
+        Path.GetFullPath(configuration[DataFolderKey] is { Length: > 0 } folder
+            ? folder
+            : Path.Combine(Environment.GetFolderPath(Environment.SpecialFolder.LocalApplicationData, Environment.SpecialFolderOption.DoNotVerify), "blockdb-backup"));
 
     public static IConfigurationRoot Build(CommonSettings settings)
     {

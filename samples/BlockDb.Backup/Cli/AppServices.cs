@@ -12,9 +12,10 @@ internal sealed class AppServices : IAsyncDisposable
 {
     private readonly ServiceProvider _provider;
 
-    private AppServices(ServiceProvider provider)
+    private AppServices(ServiceProvider provider, string dataFolder)
     {
         _provider = provider;
+        DataFolder = dataFolder;
         Options = provider.GetRequiredService<BlockDbOptions>();
         LoggerFactory = provider.GetRequiredService<ILoggerFactory>();
         DatabasePath = Path.GetFullPath(Options.DataSource!);
@@ -25,6 +26,12 @@ internal sealed class AppServices : IAsyncDisposable
 
     /// <summary>The full path of the database file.</summary>
     public string DatabasePath { get; }
+
+    /// <summary>The sample's own folder (<see cref="AppConfiguration.DataFolderKey"/>), full path.</summary>
+    public string DataFolder { get; }
+
+    /// <summary>The sidecar of the database (<see cref="Sidecar.FileMap.PathFor(string, bool, string)"/>); opens the database to read its layout.</summary>
+    public string SidecarPath => Sidecar.FileMap.PathFor(DatabasePath, Database.Layout == BlockLayout.Duplicati, DataFolder);
 
     public ILoggerFactory LoggerFactory { get; }
 
@@ -42,7 +49,7 @@ internal sealed class AppServices : IAsyncDisposable
         var provider = services.BuildServiceProvider();
         try
         {
-            return new AppServices(provider);
+            return new AppServices(provider, AppConfiguration.DataFolder(configuration));
         }
         catch
         {

@@ -44,7 +44,7 @@ internal sealed class BackupCli
 
     private readonly Option<string?> _db = new("--db")
     {
-        Description = $"The database file, BlockDb:DataSource (default: ./{AppConfiguration.DefaultDatabase}); the sidecar is <db>.files.tsv",
+        Description = $"The database file, BlockDb:DataSource (default: ./{AppConfiguration.DefaultDatabase}); the sidecar is <db>.files.tsv (a Duplicati database's: in Backup:DataFolder)",
         HelpName = "path",
     };
 

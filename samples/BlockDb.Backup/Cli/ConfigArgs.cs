@@ -2,11 +2,12 @@ namespace BlockDb.Backup.Cli;
 
 /// <summary>
 /// Separates configuration keys given on the command line (<c>--BlockDb:Pragmas:JournalMode=Wal</c> or
-/// <c>--BlockDb:Pragmas:JournalMode Wal</c>) from the arguments System.CommandLine parses.
+/// <c>--BlockDb:Pragmas:JournalMode Wal</c>, and the sample's own <c>--Backup:DataFolder=…</c>) from the arguments
+/// System.CommandLine parses.
 /// </summary>
 internal static class ConfigArgs
 {
-    private const string Prefix = "--" + BlockDbOptions.SectionName + ":";
+    private static readonly string[] Prefixes = ["--" + BlockDbOptions.SectionName + ":", "--" + AppConfiguration.SectionName + ":"];
 
     /// <summary>Splits <paramref name="args"/>.</summary>
     /// <returns>The arguments for System.CommandLine, and the configuration keys as <c>--key=value</c>.</returns>
@@ -23,7 +24,7 @@ internal static class ConfigArgs
                 break;
             }
 
-            if (!arg.StartsWith(Prefix, StringComparison.OrdinalIgnoreCase))
+            if (!Prefixes.Any(p => arg.StartsWith(p, StringComparison.OrdinalIgnoreCase)))
             {
                 command.Add(arg);
                 continue;

@@ -19,7 +19,9 @@ internal static class CompareCommand
             throw new UsageException("compare needs at least two database files.");
         }
 
-        var options = BlockDbConfiguration.Bind(AppConfiguration.Build(common));
+        var configuration = AppConfiguration.Build(common);
+        var options = BlockDbConfiguration.Bind(configuration);
+        var dataFolder = AppConfiguration.DataFolder(configuration);
         var paths = databases.Select(Path.GetFullPath).ToList();
         if (paths.FirstOrDefault(p => !File.Exists(p)) is { } absent)
         {
@@ -31,7 +33,7 @@ internal static class CompareCommand
         foreach (var path in paths)
         {
             await Console.Error.WriteLineAsync($"Reading {path} with provider {options.Provider}").ConfigureAwait(false);
-            snapshots.Add(await SnapshotReader.ReadAsync(options, path, loggerFactory, cancellationToken).ConfigureAwait(false));
+            snapshots.Add(await SnapshotReader.ReadAsync(options, path, dataFolder, loggerFactory, cancellationToken).ConfigureAwait(false));
         }
 
         var differences = snapshots.Skip(1).Select(s => Differences(snapshots[0], s)).ToList();

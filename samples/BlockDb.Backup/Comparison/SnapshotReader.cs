@@ -14,7 +14,7 @@ namespace BlockDb.Backup.Comparison;
 /// </summary>
 internal static class SnapshotReader
 {
-    public static async Task<DatabaseSnapshot> ReadAsync(BlockDbOptions configured, string path, ILoggerFactory loggerFactory, CancellationToken cancellationToken)
+    public static async Task<DatabaseSnapshot> ReadAsync(BlockDbOptions configured, string path, string dataFolder, ILoggerFactory loggerFactory, CancellationToken cancellationToken)
     {
         var clock = Stopwatch.StartNew();
         var options = new BlockDbOptions
@@ -42,7 +42,7 @@ internal static class SnapshotReader
             }
         }
 
-        var sidecarPath = FileMap.PathFor(database.DataSource);
+        var sidecarPath = FileMap.PathFor(database.DataSource, database.Layout == BlockLayout.Duplicati, dataFolder);
         var pathDigests = File.Exists(sidecarPath)
             ? FileMap.Read(sidecarPath).ToDictionary(e => e.Path, e => byId.GetValueOrDefault(e.BlocksetId, $"missing blockset {e.BlocksetId}"), StringComparer.Ordinal)
             : null;

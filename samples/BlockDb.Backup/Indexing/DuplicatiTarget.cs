@@ -19,7 +19,8 @@ namespace BlockDb.Backup.Indexing;
 /// <param name="HashSize">The block hash size in bytes (32: SHA-256, the only algorithm the sample hashes with).</param>
 /// <param name="OperationId">The Operation row new volumes are registered under.</param>
 /// <param name="OperationInserted">Whether the sample inserted that row (the file had none).</param>
-internal sealed record DuplicatiTarget(int Blocksize, int HashSize, long OperationId, bool OperationInserted)
+/// <param name="VolumeNames">How Duplicati names this backup's Blocks volumes (Configuration's <c>prefix</c>, <c>compression-module</c>, <c>encryption-module</c>).</param>
+internal sealed record DuplicatiTarget(int Blocksize, int HashSize, long OperationId, bool OperationInserted, DuplicatiVolumeNames VolumeNames)
 {
     /// <summary>The only hash the sample's hasher computes (<see cref="Sha256Base64"/>), and Duplicati's default.</summary>
     public const string Sha256 = "SHA256";
@@ -33,7 +34,7 @@ internal sealed record DuplicatiTarget(int Blocksize, int HashSize, long Operati
     /// <param name="busyTimeout">How long to wait for another writer's lock (Duplicati's), in milliseconds: <c>BlockDb:Pragmas:BusyTimeout</c>.</param>
     /// <param name="now">The Operation row's time.</param>
     /// <returns>The settings to index with.</returns>
-    /// <exception cref="UsageException">A <c>--block-size</c> other than the file's, or a <c>blockhash</c>/<c>filehash</c> other than SHA256, or no valid <c>blocksize</c>; nothing was written.</exception>
+    /// <exception cref="UsageException">A <c>--block-size</c> other than the file's, a <c>blockhash</c>/<c>filehash</c> other than SHA256, no valid <c>blocksize</c>, or a <c>prefix</c> with a hyphen (Duplicati refuses one); nothing was written.</exception>
     /// <exception cref="SqliteException">SQLite failed, e.g. <c>SQLITE_BUSY</c> after <paramref name="busyTimeout"/> while Duplicati holds the write lock; nothing was written.</exception>
     public static DuplicatiTarget Prepare(string path, long? requestedBlockSize, int busyTimeout, DateTime now)
     {
@@ -76,9 +77,10 @@ internal sealed record DuplicatiTarget(int Blocksize, int HashSize, long Operati
             }
         }
 
+        var volumeNames = DuplicatiVolumeNames.From(configuration);
         var (operationId, inserted) = EnsureOperation(connection, transaction, now);
         transaction.Commit();
-        return new DuplicatiTarget(blocksize, SHA256.HashSizeInBytes, operationId, inserted);
+        return new DuplicatiTarget(blocksize, SHA256.HashSizeInBytes, operationId, inserted, volumeNames);
     }
 
     private static Dictionary<string, string> ReadConfiguration(SqliteConnection connection, SqliteTransaction transaction)

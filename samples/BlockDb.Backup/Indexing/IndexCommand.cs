@@ -36,7 +36,7 @@ internal static class IndexCommand
         var blockSize = duplicati?.Blocksize ?? settings.BlockSize ?? DefaultBlockSize;
         await using var app = AppServices.Create(common);
         var databasePath = app.DatabasePath;
-        var sidecarPath = FileMap.PathFor(databasePath);
+        var sidecarPath = FileMap.PathFor(databasePath, duplicati is not null, app.DataFolder);
         var recordPath = settings.Record is { } record ? Path.GetFullPath(record) : null;
         Directory.CreateDirectory(Path.GetDirectoryName(databasePath)!);
         if (settings.Fresh)
@@ -79,7 +79,7 @@ internal static class IndexCommand
         await using var repository = await database.OpenSessionAsync(cancellationToken).ConfigureAwait(false);
         await using var sidecar = FileMap.OpenAppend(sidecarPath);
         await using var recorder = recordPath is null ? null : new BlockRecorder(recordPath);
-        var volumes = await VolumeWriter.StartAsync(database, repository, settings.VolumeSize, stats, leaveTemporary: duplicati is not null, cancellationToken).ConfigureAwait(false);
+        var volumes = await VolumeWriter.StartAsync(database, repository, settings.VolumeSize, stats, duplicati?.VolumeNames, cancellationToken).ConfigureAwait(false);
         var writer = new IndexWriter(repository, volumes, stats, sidecar, recorder, app.LoggerFactory.CreateLogger("blockdb-backup"), duplicati);
         var pipeline = new IndexPipeline(walker, checked((int)blockSize), settings.Hashers, writer);
         var completed = false;

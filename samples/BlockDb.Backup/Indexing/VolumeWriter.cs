@@ -10,7 +10,9 @@ namespace BlockDb.Backup.Indexing;
 /// and the next one starts. Blocks that already exist keep their volume. Nothing is uploaded: the volumes are rows.
 /// A run that ends with a volume holding no block yet leaves it <see cref="VolumeState.Temporary"/>; so does a cancelled
 /// run with the volume it was filling. The next run goes on filling it (the highest-numbered volume, when Temporary).
-/// On a Duplicati database (<c>leaveTemporary</c>) a full volume is not set Uploaded but left
+/// On a Duplicati database (<see cref="DuplicatiVolumeNames"/> given) volumes are named as Duplicati names them
+/// (<c>&lt;prefix&gt;-b&lt;32 hex&gt;.dblock.zip</c>…, from its Configuration), every run starts a new one (as Duplicati does;
+/// a Temporary volume of the file may be Duplicati's own), and a full volume is not set Uploaded but left
 /// <see cref="VolumeState.Temporary"/>: no dblock file exists, and Duplicati's next run drops Temporary volumes its
 /// remote listing lacks, where an Uploaded one missing remotely would stop it ("missing from the remote storage").
 /// Single-threaded, as the session is.
@@ -27,15 +29,15 @@ internal sealed class VolumeWriter
     private readonly long _volumeSize;
     private readonly IndexStats _stats;
     private readonly List<string> _uploaded = [];
-    private readonly bool _leaveTemporary;
+    private readonly DuplicatiVolumeNames? _duplicati;
     private long _nextNumber;
     private long? _current;
     private string? _currentName;
     private long _currentBytes;
 
-    private VolumeWriter(IBlockSession repository, long volumeSize, IndexStats stats, long nextNumber, bool leaveTemporary)
+    private VolumeWriter(IBlockSession repository, long volumeSize, IndexStats stats, long nextNumber, DuplicatiVolumeNames? duplicati)
     {
-        _leaveTemporary = leaveTemporary;
+        _duplicati = duplicati;
         _repository = repository;
         _volumeSize = volumeSize;
         _stats = stats;
@@ -43,7 +45,7 @@ internal sealed class VolumeWriter
     }
 
     /// <summary>The state a full volume is left in: Uploaded, or Temporary on a Duplicati database.</summary>
-    public VolumeState ClosedState => _leaveTemporary ? VolumeState.Temporary : VolumeState.Uploaded;
+    public VolumeState ClosedState => _duplicati is not null ? VolumeState.Temporary : VolumeState.Uploaded;
 
     /// <summary>The volumes this run closed (set <see cref="ClosedState"/>), in order.</summary>
     public IReadOnlyList<string> Uploaded => _uploaded;
@@ -66,18 +68,24 @@ internal sealed class VolumeWriter
 
     /// <summary>
     /// Reads the volumes the index holds (<see cref="IBlockDatabase.EnumerateVolumesAsync"/>) to number the next one
-    /// after them, or to go on filling the last one when it is still Temporary.
+    /// after them, or to go on filling the last one when it is still Temporary. On a Duplicati database nothing is read:
+    /// the run's volumes get Duplicati's names and the first one is new.
     /// </summary>
     /// <param name="database">The database, for the enumeration.</param>
     /// <param name="repository">The run's session, which records the blocks and the volumes.</param>
     /// <param name="volumeSize">The volume size in bytes.</param>
     /// <param name="stats">Where volumes started are counted.</param>
-    /// <param name="leaveTemporary">Leave full volumes Temporary (a Duplicati database) instead of setting them Uploaded.</param>
+    /// <param name="duplicati">On a Duplicati database, its volume names; full volumes are then left Temporary instead of set Uploaded.</param>
     /// <param name="cancellationToken">Cancels the enumeration.</param>
     /// <returns>The writer.</returns>
-    public static async Task<VolumeWriter> StartAsync(IBlockDatabase database, IBlockSession repository, long volumeSize, IndexStats stats, bool leaveTemporary, CancellationToken cancellationToken)
+    public static async Task<VolumeWriter> StartAsync(IBlockDatabase database, IBlockSession repository, long volumeSize, IndexStats stats, DuplicatiVolumeNames? duplicati, CancellationToken cancellationToken)
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(volumeSize, 1);
+        if (duplicati is not null)
+        {
+            return new VolumeWriter(repository, volumeSize, stats, 1, duplicati);
+        }
+
         VolumeInfo? last = null;
         long lastNumber = 0;
         await foreach (var volume in database.EnumerateVolumesAsync(cancellationToken).ConfigureAwait(false))
@@ -88,7 +96,7 @@ internal sealed class VolumeWriter
             }
         }
 
-        var writer = new VolumeWriter(repository, volumeSize, stats, lastNumber + 1, leaveTemporary);
+        var writer = new VolumeWriter(repository, volumeSize, stats, lastNumber + 1, duplicati: null);
         if (last is { State: VolumeState.Temporary })
         {
             writer._current = last.Id;
@@ -109,7 +117,7 @@ internal sealed class VolumeWriter
             return id;
         }
 
-        var name = Name(_nextNumber);
+        var name = _duplicati?.Next() ?? Name(_nextNumber);
         id = await _repository.RegisterVolumeAsync(name, VolumeState.Temporary, cancellationToken).ConfigureAwait(false);
         _nextNumber++;
         (_current, _currentName, _currentBytes) = (id, name, 0);
@@ -140,7 +148,7 @@ internal sealed class VolumeWriter
             return;
         }
 
-        if (!_leaveTemporary)
+        if (_duplicati is null)
         {
             await _repository.SetVolumeStateAsync(id, VolumeState.Uploaded, _currentBytes, cancellationToken).ConfigureAwait(false);
         }

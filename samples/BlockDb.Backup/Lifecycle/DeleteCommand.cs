@@ -21,14 +21,17 @@ internal sealed record DeleteSettings(string? Path, double Fraction, bool DryRun
 /// <param name="FilesLeft">Files left in the sidecar.</param>
 /// <param name="DryRun">Nothing was changed.</param>
 /// <param name="Elapsed">The time taken.</param>
-internal sealed record DeleteResult(int SidecarFiles, int Files, long Bytes, int BlocksetsDeleted, int BlocksetsShared, int BlocksetsMissing, int FilesLeft, bool DryRun, TimeSpan Elapsed);
+/// <param name="BlocksetsDuplicatis">On a Duplicati database, blocksets kept because Duplicati's own files or metadata name them (the indexed file's content was already in the backup).</param>
+internal sealed record DeleteResult(int SidecarFiles, int Files, long Bytes, int BlocksetsDeleted, int BlocksetsShared, int BlocksetsMissing, int FilesLeft, bool DryRun, TimeSpan Elapsed, int BlocksetsDuplicatis = 0);
 
 /// <summary>
 /// <c>delete [PATH] [--fraction F]</c>: drops files from the backup. The chosen files' lines leave the sidecar (so
 /// <c>verify</c> no longer looks at them), then each blockset that no remaining file names is deleted with
 /// <c>DeleteBlocksetAsync</c> (its entries go with it; its blocks stay until <c>gc</c>) and the batch is committed. The
 /// sidecar is rewritten first so that it never names a deleted blockset: a crash in between leaves blocksets no file
-/// names, which hold their blocks but break nothing.
+/// names, which hold their blocks but break nothing. On a Duplicati database a blockset that Duplicati's own files or
+/// metadata name (a file whose content was in the backup already) is Duplicati's: BlockDb refuses to delete it
+/// (<see cref="BlockDbConflictException"/>, nothing written) and it is kept and counted.
 /// </summary>
 internal static class DeleteCommand
 {
@@ -37,7 +40,7 @@ internal static class DeleteCommand
     {
         await using var app = await AppServices.CreateForExistingAsync(common).ConfigureAwait(false);
         var result = await DeleteAsync(app, settings, cancellationToken).ConfigureAwait(false);
-        new ReportTable("blockdb-backup delete", "", "value")
+        var table = new ReportTable("blockdb-backup delete", "", "value")
             .Row("status", result.DryRun ? "dry run: nothing changed" : "completed")
             .Row("database", app.DatabasePath)
             .Row("chosen", $"{(settings.Path is { } p ? $"files under {Path.GetFullPath(p)}" : "all files")}, fraction {ReportTable.Number(settings.Fraction, "0.###")} (evenly in sidecar order)")
@@ -45,7 +48,13 @@ internal static class DeleteCommand
             .Row("files deleted", $"{ReportTable.Count(result.Files)} ({ByteSize.Format(result.Bytes)})")
             .Row("blocksets deleted", ReportTable.Count(result.BlocksetsDeleted))
             .Row("blocksets kept (named by a file that stays)", ReportTable.Count(result.BlocksetsShared))
-            .Row("blocksets already gone", ReportTable.Count(result.BlocksetsMissing))
+            .Row("blocksets already gone", ReportTable.Count(result.BlocksetsMissing));
+        if (app.Database.Layout == BlockLayout.Duplicati)
+        {
+            table.Row("blocksets kept (named by Duplicati's files or metadata)", ReportTable.Count(result.BlocksetsDuplicatis));
+        }
+
+        table
             .Row("files left in the sidecar", ReportTable.Count(result.FilesLeft))
             .Row("elapsed", ReportTable.Duration(result.Elapsed))
             .Write();
@@ -66,13 +75,14 @@ internal static class DeleteCommand
     public static async Task<DeleteResult> DeleteAsync(AppServices app, DeleteSettings settings, CancellationToken cancellationToken)
     {
         var clock = Stopwatch.StartNew();
-        var sidecarPath = FileMap.PathFor(app.DatabasePath);
+        var sidecarPath = app.SidecarPath;
         var all = FileMap.Read(sidecarPath);
         var (chosen, kept) = Choose(all, settings.Path, settings.Fraction);
         var stillNamed = kept.Select(e => e.BlocksetId).ToHashSet();
         var candidates = chosen.Select(e => e.BlocksetId).Distinct().ToList();
         var toDelete = candidates.Where(id => !stillNamed.Contains(id)).ToList();
         var missing = 0;
+        var duplicatis = 0;
         if (!settings.DryRun && chosen.Count > 0)
         {
             FileMap.Rewrite(sidecarPath, kept);
@@ -87,13 +97,17 @@ internal static class DeleteCommand
                 {
                     missing++;
                 }
+                catch (BlockDbConflictException) when (app.Database.Layout == BlockLayout.Duplicati)
+                {
+                    duplicatis++;
+                }
             }
 
             await repository.CommitAsync(cancellationToken).ConfigureAwait(false);
         }
 
         return new DeleteResult(
-            all.Count, chosen.Count, chosen.Sum(e => e.Length), toDelete.Count - missing, candidates.Count - toDelete.Count, missing, kept.Count, settings.DryRun, clock.Elapsed);
+            all.Count, chosen.Count, chosen.Sum(e => e.Length), toDelete.Count - missing - duplicatis, candidates.Count - toDelete.Count, missing, kept.Count, settings.DryRun, clock.Elapsed, duplicatis);
     }
 
     /// <summary>

@@ -22,14 +22,18 @@ internal sealed record GcVolume(VolumeInfo Before, long CollectedBlocks, long Co
 /// <param name="Blocks">Blocks deleted in all.</param>
 /// <param name="Bytes">Their bytes.</param>
 /// <param name="Elapsed">The time taken.</param>
-internal sealed record GcResult(IReadOnlyList<GcVolume> Volumes, VolumeCollected? WithoutVolume, long Blocks, long Bytes, TimeSpan Elapsed);
+/// <param name="EmptyLeftToDuplicati">On a Duplicati database, the volumes without any block left as they were (<see langword="null"/> on any other database).</param>
+internal sealed record GcResult(IReadOnlyList<GcVolume> Volumes, VolumeCollected? WithoutVolume, long Blocks, long Bytes, TimeSpan Elapsed, int? EmptyLeftToDuplicati = null);
 
 /// <summary>
 /// <c>gc [--volume NAME]</c>: garbage collection. Reads each volume's waste first (<see cref="VolumeInfo.UnreferencedBytes"/>:
 /// blocks no blockset references, the compaction signal), deletes the unreferenced blocks with
 /// <c>DeleteUnreferencedBlocksAsync</c> (all of them, or one volume's), then sets every Uploaded or Verified volume the
 /// collection left without any block Deleting, then Deleted: its remote file could be removed. A volume still Temporary
-/// is left alone (an index run may be filling it).
+/// is left alone (an index run may be filling it). On a Duplicati database no volume changes state: its volumes are
+/// Duplicati's, whose compact deletes a volume's remote file (and its index volume) before it records the volume
+/// Deleted; the sample deletes no remote file, so a volume it set Deleted would still be on the backend, and the
+/// collected blocks went to <c>DeletedBlock</c> (Duplicati's own collection), where its compact finds them.
 /// </summary>
 internal static class GcCommand
 {
@@ -79,11 +83,17 @@ internal static class GcCommand
         await repository.CommitAsync(cancellationToken).ConfigureAwait(false);
         var byVolume = collected.ByVolume.Where(v => v.VolumeId is not null).ToDictionary(v => v.VolumeId!.Value);
         var rows = new List<GcVolume>(before.Count);
+        var duplicati = database.Layout == BlockLayout.Duplicati;
+        var leftToDuplicati = 0;
         foreach (var volume in before)
         {
             var after = await repository.GetVolumeAsync(volume.Id, cancellationToken).ConfigureAwait(false);
             var deletedNow = false;
-            if (after.Blocks == 0 && after.State is VolumeState.Uploaded or VolumeState.Verified or VolumeState.Deleting)
+            if (duplicati)
+            {
+                leftToDuplicati += after.Blocks == 0 && after.State is VolumeState.Uploaded or VolumeState.Verified ? 1 : 0;
+            }
+            else if (after.Blocks == 0 && after.State is VolumeState.Uploaded or VolumeState.Verified or VolumeState.Deleting)
             {
                 if (after.State != VolumeState.Deleting)
                 {
@@ -101,7 +111,7 @@ internal static class GcCommand
 
         await repository.CommitAsync(cancellationToken).ConfigureAwait(false);
         var withoutVolume = collected.ByVolume.Where(v => v.VolumeId is null).Select(v => (VolumeCollected?)v).FirstOrDefault();
-        return new GcResult(rows, withoutVolume, collected.Blocks, collected.Bytes, clock.Elapsed);
+        return new GcResult(rows, withoutVolume, collected.Blocks, collected.Bytes, clock.Elapsed, duplicati ? leftToDuplicati : null);
     }
 
     private static void Write(GcResult result, string databasePath)
@@ -143,6 +153,12 @@ internal static class GcCommand
             $"Collected {ReportTable.Count(result.Blocks)} blocks ({ByteSize.Format(result.Bytes)}) in {ReportTable.Duration(result.Elapsed)}; "
             + $"{ReportTable.Count(result.Volumes.Count(v => v.DeletedNow))} volumes left empty were deleted; "
             + $"{ReportTable.Count(candidates)} of {ReportTable.Count(live.Count)} remaining volumes are more than {ReportTable.Number(CompactThreshold, "P0")} dead (Duplicati's compaction threshold).");
+        if (result.EmptyLeftToDuplicati is { } empty)
+        {
+            // Through Spectre.Console, as the table (the same standard output).
+            Spectre.Console.AnsiConsole.WriteLine(
+                $"A Duplicati database: the collected blocks went to DeletedBlock and no volume changed state; {ReportTable.Count(empty)} Uploaded or Verified volumes hold no block, for Duplicati's compact to delete with their remote files.");
+        }
     }
 
     private static string Share(long part, long whole) => whole <= 0 ? "-" : ReportTable.Number((double)part / whole, "P0");

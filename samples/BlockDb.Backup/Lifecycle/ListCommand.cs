@@ -65,7 +65,7 @@ internal static class ListCommand
     public static async Task<int> BlocksetsAsync(CommonSettings common, int? limit, CancellationToken cancellationToken)
     {
         await using var app = await AppServices.CreateForExistingAsync(common).ConfigureAwait(false);
-        var sidecarPath = FileMap.PathFor(app.DatabasePath);
+        var sidecarPath = app.SidecarPath;
         var files = File.Exists(sidecarPath) ? FileMap.Read(sidecarPath).ToLookup(e => e.BlocksetId) : null;
         var take = limit ?? DefaultLimit;
         var table = new ReportTable($"blocksets of {app.DatabasePath}", "id", "length", "blocks", "full hash", "files (sidecar)");

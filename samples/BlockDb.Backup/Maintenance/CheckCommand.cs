@@ -50,8 +50,10 @@ internal static class CheckCommand
             .Row("verdict", check.IsClean ? "clean" : "PROBLEMS FOUND", string.Empty);
     }
 
-    private static ReportTable BlockDbFindings(string title, BlockDbCheckResult check) =>
-        new ReportTable(title, "finding", "count", "first IDs")
+    /// <summary>BlockDb's own findings; the key map's two rows only for a KeyMap file (no other layout has a key map or its guards).</summary>
+    private static ReportTable BlockDbFindings(string title, BlockDbCheckResult check)
+    {
+        var table = new ReportTable(title, "finding", "count", "first IDs")
             .Row("layout", check.Layout.ToString(), string.Empty)
             .Row("blocks / blocksets / entries", $"{ReportTable.Count(check.Counts.Blocks)} / {ReportTable.Count(check.Counts.Blocksets)} / {ReportTable.Count(check.Counts.BlocksetEntries)}", string.Empty)
             .Row("duplicate (hash, size) groups", $"{ReportTable.Count(check.DuplicateGroups)} ({ReportTable.Count(check.Duplicates.Count)} extra rows)", Ids(check.Duplicates.FirstIds))
@@ -60,9 +62,13 @@ internal static class CheckCommand
             .Finding("blocksets with entries out of order or with gaps", check.EntryOrder)
             .Finding("block IDs outside the layout's range", check.IdsOutOfRange)
             .Finding("blocks no lookup can ask for (hash or size)", check.UnusableBlocks)
-            .Finding("blocks in a volume that is missing or Deleted", check.VolumeProblems)
-            .Finding("blocks the key map did not hold", check.MapMissing)
-            .Row("KeyMap guards present", check.GuardsPresent ? "yes" : "NO", string.Empty);
+            .Finding("blocks in a volume that is missing or Deleted", check.VolumeProblems);
+        return check.Layout != BlockLayout.KeyMap
+            ? table
+            : table
+                .Finding("blocks the key map did not hold", check.MapMissing)
+                .Row("KeyMap guards present", check.GuardsPresent ? "yes" : "NO", string.Empty);
+    }
 
     private static string Ids(IReadOnlyList<long> ids) => string.Join(", ", ids.Select(ReportTable.Count));
 }

@@ -1,4 +1,5 @@
 using System.Globalization;
+using System.Security.Cryptography;
 using System.Text;
 using BlockDb.Backup.Cli;
 
@@ -8,21 +9,47 @@ namespace BlockDb.Backup.Sidecar;
 internal readonly record struct FileMapEntry(string Path, long BlocksetId, long Length);
 
 /// <summary>
-/// The sidecar <c>&lt;db&gt;.files.tsv</c>: BlockDb's schema has no file table (Duplicati keeps paths in tables of
-/// its own), so the path → blockset mapping lives next to the database, one TSV line per indexed file, appended by
-/// every index run. Header <c>path	blockset_id	length</c>; paths are escaped (<see cref="Tsv"/>). When a path
-/// appears more than once, the last line wins.
+/// The sidecar: BlockDb's schema has no file table (Duplicati keeps paths in tables of its own), so the path → blockset
+/// mapping lives in a file of the sample's, one TSV line per indexed file, appended by every index run. Header
+/// <c>path	blockset_id	length</c>; paths are escaped (<see cref="Tsv"/>). When a path appears more than once, the
+/// last line wins. Beside a BlockDb index it is <c>&lt;db&gt;.files.tsv</c>; a Duplicati database and its folder are
+/// Duplicati's, so its sidecar lives in the sample's own data folder, keyed by the database's full path
+/// (<see cref="PathFor"/>).
 /// </summary>
 internal static class FileMap
 {
     public const string Header = "path\tblockset_id\tlength";
     private static readonly UTF8Encoding Utf8 = new(encoderShouldEmitUTF8Identifier: false);
 
+    /// <summary>The sidecar of a BlockDb index (never a Duplicati database): <c>&lt;db&gt;.files.tsv</c> beside it.</summary>
+    /// <param name="databasePath">The index's full path.</param>
+    /// <returns>The sidecar's full path.</returns>
     public static string PathFor(string databasePath) => databasePath + ".files.tsv";
 
-    /// <summary>Opens the sidecar for appending, writing the header when it is new.</summary>
+    /// <summary>
+    /// The sidecar of a database: <c>&lt;db&gt;.files.tsv</c> beside a BlockDb index; for a Duplicati database
+    /// <c>&lt;dataFolder&gt;/duplicati/&lt;db file name&gt;.&lt;16 hex&gt;.files.tsv</c>, the hex digits the start of the
+    /// SHA-256 of the database's full path (UTF-8), so two databases of one name never share a sidecar.
+    /// </summary>
+    /// <param name="databasePath">The database's full path.</param>
+    /// <param name="duplicati">The database is a Duplicati local database (<see cref="BlockLayout.Duplicati"/>).</param>
+    /// <param name="dataFolder">The sample's own folder (<c>Backup:DataFolder</c>).</param>
+    /// <returns>The sidecar's full path; its folder is not created.</returns>
+    public static string PathFor(string databasePath, bool duplicati, string dataFolder)
+    {
+        if (!duplicati)
+        {
+            return PathFor(databasePath);
+        }
+
+        var key = Convert.ToHexStringLower(SHA256.HashData(Encoding.UTF8.GetBytes(databasePath)).AsSpan(0, 8));
+        return Path.Combine(dataFolder, "duplicati", $"{Path.GetFileName(databasePath)}.{key}.files.tsv");
+    }
+
+    /// <summary>Opens the sidecar for appending, writing the header when it is new; its folder is created.</summary>
     public static StreamWriter OpenAppend(string sidecarPath)
     {
+        Directory.CreateDirectory(Path.GetDirectoryName(sidecarPath)!);
         var isNew = !File.Exists(sidecarPath) || new FileInfo(sidecarPath).Length == 0;
         var writer = new StreamWriter(sidecarPath, append: true, Utf8, bufferSize: 1 << 16) { NewLine = "\n" };
         if (isNew)

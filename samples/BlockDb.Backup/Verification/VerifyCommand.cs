@@ -23,7 +23,7 @@ internal static class VerifyCommand
 
     public static async Task<int> RunAsync(AppServices app, VerifySettings settings, CancellationToken cancellationToken)
     {
-        var sidecarPath = FileMap.PathFor(app.DatabasePath);
+        var sidecarPath = app.SidecarPath;
         var all = FileMap.Read(sidecarPath);
         var chosen = Choose(all, settings);
         var database = app.Database;

@@ -57,6 +57,16 @@ public sealed class DuplicatiDatabaseCommandTests : IDisposable
     }
 
     [Fact]
+    public async Task Check_of_a_Duplicati_database_shows_no_key_map_rows_for_a_layout_without_a_key_map()
+    {
+        var (code, output) = await RunAsync("check", "--db", _db);
+
+        Assert.Equal(ExitCodes.Success, code);
+        Assert.DoesNotContain("key map", output, StringComparison.OrdinalIgnoreCase);
+        Assert.DoesNotContain("KeyMap guards", output, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public async Task Check_prints_Duplicatis_own_message_for_a_broken_rule_and_exits_1()
     {
         Execute("""DELETE FROM "BlocklistHash" WHERE rowid = (SELECT MIN(rowid) FROM "BlocklistHash")""");

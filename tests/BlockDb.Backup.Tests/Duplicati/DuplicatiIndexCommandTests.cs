@@ -22,12 +22,14 @@ public sealed class DuplicatiIndexCommandTests : IDisposable
     private readonly string _folder = Path.Combine(Path.GetTempPath(), "blockdb-backup-tests", Guid.NewGuid().ToString("N"));
     private readonly string _db;
     private readonly string _tree;
+    private readonly string _data;
 
     public DuplicatiIndexCommandTests()
     {
         Directory.CreateDirectory(_folder);
         _db = Path.Combine(_folder, "duplicati.sqlite");
         _tree = Path.Combine(_folder, "tree");
+        _data = Path.Combine(_folder, "sample-data");
         Directory.CreateDirectory(Path.Combine(_tree, "sub"));
         var random = new Random(24);
         var forty = Bytes(random, (40 * Blocksize) + 100);
@@ -59,7 +61,7 @@ public sealed class DuplicatiIndexCommandTests : IDisposable
         var before = Counts();
         var lastVolume = Scalar("""SELECT MAX("ID") FROM "Remotevolume" """);
 
-        var (code, output, error) = await SampleCommandLine.RunAsync("index", _tree, "--db", _db, "--provider", provider, "--volume-size", "16KiB", "--progress", "none");
+        var (code, output, error) = await Sample("index", _tree, "--db", _db, "--provider", provider, "--volume-size", "16KiB", "--progress", "none");
 
         Assert.True(code == ExitCodes.Success, error);
         Assert.Empty(DuplicatiConsistency.CheckFile(_db));
@@ -79,19 +81,81 @@ public sealed class DuplicatiIndexCommandTests : IDisposable
         Assert.Contains("not a backup", output, StringComparison.Ordinal);
         Assert.Contains("Duplicati database", error, StringComparison.Ordinal);
 
-        var (checkCode, checkOutput, _) = await SampleCommandLine.RunAsync("check", "--db", _db, "--provider", provider);
+        var (checkCode, checkOutput, _) = await Sample("check", "--db", _db, "--provider", provider);
         Assert.True(checkCode == ExitCodes.Success, checkOutput);
+    }
+
+    [Theory]
+    [InlineData(null, @"\.dblock\.zip")]
+    [InlineData("aes", @"\.dblock\.zip\.aes")]
+    public async Task New_volumes_are_named_as_Duplicati_names_them_from_the_files_prefix_and_modules(string? encryption, string suffix)
+    {
+        DuplicatiSchema.CreateFile(_db, configuration: new DuplicatiConfiguration { Blocksize = Blocksize, Prefix = "nightly" });
+        WriteConfiguration(rows =>
+        {
+            if (encryption is not null)
+            {
+                rows["encryption-module"] = encryption;
+                rows["passphrase"] = "0123456789abcdef";
+            }
+        });
+
+        var (code, _, error) = await Sample("index", _tree, "--db", _db, "--volume-size", "16KiB", "--progress", "none");
+
+        Assert.True(code == ExitCodes.Success, error);
+        var names = Names("""SELECT "Name" FROM "Remotevolume" ORDER BY "ID" """);
+        Assert.InRange(names.Count, 3, 5);
+        Assert.All(names, name => Assert.Matches("^nightly-b[0-9a-f]{32}" + suffix + "$", name));
+        Assert.Equal(names.Count, names.Distinct(StringComparer.Ordinal).Count());
+        Assert.Empty(DuplicatiConsistency.CheckFile(_db));
+    }
+
+    [Fact]
+    public async Task A_prefix_with_a_hyphen_which_Duplicati_refuses_is_refused_with_nothing_written()
+    {
+        DuplicatiSchema.CreateFile(_db, configuration: new DuplicatiConfiguration { Blocksize = Blocksize, Prefix = "my-backup" });
+        var before = Counts();
+
+        var (code, _, error) = await Sample("index", _tree, "--db", _db, "--progress", "none");
+
+        Assert.Equal(ExitCodes.Configuration, code);
+        Assert.Contains("Configuration 'prefix' is 'my-backup'", error, StringComparison.Ordinal);
+        Assert.Equal(before, Counts());
+    }
+
+    [Fact]
+    public async Task Index_keeps_its_file_list_in_the_samples_own_folder_never_beside_the_Duplicati_database()
+    {
+        ReplayedBackup();
+        var beside = Directory.GetFiles(_folder).Order(StringComparer.Ordinal).ToList();
+
+        var (code, output, error) = await Sample("index", _tree, "--db", _db, "--progress", "none");
+
+        Assert.True(code == ExitCodes.Success, error);
+        Assert.Equal(beside, Directory.GetFiles(_folder).Order(StringComparer.Ordinal).ToList());
+        var sidecar = Assert.Single(Directory.GetFiles(Path.Combine(_data, "duplicati")));
+        Assert.Matches(@"^duplicati\.sqlite\.[0-9a-f]{16}\.files\.tsv$", Path.GetFileName(sidecar));
+        Assert.Equal(1 + 5, File.ReadAllLines(sidecar).Length);
+        Assert.Contains(sidecar, output, StringComparison.Ordinal);
+
+        // Another Duplicati database of the same name, elsewhere, gets a sidecar of its own.
+        var other = Path.Combine(_folder, "elsewhere", "duplicati.sqlite");
+        Directory.CreateDirectory(Path.GetDirectoryName(other)!);
+        File.Copy(_db, other);
+        (code, _, error) = await Sample("index", _tree, "--db", other, "--progress", "none");
+        Assert.True(code == ExitCodes.Success, error);
+        Assert.Equal(2, Directory.GetFiles(Path.Combine(_data, "duplicati")).Length);
     }
 
     [Fact]
     public async Task A_second_index_reuses_every_blockset_and_writes_no_block()
     {
         ReplayedBackup();
-        var (code, _, error) = await SampleCommandLine.RunAsync("index", _tree, "--db", _db, "--progress", "none");
+        var (code, _, error) = await Sample("index", _tree, "--db", _db, "--progress", "none");
         Assert.True(code == ExitCodes.Success, error);
         var first = Counts();
 
-        (code, var output, error) = await SampleCommandLine.RunAsync("index", _tree, "--db", _db, "--progress", "none");
+        (code, var output, error) = await Sample("index", _tree, "--db", _db, "--progress", "none");
 
         Assert.True(code == ExitCodes.Success, error);
         Assert.Equal(first, Counts());
@@ -104,7 +168,7 @@ public sealed class DuplicatiIndexCommandTests : IDisposable
     {
         ReplayedBackup();
 
-        var (code, output, error) = await SampleCommandLine.RunAsync("index", _tree, "--db", _db, "--verify", "--progress", "none");
+        var (code, output, error) = await Sample("index", _tree, "--db", _db, "--verify", "--progress", "none");
 
         Assert.True(code == ExitCodes.Success, error + output);
         Assert.Contains("files verified", output, StringComparison.Ordinal);
@@ -116,14 +180,14 @@ public sealed class DuplicatiIndexCommandTests : IDisposable
     public async Task Verify_finds_a_file_changed_after_it_was_indexed_into_a_Duplicati_database()
     {
         ReplayedBackup();
-        var (code, _, error) = await SampleCommandLine.RunAsync("index", _tree, "--db", _db, "--progress", "none");
+        var (code, _, error) = await Sample("index", _tree, "--db", _db, "--progress", "none");
         Assert.True(code == ExitCodes.Success, error);
         var changed = Path.Combine(_tree, "five-blocks.bin");
         var bytes = File.ReadAllBytes(changed);
         bytes[(2 * Blocksize) + 7] ^= 0xFF;
         File.WriteAllBytes(changed, bytes);
 
-        (code, var output, _) = await SampleCommandLine.RunAsync("verify", "--db", _db, "--progress", "none");
+        (code, var output, _) = await Sample("verify", "--db", _db, "--progress", "none");
 
         Assert.NotEqual(ExitCodes.Success, code);
         Assert.Contains("five-blocks.bin", output, StringComparison.Ordinal);
@@ -137,13 +201,14 @@ public sealed class DuplicatiIndexCommandTests : IDisposable
         var before = Counts();
         var bytes = File.ReadAllBytes(_db);
 
-        var (code, _, error) = await SampleCommandLine.RunAsync("index", _tree, "--db", _db, "--block-size", "4KiB", "--progress", "none");
+        var (code, _, error) = await Sample("index", _tree, "--db", _db, "--block-size", "4KiB", "--progress", "none");
 
         Assert.Equal(ExitCodes.Configuration, code);
         Assert.Contains("--block-size 4,096 differs from the Duplicati database's block size 1,024 bytes", error, StringComparison.Ordinal);
         Assert.Equal(before, Counts());
         Assert.Equal(bytes, File.ReadAllBytes(_db));
         Assert.False(File.Exists(_db + ".files.tsv"), "no sidecar");
+        Assert.False(Directory.Exists(_data), "no sidecar");
     }
 
     [Fact]
@@ -151,7 +216,7 @@ public sealed class DuplicatiIndexCommandTests : IDisposable
     {
         DuplicatiSchema.CreateFile(_db, configuration: new DuplicatiConfiguration { Blocksize = Blocksize });
 
-        var (code, output, error) = await SampleCommandLine.RunAsync("index", _tree, "--db", _db, "--block-size", "1KiB", "--progress", "none");
+        var (code, output, error) = await Sample("index", _tree, "--db", _db, "--block-size", "1KiB", "--progress", "none");
 
         Assert.True(code == ExitCodes.Success, error);
         Assert.Equal(1, Scalar("""SELECT COUNT(*) FROM "Operation" WHERE "Description" = 'Backup'"""));
@@ -166,7 +231,7 @@ public sealed class DuplicatiIndexCommandTests : IDisposable
         DuplicatiSchema.CreateFile(_db, configuration: new DuplicatiConfiguration { Blocksize = Blocksize, BlockHash = "SHA1" });
         var before = Counts();
 
-        var (code, _, error) = await SampleCommandLine.RunAsync("index", _tree, "--db", _db, "--progress", "none");
+        var (code, _, error) = await Sample("index", _tree, "--db", _db, "--progress", "none");
 
         Assert.Equal(ExitCodes.Configuration, code);
         Assert.Contains("'blockhash' is 'SHA1'", error, StringComparison.Ordinal);
@@ -179,7 +244,7 @@ public sealed class DuplicatiIndexCommandTests : IDisposable
         ReplayedBackup();
         var before = Counts();
 
-        var (code, _, error) = await SampleCommandLine.RunAsync("index", _tree, "--db", _db, "--fresh", "--progress", "none");
+        var (code, _, error) = await Sample("index", _tree, "--db", _db, "--fresh", "--progress", "none");
 
         Assert.Equal(ExitCodes.Configuration, code);
         Assert.Contains("--fresh would delete the backup's database", error, StringComparison.Ordinal);
@@ -195,7 +260,7 @@ public sealed class DuplicatiIndexCommandTests : IDisposable
         {
             using var transaction = duplicati.BeginTransaction(deferred: false);
 
-            var (code, _, error) = await SampleCommandLine.RunAsync("index", _tree, "--db", _db, "--progress", "none", "--BlockDb:Pragmas:BusyTimeout=100");
+            var (code, _, error) = await Sample("index", _tree, "--db", _db, "--progress", "none", "--BlockDb:Pragmas:BusyTimeout=100");
 
             Assert.Equal(ExitCodes.Failure, code);
             Assert.Contains("database is locked", error, StringComparison.Ordinal);
@@ -210,6 +275,35 @@ public sealed class DuplicatiIndexCommandTests : IDisposable
         var source = SyntheticBackupSource.WithFiles(new SyntheticSourceOptions { MaxFileBytes = 64 * 1024, FilesPerFolder = 16 }, configuration.Blocksize, 40);
         DuplicatiSchema.CreateFile(_db);
         DuplicatiBackupReplay.RunBackupAsync(_db, source, configuration).GetAwaiter().GetResult();
+    }
+
+    /// <summary>Runs the sample with its data folder (a Duplicati database's sidecar) under this test's folder.</summary>
+    private Task<(int Code, string Output, string Error)> Sample(params string[] args) =>
+        SampleCommandLine.RunAsync([.. args, $"--Backup:DataFolder={_data}"]);
+
+    private void WriteConfiguration(Action<Dictionary<string, string>> change)
+    {
+        using var connection = DuplicatiConnection.Open(_db);
+        using var transaction = connection.BeginTransaction();
+        var rows = DuplicatiConfiguration.ReadRows(connection, transaction);
+        change(rows);
+        DuplicatiConfiguration.WriteRows(connection, transaction, rows);
+        transaction.Commit();
+    }
+
+    private List<string> Names(string sql)
+    {
+        using var connection = DuplicatiConnection.Open(_db);
+        using var command = connection.CreateCommand();
+        command.CommandText = sql;
+        using var reader = command.ExecuteReader();
+        var names = new List<string>();
+        while (reader.Read())
+        {
+            names.Add(reader.GetString(0));
+        }
+
+        return names;
     }
 
     private static byte[] Bytes(Random random, int length)

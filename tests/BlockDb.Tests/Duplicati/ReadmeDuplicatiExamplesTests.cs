@@ -36,7 +36,7 @@ public sealed class ReadmeDuplicatiExamplesTests(DuplicatiTemplate template) : I
         await using (var session = await blocks.OpenSessionAsync())
         {
             // A Blocks volume, Temporary, under the newest Operation row (Duplicati's own operation).
-            var volume = await session.RegisterVolumeAsync("duplicati-b0123456789abcdef.dblock.zip");
+            var volume = await session.RegisterVolumeAsync($"duplicati-b{Guid.NewGuid():N}.dblock.zip");   // Duplicati's name
             foreach (var block in fileBlocks)                          // the file's blocks: BlockKey(hash, size)
             {
                 await session.SelectXorInsertAsync(block, volume);   // Created: upload its bytes
