@@ -38,9 +38,6 @@ internal static class PgCommands
         return command;
     }
 
-    public static NpgsqlParameter FullHash(byte[]? fullHash) =>
-        new() { NpgsqlDbType = NpgsqlDbType.Bytea, Value = (object?)fullHash ?? DBNull.Value };
-
     public static NpgsqlCommand Command(string sql, NpgsqlConnection connection, NpgsqlTransaction? transaction, byte[] hash, long size)
     {
         var command = new NpgsqlCommand(sql, connection, transaction);

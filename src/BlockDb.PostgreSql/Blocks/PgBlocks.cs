@@ -2,6 +2,7 @@ using BlockDb.PostgreSql.Blocksets;
 using BlockDb.PostgreSql.Schema;
 using BlockDb.Volumes;
 using Npgsql;
+using NpgsqlTypes;
 using static BlockDb.PostgreSql.Collection.PgLifecycleLock;
 using static BlockDb.PostgreSql.PgCommands;
 
@@ -71,8 +72,8 @@ internal static class PgBlocks
     /// (an <see cref="NpgsqlBatch"/>, one transaction: the caller's, or an implicit one): the shared lifecycle lock when
     /// a volume is named or a blockset is written (as the one-block calls take it), <see cref="PgSql.InsertBlocks"/>,
     /// <see cref="PgSql.FindBlocks"/> in a new snapshot (so it sees a block a concurrent writer committed while the insert
-    /// waited for it), then <see cref="PgSql.AddBlocksetByKeys"/>, which resolves the same keys again and writes the
-    /// blockset only when all are known and none lies in a volume being deleted. No statement fails in normal operation:
+    /// waited for it), or for a blockset <see cref="PgSql.FindBlocksAddBlocksets"/>, which with the same one lookup per key
+    /// writes the blockset only when all are known and none lies in a volume being deleted. No statement fails in normal operation:
     /// a refusal (a volume that cannot receive blocks, a blockset that cannot be written) comes back as data, and an open
     /// batch stays usable.
     /// </summary>
@@ -91,16 +92,18 @@ internal static class PgBlocks
         insert.Parameters.Add(VolumeIds(volumeId, hashes.Length));
         insert.Parameters.Add(BlocksetNumbers(null));
         batch.BatchCommands.Add(insert);
-        var find = new NpgsqlBatchCommand(PgSql.FindBlocks);
-        AddKeys(find.Parameters, hashes, sizes);
-        find.Parameters.Add(VolumeIds(volumeId, hashes.Length));
-        batch.BatchCommands.Add(find);
         if (blockset)
         {
-            var add = new NpgsqlBatchCommand(PgSql.AddBlocksetByKeys);
-            AddKeys(add.Parameters, hashes, sizes);
-            add.Parameters.Add(FullHash(fullHash));
-            batch.BatchCommands.Add(add);
+            var numbers = new int?[hashes.Length];
+            Array.Fill(numbers, 1);
+            batch.BatchCommands.Add(FindAndAdd(hashes, sizes, VolumeIds(volumeId, hashes.Length), numbers, [fullHash]));
+        }
+        else
+        {
+            var find = new NpgsqlBatchCommand(PgSql.FindBlocks);
+            AddKeys(find.Parameters, hashes, sizes);
+            find.Parameters.Add(VolumeIds(volumeId, hashes.Length));
+            batch.BatchCommands.Add(find);
         }
 
         var reader = await batch.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
@@ -117,15 +120,69 @@ internal static class PgBlocks
         }
 
         await reader.NextResultAsync(cancellationToken).ConfigureAwait(false);
-        var (ids, volumeState) = await ReadIdsAsync(reader, hashes.Length, cancellationToken).ConfigureAwait(false);
-        BlocksetAdded? added = null;
-        if (blockset)
+        if (!blockset)
         {
-            await reader.NextResultAsync(cancellationToken).ConfigureAwait(false);
-            added = await PgBlocksets.ReadBlocksetAddedAsync(reader, cancellationToken).ConfigureAwait(false);
+            var (ids, volumeState) = await ReadIdsAsync(reader, hashes.Length, cancellationToken).ConfigureAwait(false);
+            return new ManyOutcome(ids, created, volumeState, null);
         }
 
-        return new ManyOutcome(ids, created, volumeState, added);
+        var found = new long?[hashes.Length];
+        var states = new string?[hashes.Length];
+        var added = new BlocksetAdded[1];
+        await ReadFoundAndAddedAsync(reader, found, states, added, cancellationToken).ConfigureAwait(false);
+        return new ManyOutcome(found, created, Array.Find(states, static s => s is not null), added[0]);
+    }
+
+    /// <summary><see cref="PgSql.FindBlocksAddBlocksets"/> with its parameters: the keys, each block's named volume, blockset number (1-based, null: none) and each blockset's full hash.</summary>
+    public static NpgsqlBatchCommand FindAndAdd(byte[][] hashes, long[] sizes, NpgsqlParameter volumes, int?[] numbers, byte[]?[] fullHashes)
+    {
+        var command = new NpgsqlBatchCommand(PgSql.FindBlocksAddBlocksets);
+        AddKeys(command.Parameters, hashes, sizes);
+        command.Parameters.Add(volumes);
+        command.Parameters.Add(new NpgsqlParameter<int?[]> { NpgsqlDbType = NpgsqlDbType.Array | NpgsqlDbType.Integer, TypedValue = numbers });
+        command.Parameters.Add(new NpgsqlParameter<byte[]?[]> { NpgsqlDbType = NpgsqlDbType.Array | NpgsqlDbType.Bytea, TypedValue = fullHashes });
+        return command;
+    }
+
+    /// <summary>
+    /// The rows of <see cref="PgSql.FindBlocksAddBlocksets"/>: each block's ID (null: not in the index) and named volume's
+    /// state into <paramref name="ids"/> and <paramref name="states"/>, each blockset's outcome into <paramref name="added"/>.
+    /// </summary>
+    /// <exception cref="BlockDbException">The server returned another number of rows than one per block and per blockset.</exception>
+    public static async Task ReadFoundAndAddedAsync(NpgsqlDataReader reader, long?[] ids, string?[] states, BlocksetAdded[] added, CancellationToken cancellationToken)
+    {
+        int blocks = 0, blocksets = 0;
+        while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
+        {
+            long? id = reader.IsDBNull(2) ? null : reader.GetInt64(2);
+            if (reader.GetInt32(0) == 0)
+            {
+                if (blocks < ids.Length)
+                {
+                    ids[blocks] = id;
+                    states[blocks] = reader.IsDBNull(3) ? null : reader.GetString(3);
+                }
+
+                blocks++;
+            }
+            else
+            {
+                if (blocksets < added.Length)
+                {
+                    added[blocksets] = new BlocksetAdded(
+                        id,
+                        reader.IsDBNull(4) ? null : checked((int)reader.GetInt64(4) - 1),
+                        reader.IsDBNull(5) ? null : checked((int)reader.GetInt64(5) - 1));
+                }
+
+                blocksets++;
+            }
+        }
+
+        if (blocks != ids.Length || blocksets != added.Length)
+        {
+            throw new BlockDbException($"The server returned {blocks} block rows and {blocksets} blockset rows for {ids.Length} blocks and {added.Length} blocksets; expected one each.");
+        }
     }
 
     public static async Task<BlockDbCounts> CountsAsync(NpgsqlConnection connection, NpgsqlTransaction? transaction, CancellationToken cancellationToken)

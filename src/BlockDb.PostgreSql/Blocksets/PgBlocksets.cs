@@ -55,18 +55,6 @@ internal static class PgBlocksets
         return new BlocksetInfo(blocksetId, reader.GetInt64(0), fullHash, checked((int)reader.GetInt64(2)));
     }
 
-    /// <summary>The row of the blockset statement (<see cref="PgSql.AddBlocksetByKeys"/>).</summary>
-    public static async Task<BlocksetAdded> ReadBlocksetAddedAsync(NpgsqlDataReader reader, CancellationToken cancellationToken)
-    {
-        await reader.ReadAsync(cancellationToken).ConfigureAwait(false);
-        return new BlocksetAdded(
-            reader.IsDBNull(0) ? null : reader.GetInt64(0),
-            reader.IsDBNull(1) ? null : checked((int)reader.GetInt64(1) - 1),
-            reader.IsDBNull(2) ? null : checked((int)reader.GetInt64(2) - 1),
-            reader.IsDBNull(3) ? null : checked((int)reader.GetInt64(3) - 1),
-            reader.IsDBNull(4) ? 0 : reader.GetInt64(4));
-    }
-
     public static async Task<long?> FindBlocksetAsync(NpgsqlConnection connection, NpgsqlTransaction? transaction, byte[] fullHash, long length, CancellationToken cancellationToken)
     {
         using var command = Command(PgSql.FindBlockset, connection, transaction, new NpgsqlParameter<byte[]> { NpgsqlDbType = NpgsqlDbType.Bytea, TypedValue = fullHash }, Id(length));

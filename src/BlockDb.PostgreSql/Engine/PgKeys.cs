@@ -44,13 +44,12 @@ internal static class PgKeys
         return ids;
     }
 
-    /// <summary>Why a blockset was not written: a block it names is unknown, or lies in a volume being deleted, or its length would pass <see cref="long.MaxValue"/> bytes (<paramref name="describe"/> names the block at a position).</summary>
+    /// <summary>Why a blockset was not written: a block it names is unknown, or lies in a volume being deleted (<paramref name="describe"/> names the block at a position).</summary>
     public static Exception Refused(BlocksetAdded added, Func<int, string> describe) => added switch
     {
         // A block in a volume being deleted first: the gathered insert skips the new blocks of such a blockset, so they are missing too.
         { InDeletedVolume: { } position } => new BlockDbConflictException($"Block {position} of the blockset ({describe(position)}) is in a volume that is being deleted; record the block again in a live volume (MoveBlocksAsync) before a blockset names it. Nothing of the blockset was written."),
         { Missing: { } position } => new BlockNotFoundException($"Block {position} of the blockset ({describe(position)}) is not in the index; nothing of the blockset was written.", position),
-        { TooLong: { } position } => Errors.BlocksetTooLong(added.TooLongSize, position),
         _ => new BlockDbException("The blockset was neither written nor refused for a reason the server gave; nothing of it was written."),
     };
 }

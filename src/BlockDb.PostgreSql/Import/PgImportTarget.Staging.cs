@@ -58,7 +58,7 @@ internal sealed partial class PgImportTarget
     /// <summary>
     /// The blocksets of the transaction in one statement: <c>k</c> those to create (no full hash, or a full hash and length
     /// neither in the index nor earlier in the transaction), <c>r</c> their blocks resolved, <c>p</c> the first problem in
-    /// input order (an unknown block before a block of a volume being deleted, as <see cref="PgSql.AddBlocksetByKeys"/>
+    /// input order (an unknown block before a block of a volume being deleted, as <see cref="PgSql.FindBlocksAddBlocksets"/>
     /// reports them). Only when there is none are the <c>Blockset</c> rows and entries written; each blockset's ID is drawn
     /// from its identity column's own sequence first (so entries can name it; no writer picks an ID of its own). Returns the
     /// blocksets written and the problem: its blockset's place, the block's index, whether it is unknown, its hash and size.

@@ -39,7 +39,7 @@ internal static partial class PgSql
     /// each block's blockset number or NULL, or a NULL array) that are not in the index, each once however often it is
     /// listed, recorded in the volume of its first place whose volume can receive blocks (none, or one that exists and is
     /// not <c>Deleting</c> or <c>Deleted</c>; a place with a refused volume never inserts) and whose blockset is not
-    /// refused for a block in such a volume (<see cref="AddBlocksets"/> will not write it, so its call fails and uploads
+    /// refused for a block in such a volume (<see cref="FindBlocksAddBlocksets"/> will not write it, so its call fails and uploads
     /// nothing: a shared write call is whole, [S4]); returns the new IDs. In (hash, size) order, so writers inserting
     /// overlapping sets wait for each other in one order and do not deadlock (docs/ARCHITECTURE.md [S4]).
     /// <c>ON CONFLICT DO NOTHING</c> makes a block a concurrent writer inserts first a row not returned, as in
@@ -63,26 +63,34 @@ internal static partial class PgSql
         """;
 
     /// <summary>
-    /// Many blocksets from their blocks' hashes and sizes, in one statement (the PostgreSQL gathered writes, [S4]): the
-    /// blocks are the rows of <c>$1</c> hashes and <c>$2</c> sizes whose <c>$3</c> blockset number is not NULL, in
-    /// order; <c>$4</c> holds each blockset's full hash (NULL allowed) at its number (1-based), so a blockset may have no
-    /// block. A blockset is written (its <c>Length</c> the sum of its blocks' sizes, its ID drawn from the identity
-    /// column's sequence in number order) only when each of its blocks is known and none lies in a volume being
-    /// deleted; one refused blockset does not stop the others. Returns one row per blockset in number order: its number,
-    /// the new ID, the 1-based index of its first unknown block and of its first block in a volume being deleted.
+    /// <see cref="FindBlocks"/> and many blocksets made of the blocks found, in one statement that resolves each key once
+    /// (the gathered writes [S4], and a session's blockset, as the blockset of number 1): <c>$1</c> hashes, <c>$2</c> sizes,
+    /// <c>$3</c> each block's named volume or NULL, as <see cref="FindBlocks"/>; <c>$4</c> each block's blockset number
+    /// (1-based, NULL: the block belongs to none), the blocks of a blockset in order; <c>$5</c> each blockset's full hash
+    /// (NULL allowed) at its number, so a blockset may have no block. A blockset is written (its <c>Length</c> the sum of
+    /// its blocks' sizes, its ID drawn from the identity column's sequence in number order) only when each of its blocks is
+    /// known and none lies in a volume being deleted; one refused blockset does not stop the others. Returns first one row
+    /// per block in order (<c>0</c>, its position, its ID or NULL, its named volume's state or NULL), then one per blockset
+    /// in number order (<c>1</c>, its number, the new ID, the 1-based index of its first unknown block and of its first
+    /// block in a volume being deleted). <c>r</c>, read twice, is computed once
+    /// (<see href="https://www.postgresql.org/docs/current/queries-with.html#QUERIES-WITH-CTE-MATERIALIZATION"/>).
     /// </summary>
-    public const string AddBlocksets = """
-        WITH k AS (SELECT k.h, k.s, k.n, row_number() OVER (PARTITION BY k.n ORDER BY k.i) AS j
-                   FROM unnest($1::bytea[], $2::bigint[], $3::int[]) WITH ORDINALITY AS k(h, s, n, i) WHERE k.n IS NOT NULL),
-        r AS (SELECT k.n, k.j, k.s, b."ID" AS id, v."State" AS st FROM k
-              LEFT JOIN "Block" b ON b."Hash" = k.h AND b."Size" = k.s LEFT JOIN "Remotevolume" v ON v."ID" = b."VolumeID"),
-        g AS (SELECT q.n, min(r.j) FILTER (WHERE r.j IS NOT NULL AND r.id IS NULL) AS m,
-                     min(r.j) FILTER (WHERE r.st IN ('Deleting', 'Deleted')) AS d, coalesce(sum(r.s), 0) AS len
-              FROM generate_subscripts($4::bytea[], 1) AS q(n) LEFT JOIN r ON r.n = q.n GROUP BY q.n),
+    public const string FindBlocksAddBlocksets = """
+        WITH r AS (SELECT k.i, k.n, k.s, b."ID" AS id, b."VolumeID" AS bv, nv."State" AS vst
+                   FROM unnest($1::bytea[], $2::bigint[], $3::bigint[], $4::int[]) WITH ORDINALITY AS k(h, s, vol, n, i)
+                   LEFT JOIN "Block" b ON b."Hash" = k.h AND b."Size" = k.s LEFT JOIN "Remotevolume" nv ON nv."ID" = k.vol),
+        q AS (SELECT r.n, r.s, r.id, row_number() OVER (PARTITION BY r.n ORDER BY r.i) AS j, v."State" AS st
+              FROM r LEFT JOIN "Remotevolume" v ON v."ID" = r.bv WHERE r.n IS NOT NULL),
+        g AS (SELECT p.n, min(q.j) FILTER (WHERE q.j IS NOT NULL AND q.id IS NULL) AS m,
+                     min(q.j) FILTER (WHERE q.st IN ('Deleting', 'Deleted')) AS d, coalesce(sum(q.s), 0) AS len
+              FROM generate_subscripts($5::bytea[], 1) AS p(n) LEFT JOIN q ON q.n = p.n GROUP BY p.n),
         ok AS (SELECT g.n, g.len, nextval(pg_get_serial_sequence('"Blockset"', 'ID')) AS id FROM g WHERE g.m IS NULL AND g.d IS NULL ORDER BY g.n),
-        bs AS (INSERT INTO "Blockset" ("ID", "Length", "FullHash") OVERRIDING SYSTEM VALUE SELECT ok.id, ok.len, ($4::bytea[])[ok.n] FROM ok),
-        e AS (INSERT INTO "BlocksetEntry" ("BlocksetID", "Index", "BlockID") SELECT ok.id, r.j - 1, r.id FROM ok JOIN r ON r.n = ok.n)
-        SELECT g.n, ok.id, g.m, g.d FROM g LEFT JOIN ok ON ok.n = g.n ORDER BY g.n
+        bs AS (INSERT INTO "Blockset" ("ID", "Length", "FullHash") OVERRIDING SYSTEM VALUE SELECT ok.id, ok.len, ($5::bytea[])[ok.n] FROM ok),
+        e AS (INSERT INTO "BlocksetEntry" ("BlocksetID", "Index", "BlockID") SELECT ok.id, q.j - 1, q.id FROM ok JOIN q ON q.n = ok.n)
+        SELECT 0 AS t, r.i AS o, r.id, r.vst, NULL::bigint AS m, NULL::bigint AS d FROM r
+        UNION ALL
+        SELECT 1, g.n, ok.id, NULL, g.m, g.d FROM g LEFT JOIN ok ON ok.n = g.n
+        ORDER BY t, o
         """;
 
     /// <summary>The rows of <c>Block</c>, <c>Blockset</c> and <c>BlocksetEntry</c>.</summary>
@@ -100,39 +108,6 @@ internal static partial class PgSql
     /// <summary>A blockset's length, full hash and entry count.</summary>
     public const string GetBlockset = """
         SELECT s."Length", s."FullHash", (SELECT count(*) FROM "BlocksetEntry" e WHERE e."BlocksetID" = s."ID") FROM "Blockset" s WHERE s."ID" = $1
-        """;
-
-    /// <summary>
-    /// A file's blockset from its blocks' hashes and sizes, in one statement and one round trip: <c>unnest</c> turns the
-    /// two arrays into rows with their position, each is joined to its block, and only when every block was found are
-    /// the <c>Blockset</c> row (its <c>Length</c> the sum of the sizes) and the entries inserted. Returns the new ID and
-    /// the 1-based position of the first unknown block (one of them null). Data-modifying CTEs see one snapshot and run
-    /// exactly once (<see href="https://www.postgresql.org/docs/current/queries-with.html#QUERIES-WITH-MODIFYING"/>).
-    /// </summary>
-    public const string AddBlocksetByKeys = """
-        WITH f AS (SELECT $3::bytea AS h),
-        k AS (SELECT * FROM unnest($1::bytea[], $2::bigint[]) WITH ORDINALITY AS k(h, s, i)),
-        r AS (SELECT k.i, k.s, b."ID" AS id, v."State" AS st FROM k LEFT JOIN "Block" b ON b."Hash" = k.h AND b."Size" = k.s LEFT JOIN "Remotevolume" v ON v."ID" = b."VolumeID"),
-        """ + BlocksetTail;
-
-    /// <summary>
-    /// The end of the blockset statement, after <c>r</c> (each listed block's position, size, ID and its volume's
-    /// state) and <c>f</c> (the full hash): the <c>Blockset</c> row (length 0 for an empty list) and its entries are written only when every block is
-    /// known, none lies in a volume being deleted and the length fits a <c>bigint</c>; the statement returns the new ID,
-    /// the 1-based position of the first unknown block, that of the first block of a volume being deleted, and that of
-    /// the block at which the length passes 2^63 - 1 bytes with its size. The length is summed as <c>numeric</c>
-    /// (<c>sum(bigint)</c> is <c>numeric</c>), so a length too long is refused as data: a <c>bigint</c> overflow (22003)
-    /// would abort the transaction, and with it the session's open batch.
-    /// </summary>
-    private const string BlocksetTail = """
-        m AS (SELECT min(i) AS i FROM r WHERE id IS NULL),
-        d AS (SELECT min(i) AS i FROM r WHERE st IN ('Deleting', 'Deleted')),
-        o AS (SELECT w.i, w.s FROM (SELECT r.i, r.s, sum(r.s) OVER (ORDER BY r.i) AS t FROM r) w WHERE w.t > 9223372036854775807 ORDER BY w.i LIMIT 1),
-        bs AS (INSERT INTO "Blockset" ("Length", "FullHash") SELECT coalesce(sum(r.s), 0), (SELECT h FROM f) FROM r
-               HAVING count(r.id) = count(*) AND count(*) FILTER (WHERE r.st IN ('Deleting', 'Deleted')) = 0
-                  AND coalesce(sum(r.s), 0) <= 9223372036854775807 RETURNING "ID"),
-        e AS (INSERT INTO "BlocksetEntry" ("BlocksetID", "Index", "BlockID") SELECT bs."ID", r.i - 1, r.id FROM bs, r)
-        SELECT (SELECT "ID" FROM bs), (SELECT i FROM m), (SELECT i FROM d), (SELECT i FROM o), (SELECT s FROM o)
         """;
 
     /// <summary>A block's hash, size and volume.</summary>

@@ -6,7 +6,6 @@ using BlockDb.PostgreSql.Volumes;
 using BlockDb.Shared;
 using BlockDb.Volumes;
 using Npgsql;
-using NpgsqlTypes;
 using static BlockDb.PostgreSql.PgCommands;
 
 namespace BlockDb.PostgreSql.Shared;
@@ -14,8 +13,9 @@ namespace BlockDb.PostgreSql.Shared;
 /// <summary>
 /// One lane's batch of gathered writes (<see cref="PgGatheredWrites"/>, [S4]): the rows of every request in arrays, each
 /// request's rows contiguous, sent as one <see cref="NpgsqlBatch"/> in autocommit (one implicit transaction, committed
-/// at its Sync): [<see cref="PgSql.LockShared"/>], <see cref="PgSql.InsertBlocks"/>, <see cref="PgSql.FindBlocks"/> in a
-/// new snapshot, [<see cref="PgSql.AddBlocksets"/>]. Owned by its lane; reused between batches.
+/// at its Sync): [<see cref="PgSql.LockShared"/>], <see cref="PgSql.InsertBlocks"/>, then in a new snapshot
+/// <see cref="PgSql.FindBlocks"/>, or <see cref="PgSql.FindBlocksAddBlocksets"/> when the batch holds a blockset (one
+/// lookup per key for the IDs and the blocksets). Owned by its lane; reused between batches.
 /// </summary>
 /// <remarks>
 /// Order within a batch, which the results follow: the requests whose volume can receive blocks (or who name none) in
@@ -164,14 +164,10 @@ internal sealed partial class PgGatheredBatch
         var insert = Keyed(PgSql.InsertBlocks, hashes, sizes, VolumeIds(volumes));
         insert.Parameters.Add(BlocksetNumbers(numbers));
         batch.BatchCommands.Add(insert);
-        batch.BatchCommands.Add(Keyed(PgSql.FindBlocks, hashes, sizes, VolumeIds(volumes)));
         var blocksets = _fullHashes.Count;
-        if (blocksets > 0)
-        {
-            var add = Keyed(PgSql.AddBlocksets, hashes, sizes, BlocksetNumbers(numbers));
-            add.Parameters.Add(new NpgsqlParameter<byte[]?[]> { NpgsqlDbType = NpgsqlDbType.Array | NpgsqlDbType.Bytea, TypedValue = _fullHashes.ToArray() });
-            batch.BatchCommands.Add(add);
-        }
+        batch.BatchCommands.Add(blocksets > 0
+            ? PgBlocks.FindAndAdd(hashes, sizes, VolumeIds(volumes), numbers, _fullHashes.ToArray())
+            : Keyed(PgSql.FindBlocks, hashes, sizes, VolumeIds(volumes)));
 
         var reader = await batch.ExecuteReaderAsync().ConfigureAwait(false);
         var created = new HashSet<long>();
@@ -191,27 +187,27 @@ internal sealed partial class PgGatheredBatch
             }
 
             await reader.NextResultAsync().ConfigureAwait(false);
-            var row = 0;
-            while (await reader.ReadAsync().ConfigureAwait(false))
-            {
-                ids[row] = reader.IsDBNull(0) ? null : reader.GetInt64(0);
-                states[row++] = reader.IsDBNull(1) ? null : reader.GetString(1);
-            }
-
-            if (row != hashes.Length)
-            {
-                throw new BlockDbException($"The server returned {row} rows for {hashes.Length} blocks; expected one per block.");
-            }
-
             if (blocksets > 0)
             {
-                await reader.NextResultAsync().ConfigureAwait(false);
-                for (var n = 0; n < blocksets && await reader.ReadAsync().ConfigureAwait(false); n++)
+                await PgBlocks.ReadFoundAndAddedAsync(reader, ids, states, added, CancellationToken.None).ConfigureAwait(false);
+            }
+            else
+            {
+                var row = 0;
+                while (await reader.ReadAsync().ConfigureAwait(false))
                 {
-                    added[n] = new BlocksetAdded(
-                        reader.IsDBNull(1) ? null : reader.GetInt64(1),
-                        reader.IsDBNull(2) ? null : checked((int)reader.GetInt64(2) - 1),
-                        reader.IsDBNull(3) ? null : checked((int)reader.GetInt64(3) - 1));
+                    if (row < ids.Length)
+                    {
+                        ids[row] = reader.IsDBNull(0) ? null : reader.GetInt64(0);
+                        states[row] = reader.IsDBNull(1) ? null : reader.GetString(1);
+                    }
+
+                    row++;
+                }
+
+                if (row != hashes.Length)
+                {
+                    throw new BlockDbException($"The server returned {row} rows for {hashes.Length} blocks; expected one per block.");
                 }
             }
 

@@ -18,9 +18,10 @@ namespace BlockDb.PostgreSql.Shared;
 /// its connection and its batch. A lane's batch is one implicit transaction; each request's rows are contiguous and its
 /// refusal is its own; every request of a batch is completed only after the commit, and all of them fail together when
 /// the server aborted it; a batch is resent only when it cannot have committed (40P01, 40001) or, after a lost
-/// connection, with its pure select-xor-inserts only. A lane never waits for more work than is queued (a lone caller
-/// gets a batch of one), takes requests until the batch holds <see cref="GroupCommitOptions.MaxBatchSize"/> blocks, and
-/// gives its connection back to Npgsql's pool when the queue is empty. Dispose lets the lanes commit every queued
+/// connection, with its pure select-xor-inserts only. One lane at a time waits on the queue (its turn), so a write wakes
+/// one lane. A lane never waits for more work than is queued (a lone caller gets a batch of one), takes requests until
+/// the batch holds <see cref="GroupCommitOptions.MaxBatchSize"/> blocks, keeps its connection between batches and gives
+/// it back to Npgsql's pool after <see cref="IdleHold"/> without one. Dispose lets the lanes commit every queued
 /// request, then returns [S3].
 /// </remarks>
 internal sealed class PgGatheredWrites : IWriteRoute
@@ -28,11 +29,15 @@ internal sealed class PgGatheredWrites : IWriteRoute
     /// <summary>Lanes when <see cref="GroupCommitOptions.MaxReaders"/> is not set: batches in flight at once (measured, docs/BENCHMARKS.md).</summary>
     public const int DefaultLanes = 4;
 
+    /// <summary>How long a lane keeps its connection without a batch before it goes back to Npgsql's pool.</summary>
+    public static readonly TimeSpan IdleHold = TimeSpan.FromSeconds(1);
+
     private readonly PgContext _context;
     private readonly PooledWrites _others;
     private readonly Channel<WriteRequest> _queue;
     private readonly int _maxRows;
     private readonly Task[] _lanes;
+    private readonly SemaphoreSlim _turn = new(1, 1);
     private readonly TagList _tags;
     private long _batches;
     private long _acknowledged;
@@ -84,34 +89,32 @@ internal sealed class PgGatheredWrites : IWriteRoute
     {
         _queue.Writer.TryComplete();
         await Task.WhenAll(_lanes).ConfigureAwait(false);
+        _turn.Dispose();
         await _others.DisposeAsync().ConfigureAwait(false);
     }
 
-    /// <summary>One lane: takes what is queued (up to the batch size), runs it as one batch, repeats; never throws [S4].</summary>
+    /// <summary>
+    /// One lane: waits for its turn, then for work; takes what is queued (up to the batch size), gives the turn on, runs
+    /// the batch, repeats; never throws [S4]. Its connection stays open between batches and goes back to Npgsql's pool
+    /// after <see cref="IdleHold"/> without a batch, so a busy lane pays no pool reset per batch and an idle repository
+    /// holds none.
+    /// </summary>
     private async Task RunLaneAsync()
     {
-        var reader = _queue.Reader;
         var batch = new PgGatheredBatch();
         NpgsqlConnection? connection = null;
         try
         {
-            while (await reader.WaitToReadAsync().ConfigureAwait(false))
+            while (await TakeAsync(batch, connection is not null).ConfigureAwait(false) is var taken and not Taken.Closed)
             {
-                while (batch.Rows < _maxRows && reader.TryRead(out var request))
+                if (taken == Taken.Idle)
                 {
-                    batch.Add(request);
+                    await connection!.DisposeAsync().ConfigureAwait(false);
+                    connection = null;
                 }
-
-                if (batch.Count > 0)
+                else if (batch.Count > 0)
                 {
                     connection = await RunAsync(batch, connection).ConfigureAwait(false);
-                }
-
-                if (reader.Count == 0 && connection is not null)
-                {
-                    // Idle: the connection goes back to Npgsql's pool, so an idle repository holds none.
-                    await connection.DisposeAsync().ConfigureAwait(false);
-                    connection = null;
                 }
             }
         }
@@ -121,6 +124,49 @@ internal sealed class PgGatheredWrites : IWriteRoute
             {
                 await connection.DisposeAsync().ConfigureAwait(false);
             }
+        }
+    }
+
+    /// <summary>
+    /// Waits for the lane's turn, then for work, and moves what is queued into <paramref name="batch"/> (up to the batch
+    /// size; none when every request taken was cancelled): <see cref="Taken.Closed"/> once the queue is completed and
+    /// empty, <see cref="Taken.Idle"/> when <paramref name="holding"/> a connection and <see cref="IdleHold"/> passed first.
+    /// One lane at a time waits on the queue, so a write wakes one lane, not every idle one.
+    /// </summary>
+    private async Task<Taken> TakeAsync(PgGatheredBatch batch, bool holding)
+    {
+        using var idle = holding ? new CancellationTokenSource(IdleHold) : null;
+        var token = idle?.Token ?? CancellationToken.None;
+        try
+        {
+            await _turn.WaitAsync(token).ConfigureAwait(false);
+        }
+        catch (OperationCanceledException) when (token.IsCancellationRequested)
+        {
+            return Taken.Idle;
+        }
+
+        try
+        {
+            if (!await _queue.Reader.WaitToReadAsync(token).ConfigureAwait(false))
+            {
+                return Taken.Closed;
+            }
+
+            while (batch.Rows < _maxRows && _queue.Reader.TryRead(out var request))
+            {
+                batch.Add(request);
+            }
+
+            return Taken.Batch;
+        }
+        catch (OperationCanceledException) when (token.IsCancellationRequested)
+        {
+            return Taken.Idle;
+        }
+        finally
+        {
+            _turn.Release();
         }
     }
 
@@ -179,6 +225,19 @@ internal sealed class PgGatheredWrites : IWriteRoute
                 return connection;
             }
         }
+    }
+
+    /// <summary>What <see cref="TakeAsync"/> ended with.</summary>
+    private enum Taken
+    {
+        /// <summary>Requests were taken (the batch may be empty when each of them was cancelled).</summary>
+        Batch,
+
+        /// <summary>No work within <see cref="IdleHold"/>: the lane gives its connection back.</summary>
+        Idle,
+
+        /// <summary>The queue is completed and empty: the lane ends.</summary>
+        Closed,
     }
 
     private static string Operation(WriteKind kind) => kind switch

@@ -79,12 +79,16 @@ internal static class PostgreSqlServer
         Execute(ConnectionString!, $"DROP DATABASE IF EXISTS {database} WITH (FORCE)");
     }
 
+    /// <summary>The deadlocks the server detected in <paramref name="database"/> (<c>pg_stat_database.deadlocks</c>), once every connection to it has ended.</summary>
+    public static async Task<long> DeadlocksAfterDisconnectAsync(string database) =>
+        (await StatisticsAfterDisconnectAsync(database)).Deadlocks;
+
     /// <summary>
-    /// The deadlocks the server detected in <paramref name="database"/> (<c>pg_stat_database.deadlocks</c>), once every
-    /// connection to it has ended: a backend adds its counts to the shared statistics at the latest when it exits, before it
-    /// leaves <c>pg_stat_activity</c> (<see href="https://www.postgresql.org/docs/current/monitoring-stats.html"/>).
+    /// The server's counters of <paramref name="database"/> (<c>pg_stat_database</c>: deadlocks detected, transactions
+    /// committed), once every connection to it has ended: a backend adds its counts to the shared statistics at the latest
+    /// when it exits, before it leaves <c>pg_stat_activity</c> (<see href="https://www.postgresql.org/docs/current/monitoring-stats.html"/>).
     /// </summary>
-    public static async Task<long> DeadlocksAfterDisconnectAsync(string database)
+    public static async Task<(long Deadlocks, long Commits)> StatisticsAfterDisconnectAsync(string database)
     {
         await using var connection = new NpgsqlConnection(ConnectionString);
         await connection.OpenAsync();
@@ -106,12 +110,12 @@ internal static class PostgreSqlServer
 
         await using var batch = new NpgsqlBatch(connection)
         {
-            BatchCommands = { new("SELECT pg_stat_clear_snapshot()"), new("SELECT deadlocks FROM pg_stat_database WHERE datname = $1") { Parameters = { new() { Value = database } } } },
+            BatchCommands = { new("SELECT pg_stat_clear_snapshot()"), new("SELECT deadlocks, xact_commit FROM pg_stat_database WHERE datname = $1") { Parameters = { new() { Value = database } } } },
         };
         await using var reader = await batch.ExecuteReaderAsync();
         await reader.NextResultAsync();
         await reader.ReadAsync();
-        return reader.GetInt64(0);
+        return (reader.GetInt64(0), reader.GetInt64(1));
     }
 
     /// <summary>Runs SQL as the server's administrator (faults: terminating backends, foreign tables).</summary>
