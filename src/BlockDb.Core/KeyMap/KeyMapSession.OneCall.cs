@@ -81,19 +81,14 @@ internal readonly partial struct KeyMapSession
         {
             while (read.Step())
             {
-                var id = read.ColumnInt64(0);
+                // Column 0 is the candidate's place in this read: a block that recurs in the file has a row per place.
+                var j = (int)read.ColumnInt64(0);
+                ref readonly var block = ref blocks[positions[j]];
                 var length = read.ColumnBlob(1, stored);
-                var size = read.ColumnInt64(2);
-                long? volumeId = read.ColumnIsNull(3) ? null : read.ColumnInt64(3);
-                for (var j = 0; j < n; j++)
+                if (read.ColumnInt64(2) == block.Size && stored[..length].SequenceEqual(block.Hash.Bytes))
                 {
-                    // The same ID may stand for several positions (a block that recurs in the file).
-                    ref readonly var block = ref blocks[positions[j]];
-                    if (candidates[j] == id && size == block.Size && stored[..length].SequenceEqual(block.Hash.Bytes))
-                    {
-                        ids[positions[j]] = id;
-                        volumes[positions[j]] = BlockVolume.Read(volumeId);
-                    }
+                    ids[positions[j]] = candidates[j];
+                    volumes[positions[j]] = BlockVolume.Read(read.ColumnIsNull(3) ? null : read.ColumnInt64(3));
                 }
             }
         }
