@@ -16,7 +16,7 @@ using BlockDb.Stress;
 //   tryopen <db> <provider>                               open an index and read the native version, printing any error
 //   stackprobe [provider] [blocks]                        the BlockDb frames between a select-xor-insert and its statements (hit, miss)
 //   fill <provider> <db> <blocks>                         a KeyMap file of that many blocks, for ops
-//   ops <provider> <db> <blocks> <find|sxi|sxi-hit|shared-sxi|shared-sxi-hit> <count>
+//   ops <provider> <db> <blocks> <find|sxi|sxi-hit|shared-sxi|shared-sxi-hit|file-sxi|file-one> <count>
 //                                                        a fixed number of hot-path calls (bench/callgrind-ops.sh counts instructions)
 if (args.Length >= 1 && args[0] == "measure")
 {
@@ -71,6 +71,13 @@ if (args is ["fill", var fillProvider, var fillPath, var fillBlocks, .. var fill
 
 if (args is ["ops", var opsProvider, var opsPath, var opsBlocks, var operation, var opsCount, .. var opsLayout] && opsLayout.Length <= 1)
 {
+    if (operation.StartsWith("file-", StringComparison.Ordinal))
+    {
+        return await FileOps.RunAsync(
+            opsProvider, opsPath, int.Parse(opsBlocks, CultureInfo.InvariantCulture), operation, int.Parse(opsCount, CultureInfo.InvariantCulture),
+            opsLayout is [var fl] ? Enum.Parse<BlockLayout>(fl, ignoreCase: true) : BlockLayout.KeyMap);
+    }
+
     return await OpCount.RunAsync(
         opsProvider, opsPath, int.Parse(opsBlocks, CultureInfo.InvariantCulture), operation, int.Parse(opsCount, CultureInfo.InvariantCulture),
         opsLayout is [var l] ? Enum.Parse<BlockLayout>(l, ignoreCase: true) : BlockLayout.KeyMap);

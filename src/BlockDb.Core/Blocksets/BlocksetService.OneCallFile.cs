@@ -1,5 +1,6 @@
 using System.Buffers;
 using BlockDb.Engine;
+using BlockDb.Volumes;
 
 namespace BlockDb.Blocksets;
 
@@ -27,16 +28,46 @@ internal sealed partial class BlocksetService
         }
 
         /// <summary>Each block's select-xor-insert in this transaction, its ID into <paramref name="ids"/> and its result at the same index; the blockset's length.</summary>
+        /// <remarks>
+        /// The blocks the layout finds together (<see cref="Layouts.ILayoutSession.FindStoredInWrite"/>: KeyMap verifies its
+        /// map hits many to a read) are found first; the rest are select-xor-inserted in order, so the IDs, the results and
+        /// the inserts are those of one call per block.
+        /// </remarks>
         private long SelectXorInsertBlocks(long[] ids)
         {
             var keys = Blocks.Span;
             var found = Results.Span;
+            var volumes = ArrayPool<BlockVolume>.Shared.Rent(keys.Length);
+            try
+            {
+                Array.Clear(ids, 0, keys.Length);
+                Self._layout.FindStoredInWrite(keys, ids.AsSpan(0, keys.Length), volumes.AsSpan(0, keys.Length));
+                return SelectXorInsertRest(keys, found, ids, volumes);
+            }
+            finally
+            {
+                ArrayPool<BlockVolume>.Shared.Return(volumes);
+            }
+        }
+
+        private long SelectXorInsertRest(ReadOnlySpan<BlockKey> keys, Span<SelectXorInsertResult> found, long[] ids, BlockVolume[] volumes)
+        {
             long length = 0;
             long? fit = null;
             for (var i = 0; i < keys.Length; i++)
             {
                 Require.NotCancelled(i, CancellationToken);
-                var result = Self._layout.SelectXorInsertInWrite(keys[i], VolumeId, out var volume);
+                SelectXorInsertResult result;
+                BlockVolume volume;
+                if (ids[i] != 0)
+                {
+                    (result, volume) = (new SelectXorInsertResult(ids[i], false), volumes[i]);
+                }
+                else
+                {
+                    result = Self._layout.SelectXorInsertInWrite(keys[i], VolumeId, out volume);
+                }
+
                 found[i] = result;
                 ids[i] = result.Id;
                 Self.RequireReferable(result.Id, i, volume, ref fit);

@@ -28,7 +28,7 @@ internal enum LookupMode
 /// an authoritative miss [M4] at IDs above every ID in the file [F2]; the session's own inserts kept apart until they
 /// commit [M3] (<see cref="KeyMapWrites"/>). Invariants: docs/ARCHITECTURE.md, "The key map".
 /// </summary>
-internal readonly struct KeyMapSession : ILayoutSession
+internal readonly partial struct KeyMapSession : ILayoutSession
 {
     private readonly BlockKeyMap _map;
     private readonly KeyMapWrites _own;

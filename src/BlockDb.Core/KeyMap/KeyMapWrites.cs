@@ -24,6 +24,7 @@ internal sealed class KeyMapWrites : IBatchParticipant
     private MapVersion _version;
     private MapVersion? _restoredAt;
     private long _maxInserted;
+    private ISqliteStatement? _getManyByIdWithVolume;
     private bool _lifted;
 
     /// <summary>Prepares the session's statements on <paramref name="connection"/> and joins <paramref name="transaction"/> as its participant.</summary>
@@ -60,6 +61,9 @@ internal sealed class KeyMapWrites : IBatchParticipant
 
     /// <summary><see cref="BlockDbSql.GetBlockByIdWithVolume"/>: the same and the row's <c>VolumeID</c> (column 2).</summary>
     public ISqliteStatement GetByIdWithVolume { get; }
+
+    /// <summary><see cref="BlockDbSql.GetBlocksByIdWithVolume"/>, prepared on first use (a one-call file's map hits).</summary>
+    public ISqliteStatement GetManyByIdWithVolume => _getManyByIdWithVolume ??= _connection.Prepare(BlockDbSql.GetBlocksByIdWithVolume);
 
     public KeyMapQueries Queries { get; }
 

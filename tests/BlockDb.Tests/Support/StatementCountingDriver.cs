@@ -16,16 +16,23 @@ internal sealed class StatementCountingDriver(ISqliteDriver inner) : ISqliteDriv
     /// <summary>Whether statements are recorded now.</summary>
     public bool On { get; set; }
 
-    /// <summary>The statements recorded, in order.</summary>
+    /// <summary>The statements recorded, in order: one per step (a statement that returns rows, once per row and once at its end).</summary>
     public List<SqlStatement> Statements { get; } = [];
+
+    /// <summary>The statements recorded, in order: one per execution (its first step after a reset, or a non-query).</summary>
+    public List<SqlStatement> Executions { get; } = [];
 
     public ISqliteConnection Open(SqliteOpenOptions options) => new Connection(this, inner.Open(options));
 
-    private void Record(SqlStatement statement)
+    private void Record(SqlStatement statement, bool starts)
     {
         if (On)
         {
             Statements.Add(statement);
+            if (starts)
+            {
+                Executions.Add(statement);
+            }
         }
     }
 
@@ -50,6 +57,8 @@ internal sealed class StatementCountingDriver(ISqliteDriver inner) : ISqliteDriv
 
     private sealed class Counted(StatementCountingDriver driver, ISqliteStatement inner) : ISqliteStatement
     {
+        private bool _running;
+
         public SqlStatement Statement => inner.Statement;
 
         public void BindInt64(int index, long value) => inner.BindInt64(index, value);
@@ -64,7 +73,8 @@ internal sealed class StatementCountingDriver(ISqliteDriver inner) : ISqliteDriv
 
         public bool Step()
         {
-            driver.Record(inner.Statement);
+            driver.Record(inner.Statement, !_running);
+            _running = true;
             return inner.Step();
         }
 
@@ -80,11 +90,15 @@ internal sealed class StatementCountingDriver(ISqliteDriver inner) : ISqliteDriv
 
         public int ExecuteNonQuery()
         {
-            driver.Record(inner.Statement);
+            driver.Record(inner.Statement, starts: true);
             return inner.ExecuteNonQuery();
         }
 
-        public void Reset() => inner.Reset();
+        public void Reset()
+        {
+            _running = false;
+            inner.Reset();
+        }
 
         public void Dispose() => inner.Dispose();
     }

@@ -1,0 +1,100 @@
+using BlockDb.Drivers;
+using BlockDb.Layouts;
+using BlockDb.Sql;
+using BlockDb.Volumes;
+
+namespace BlockDb.KeyMap;
+
+// A one-call file's stored blocks, verified many to a statement.
+internal readonly partial struct KeyMapSession
+{
+    /// <summary>
+    /// A one-call file's map hits: each block's first candidate (shared map, else this transaction's own inserts) is
+    /// verified against its row [M1] with <see cref="BlockDbSql.VerifiedPerRead"/> candidates to a statement, reading the
+    /// row's <c>VolumeID</c> too. A block with no candidate or whose first candidate is not its row is left 0: its own
+    /// lookup (further candidates, the catch-up [M2, M4], the insert [F2]) runs as before.
+    /// </summary>
+    void ILayoutSession.FindStoredInWrite(ReadOnlySpan<BlockKey> blocks, Span<long> ids, Span<BlockVolume> volumes)
+    {
+        _own.Transaction.RequireOpen();
+        const int per = BlockDbSql.VerifiedPerRead;
+        Span<int> positions = stackalloc int[per];
+        Span<long> candidates = stackalloc long[per];
+        var shared = _map.Slots;
+        ulong[] own = _own.Bulk ? [] : _own.Inserts.Slots;
+        var n = 0;
+        for (var i = 0; i < blocks.Length; i++)
+        {
+            var key = KeyOf(blocks[i]);
+            long candidate = 0;
+            foreach (var id in KeyTable.Candidates(shared, key))
+            {
+                candidate = id;
+                break;
+            }
+
+            if (candidate == 0)
+            {
+                foreach (var id in KeyTable.Candidates(own, key))
+                {
+                    candidate = id;
+                    break;
+                }
+            }
+
+            if (candidate == 0)
+            {
+                continue;
+            }
+
+            (positions[n], candidates[n]) = (i, candidate);
+            if (++n == per)
+            {
+                VerifyMany(_own.GetManyByIdWithVolume, blocks, positions, candidates, n, ids, volumes);
+                n = 0;
+            }
+        }
+
+        if (n > 0)
+        {
+            VerifyMany(_own.GetManyByIdWithVolume, blocks, positions, candidates, n, ids, volumes);
+        }
+    }
+
+    /// <summary>One read of <paramref name="n"/> candidates' rows: a candidate whose row holds its block's hash and size [M1] is the block's ID, with the row's volume.</summary>
+    private static void VerifyMany(ISqliteStatement read, ReadOnlySpan<BlockKey> blocks, ReadOnlySpan<int> positions, ReadOnlySpan<long> candidates, int n, Span<long> ids, Span<BlockVolume> volumes)
+    {
+        for (var j = 0; j < BlockDbSql.VerifiedPerRead; j++)
+        {
+            if (j < n)
+            {
+                read.BindInt64(j + 1, candidates[j]);
+            }
+            else
+            {
+                read.BindNull(j + 1);
+            }
+        }
+
+        Span<byte> stored = stackalloc byte[BlockHash.MaxBytes];
+        try
+        {
+            while (read.Step())
+            {
+                // Column 0 is the candidate's place in this read: a block that recurs in the file has a row per place.
+                var j = (int)read.ColumnInt64(0);
+                ref readonly var block = ref blocks[positions[j]];
+                var length = read.ColumnBlob(1, stored);
+                if (read.ColumnInt64(2) == block.Size && stored[..length].SequenceEqual(block.Hash.Bytes))
+                {
+                    ids[positions[j]] = candidates[j];
+                    volumes[positions[j]] = BlockVolume.Read(read.ColumnIsNull(3) ? null : read.ColumnInt64(3));
+                }
+            }
+        }
+        finally
+        {
+            read.Reset();
+        }
+    }
+}
