@@ -6,11 +6,11 @@ using BlockDb.Drivers;
 using BlockDb.Drivers.Native;
 using SQLitePCL;
 
-namespace BlockDb.MicrosoftData.Borrowed;
+namespace BlockDb.MicrosoftData.Raw;
 
 /// <summary>
-/// One statement BlockDb prepared on a borrowed Microsoft.Data.Sqlite connection, run through SQLitePCL.raw on the
-/// caller's handle: it runs in whatever transaction the caller has open. Its <c>sqlite3_stmt</c> is a SQLitePCL
+/// One statement BlockDb prepared on a Microsoft.Data.Sqlite connection (<see cref="RawConnection"/>: the driver's own or a
+/// caller's), run through SQLitePCL.raw on its handle: it runs in whatever transaction is open. Its <c>sqlite3_stmt</c> is a SQLitePCL
 /// <see cref="System.Runtime.InteropServices.SafeHandle"/>, finalized even when nobody disposes it. Text and BLOBs are bound as copies
 /// (<c>SQLITE_TRANSIENT</c>, SQLitePCL's choice) from a stack buffer, so a bind allocates nothing.
 /// </summary>
@@ -19,13 +19,13 @@ internal sealed class RawStatement : ISqliteStatement
     /// <summary>Text up to this many UTF-8 bytes (worst case) is encoded on the stack; longer text in a pooled array.</summary>
     private const int StackTextBytes = 512;
 
-    private readonly BorrowedConnection _connection;
+    private readonly RawConnection _connection;
     private readonly sqlite3 _db;
     private readonly bool _isSavepoint;
     private sqlite3_stmt? _stmt;
     private StatementState _state;
 
-    internal RawStatement(BorrowedConnection connection, sqlite3 db, SqlStatement statement, sqlite3_stmt stmt, int parameters, int columns, bool isSavepoint)
+    internal RawStatement(RawConnection connection, sqlite3 db, SqlStatement statement, sqlite3_stmt stmt, int parameters, int columns, bool isSavepoint)
     {
         _connection = connection;
         _db = db;
@@ -93,6 +93,7 @@ internal sealed class RawStatement : ISqliteStatement
     public bool Step()
     {
         var stmt = Runnable(nameof(Step));
+        var first = !_state.Stepped;
         _state.BeginStep();
         var rc = raw.sqlite3_step(stmt);
         if (_state.EndStep(rc))
@@ -100,24 +101,23 @@ internal sealed class RawStatement : ISqliteStatement
             return true;
         }
 
-        if (rc == SqliteCodes.Done)
-        {
-            return false;
-        }
-
-        throw StepFailure(rc, nameof(Step));
+        return rc == SqliteCodes.Done ? false : StepFailed(stmt, rc, first);
     }
 
     public int ExecuteNonQuery()
     {
         var stmt = Runnable(nameof(ExecuteNonQuery));
         _state.BeginStep();
-        int rc;
-        do
+        var rc = raw.sqlite3_step(stmt);
+        if (rc is not SqliteCodes.Row and not SqliteCodes.Done)
+        {
+            rc = _connection.RetryIfBusy(stmt, rc);
+        }
+
+        while (rc == SqliteCodes.Row)
         {
             rc = raw.sqlite3_step(stmt);
         }
-        while (rc == SqliteCodes.Row);
 
         if (rc != SqliteCodes.Done)
         {
@@ -252,6 +252,27 @@ internal sealed class RawStatement : ISqliteStatement
     [MethodImpl(MethodImplOptions.NoInlining)]
     private BlockDbException OutOfMemory(string call) =>
         RawErrors.FromConnection(_db, SqliteCodes.NoMem, $"{call} of statement '{Statement.Name}'");
+
+    /// <summary>A step that neither gave a row nor finished: a first step that met a lock is retried as the connection says (<see cref="RawConnection.RetryIfBusy"/>), anything else throws.</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private bool StepFailed(sqlite3_stmt stmt, int rc, bool first)
+    {
+        if (first)
+        {
+            rc = _connection.RetryIfBusy(stmt, rc);
+            if (_state.EndStep(rc))
+            {
+                return true;
+            }
+
+            if (rc == SqliteCodes.Done)
+            {
+                return false;
+            }
+        }
+
+        throw StepFailure(rc, nameof(Step));
+    }
 
     /// <summary>Builds the step error, then resets the statement so it can run again.</summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
