@@ -14,7 +14,7 @@ namespace BlockDb.MicrosoftData.Raw;
 /// <see cref="System.Runtime.InteropServices.SafeHandle"/>, finalized even when nobody disposes it. Text and BLOBs are bound as copies
 /// (<c>SQLITE_TRANSIENT</c>, SQLitePCL's choice) from a stack buffer, so a bind allocates nothing.
 /// </summary>
-internal sealed class RawStatement : ISqliteStatement
+internal sealed partial class RawStatement : ISqliteStatement, IBlockInsertStatement
 {
     /// <summary>Text up to this many UTF-8 bytes (worst case) is encoded on the stack; longer text in a pooled array.</summary>
     private const int StackTextBytes = 512;
@@ -84,6 +84,33 @@ internal sealed class RawStatement : ISqliteStatement
         Check(rc, nameof(BindBlob));
     }
 
+    /// <summary>
+    /// Binds a <c>Block</c> row and runs the insert in one call (<see cref="IBlockInsertStatement"/>): the state checked
+    /// once, then the same native calls as the four binds and <see cref="ExecuteNonQuery"/>.
+    /// </summary>
+    public void InsertBlock(long id, ReadOnlySpan<byte> hash, long size, long? volumeId)
+    {
+        var stmt = CheckBindable(4, nameof(InsertBlock));
+        var rc = raw.sqlite3_bind_int64(stmt, 1, id);
+        if (rc == SqliteCodes.Ok)
+        {
+            rc = hash.IsEmpty ? raw.sqlite3_bind_zeroblob(stmt, 2, 0) : raw.sqlite3_bind_blob(stmt, 2, hash);
+        }
+
+        if (rc == SqliteCodes.Ok)
+        {
+            rc = raw.sqlite3_bind_int64(stmt, 3, size);
+        }
+
+        if (rc == SqliteCodes.Ok)
+        {
+            rc = volumeId is { } volume ? raw.sqlite3_bind_int64(stmt, 4, volume) : raw.sqlite3_bind_null(stmt, 4);
+        }
+
+        Check(rc, nameof(InsertBlock));
+        _ = Execute(stmt, nameof(InsertBlock), countChanges: false);
+    }
+
     public void BindNull(int index)
     {
         var stmt = CheckBindable(index, nameof(BindNull));
@@ -104,31 +131,7 @@ internal sealed class RawStatement : ISqliteStatement
         return rc == SqliteCodes.Done ? false : StepFailed(stmt, rc, first);
     }
 
-    public int ExecuteNonQuery()
-    {
-        var stmt = Runnable(nameof(ExecuteNonQuery));
-        _state.BeginStep();
-        var rc = raw.sqlite3_step(stmt);
-        if (rc is not SqliteCodes.Row and not SqliteCodes.Done)
-        {
-            rc = _connection.RetryIfBusy(stmt, rc);
-        }
-
-        while (rc == SqliteCodes.Row)
-        {
-            rc = raw.sqlite3_step(stmt);
-        }
-
-        if (rc != SqliteCodes.Done)
-        {
-            throw StepFailure(rc, nameof(ExecuteNonQuery));
-        }
-
-        var changes = raw.sqlite3_changes(_db);
-        _ = raw.sqlite3_reset(stmt);
-        _state.Cleared();
-        return changes;
-    }
+    public int ExecuteNonQuery() => Execute(Runnable(nameof(ExecuteNonQuery)), nameof(ExecuteNonQuery), countChanges: true);
 
     public void Reset()
     {
@@ -137,42 +140,6 @@ internal sealed class RawStatement : ISqliteStatement
         // The result repeats the last step's error, which Step already reported.
         _ = raw.sqlite3_reset(stmt);
         _state.Cleared();
-    }
-
-    public long ColumnInt64(int column) => raw.sqlite3_column_int64(CheckReadable(column, nameof(ColumnInt64)), column);
-
-    public double ColumnDouble(int column) => raw.sqlite3_column_double(CheckReadable(column, nameof(ColumnDouble)), column);
-
-    public bool ColumnIsNull(int column) => raw.sqlite3_column_type(CheckReadable(column, nameof(ColumnIsNull)), column) == SqliteCodes.NullType;
-
-    public string? ColumnText(int column)
-    {
-        var stmt = CheckReadable(column, nameof(ColumnText));
-        if (raw.sqlite3_column_type(stmt, column) == SqliteCodes.NullType)
-        {
-            return null;
-        }
-
-        // Not NULL, so a null pointer means SQLite failed to convert the value (out of memory).
-        return raw.sqlite3_column_text(stmt, column).utf8_to_string() ?? throw OutOfMemory(nameof(ColumnText));
-    }
-
-    public int ColumnBlob(int column, Span<byte> destination)
-    {
-        var stmt = CheckReadable(column, nameof(ColumnBlob));
-        if (raw.sqlite3_column_type(stmt, column) == SqliteCodes.NullType)
-        {
-            return -1;
-        }
-
-        var bytes = raw.sqlite3_column_blob(stmt, column);
-        if (bytes.IsEmpty && raw.sqlite3_column_bytes(stmt, column) > 0)
-        {
-            throw OutOfMemory(nameof(ColumnBlob));
-        }
-
-        bytes[..Math.Min(bytes.Length, destination.Length)].CopyTo(destination);
-        return bytes.Length;
     }
 
     public void Dispose()
@@ -193,6 +160,32 @@ internal sealed class RawStatement : ISqliteStatement
         _stmt = null;
         _state.Cleared();
         stmt?.Dispose();
+    }
+
+    /// <summary>Steps <paramref name="stmt"/> to completion (a busy first step retried as the connection says) and resets it; the changed rows when asked.</summary>
+    private int Execute(sqlite3_stmt stmt, string call, bool countChanges)
+    {
+        _state.BeginStep();
+        var rc = raw.sqlite3_step(stmt);
+        if (rc is not SqliteCodes.Row and not SqliteCodes.Done)
+        {
+            rc = _connection.RetryIfBusy(stmt, rc);
+        }
+
+        while (rc == SqliteCodes.Row)
+        {
+            rc = raw.sqlite3_step(stmt);
+        }
+
+        if (rc != SqliteCodes.Done)
+        {
+            throw StepFailure(rc, call);
+        }
+
+        var changes = countChanges ? raw.sqlite3_changes(_db) : 0;
+        _ = raw.sqlite3_reset(stmt);
+        _state.Cleared();
+        return changes;
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
