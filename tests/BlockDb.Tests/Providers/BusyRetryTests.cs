@@ -53,7 +53,7 @@ public sealed class BusyRetryTests : IDisposable
 
     [Theory]
     [MemberData(nameof(RetryingProviders))]
-    public async Task A_lock_released_within_the_retry_lets_the_statement_run(string provider, bool write)
+    public void A_lock_released_within_the_retry_lets_the_statement_run(string provider, bool write)
     {
         var (connection, holder) = OpenLocked(provider, busyTimeoutMilliseconds: 0);
         using (connection)
@@ -61,13 +61,24 @@ public sealed class BusyRetryTests : IDisposable
         using (var statement = connection.Prepare(write ? Insert : Count))
         {
             // Without busy_timeout SQLite fails the first step at once; the retry (every 150 ms for 1 s) gets through.
-            var release = Task.Run(async () =>
+            // The lock is released from a thread of its own: a busy thread pool must not delay it past the retry.
+            Exception? releaseFailure = null;
+            var release = new Thread(() =>
             {
-                await Task.Delay(200);
-                holder.Execute("COMMIT");
+                try
+                {
+                    Thread.Sleep(200);
+                    holder.Execute("COMMIT");
+                }
+                catch (Exception e)
+                {
+                    releaseFailure = e;
+                }
             });
+            release.Start();
             Run(statement, write);
-            await release;
+            release.Join();
+            Assert.Null(releaseFailure);
             Assert.Equal(write ? "2" : "1", connection.QueryText(Count.Text));
         }
     }
