@@ -29,13 +29,24 @@ internal abstract class RawConnection : ISqliteConnection
     protected RawConnection(sqlite3 db, int busyRetryMilliseconds)
     {
         _db = db;
+        Pointer = db.DangerousGetHandle();
         BusyRetryMilliseconds = busyRetryMilliseconds;
     }
+
+    /// <summary>The <c>sqlite3*</c> of the handle, for <see cref="RawNative"/>'s calls; valid while the connection is not released.</summary>
+    internal nint Pointer { get; }
 
     /// <summary>How long a busy first step is tried again after SQLite's busy handler gave up; 0 for none.</summary>
     internal int BusyRetryMilliseconds { get; }
 
-    public bool InTransaction => raw.sqlite3_get_autocommit(Live(nameof(InTransaction))) == 0;
+    public bool InTransaction
+    {
+        get
+        {
+            _ = Live(nameof(InTransaction));
+            return RawNative.sqlite3_get_autocommit(Pointer) == 0;
+        }
+    }
 
     public long LastInsertRowId => raw.sqlite3_last_insert_rowid(Live(nameof(LastInsertRowId)));
 
@@ -94,7 +105,7 @@ internal abstract class RawConnection : ISqliteConnection
 
                 var text = Encoding.UTF8.GetString(rest[..(rest.Length - tail.Length)]);
                 _ = Guard(text, runsNow: true);
-                rc = RetryIfBusy(stmt, raw.sqlite3_step(stmt));
+                rc = RetryIfBusy(stmt.DangerousGetHandle(), raw.sqlite3_step(stmt));
                 while (rc == SqliteCodes.Row)
                 {
                     rc = raw.sqlite3_step(stmt);
@@ -120,7 +131,7 @@ internal abstract class RawConnection : ISqliteConnection
         var db = Live(nameof(QueryText));
         var context = $"QueryText of '{sql}'";
         using var stmt = PrepareSingle(db, sql, 0, context);
-        var rc = RetryIfBusy(stmt, raw.sqlite3_step(stmt));
+        var rc = RetryIfBusy(stmt.DangerousGetHandle(), raw.sqlite3_step(stmt));
         if (rc == SqliteCodes.Done)
         {
             return null;
@@ -163,7 +174,7 @@ internal abstract class RawConnection : ISqliteConnection
     /// <see cref="BusyRetryMilliseconds"/> have passed. Returns at once (nothing on the hot path) when the first result
     /// is not one of those.
     /// </summary>
-    internal int RetryIfBusy(sqlite3_stmt stmt, int rc)
+    internal int RetryIfBusy(nint stmt, int rc)
     {
         if (!IsBusy(rc) || BusyRetryMilliseconds == 0)
         {
@@ -173,9 +184,9 @@ internal abstract class RawConnection : ISqliteConnection
         var start = Environment.TickCount64;
         while (IsBusy(rc) && Environment.TickCount64 - start < BusyRetryMilliseconds)
         {
-            _ = raw.sqlite3_reset(stmt);
+            _ = RawNative.sqlite3_reset(stmt);
             Thread.Sleep(BusyPauseMilliseconds);
-            rc = raw.sqlite3_step(stmt);
+            rc = RawNative.sqlite3_step(stmt);
         }
 
         return rc;

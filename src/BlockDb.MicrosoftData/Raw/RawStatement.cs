@@ -10,9 +10,10 @@ namespace BlockDb.MicrosoftData.Raw;
 
 /// <summary>
 /// One statement BlockDb prepared on a Microsoft.Data.Sqlite connection (<see cref="RawConnection"/>: the driver's own or a
-/// caller's), run through SQLitePCL.raw on its handle: it runs in whatever transaction is open. Its <c>sqlite3_stmt</c> is a SQLitePCL
-/// <see cref="System.Runtime.InteropServices.SafeHandle"/>, finalized even when nobody disposes it. Text and BLOBs are bound as copies
-/// (<c>SQLITE_TRANSIENT</c>, SQLitePCL's choice) from a stack buffer, so a bind allocates nothing.
+/// caller's): it runs in whatever transaction is open. Its <c>sqlite3_stmt</c> is a SQLitePCL
+/// <see cref="System.Runtime.InteropServices.SafeHandle"/>, finalized even when nobody disposes it; the per-row calls go to
+/// <c>e_sqlite3</c> with its pointer (<see cref="RawNative"/>) while it is live. Text and BLOBs are bound as copies
+/// (<c>SQLITE_TRANSIENT</c>) from a stack buffer, so a bind allocates nothing.
 /// </summary>
 internal sealed partial class RawStatement : ISqliteStatement, IBlockInsertStatement
 {
@@ -23,6 +24,9 @@ internal sealed partial class RawStatement : ISqliteStatement, IBlockInsertState
     private readonly sqlite3 _db;
     private readonly bool _isSavepoint;
     private sqlite3_stmt? _stmt;
+
+    /// <summary><see cref="_stmt"/>'s pointer while the statement is live, 0 once it is released.</summary>
+    private nint _handle;
     private StatementState _state;
 
     internal RawStatement(RawConnection connection, sqlite3 db, SqlStatement statement, sqlite3_stmt stmt, int parameters, int columns, bool isSavepoint)
@@ -31,6 +35,7 @@ internal sealed partial class RawStatement : ISqliteStatement, IBlockInsertState
         _db = db;
         Statement = statement;
         _stmt = stmt;
+        _handle = stmt.DangerousGetHandle();
         _isSavepoint = isSavepoint;
         _state = new StatementState(statement.Name, parameters, columns);
     }
@@ -40,13 +45,13 @@ internal sealed partial class RawStatement : ISqliteStatement, IBlockInsertState
     public void BindInt64(int index, long value)
     {
         var stmt = CheckBindable(index, nameof(BindInt64));
-        Check(raw.sqlite3_bind_int64(stmt, index, value), nameof(BindInt64));
+        Check(RawNative.sqlite3_bind_int64(stmt, index, value), nameof(BindInt64));
     }
 
     public void BindDouble(int index, double value)
     {
         var stmt = CheckBindable(index, nameof(BindDouble));
-        Check(raw.sqlite3_bind_double(stmt, index, value), nameof(BindDouble));
+        Check(RawNative.sqlite3_bind_double(stmt, index, value), nameof(BindDouble));
     }
 
     public void BindText(int index, string value)
@@ -62,9 +67,7 @@ internal sealed partial class RawStatement : ISqliteStatement, IBlockInsertState
             var length = Encoding.UTF8.GetBytes(value, buffer);
             buffer[length] = 0;
 
-            // SQLitePCL binds an empty span as a null pointer (SQL NULL): empty text goes as a NUL-terminated "".
-            var rc = length == 0 ? raw.sqlite3_bind_text(stmt, index, utf8z.FromSpan(buffer[..1])) : raw.sqlite3_bind_text(stmt, index, buffer[..length]);
-            Check(rc, nameof(BindText));
+            Check(RawNative.BindText(stmt, index, buffer, length), nameof(BindText));
         }
         finally
         {
@@ -79,8 +82,8 @@ internal sealed partial class RawStatement : ISqliteStatement, IBlockInsertState
     {
         var stmt = CheckBindable(index, nameof(BindBlob));
 
-        // SQLitePCL binds an empty span as a null pointer, which is SQL NULL; an empty BLOB is a zero-length zeroblob.
-        var rc = value.IsEmpty ? raw.sqlite3_bind_zeroblob(stmt, index, 0) : raw.sqlite3_bind_blob(stmt, index, value);
+        // A null pointer would bind SQL NULL; an empty BLOB is a zero-length zeroblob.
+        var rc = value.IsEmpty ? RawNative.sqlite3_bind_zeroblob(stmt, index, 0) : RawNative.BindBlob(stmt, index, value);
         Check(rc, nameof(BindBlob));
     }
 
@@ -91,20 +94,20 @@ internal sealed partial class RawStatement : ISqliteStatement, IBlockInsertState
     public void InsertBlock(long id, ReadOnlySpan<byte> hash, long size, long? volumeId)
     {
         var stmt = CheckBindable(4, nameof(InsertBlock));
-        var rc = raw.sqlite3_bind_int64(stmt, 1, id);
+        var rc = RawNative.sqlite3_bind_int64(stmt, 1, id);
         if (rc == SqliteCodes.Ok)
         {
-            rc = hash.IsEmpty ? raw.sqlite3_bind_zeroblob(stmt, 2, 0) : raw.sqlite3_bind_blob(stmt, 2, hash);
+            rc = hash.IsEmpty ? RawNative.sqlite3_bind_zeroblob(stmt, 2, 0) : RawNative.BindBlob(stmt, 2, hash);
         }
 
         if (rc == SqliteCodes.Ok)
         {
-            rc = raw.sqlite3_bind_int64(stmt, 3, size);
+            rc = RawNative.sqlite3_bind_int64(stmt, 3, size);
         }
 
         if (rc == SqliteCodes.Ok)
         {
-            rc = volumeId is { } volume ? raw.sqlite3_bind_int64(stmt, 4, volume) : raw.sqlite3_bind_null(stmt, 4);
+            rc = volumeId is { } volume ? RawNative.sqlite3_bind_int64(stmt, 4, volume) : RawNative.sqlite3_bind_null(stmt, 4);
         }
 
         Check(rc, nameof(InsertBlock));
@@ -114,7 +117,7 @@ internal sealed partial class RawStatement : ISqliteStatement, IBlockInsertState
     public void BindNull(int index)
     {
         var stmt = CheckBindable(index, nameof(BindNull));
-        Check(raw.sqlite3_bind_null(stmt, index), nameof(BindNull));
+        Check(RawNative.sqlite3_bind_null(stmt, index), nameof(BindNull));
     }
 
     public bool Step()
@@ -122,7 +125,7 @@ internal sealed partial class RawStatement : ISqliteStatement, IBlockInsertState
         var stmt = Runnable(nameof(Step));
         var first = !_state.Stepped;
         _state.BeginStep();
-        var rc = raw.sqlite3_step(stmt);
+        var rc = RawNative.sqlite3_step(stmt);
         if (_state.EndStep(rc))
         {
             return true;
@@ -138,13 +141,13 @@ internal sealed partial class RawStatement : ISqliteStatement, IBlockInsertState
         var stmt = Live(nameof(Reset));
 
         // The result repeats the last step's error, which Step already reported.
-        _ = raw.sqlite3_reset(stmt);
+        _ = RawNative.sqlite3_reset(stmt);
         _state.Cleared();
     }
 
     public void Dispose()
     {
-        if (_stmt is null)
+        if (_handle == 0)
         {
             return;
         }
@@ -157,16 +160,17 @@ internal sealed partial class RawStatement : ISqliteStatement, IBlockInsertState
     internal void Release()
     {
         var stmt = _stmt;
+        _handle = 0;
         _stmt = null;
         _state.Cleared();
         stmt?.Dispose();
     }
 
     /// <summary>Steps <paramref name="stmt"/> to completion (a busy first step retried as the connection says) and resets it; the changed rows when asked.</summary>
-    private int Execute(sqlite3_stmt stmt, string call, bool countChanges)
+    private int Execute(nint stmt, string call, bool countChanges)
     {
         _state.BeginStep();
-        var rc = raw.sqlite3_step(stmt);
+        var rc = RawNative.sqlite3_step(stmt);
         if (rc is not SqliteCodes.Row and not SqliteCodes.Done)
         {
             rc = _connection.RetryIfBusy(stmt, rc);
@@ -174,7 +178,7 @@ internal sealed partial class RawStatement : ISqliteStatement, IBlockInsertState
 
         while (rc == SqliteCodes.Row)
         {
-            rc = raw.sqlite3_step(stmt);
+            rc = RawNative.sqlite3_step(stmt);
         }
 
         if (rc != SqliteCodes.Done)
@@ -182,14 +186,14 @@ internal sealed partial class RawStatement : ISqliteStatement, IBlockInsertState
             throw StepFailure(rc, call);
         }
 
-        var changes = countChanges ? raw.sqlite3_changes(_db) : 0;
-        _ = raw.sqlite3_reset(stmt);
+        var changes = countChanges ? RawNative.sqlite3_changes(_connection.Pointer) : 0;
+        _ = RawNative.sqlite3_reset(stmt);
         _state.Cleared();
         return changes;
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private sqlite3_stmt CheckBindable(int index, string call)
+    private nint CheckBindable(int index, string call)
     {
         var stmt = Live(call);
         _state.CheckBindable(index, call);
@@ -197,7 +201,7 @@ internal sealed partial class RawStatement : ISqliteStatement, IBlockInsertState
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private sqlite3_stmt CheckReadable(int column, string call)
+    private nint CheckReadable(int column, string call)
     {
         var stmt = Live(call);
         _state.CheckReadable(column, call);
@@ -206,7 +210,7 @@ internal sealed partial class RawStatement : ISqliteStatement, IBlockInsertState
 
     /// <summary>The handle for a step; a savepoint statement runs only inside the caller's transaction (X1).</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private sqlite3_stmt Runnable(string call)
+    private nint Runnable(string call)
     {
         var stmt = Live(call);
         if (_isSavepoint)
@@ -218,10 +222,10 @@ internal sealed partial class RawStatement : ISqliteStatement, IBlockInsertState
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private sqlite3_stmt Live(string call)
+    private nint Live(string call)
     {
-        var stmt = _stmt;
-        if (stmt is null)
+        var stmt = _handle;
+        if (stmt == 0)
         {
             ThrowDisposed(call);
         }
@@ -248,7 +252,7 @@ internal sealed partial class RawStatement : ISqliteStatement, IBlockInsertState
 
     /// <summary>A step that neither gave a row nor finished: a first step that met a lock is retried as the connection says (<see cref="RawConnection.RetryIfBusy"/>), anything else throws.</summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private bool StepFailed(sqlite3_stmt stmt, int rc, bool first)
+    private bool StepFailed(nint stmt, int rc, bool first)
     {
         if (first)
         {
@@ -272,9 +276,9 @@ internal sealed partial class RawStatement : ISqliteStatement, IBlockInsertState
     private BlockDbException StepFailure(int rc, string call)
     {
         var error = Failure(rc, call);
-        if (_stmt is { } stmt)
+        if (_handle is not 0 and var stmt)
         {
-            _ = raw.sqlite3_reset(stmt);
+            _ = RawNative.sqlite3_reset(stmt);
         }
 
         _state.Cleared();
