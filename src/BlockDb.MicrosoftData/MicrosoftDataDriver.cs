@@ -6,14 +6,16 @@ using OpenMode = BlockDb.Drivers.SqliteOpenMode;
 namespace BlockDb.MicrosoftData;
 
 /// <summary>
-/// The Microsoft.Data.Sqlite provider (<c>MicrosoftData</c>). Connections are opened with pooling off, so a
-/// disposed session closes its <c>sqlite3*</c> handle and a disposed database releases its file at once
-/// (Microsoft.Data.Sqlite pools by default and would keep the file open until the pool is cleared).
+/// The Microsoft.Data.Sqlite provider (<c>MicrosoftData</c>). Microsoft.Data.Sqlite opens and closes the connections
+/// (pooling off, so a disposed session closes its <c>sqlite3*</c> handle and a disposed database releases its file at
+/// once); BlockDb's statements run through SQLitePCL.raw on that handle, not through <c>SqliteCommand</c> and
+/// <c>SqliteDataReader</c>, whose per-statement objects cost more than SQLite's own work on a lookup (issue 25).
 /// </summary>
 /// <remarks>
-/// On <c>SQLITE_BUSY</c>, Microsoft.Data.Sqlite retries on its own until the command timeout; this driver sets
-/// that timeout to the configured <c>busy_timeout</c> rounded up to whole seconds (at least 1 s), so a lock held
-/// elsewhere surfaces after about <c>max(busy_timeout, 1 s)</c>.
+/// On <c>SQLITE_BUSY</c> or <c>SQLITE_LOCKED</c> a statement's first step is retried every 150 ms, as Microsoft.Data.Sqlite's
+/// commands do, until the configured <c>busy_timeout</c> rounded up to whole seconds (at least 1 s) has passed, so a lock
+/// held elsewhere surfaces after about <c>max(busy_timeout, 1 s)</c>, with SQLite's result codes
+/// (<see cref="BlockDbException"/>).
 /// </remarks>
 public sealed class MicrosoftDataDriver : ISqliteDriver
 {
@@ -102,8 +104,7 @@ public sealed class MicrosoftDataDriver : ISqliteDriver
                 _ => Microsoft.Data.Sqlite.SqliteOpenMode.ReadWriteCreate,
             },
             Pooling = false,
-            DefaultTimeout = Math.Max(1, (options.BusyTimeoutMilliseconds + 999) / 1000),
         };
-        return MicrosoftDataConnection.Open(new SqliteConnection(builder.ToString()), options.Path);
+        return MicrosoftDataConnection.Open(new SqliteConnection(builder.ToString()), options.Path, options.BusyTimeoutMilliseconds);
     }
 }

@@ -18,6 +18,9 @@ internal struct StatementState(string name, int parameters, int columns)
 
     public readonly string Name => name;
 
+    /// <summary>Whether the statement was stepped since its last reset (a step now would not be its first).</summary>
+    public readonly bool Stepped => _busy;
+
     /// <summary>Throws unless parameter <paramref name="index"/> (1-based) exists and the statement is reset.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public readonly void CheckBindable(int index, string call)

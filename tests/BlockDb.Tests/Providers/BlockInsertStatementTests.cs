@@ -4,7 +4,7 @@ using BlockDb.Opening;
 namespace BlockDb.Tests.Providers;
 
 /// <summary>
-/// A driver's one-call block insert (<see cref="IBlockInsertStatement"/>, the bulk import's per-row insert on PInvoke)
+/// A driver's one-call block insert (<see cref="IBlockInsertStatement"/>, the bulk import's and the KeyMap insert's per-row call on PInvoke and MicrosoftData)
 /// writes exactly the row the four binds and <see cref="ISqliteStatement.ExecuteNonQuery"/> write, keeps SQLite's result
 /// codes on failure with the statement ready to run again, and refuses misuse (a busy or disposed statement) before
 /// SQLite sees the call, as the bind-by-bind path does.
@@ -17,10 +17,12 @@ public sealed class BlockInsertStatementTests : IDisposable
 
     public void Dispose() => _folder.Dispose();
 
-    [Fact]
-    public void The_one_call_insert_writes_the_row_the_binds_write_and_keeps_result_codes()
+    [Theory]
+    [InlineData(ProviderCatalog.PInvoke)]
+    [InlineData(ProviderCatalog.MicrosoftData)]
+    public void The_one_call_insert_writes_the_row_the_binds_write_and_keeps_result_codes(string provider)
     {
-        using var connection = OpenBlocks(ProviderCatalog.PInvoke);
+        using var connection = OpenBlocks(provider);
         using var statement = connection.Prepare(Insert);
         var insert = Assert.IsAssignableFrom<IBlockInsertStatement>(statement);
         byte[] hash = [1, 2, 3, 0, 255, 7, 8];
@@ -44,10 +46,12 @@ public sealed class BlockInsertStatementTests : IDisposable
         Assert.Equal("4", connection.QueryText("""SELECT COUNT(*) FROM "Block" """));
     }
 
-    [Fact]
-    public void The_one_call_insert_refuses_a_busy_or_disposed_statement_before_SQLite_sees_it()
+    [Theory]
+    [InlineData(ProviderCatalog.PInvoke)]
+    [InlineData(ProviderCatalog.MicrosoftData)]
+    public void The_one_call_insert_refuses_a_busy_or_disposed_statement_before_SQLite_sees_it(string provider)
     {
-        using var connection = OpenBlocks(ProviderCatalog.PInvoke);
+        using var connection = OpenBlocks(provider);
         var statement = connection.Prepare(new SqlStatement("InsertBlockReturning", Insert.Text + """ RETURNING "ID" """, "@ID", "@Hash", "@Size", "@VolumeID"));
         var insert = Assert.IsAssignableFrom<IBlockInsertStatement>(statement);
         insert.InsertBlock(1, [1], 1, null); // runs to completion: the RETURNING row is stepped past, the statement reset

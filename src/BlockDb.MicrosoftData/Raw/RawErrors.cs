@@ -1,7 +1,7 @@
 using BlockDb.Drivers.Native;
 using SQLitePCL;
 
-namespace BlockDb.MicrosoftData.Borrowed;
+namespace BlockDb.MicrosoftData.Raw;
 
 /// <summary>SQLite failures on a Microsoft.Data.Sqlite handle, read through SQLitePCL.raw, in the message format every native binding uses (<see cref="SqliteErrorText"/>).</summary>
 internal static class RawErrors
