@@ -43,21 +43,23 @@ internal static partial class PgSql
     /// nothing: a shared write call is whole, [S4]); returns the new IDs. In (hash, size) order, so writers inserting
     /// overlapping sets wait for each other in one order and do not deadlock (docs/ARCHITECTURE.md [S4]).
     /// <c>ON CONFLICT DO NOTHING</c> makes a block a concurrent writer inserts first a row not returned, as in
-    /// <see cref="InsertBlock"/>; the <c>NOT EXISTS</c> only spares known blocks the speculative insert (and an identity
-    /// value). <see cref="FindBlocks"/> after it, in a new snapshot, gives every ID.
+    /// <see cref="InsertBlock"/>; the one join on <c>Block</c> (which finds the refused blockset's known blocks too) only
+    /// spares known blocks the speculative insert (and an identity value). <see cref="FindBlocks"/> after it, in a new
+    /// snapshot, gives every ID.
     /// </summary>
     public const string InsertBlocks = """
-        WITH k AS (SELECT * FROM unnest($1::bytea[], $2::bigint[], $3::bigint[], $4::int[]) WITH ORDINALITY AS k(h, s, vol, n, i)),
-        refused AS (SELECT DISTINCT k.n FROM k JOIN "Block" b ON b."Hash" = k.h AND b."Size" = k.s JOIN "Remotevolume" v ON v."ID" = b."VolumeID"
-                    WHERE k.n IS NOT NULL AND v."State" IN ('Deleting', 'Deleted'))
+        WITH k AS (SELECT k.*, b."ID" AS id, v."State" AS st
+                   FROM unnest($1::bytea[], $2::bigint[], $3::bigint[], $4::int[]) WITH ORDINALITY AS k(h, s, vol, n, i)
+                   LEFT JOIN "Block" b ON b."Hash" = k.h AND b."Size" = k.s LEFT JOIN "Remotevolume" v ON v."ID" = b."VolumeID"),
+        refused AS (SELECT DISTINCT k.n FROM k WHERE k.n IS NOT NULL AND k.st IN ('Deleting', 'Deleted'))
         INSERT INTO "Block" ("Hash", "Size", "VolumeID")
         SELECT f.h, f.s, f.vol FROM (
           SELECT DISTINCT ON (k.h, k.s) k.h, k.s, k.vol
           FROM k
-          WHERE (k.vol IS NULL OR EXISTS (SELECT 1 FROM "Remotevolume" v WHERE v."ID" = k.vol AND v."State" NOT IN ('Deleting', 'Deleted')))
+          WHERE k.id IS NULL
+            AND (k.vol IS NULL OR EXISTS (SELECT 1 FROM "Remotevolume" v WHERE v."ID" = k.vol AND v."State" NOT IN ('Deleting', 'Deleted')))
             AND (k.n IS NULL OR k.n NOT IN (SELECT r.n FROM refused r))
           ORDER BY k.h, k.s, k.i) f
-        WHERE NOT EXISTS (SELECT 1 FROM "Block" b WHERE b."Hash" = f.h AND b."Size" = f.s)
         ORDER BY f.h, f.s
         ON CONFLICT DO NOTHING RETURNING "ID"
         """;
