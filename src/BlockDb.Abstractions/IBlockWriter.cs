@@ -33,9 +33,9 @@ public interface IBlockWriter
 
     /// <summary>
     /// Select-xor-insert of many blocks in one call, as one <see cref="SelectXorInsertAsync"/> per block in order, in
-    /// one transaction (a batch commits only between calls). A failure leaves the blocks before it in the batch, their
-    /// results filled, unless the batch was rolled back; on the shared session the call is whole. When the call throws,
-    /// read nothing from <paramref name="results"/>: it may hold IDs of blocks that were then rolled back.
+    /// one transaction (a batch commits only between calls). The call is whole, on every session: when it throws, none of
+    /// its blocks stays, and the batch's earlier writes do (unless <see cref="BlockDbBatchRolledBackException"/>). Read
+    /// nothing from <paramref name="results"/> then: it may hold IDs of blocks that were rolled back.
     /// </summary>
     /// <param name="blocks">The blocks, in order; duplicates are allowed (the later ones find the first).</param>
     /// <param name="results">Receives one result per block, at the same index; at least as long as <paramref name="blocks"/>.</param>
@@ -56,10 +56,10 @@ public interface IBlockWriter
     /// found or inserted it, is created and marked <see cref="SelectXorInsertResult.Created"/> in
     /// <paramref name="results"/>. The caller must upload every block marked created, the same rule as for
     /// <see cref="SelectXorInsertAsync"/>. The blockset's <c>Length</c> is the sum of the sizes in bytes; no blocks is
-    /// the blockset of an empty file (length 0, no entries). The blockset is all or nothing; blocks inserted before a
-    /// failure stay in the batch (another file may use them), except on the shared session, where the whole call is all
-    /// or nothing (<see cref="ISharedBlockSession"/>). Counts as one write. When the call throws, read nothing from
-    /// <paramref name="results"/>: it may hold IDs of blocks that were then rolled back.
+    /// the blockset of an empty file (length 0, no entries). The call is whole, on every session: when it throws, neither
+    /// the blockset nor any block it created stays, and the batch's earlier writes do (unless
+    /// <see cref="BlockDbBatchRolledBackException"/>). Counts as one write. Read nothing from <paramref name="results"/>
+    /// when the call throws: it may hold IDs of blocks that were rolled back.
     /// </summary>
     /// <param name="blocks">The file's blocks in order; empty for an empty file.</param>
     /// <param name="results">Receives one result per block, at the same index (its ID, and whether the call created it); at least as long as <paramref name="blocks"/>.</param>

@@ -2,7 +2,6 @@ using System.Buffers;
 using BlockDb.Drivers;
 using BlockDb.Engine;
 using BlockDb.Layouts;
-using BlockDb.Sessions;
 using BlockDb.Sql;
 using BlockDb.Sqlite;
 using BlockDb.Volumes;
@@ -32,7 +31,6 @@ internal sealed partial class BlocksetService
     private readonly ISqliteStatement _getBlock;
     private readonly IdFloor? _floor;
     private readonly IBlocksetRules? _rules;
-    private readonly bool _wholeCalls;
     private readonly bool _insertReturnsId;
 
     /// <summary>The layout's blockset rules, or null.</summary>
@@ -45,13 +43,11 @@ internal sealed partial class BlocksetService
     /// <param name="batch">The session's write batch.</param>
     /// <param name="layout">The layout's session (boxed once: the blockset calls are not the block hot path).</param>
     /// <param name="volumes">The session's volume checks.</param>
-    /// <param name="wholeCalls">Whether a one-call file's blocks go in the same savepoint as its blockset (<see cref="SessionSettings.WholeCalls"/>).</param>
     /// <param name="sql">The layout's statements.</param>
     /// <param name="rules">The layout's own blockset rules, or null.</param>
-    public BlocksetService(ISqliteConnection connection, SqliteTransaction batch, ILayoutSession layout, VolumeGuard volumes, bool wholeCalls, SessionSql sql, IBlocksetRules? rules)
+    public BlocksetService(ISqliteConnection connection, SqliteTransaction batch, ILayoutSession layout, VolumeGuard volumes, SessionSql sql, IBlocksetRules? rules)
     {
         _rules = rules;
-        _wholeCalls = wholeCalls;
         _connection = connection;
         _batch = batch;
         _layout = layout;
@@ -74,14 +70,15 @@ internal sealed partial class BlocksetService
     /// <paramref name="volumeId"/>), then the blockset from them, all in one write transaction that no commit splits.
     /// Each block's ID, size and volume are those the layout session found or created in that transaction (a found block is
     /// one read with its volume's state, or KeyMap's verification with its VolumeID), so a block's row is read again only to
-    /// refuse a going volume or for a block Duplicati took back; the layout's rules take the keys as matched. In a session of
-    /// whole calls the blocks go in the blockset's savepoint too: a failure or a cancellation leaves none of them.
+    /// refuse a going volume or for a block Duplicati took back; the layout's rules take the keys as matched. The call is
+    /// whole: its blocks go in one savepoint with the blockset (<see cref="SqliteTransaction.AllOrNothing"/>), so a failure
+    /// or a cancellation leaves none of them (the caller reads nothing from a call that threw, and would upload none).
     /// </summary>
-    /// <exception cref="BlockDbConflictException">A found block's volume is Deleting or Deleted; nothing of the blockset was written (blocks created before it stay in the batch, unless the session's calls are whole).</exception>
+    /// <exception cref="BlockDbConflictException">A found block's volume is Deleting or Deleted; nothing of the call was written.</exception>
     public long SelectXorInsertAdd(ReadOnlyMemory<BlockKey> blocks, Memory<SelectXorInsertResult> results, long? volumeId, string? fullHash, CancellationToken cancellationToken) =>
         _batch.Write(new OneCallFile(this, blocks, results, volumeId, fullHash, cancellationToken), static file =>
         {
-            var blocksetId = file.Self._wholeCalls ? file.Self._batch.AllOrNothing(file, static f => f.Run()) : file.Run();
+            var blocksetId = file.Self._batch.AllOrNothing(file, static f => f.Run());
             file.Self._batch.Wrote();
             return blocksetId;
         });

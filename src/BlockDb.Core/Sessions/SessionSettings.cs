@@ -14,12 +14,6 @@ namespace BlockDb.Sessions;
 /// <param name="Clock">The database's commit counter, shared by its sessions.</param>
 /// <param name="Provider">The provider's name (for metrics).</param>
 /// <param name="Logger">The database's logger.</param>
-/// <param name="WholeCalls">
-/// Whether every call's writes go in whole or not at all: the calls that write several rows (select-xor-insert of many
-/// blocks, a one-call file) run inside a savepoint, so a failure or a cancellation in their middle leaves nothing of
-/// them in the batch (the shared session's writer). Otherwise they keep the writes before the failure, as separate
-/// calls would (<see cref="IBlockWriter"/>).
-/// </param>
 /// <param name="External">
 /// Whether the connection and its transaction are the caller's (<see cref="BlockDatabaseBuilder.UseCallerConnection"/>):
 /// the session then never begins, commits or rolls back [X1], needs the caller's transaction open at every call [X2], and
@@ -39,6 +33,5 @@ internal sealed record SessionSettings(
     CommitClock Clock,
     string Provider,
     ILogger Logger,
-    bool WholeCalls = false,
     bool External = false,
     bool BulkImport = false);

@@ -13,9 +13,9 @@ namespace BlockDb.Shared;
 /// <remarks>
 /// Invariants: the writer session is used only by the writer loop (<see cref="RunAsync"/>) and disposed only by
 /// <see cref="DisposeAsync"/> after the loop ended; a request taken from the queue is completed or failed exactly
-/// once, and never completed before the transaction holding it has committed [S1]; a request's writes are whole (the
-/// writer session runs with <see cref="Sessions.SessionSettings.WholeCalls"/>, so a request that fails or sees its token
-/// cancelled leaves nothing in the transaction, and one that ran completes with the commit whatever its token says)
+/// once, and never completed before the transaction holding it has committed [S1]; a request's writes are whole (every
+/// session's write call is: a request that fails or sees its token cancelled leaves nothing in the transaction, and one
+/// that ran completes with the commit whatever its token says)
 /// [S2]; a transaction is always ended before the loop waits for the queue, so an idle writer never holds the write
 /// lock [S2]; dispose lets every queued request commit [S3].
 /// </remarks>

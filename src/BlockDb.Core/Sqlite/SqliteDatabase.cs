@@ -150,7 +150,7 @@ internal sealed partial class SqliteDatabase : Database, ISqliteBlockDatabase
     protected override SharedBlockSession OpenEngineSharedSession(Action<SharedBlockSession> onClosed)
     {
         var options = Frozen.GroupCommit;
-        var writer = new GroupCommitWriter(OpenSession(SharedWriterBatching, static _ => { }, wholeCalls: true), options, Tags);
+        var writer = new GroupCommitWriter(OpenSession(SharedWriterBatching, static _ => { }), options, Tags);
         var configured = Frozen.Batching;
         var readerBatching = new BatchingOptions
         {
@@ -206,10 +206,9 @@ internal sealed partial class SqliteDatabase : Database, ISqliteBlockDatabase
 
     /// <summary>
     /// Opens a session with its own batching (the shared session's writer commits only when told).
-    /// <paramref name="wholeCalls"/>: see <see cref="SessionSettings.WholeCalls"/>; <paramref name="bulkImport"/>:
-    /// <see cref="SessionSettings.BulkImport"/>.
+    /// <paramref name="bulkImport"/>: <see cref="SessionSettings.BulkImport"/>.
     /// </summary>
-    private ISessionHandle OpenSession(BatchingOptions batching, Action<ISessionHandle> onClosed, bool wholeCalls = false, bool bulkImport = false)
+    private ISessionHandle OpenSession(BatchingOptions batching, Action<ISessionHandle> onClosed, bool bulkImport = false)
     {
         ThrowIfDisposed();
         _caller?.TakeSession();
@@ -219,7 +218,7 @@ internal sealed partial class SqliteDatabase : Database, ISqliteBlockDatabase
             RequireCallerTransaction();
             connection = OpenConnection();
             var applied = _caller is null ? Pragmas.ApplyAndVerify(connection, _requested, Logger, DataSource, ReadOnly) : AppliedPragmas;
-            var settings = new SessionSettings(DataSource, _layout, batching, Frozen.SelectXorInsert, ReadOnly, applied, _commits, _driver.Name, Logger, wholeCalls, External, bulkImport);
+            var settings = new SessionSettings(DataSource, _layout, batching, Frozen.SelectXorInsert, ReadOnly, applied, _commits, _driver.Name, Logger, External, bulkImport);
             return _layout.OpenSession(new SqliteServices(connection, settings, onClosed));
         }
         catch

@@ -39,9 +39,10 @@ internal readonly struct SqliteSession<TLayout> : IEngineSession
 
     /// <summary>
     /// Select-xor-insert of each block in order, its result at the same index; the token checked between blocks; one
-    /// transaction, committed after the call [B1]. In a session of whole calls (<see cref="Sessions.SessionSettings.WholeCalls"/>)
-    /// the blocks are first looked up outside the write transaction when none is open (a call of known blocks takes no
-    /// write lock), then the others go in one savepoint: all of them, or none when a block fails or the token is cancelled.
+    /// transaction, committed after the call [B1]. The call is whole: when no write transaction is open the blocks are
+    /// first looked up in the read transaction (a call of known blocks takes no write lock), then the others go in one
+    /// savepoint (<see cref="SqliteTransaction.AllOrNothing"/>): all of them, or none when a block fails or the token is
+    /// cancelled, so a caller who reads nothing from a call that threw never misses a block it created.
     /// </summary>
     public ValueTask<int> SelectXorInsertManyAsync(ReadOnlyMemory<BlockKey> blocks, Memory<SelectXorInsertResult> results, long? volumeId, CancellationToken cancellationToken) =>
         new(SelectXorInsertMany(blocks, results, volumeId, cancellationToken));
@@ -49,16 +50,11 @@ internal readonly struct SqliteSession<TLayout> : IEngineSession
     private int SelectXorInsertMany(ReadOnlyMemory<BlockKey> blocks, Memory<SelectXorInsertResult> results, long? volumeId, CancellationToken cancellationToken)
     {
         _s.Settings.Layout.RequireNewBlocks(blocks.Span, volumeId);
-        if (!_s.Settings.WholeCalls)
+        if (Tx.External)
         {
-            if (Tx.External)
-            {
-                // Many writes: the call's step savepoint first, so a failure undoes all of them [X1] (a block's own
-                // select-xor-insert would open a step without one, for a single write).
-                Tx.Begin();
-            }
-
-            return new ManyBlocks(_layout, blocks, results, volumeId, cancellationToken, null, blocks.Length).Run();
+            // The call's step savepoint first: it is the call's unit [X1] (a block's own select-xor-insert would open a
+            // step without one, for a single write), and every block is looked up under it.
+            Tx.Begin();
         }
 
         var misses = ArrayPool<int>.Shared.Rent(Math.Max(1, blocks.Length));

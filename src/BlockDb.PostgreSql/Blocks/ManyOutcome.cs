@@ -14,6 +14,10 @@ internal sealed record ManyOutcome(long?[] Ids, HashSet<long>? Created, string? 
     /// <summary>Whether every block has an ID.</summary>
     public bool AllFound => Array.TrueForAll(Ids, static id => id is not null);
 
+    /// <summary>The named volume's refusal of new blocks (<see cref="VolumeNotFoundException"/>, <see cref="BlockDbConflictException"/>), or null when none is named or it can receive blocks.</summary>
+    public Exception? VolumeRefusal(long? volumeId) =>
+        volumeId is { } volume ? PgVolumes.Unrecordable(volume, VolumeText is null ? null : VolumeRules.Parse(VolumeText, volume)) : null;
+
     /// <summary>The writes of the call, as a commit batch counts them: one per new block, one for a blockset written.</summary>
     public int Writes => (Created?.Count ?? 0) + (Blockset?.Id is not null ? 1 : 0);
 

@@ -69,33 +69,31 @@ internal static class PgBlocks
 
     /// <summary>
     /// Select-xor-insert of many blocks, and (when <paramref name="blockset"/>) a blockset made of them, in one round trip
-    /// (an <see cref="NpgsqlBatch"/>, one transaction: the caller's, or an implicit one): the shared lifecycle lock when
-    /// a volume is named or a blockset is written (as the one-block calls take it), <see cref="PgSql.InsertBlocks"/>,
-    /// <see cref="PgSql.FindBlocks"/> in a new snapshot (so it sees a block a concurrent writer committed while the insert
-    /// waited for it), or for a blockset <see cref="PgSql.FindBlocksAddBlocksets"/>, which with the same one lookup per key
-    /// writes the blockset only when all are known and none lies in a volume being deleted. No statement fails in normal operation:
-    /// a refusal (a volume that cannot receive blocks, a blockset that cannot be written) comes back as data, and an open
-    /// batch stays usable.
+    /// (an <see cref="NpgsqlBatch"/>, one transaction: the caller's, or an implicit one): the shared lifecycle lock,
+    /// <see cref="PgSql.InsertBlocks"/>, then <see cref="PgSql.FindBlocks"/> in a new snapshot (so it sees a block a
+    /// concurrent writer committed while the insert waited for it), or for a blockset
+    /// <see cref="PgSql.FindBlocksAddBlocksets"/>, which with the same one lookup per key writes the blockset only when all
+    /// are known and none lies in a volume being deleted. No statement fails in normal operation: a refusal (a volume that
+    /// cannot receive blocks, a blockset that cannot be written) comes back as data, and an open batch stays usable. The
+    /// call is whole: a refused volume inserts no block, a blockset refused for a found block in a volume being deleted
+    /// inserts none of its new blocks (its blocks carry blockset number 1 in <see cref="PgSql.InsertBlocks"/>), and the
+    /// lock keeps garbage collection (which takes it exclusive) from deleting a found block between the insert and the
+    /// find, so no block goes missing after others were inserted.
     /// </summary>
     public static async Task<ManyOutcome> InsertManyAsync(
         NpgsqlConnection connection, NpgsqlTransaction? transaction, byte[][] hashes, long[] sizes, long? volumeId, bool blockset, byte[]? fullHash, CancellationToken cancellationToken)
     {
         using var batch = new NpgsqlBatch(connection, transaction);
-        var locked = volumeId is not null || blockset;
-        if (locked)
-        {
-            batch.BatchCommands.Add(new NpgsqlBatchCommand(PgSql.LockShared));
-        }
+        batch.BatchCommands.Add(new NpgsqlBatchCommand(PgSql.LockShared));
 
         var insert = new NpgsqlBatchCommand(PgSql.InsertBlocks);
         AddKeys(insert.Parameters, hashes, sizes);
         insert.Parameters.Add(VolumeIds(volumeId, hashes.Length));
-        insert.Parameters.Add(BlocksetNumbers(null));
+        var numbers = blockset ? OneBlockset(hashes.Length) : null;
+        insert.Parameters.Add(BlocksetNumbers(numbers));
         batch.BatchCommands.Add(insert);
-        if (blockset)
+        if (numbers is not null)
         {
-            var numbers = new int?[hashes.Length];
-            Array.Fill(numbers, 1);
             batch.BatchCommands.Add(FindAndAdd(hashes, sizes, VolumeIds(volumeId, hashes.Length), numbers, [fullHash]));
         }
         else
@@ -108,11 +106,7 @@ internal static class PgBlocks
 
         var reader = await batch.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
         await using var readerScope = reader.ConfigureAwait(false);
-        if (locked)
-        {
-            await reader.NextResultAsync(cancellationToken).ConfigureAwait(false);
-        }
-
+        await reader.NextResultAsync(cancellationToken).ConfigureAwait(false);
         var created = new HashSet<long>();
         while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
         {
@@ -183,6 +177,14 @@ internal static class PgBlocks
         {
             throw new BlockDbException($"The server returned {blocks} block rows and {blocksets} blockset rows for {ids.Length} blocks and {added.Length} blocksets; expected one each.");
         }
+    }
+
+    /// <summary>Blockset number 1 for each of <paramref name="count"/> blocks: the blocks of one blockset.</summary>
+    private static int?[] OneBlockset(int count)
+    {
+        var numbers = new int?[count];
+        Array.Fill(numbers, 1);
+        return numbers;
     }
 
     public static async Task<BlockDbCounts> CountsAsync(NpgsqlConnection connection, NpgsqlTransaction? transaction, CancellationToken cancellationToken)

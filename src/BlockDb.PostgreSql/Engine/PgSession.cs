@@ -154,9 +154,17 @@ internal readonly struct PgSession : IEngineSession
         _tx.Wrote(outcome.Writes);
         try
         {
-            outcome.Fill(results.Span, volumeId, hashes, sizes);
             var added = outcome.Blockset!.Value;
-            return added.Id ?? throw PgKeys.Refused(added, i => $"hash {Convert.ToBase64String(hashes[i])}, size {sizes[i]}");
+            Exception Refusal() => PgKeys.Refused(added, i => $"hash {Convert.ToBase64String(hashes[i])}, size {sizes[i]}");
+            if (added is { Id: null, InDeletedVolume: not null } && outcome.VolumeRefusal(volumeId) is null)
+            {
+                // Refused for a found block in a volume being deleted: the insert skipped the new blocks (the call is
+                // whole), so their missing IDs are not the volume's refusal, which Fill would report first.
+                throw Refusal();
+            }
+
+            outcome.Fill(results.Span, volumeId, hashes, sizes);
+            return added.Id ?? throw Refusal();
         }
         catch (BlockDbException e)
         {

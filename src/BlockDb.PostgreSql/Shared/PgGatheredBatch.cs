@@ -80,7 +80,9 @@ internal sealed partial class PgGatheredBatch
             number = _fullHashes.Count;
         }
 
-        _locked |= number is not null || request.VolumeId is not null;
+        // A span takes the lock too: a block collected between its insert and its find would fail the request after its
+        // other blocks were inserted, and a write call is whole.
+        _locked |= number is not null || request.VolumeId is not null || hashes.Length > 1;
         _entries.Add(new Entry(request, _hashes.Count, hashes.Length, number, Resent: !honourToken));
         _hashes.AddRange(hashes);
         _sizes.AddRange(sizes);

@@ -134,7 +134,8 @@ public sealed class BinaryCallTests : ConformanceTestBase
         var counts = await session.GetCountsAsync();
         Assert.Equal(0, counts.Blocksets);
         Assert.Equal(0, counts.BlocksetEntries);
-        Assert.Equal(old.Id, results[1].Id); // the blocks ran; the blockset did not
+        Assert.Null(await session.FindBlockAsync(TestData.Block(60, 100))); // the call is whole: its new block went with its blockset
+        Assert.Equal(old.Id, await session.FindBlockAsync(TestData.Block(50, 100)));
     }
 
     [Theory]
