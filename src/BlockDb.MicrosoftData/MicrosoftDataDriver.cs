@@ -8,8 +8,9 @@ namespace BlockDb.MicrosoftData;
 /// <summary>
 /// The Microsoft.Data.Sqlite provider (<c>MicrosoftData</c>). Microsoft.Data.Sqlite opens and closes the connections
 /// (pooling off, so a disposed session closes its <c>sqlite3*</c> handle and a disposed database releases its file at
-/// once); BlockDb's statements run through SQLitePCL.raw on that handle, not through <c>SqliteCommand</c> and
-/// <c>SqliteDataReader</c>, whose per-statement objects cost more than SQLite's own work on a lookup (issue 25).
+/// once); BlockDb's statements run on that handle (prepared and finalized through SQLitePCL.raw, bound, stepped and
+/// read by direct calls into the same <c>e_sqlite3</c>), not through <c>SqliteCommand</c> and <c>SqliteDataReader</c>,
+/// whose per-statement objects cost more than SQLite's own work on a lookup (issue 25).
 /// </summary>
 /// <remarks>
 /// On <c>SQLITE_BUSY</c> or <c>SQLITE_LOCKED</c> a statement's first step is retried every 150 ms, as Microsoft.Data.Sqlite's
@@ -56,8 +57,8 @@ public sealed class MicrosoftDataDriver : ISqliteDriver
     }
 
     /// <summary>
-    /// Lends BlockDb a connection the caller opened and keeps: BlockDb's statements then run through SQLitePCL.raw on
-    /// its <c>sqlite3*</c>, inside whatever transaction the caller has open (Duplicati's always-open one included, also
+    /// Lends BlockDb a connection the caller opened and keeps: BlockDb's statements then run on its <c>sqlite3*</c> (as
+    /// on BlockDb's own connections), inside whatever transaction the caller has open (Duplicati's always-open one included, also
     /// after the caller commits and begins a new one), and see the caller's uncommitted rows. Nothing is committed or
     /// rolled back but by the caller: text that begins or ends a transaction (<c>BEGIN</c>, <c>COMMIT</c>, <c>END</c>,
     /// <c>ROLLBACK</c> without <c>TO</c>) is refused with <see cref="InvalidOperationException"/>, and <c>SAVEPOINT</c>,
