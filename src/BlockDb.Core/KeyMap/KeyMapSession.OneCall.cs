@@ -26,20 +26,10 @@ internal readonly partial struct KeyMapSession
         for (var i = 0; i < blocks.Length; i++)
         {
             var key = KeyOf(blocks[i]);
-            long candidate = 0;
-            foreach (var id in KeyTable.Candidates(shared, key))
-            {
-                candidate = id;
-                break;
-            }
-
+            var candidate = FirstCandidate(shared, key);
             if (candidate == 0)
             {
-                foreach (var id in KeyTable.Candidates(own, key))
-                {
-                    candidate = id;
-                    break;
-                }
+                candidate = FirstCandidate(own, key);
             }
 
             if (candidate == 0)
@@ -59,6 +49,17 @@ internal readonly partial struct KeyMapSession
         {
             VerifyMany(_own.GetManyByIdWithVolume, blocks, positions, candidates, n, ids, volumes);
         }
+    }
+
+    /// <summary>The first candidate ID for <paramref name="key"/> in <paramref name="slots"/>, or 0 for none.</summary>
+    private static long FirstCandidate(ulong[] slots, uint key)
+    {
+        foreach (var id in KeyTable.Candidates(slots, key))
+        {
+            return id;
+        }
+
+        return 0;
     }
 
     /// <summary>One read of <paramref name="n"/> candidates' rows: a candidate whose row holds its block's hash and size [M1] is the block's ID, with the row's volume.</summary>
@@ -84,8 +85,7 @@ internal readonly partial struct KeyMapSession
                 // Column 0 is the candidate's place in this read: a block that recurs in the file has a row per place.
                 var j = (int)read.ColumnInt64(0);
                 ref readonly var block = ref blocks[positions[j]];
-                var length = read.ColumnBlob(1, stored);
-                if (read.ColumnInt64(2) == block.Size && stored[..length].SequenceEqual(block.Hash.Bytes))
+                if (RowHolds(read, 1, stored, block))
                 {
                     ids[positions[j]] = candidates[j];
                     volumes[positions[j]] = BlockVolume.Read(read.ColumnIsNull(3) ? null : read.ColumnInt64(3));

@@ -1,4 +1,5 @@
 using System.Globalization;
+using System.Runtime.CompilerServices;
 using BlockDb.Drivers;
 using BlockDb.Layouts;
 using BlockDb.Layouts.Indexed;
@@ -143,6 +144,14 @@ internal readonly partial struct KeyMapSession : ILayoutSession
         return null;
     }
 
+    /// <summary>Whether the row under <paramref name="row"/> holds <paramref name="block"/>: its hash at <paramref name="hashColumn"/> and its size in the next column [M1] (<paramref name="stored"/>: room for the hash).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static bool RowHolds(ISqliteStatement row, int hashColumn, Span<byte> stored, in BlockKey block)
+    {
+        var length = row.ColumnBlob(hashColumn, stored);
+        return stored[..length].SequenceEqual(block.Hash.Bytes) && row.ColumnInt64(hashColumn + 1) == block.Size;
+    }
+
     private static bool Verify(long id, in BlockKey block, ISqliteStatement getById, LookupMode mode, ref long? volumeId)
     {
         Span<byte> stored = stackalloc byte[BlockHash.MaxBytes];
@@ -154,8 +163,7 @@ internal readonly partial struct KeyMapSession : ILayoutSession
                 return false; // deleted, rolled back, or not committed in this snapshot
             }
 
-            var length = getById.ColumnBlob(0, stored);
-            if (!stored[..length].SequenceEqual(block.Hash.Bytes) || getById.ColumnInt64(1) != block.Size)
+            if (!RowHolds(getById, 0, stored, block))
             {
                 return false;
             }
