@@ -88,6 +88,14 @@ internal sealed class IndexWriter(IBlockSession repository, VolumeWriter volumes
         {
             if (_results[i].Created)
             {
+                // Recorded into the file's last volume; when that one was closed (Uploaded) meanwhile, the block's bytes go
+                // into the current one, so its row must name that volume too.
+                var current = await volumes.CurrentAsync(cancellationToken).ConfigureAwait(false);
+                if (current != lastVolume)
+                {
+                    await repository.MoveBlocksAsync([_results[i].Id], current, cancellationToken).ConfigureAwait(false);
+                }
+
                 stats.AddNewBlock(_keys[i].Size);
                 await volumes.AddedAsync(_keys[i].Size, cancellationToken).ConfigureAwait(false);
             }
