@@ -1513,7 +1513,7 @@ static int64_t rmap_find(const rmap *m, const rstream *r, const int64_t *ids_by_
     return 0;
 }
 
-static int run_recreate(const char *db_path, const char *stream_path, int64_t batch)
+static int run_recreate(const char *db_path, const char *stream_path, int64_t batch, int blocks_only)
 {
     rstream r;
     read_rstream(stream_path, &r);
@@ -1567,7 +1567,7 @@ static int run_recreate(const char *db_path, const char *stream_path, int64_t ba
     int64_t t1 = now_ns(), c1 = thread_cpu_ns();
 
     sqlite3_stmt *bs = e.st[S_INSERT_BLOCKSET], *entry = e.st[S_INSERT_ENTRY];
-    for (int64_t f = 0; f < r.files;) {
+    for (int64_t f = 0; f < (blocks_only ? 0 : r.files);) {
         exec_nonquery(&e, S_BEGIN);
         for (int64_t end = f + per < r.files ? f + per : r.files; f < end; f++) {
             int n = b64_encode(r.full_hashes[f], 32, text);
@@ -1653,7 +1653,8 @@ int main(int argc, char **argv)
         prefault_heap(atol(arg_value(argc, argv, "--prefault-mb", "0")));
         load_library(lib);
         read_sql(arg_value(argc, argv, "--sql", NULL));
-        return run_recreate(arg_value(argc, argv, "--db", NULL), arg_value(argc, argv, "--stream", NULL), atoll(arg_value(argc, argv, "--batch", "0")));
+        return run_recreate(arg_value(argc, argv, "--db", NULL), arg_value(argc, argv, "--stream", NULL), atoll(arg_value(argc, argv, "--batch", "0")),
+                            atoi(arg_value(argc, argv, "--blocks-only", "0")));
     }
     cfg.workload = name_index(arg_value(argc, argv, "--workload", NULL), workload_names, (int)(sizeof workload_names / sizeof *workload_names), "workload");
     layout = name_index(arg_value(argc, argv, "--layout", "text"), layout_names, 3, "layout");

@@ -28,10 +28,11 @@ internal static class RecreateCommand
         var smoke = new Option<bool>("--smoke") { Description = "Seconds (CI): 3,000 blocks, one round; exits 1 when a run fails or differs from the oracle." };
         var seed = new Option<int?>("--seed") { Description = "Data seed (default 42)." };
         var work = new Option<DirectoryInfo?>("--work") { Description = "Scratch folder (default $TMPDIR/blockdb-bench/recreate)." };
+        var blocksOnly = new Option<bool>("--blocks-only") { Description = "Import the blocks only, on every side (the blockset phase's cost is a full run's minus this one's: callgrind, bench/callgrind-recreate.sh)." };
         var output = new Option<DirectoryInfo?>("--out", "-o") { Description = "Output folder for recreate.md and runs.csv (default bench/results/<timestamp>-recreate)." };
         var command = new Command("recreate", "A rebuild of blocks and blocksets from a Duplicati-like stream (volume index files, then file lists): ImportBlocksAsync + ImportBlocksetsAsync per provider and layout beside the plain C loop on the same template and stream file; blocks/s, blocksets/s, ratio to C per round (wall and thread CPU), the load beside each run.")
         {
-            blocks, rounds, providers, layouts, batch, smoke, seed, work, output,
+            blocks, rounds, providers, layouts, batch, smoke, seed, work, output, blocksOnly,
         };
         command.SetAction(result =>
         {
@@ -48,7 +49,8 @@ internal static class RecreateCommand
                     result.GetValue(batch) ?? new ImportOptions().ItemsPerTransaction,
                     result.GetValue(seed) ?? 42,
                     result.GetValue(work)?.FullName ?? Path.Combine(Path.GetTempPath(), "blockdb-bench", "recreate"),
-                    result.GetValue(output)?.FullName ?? BenchCommand.DefaultOut("recreate"));
+                    result.GetValue(output)?.FullName ?? BenchCommand.DefaultOut("recreate"),
+                    result.GetValue(blocksOnly));
                 if (s.Rounds < 1 || s.Batch is < 1 or > ImportOptions.MaxItemsPerTransaction || s.Providers.Any(RunSpec.IsNativeName)
                     || s.Layouts.Any(l => l is not (BlockLayout.KeyMap or BlockLayout.TextHash)))
                 {
@@ -75,7 +77,7 @@ internal static class RecreateCommand
         var streamPath = RecreateStream.Ensure(s.WorkDir, s.Blocks, s.Seed);
         var stream = RecreateStream.Read(streamPath);
         Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"bench recreate: {stream.Blocks:N0} blocks in {stream.Volumes:N0} volumes, {stream.Files:N0} files, {stream.Refs.Length:N0} entries ({streamPath}, read in {clock.Elapsed.TotalSeconds:F1} s); {s.Batch:N0} items per transaction; {s.Rounds} round(s)."));
-        var runs = new RecreateRuns(stream, streamPath, s.WorkDir, s.Batch);
+        var runs = new RecreateRuns(stream, streamPath, s.WorkDir, s.Batch, s.BlocksOnly);
         var native = NativeBuild.Create(s.WorkDir, Console.WriteLine);
         var templates = new Dictionary<BlockLayout, string>();
         foreach (var layout in s.Layouts)
@@ -119,9 +121,11 @@ internal static class RecreateCommand
                         ? runs.Native(native, layout, round, templates[layout])
                         : await runs.DotNetAsync(side, layout, round, templates[layout]);
                     results.Add(run);
-                    Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"round {round} {layout,-8} {side,-13} blocks {run.BlocksPerSecond(stream.Blocks),12:N0}/s  blocksets {run.BlocksetsPerSecond(stream.Files),10:N0}/s  load {run.Load:F2}{(run.Error is null ? string.Empty : "  FAILED: " + run.Error)}"));
+                    Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"round {round} {layout,-8} {side,-13} blocks {run.BlocksPerSecond(stream.Blocks),12:N0}/s ({run.BlocksCpuNs / 1e9:F2} CPU-s)  blocksets {run.BlocksetsPerSecond(stream.Files),10:N0}/s ({run.BlocksetsCpuNs / 1e9:F2} CPU-s)  load {run.Load:F2}{(run.Error is null ? string.Empty : "  FAILED: " + run.Error)}"));
                 }
             }
+
+            _ = RecreateReport.Write(s with { Rounds = round }, stream, started, clock.Elapsed, native, results); // a partial report after each round
         }
 
         var report = RecreateReport.Write(s, stream, started, clock.Elapsed, native, results);
@@ -132,4 +136,4 @@ internal static class RecreateCommand
 }
 
 /// <summary>The settings of <c>bench recreate</c>.</summary>
-internal sealed record RecreateSettings(int Blocks, int Rounds, IReadOnlyList<string> Providers, IReadOnlyList<BlockLayout> Layouts, int Batch, int Seed, string WorkDir, string OutDir);
+internal sealed record RecreateSettings(int Blocks, int Rounds, IReadOnlyList<string> Providers, IReadOnlyList<BlockLayout> Layouts, int Batch, int Seed, string WorkDir, string OutDir, bool BlocksOnly);
