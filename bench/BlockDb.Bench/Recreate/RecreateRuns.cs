@@ -28,6 +28,9 @@ internal sealed class RecreateRuns(RecreateStream stream, string streamPath, str
     /// <summary>The C side's name.</summary>
     public const string C = "C, plain";
 
+    /// <summary>Each process's run file of its own, so two commands sharing a work folder never replace each other's file.</summary>
+    private static readonly string RunFile = string.Create(CultureInfo.InvariantCulture, $"recreate-{Environment.ProcessId}.db");
+
     private readonly ImportBlock[] _blocks = Blocks(stream);
     private readonly ImportBlockset[] _blocksets = Blocksets(stream);
 
@@ -92,7 +95,7 @@ internal sealed class RecreateRuns(RecreateStream stream, string streamPath, str
     /// <summary>BlockDb's rebuild on a fresh copy of the template, timed per phase, then checked.</summary>
     public async Task<RecreateRun> DotNetAsync(string provider, BlockLayout layout, int round, string template)
     {
-        var path = FreshCopy.Create(template, Path.Combine(workDir, "runs"), "recreate.db");
+        var path = FreshCopy.Create(template, Path.Combine(workDir, "runs"), RunFile);
         var load = Lifecycle.LifecycleStudy.LoadAverage();
         try
         {
@@ -119,7 +122,7 @@ internal sealed class RecreateRuns(RecreateStream stream, string streamPath, str
     /// <summary>The C loop (<c>blockdb_native.c --workload recreate</c>) on a fresh copy of the template.</summary>
     public RecreateRun Native(NativeBuild build, BlockLayout layout, int round, string template)
     {
-        var path = FreshCopy.Create(template, Path.Combine(workDir, "runs"), "recreate.db");
+        var path = FreshCopy.Create(template, Path.Combine(workDir, "runs"), RunFile);
         var load = Lifecycle.LifecycleStudy.LoadAverage();
         try
         {
