@@ -37,6 +37,9 @@
  * transaction and restored and checked before its COMMIT. After the timed region, every --check-every-th row is found
  * again through the map and its verification read (the digest).
  *
+ * The recreate workload (--workload recreate --stream FILE, keymap or text layout) is the plain loop of a rebuild of
+ * blocks and blocksets from a Duplicati-like stream (run_recreate, below).
+ *
  * The timed region runs from the first op to the final COMMIT. Results go to stdout as key=value lines; per-op
  * latencies (ns, double) to the --latency file. Build: make -f Makefile OUT=<binary> (gcc -O2 -std=c11; no
  * sqlite3.h needed: the prototypes are declared here).
@@ -1389,6 +1392,225 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
+/* ---- The recreate workload (issue 25 item 2): blocks and blocksets rebuilt from a Duplicati-like stream. ---- */
+
+/*
+ * The stream file (bench/BlockDb.Bench/Recreate/RecreateStream.cs writes it; both sides read it whole before timing):
+ * "BDBRCR01", then int64 blocks, files, entries, blocks per volume; per block (the volume index files) its 32-byte
+ * hash, int64 size and int64 volume ID; per file (the file lists) its 32-byte full hash, int64 length, int32 block
+ * count and that many int32 indexes into the blocks (a file list names its blocks by hash: the index only saves the
+ * file the repeated 32 bytes; the loop resolves each block by its hash through its own map, as a recreate must).
+ *
+ * The PLAIN loop of a recreate, the limit BlockDb's ImportBlocksAsync + ImportBlocksetsAsync is measured against: one
+ * prepared statement per row, --batch rows per transaction (BEGIN IMMEDIATE ... COMMIT), no savepoint, no check that a
+ * row exists (the stream holds every block and file once), the hash -> ID map in memory (open addressing over the first
+ * 8 bytes of the hash, the hash compared in memory on a hit: no verification read). keymap: rows at their IDs in ID
+ * order (InsertBlockWithId, hash as a BLOB), the insert guard dropped before timing, MaxBlockId raised before each
+ * COMMIT; text: InsertBlock with the hash as base64 TEXT, SQLite choosing the ID. Blocksets: InsertBlockset (full hash
+ * as base64 TEXT, the length the stream gives) and one InsertBlocksetEntry per block. Prints blocks_ns/blocks_cpu_ns,
+ * blocksets_ns/blocksets_cpu_ns, counts and the digest of every --check-every-th blockset's block IDs.
+ */
+typedef struct {
+    int64_t blocks, files, entries, per_volume;
+    const unsigned char *hashes; /* 32 bytes per block */
+    int64_t *sizes, *volumes;
+    const unsigned char **full_hashes;
+    int64_t *lengths, *starts; /* starts: files + 1 */
+    int32_t *refs;
+} rstream;
+
+static void read_rstream(const char *path, rstream *r)
+{
+    size_t length;
+    char *data = read_file(path, &length);
+    cursor c = {data, data + length};
+    if (length < 8 || memcmp(data, "BDBRCR01", 8) != 0)
+        die("%s is not a recreate stream", path);
+    c.p += 8;
+    r->blocks = take_i64(&c);
+    r->files = take_i64(&c);
+    r->entries = take_i64(&c);
+    r->per_volume = take_i64(&c);
+    if (r->blocks < 0 || r->files < 0 || r->entries < 0 || (uint64_t)(c.end - c.p) < (uint64_t)r->blocks * 48)
+        die("recreate stream truncated");
+    unsigned char *hashes = malloc((size_t)r->blocks * 32 + 1);
+    r->sizes = malloc((size_t)r->blocks * 8 + 8);
+    r->volumes = malloc((size_t)r->blocks * 8 + 8);
+    for (int64_t i = 0; i < r->blocks; i++) {
+        memcpy(hashes + i * 32, c.p, 32);
+        c.p += 32;
+        r->sizes[i] = take_i64(&c);
+        r->volumes[i] = take_i64(&c);
+    }
+    r->hashes = hashes;
+    r->full_hashes = malloc((size_t)r->files * sizeof *r->full_hashes + 1);
+    r->lengths = malloc((size_t)r->files * 8 + 8);
+    r->starts = malloc((size_t)(r->files + 1) * 8);
+    r->refs = malloc((size_t)r->entries * 4 + 4);
+    int64_t next = 0;
+    for (int64_t f = 0; f < r->files; f++) {
+        if (c.end - c.p < 32)
+            die("recreate stream truncated");
+        r->full_hashes[f] = (const unsigned char *)c.p;
+        c.p += 32;
+        r->lengths[f] = take_i64(&c);
+        int32_t count = take_i32(&c);
+        if (count < 0 || next + count > r->entries)
+            die("recreate stream: file %lld has a bad block count", (long long)f);
+        r->starts[f] = next;
+        for (int32_t i = 0; i < count; i++, next++) {
+            r->refs[next] = take_i32(&c);
+            if (r->refs[next] < 0 || r->refs[next] >= r->blocks)
+                die("recreate stream: file %lld names block %d", (long long)f, r->refs[next]);
+        }
+    }
+    r->starts[r->files] = next;
+    if (next != r->entries)
+        die("recreate stream: %lld entries, header says %lld", (long long)next, (long long)r->entries);
+}
+
+static int b64_encode(const unsigned char *in, int n, char *out)
+{
+    int o = 0;
+    for (int i = 0; i < n; i += 3) {
+        uint32_t v = (uint32_t)in[i] << 16 | (i + 1 < n ? (uint32_t)in[i + 1] << 8 : 0) | (i + 2 < n ? in[i + 2] : 0);
+        out[o++] = b64_alphabet[(v >> 18) & 63];
+        out[o++] = b64_alphabet[(v >> 12) & 63];
+        out[o++] = i + 1 < n ? b64_alphabet[(v >> 6) & 63] : '=';
+        out[o++] = i + 2 < n ? b64_alphabet[v & 63] : '=';
+    }
+    out[o] = 0;
+    return o;
+}
+
+/* The loop's hash -> ID map: 16-byte slots (first 8 bytes of the hash, ID; 0 = empty), the hash compared on a hit. */
+typedef struct {
+    uint64_t *slots;
+    int64_t mask;
+} rmap;
+
+static void rmap_put(rmap *m, const unsigned char *hash, int64_t id)
+{
+    uint64_t k;
+    memcpy(&k, hash, 8);
+    int64_t i = (int64_t)(k & (uint64_t)m->mask);
+    while (m->slots[2 * i + 1])
+        i = (i + 1) & m->mask;
+    m->slots[2 * i] = k;
+    m->slots[2 * i + 1] = (uint64_t)id;
+}
+
+static int64_t rmap_find(const rmap *m, const rstream *r, const int64_t *ids_by_index, const unsigned char *hash, int64_t size)
+{
+    uint64_t k;
+    memcpy(&k, hash, 8);
+    for (int64_t i = (int64_t)(k & (uint64_t)m->mask); m->slots[2 * i + 1]; i = (i + 1) & m->mask) {
+        int64_t index = (int64_t)m->slots[2 * i + 1] - 1;
+        if (m->slots[2 * i] == k && memcmp(r->hashes + index * 32, hash, 32) == 0 && r->sizes[index] == size)
+            return ids_by_index[index];
+    }
+    die("block not found in the map");
+    return 0;
+}
+
+static int run_recreate(const char *db_path, const char *stream_path, int64_t batch, int blocks_only)
+{
+    rstream r;
+    read_rstream(stream_path, &r);
+    engine e;
+    open_engine(&e, db_path, 0);
+    int keymap = layout == L_KEYMAP;
+    if (keymap)
+        exec_text(&e, statement_sql[S_LIFT_GUARD]);
+    int64_t per = batch > 0 ? batch : INT64_MAX;
+    int64_t capacity = 1024;
+    while (capacity < r.blocks * 2)
+        capacity *= 2;
+    rmap m = {calloc((size_t)capacity * 2, sizeof(uint64_t)), capacity - 1};
+    int64_t *ids = malloc((size_t)r.blocks * 8 + 8); /* the ID each block got, by its index in the stream */
+    sqlite3_stmt *insert = e.st[keymap ? S_INSERT_WITH_ID : S_INSERT];
+    char text[MAX_HASH_TEXT + 4];
+    int64_t next_id = 1;
+    fnv digest = {14695981039346656037ULL};
+
+    int64_t t0 = now_ns(), c0 = thread_cpu_ns();
+    for (int64_t u = 0; u < r.blocks;) {
+        exec_nonquery(&e, S_BEGIN);
+        for (int64_t end = u + per < r.blocks ? u + per : r.blocks; u < end; u++) {
+            const unsigned char *hash = r.hashes + u * 32;
+            if (keymap) {
+                check(&e, sq.bind_int64(insert, 1, next_id), "bind");
+                check(&e, sq.bind_blob(insert, 2, hash, 32, SQLITE_STATIC), "bind");
+                check(&e, sq.bind_int64(insert, 3, r.sizes[u]), "bind");
+                check(&e, sq.bind_int64(insert, 4, r.volumes[u]), "bind");
+                exec_nonquery(&e, S_INSERT_WITH_ID);
+                ids[u] = next_id++;
+            } else {
+                int n = b64_encode(hash, 32, text);
+                check(&e, sq.bind_text(insert, 1, text, n, SQLITE_STATIC), "bind");
+                check(&e, sq.bind_int64(insert, 2, r.sizes[u]), "bind");
+                check(&e, sq.bind_int64(insert, 3, r.volumes[u]), "bind");
+                check(&e, sq.bind_null(insert, 4), "bind");
+                if (sq.step(insert) != SQLITE_ROW)
+                    die("InsertBlock failed: %s", sq.errmsg(e.db));
+                ids[u] = sq.column_int64(insert, 0);
+                exec_nonquery(&e, S_INSERT);
+            }
+            rmap_put(&m, hash, u + 1);
+        }
+        if (keymap) {
+            check(&e, sq.bind_int64(e.st[S_RAISE_MAX], 1, next_id - 1), "bind");
+            exec_nonquery(&e, S_RAISE_MAX);
+        }
+        exec_nonquery(&e, S_COMMIT);
+    }
+    int64_t t1 = now_ns(), c1 = thread_cpu_ns();
+
+    sqlite3_stmt *bs = e.st[S_INSERT_BLOCKSET], *entry = e.st[S_INSERT_ENTRY];
+    for (int64_t f = 0; f < (blocks_only ? 0 : r.files);) {
+        exec_nonquery(&e, S_BEGIN);
+        for (int64_t end = f + per < r.files ? f + per : r.files; f < end; f++) {
+            int n = b64_encode(r.full_hashes[f], 32, text);
+            check(&e, sq.bind_int64(bs, 1, r.lengths[f]), "bind");
+            check(&e, sq.bind_text(bs, 2, text, n, SQLITE_STATIC), "bind");
+            if (sq.step(bs) != SQLITE_ROW)
+                die("InsertBlockset failed: %s", sq.errmsg(e.db));
+            sqlite3_int64 blockset = sq.column_int64(bs, 0);
+            sq.reset(bs);
+            if (blockset != f + 1)
+                die("blockset %lld got ID %lld", (long long)f, (long long)blockset);
+            check(&e, sq.bind_int64(entry, 1, blockset), "bind");
+            int check_this = f % check_every == 0;
+            for (int64_t i = r.starts[f]; i < r.starts[f + 1]; i++) {
+                int64_t index = r.refs[i];
+                int64_t id = rmap_find(&m, &r, ids, r.hashes + index * 32, r.sizes[index]);
+                check(&e, sq.bind_int64(entry, 2, i - r.starts[f]), "bind");
+                check(&e, sq.bind_int64(entry, 3, id), "bind");
+                exec_nonquery(&e, S_INSERT_ENTRY);
+                if (check_this)
+                    fnv_add(&digest, id);
+            }
+        }
+        exec_nonquery(&e, S_COMMIT);
+    }
+    int64_t t2 = now_ns(), c2 = thread_cpu_ns();
+
+    sqlite3_stmt *counts = e.st[S_COUNTS];
+    if (sq.step(counts) != SQLITE_ROW)
+        die("Counts failed: %s", sq.errmsg(e.db));
+    printf("libversion=%s\ncounts=%lld,%lld,%lld\n", sq.libversion(), (long long)sq.column_int64(counts, 0),
+           (long long)sq.column_int64(counts, 1), (long long)sq.column_int64(counts, 2));
+    sq.reset(counts);
+    printf("blocks_ns=%" PRId64 "\nblocks_cpu_ns=%" PRId64 "\nblocksets_ns=%" PRId64 "\nblocksets_cpu_ns=%" PRId64 "\n",
+           t1 - t0, c1 - c0, t2 - t1, c2 - c1);
+    printf("digest=%" PRIu64 "\n", digest.h);
+    for (int i = 0; i < S_COUNT; i++)
+        sq.finalize(e.st[i]);
+    sq.close_v2(e.db);
+    printf("status=ok\n");
+    return 0;
+}
+
 static int name_index(const char *name, const char *const *names, int count, const char *what)
 {
     for (int i = 0; i < count; i++)
@@ -1421,6 +1643,19 @@ int main(int argc, char **argv)
     run_config cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.db_path = arg_value(argc, argv, "--db", NULL);
+    if (strcmp(arg_value(argc, argv, "--workload", NULL), "recreate") == 0) {
+        layout = name_index(arg_value(argc, argv, "--layout", "text"), layout_names, 3, "layout");
+        if (layout == L_BLOB)
+            die("the recreate workload runs on the keymap and text layouts");
+        check_every = atoll(arg_value(argc, argv, "--check-every", "1"));
+        if (check_every < 1)
+            die("--check-every must be at least 1");
+        prefault_heap(atol(arg_value(argc, argv, "--prefault-mb", "0")));
+        load_library(lib);
+        read_sql(arg_value(argc, argv, "--sql", NULL));
+        return run_recreate(arg_value(argc, argv, "--db", NULL), arg_value(argc, argv, "--stream", NULL), atoll(arg_value(argc, argv, "--batch", "0")),
+                            atoi(arg_value(argc, argv, "--blocks-only", "0")));
+    }
     cfg.workload = name_index(arg_value(argc, argv, "--workload", NULL), workload_names, (int)(sizeof workload_names / sizeof *workload_names), "workload");
     layout = name_index(arg_value(argc, argv, "--layout", "text"), layout_names, 3, "layout");
     mode = name_index(arg_value(argc, argv, "--mode", "same"), mode_names, 2, "mode");

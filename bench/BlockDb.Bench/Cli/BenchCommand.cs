@@ -82,6 +82,7 @@ internal static class BenchCommand
         root.Add(DuplicatiReplay.DuplicatiReplayCommand.Create());
         root.Add(BlockDb.Bench.Seed.SeedCommand.Create());
         root.Add(Limit.LimitCommand.Create());
+        root.Add(Recreate.RecreateCommand.Create());
         return root;
     }
 

@@ -13,61 +13,71 @@ internal sealed partial class BlocksetService
     /// transaction, for the layout's rules (no read by ID), or empty.
     /// </summary>
     private long WriteBlockset(long[] ids, ReadOnlyMemory<BlockKey> keys, int count, long length, string? fullHash, CancellationToken cancellationToken) =>
-        _batch.AllOrNothing((this, ids, keys, count, length, fullHash, cancellationToken), static s =>
+        _batch.AllOrNothing((this, ids, keys, count, length, fullHash, cancellationToken), static s => WriteRows(s));
+
+    /// <summary>
+    /// Writes a blockset and its entries with no savepoint of their own: for a bulk import only, whose transaction is
+    /// already all or nothing (a failure or cancellation rolls the whole import transaction back,
+    /// <see cref="Import.SessionImportTarget"/>), so a savepoint per blockset would buy nothing and cost two statements.
+    /// </summary>
+    private long WriteImportedBlockset(long[] ids, int count, long length, string? fullHash, CancellationToken cancellationToken) =>
+        WriteRows((this, ids, default, count, length, fullHash, cancellationToken));
+
+    private static long WriteRows((BlocksetService Self, long[] Ids, ReadOnlyMemory<BlockKey> Keys, int Count, long Length, string? FullHash, CancellationToken CancellationToken) s)
+    {
+        var (self, ids, keys, count, length, fullHash, cancellationToken) = s;
+        self._rules?.Prepare(ids, keys.Span, count, length, fullHash);
+        var insert = self._insertBlockset;
+        insert.BindInt64(1, length);
+        if (fullHash is null)
         {
-            var (self, ids, keys, count, length, fullHash, cancellationToken) = s;
-            self._rules?.Prepare(ids, keys.Span, count, length, fullHash);
-            var insert = self._insertBlockset;
-            insert.BindInt64(1, length);
-            if (fullHash is null)
-            {
-                insert.BindNull(2);
-            }
-            else
-            {
-                insert.BindText(2, fullHash);
-            }
+            insert.BindNull(2);
+        }
+        else
+        {
+            insert.BindText(2, fullHash);
+        }
 
-            if (self.InsertBlockset() is not { } blocksetId)
-            {
-                // The layout's find-or-add (only a layout with rules inserts OR IGNORE): its unique (FullHash, Length)
-                // holds the blockset already; nothing was written.
-                return (self._rules is null ? null : self.Find(fullHash!, length))
-                    ?? throw new InvalidOperationException($"The blockset insert wrote no row and no blockset has its full hash {fullHash} and length {length}.");
-            }
+        if (self.InsertBlockset() is not { } blocksetId)
+        {
+            // The layout's find-or-add (only a layout with rules inserts OR IGNORE): its unique (FullHash, Length)
+            // holds the blockset already; nothing was written.
+            return (self._rules is null ? null : self.Find(fullHash!, length))
+                ?? throw new InvalidOperationException($"The blockset insert wrote no row and no blockset has its full hash {fullHash} and length {length}.");
+        }
 
-            var i = 0;
-            if (count >= BlockDbSql.EntriesPerInsert)
+        var i = 0;
+        if (count >= BlockDbSql.EntriesPerInsert)
+        {
+            // Whole groups of entries in one statement each (prepared on first use): one step instead of sixteen.
+            var entries = self._insertEntries ??= self._connection.Prepare(BlockDbSql.InsertBlocksetEntries);
+            entries.BindInt64(1, blocksetId);
+            for (; i + BlockDbSql.EntriesPerInsert <= count; i += BlockDbSql.EntriesPerInsert)
             {
-                // Whole groups of entries in one statement each (prepared on first use): one step instead of sixteen.
-                var entries = self._insertEntries ??= self._connection.Prepare(BlockDbSql.InsertBlocksetEntries);
-                entries.BindInt64(1, blocksetId);
-                for (; i + BlockDbSql.EntriesPerInsert <= count; i += BlockDbSql.EntriesPerInsert)
+                entries.BindInt64(2, i);
+                for (var j = 0; j < BlockDbSql.EntriesPerInsert; j++)
                 {
-                    entries.BindInt64(2, i);
-                    for (var j = 0; j < BlockDbSql.EntriesPerInsert; j++)
-                    {
-                        Require.NotCancelled(i + j + 1, cancellationToken);
-                        entries.BindInt64(3 + j, ids[i + j]);
-                    }
-
-                    entries.ExecuteNonQuery();
+                    Require.NotCancelled(i + j + 1, cancellationToken);
+                    entries.BindInt64(3 + j, ids[i + j]);
                 }
-            }
 
-            var entry = self._insertEntry;
-            entry.BindInt64(1, blocksetId);
-            for (; i < count; i++)
-            {
-                Require.NotCancelled(i + 1, cancellationToken);
-                entry.BindInt64(2, i);
-                entry.BindInt64(3, ids[i]);
-                entry.ExecuteNonQuery();
+                entries.ExecuteNonQuery();
             }
+        }
 
-            self._rules?.Written(blocksetId);
-            return blocksetId;
-        });
+        var entry = self._insertEntry;
+        entry.BindInt64(1, blocksetId);
+        for (; i < count; i++)
+        {
+            Require.NotCancelled(i + 1, cancellationToken);
+            entry.BindInt64(2, i);
+            entry.BindInt64(3, ids[i]);
+            entry.ExecuteNonQuery();
+        }
+
+        self._rules?.Written(blocksetId);
+        return blocksetId;
+    }
 
     /// <summary>Runs the bound blockset insert: the new ID, or null when it wrote no row (the layout's find-or-add found the blockset).</summary>
     private long? InsertBlockset()

@@ -111,7 +111,7 @@ internal sealed partial class BlocksetService
                 sum = Require.BlocksetLength(sum, BlockSize(ids[i], i) ?? block.Size, i);
             }
 
-            WriteBlockset(ids, default, count, sum, fullHash, cancellationToken);
+            WriteImportedBlockset(ids, count, sum, fullHash, cancellationToken);
             _batch.Wrote();
             return true;
         }

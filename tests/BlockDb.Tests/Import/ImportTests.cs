@@ -197,6 +197,40 @@ public sealed class ImportTests : ConformanceTestBase
 
     [Theory]
     [MemberData(nameof(ProviderMatrix), MemberType = typeof(ConformanceTestBase))]
+    public async Task A_blockset_import_cancelled_mid_transaction_keeps_none_of_that_transactions_blocksets(string provider, BlockLayout layout)
+    {
+        // An imported blockset is written with no savepoint of its own: the import transaction is what is all or nothing.
+        Use(provider, layout);
+        await using var db = Open();
+        await db.ImportBlocksAsync(Stream(Enumerable.Range(0, 30).Select(i => Block(i))));
+        var files = Enumerable.Range(0, 6).Select(f => new ImportBlockset([.. Enumerable.Range(f * 5, 5).Select(i => Block(i).Block)], TestData.Bytes(f))).ToList();
+        using var cancel = new CancellationTokenSource();
+
+        await Assert.ThrowsAnyAsync<OperationCanceledException>(async () => await db.ImportBlocksetsAsync(CancelAt(files, 3, cancel), new ImportOptions { ItemsPerTransaction = 2 }, cancel.Token));
+
+        await using var reader = await db.OpenSessionAsync();
+        var counts = await reader.GetCountsAsync();
+        Assert.Equal((2L, 10L), (counts.Blocksets, counts.BlocksetEntries)); // the first transaction; nothing of the second's written blockset
+        Assert.True((await db.CheckAsync()).IsClean);
+
+        static async IAsyncEnumerable<ImportBlockset> CancelAt(List<ImportBlockset> files, int at, CancellationTokenSource cancel)
+        {
+            for (var i = 0; i < files.Count; i++)
+            {
+                if (i == at)
+                {
+                    cancel.Cancel();
+                }
+
+                yield return files[i];
+            }
+
+            await Task.CompletedTask;
+        }
+    }
+
+    [Theory]
+    [MemberData(nameof(ProviderMatrix), MemberType = typeof(ConformanceTestBase))]
     public async Task A_read_only_database_refuses_an_import(string provider, BlockLayout layout)
     {
         Use(provider, layout);
