@@ -45,7 +45,11 @@ public readonly struct BlockHash : IEquatable<BlockHash>
 
     /// <summary>The hash bytes.</summary>
     [UnscopedRef]
-    public ReadOnlySpan<byte> Bytes => ((ReadOnlySpan<byte>)_bytes)[.._length];
+    public ReadOnlySpan<byte> Bytes
+    {
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        get => ((ReadOnlySpan<byte>)_bytes)[.._length];
+    }
 
     /// <summary>Parses a hash text (canonical standard base64 with padding).</summary>
     /// <param name="text">Canonical padded standard base64 of 1 to <see cref="MaxBytes"/> bytes (the low bits the last character leaves unused are zero).</param>

@@ -1,4 +1,5 @@
 using System.Diagnostics.CodeAnalysis;
+using System.Runtime.CompilerServices;
 
 namespace BlockDb;
 
@@ -30,6 +31,14 @@ public readonly struct BlockKey : IEquatable<BlockKey>
 
     /// <summary>The block size in bytes (1 or more; 0 only in <c>default(BlockKey)</c>).</summary>
     public long Size => _size;
+
+    /// <summary>The hash's bytes, read in place: <see cref="Hash"/> returns a copy of the hash (up to 66 bytes), which a hot lookup would pay on every call.</summary>
+    [UnscopedRef]
+    internal ReadOnlySpan<byte> HashBytes
+    {
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        get => _hash.Bytes;
+    }
 
     /// <summary>A block's key from Duplicati's text form of its hash (canonical standard base64 with <c>=</c> padding, 44 characters for SHA-256) and its size.</summary>
     /// <exception cref="ArgumentNullException"><paramref name="base64Hash"/> is null.</exception>

@@ -1,3 +1,5 @@
+using System.Runtime.CompilerServices;
+
 namespace BlockDb.Engine;
 
 /// <summary>
@@ -29,6 +31,7 @@ internal sealed class CallGate
     /// <exception cref="ObjectDisposedException">The session is disposed.</exception>
     /// <exception cref="InvalidOperationException">Another call is running (sessions are not thread-safe).</exception>
     /// <exception cref="OperationCanceledException">The token was cancelled.</exception>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public bool TryEnter(object session, CancellationToken cancellationToken)
     {
         if (!TryTake(session))
@@ -62,6 +65,7 @@ internal sealed class CallGate
     }
 
     /// <summary>Takes an idle gate (true), finds background work inside (false), or throws for a closed gate or a concurrent call.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private bool TryTake(object session)
     {
         var state = Interlocked.CompareExchange(ref _state, Caller, Idle);
@@ -74,6 +78,7 @@ internal sealed class CallGate
         throw Errors.ConcurrentCall();
     }
 
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private void Entered(CancellationToken cancellationToken)
     {
         Volatile.Write(ref _owner, Environment.CurrentManagedThreadId);
@@ -94,6 +99,7 @@ internal sealed class CallGate
     public bool TryEnterBackground() => Interlocked.CompareExchange(ref _state, Background, Idle) == Idle;
 
     /// <summary>Leaves after an enter, waking whoever waits.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public void Exit()
     {
         Volatile.Write(ref _owner, 0);

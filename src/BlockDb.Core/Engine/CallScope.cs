@@ -1,3 +1,4 @@
+using System.Runtime.CompilerServices;
 using System.Runtime.ExceptionServices;
 
 namespace BlockDb.Engine;
@@ -26,6 +27,7 @@ internal struct CallScope : IDisposable
     private bool _entered;
     private bool _handed;
 
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public CallScope(CallSite site, string operation)
     {
         _site = site;
@@ -41,6 +43,7 @@ internal struct CallScope : IDisposable
     /// <exception cref="ObjectDisposedException">The session is disposed.</exception>
     /// <exception cref="InvalidOperationException">Another call is running.</exception>
     /// <exception cref="OperationCanceledException">The token was cancelled.</exception>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public bool TryEnter(object session, CancellationToken cancellationToken)
     {
         if (!_site.Gate.TryEnter(session, cancellationToken))
@@ -61,6 +64,7 @@ internal struct CallScope : IDisposable
     public readonly ValueTask EnterAsync(object session, CancellationToken cancellationToken) => _site.Gate.EnterAsync(session, cancellationToken);
 
     /// <summary>After <see cref="EnterAsync"/>: the call is inside the gate (its dispose leaves it) and starts; throws an age commit's failure [B4].</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public void Entered(CancellationToken cancellationToken)
     {
         _entered = true;
@@ -130,6 +134,7 @@ internal struct CallScope : IDisposable
     }
 
     /// <summary>Leaves the gate (when entered) and ends the call's metrics, unless the call was handed on.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public void Dispose()
     {
         if (_handed)

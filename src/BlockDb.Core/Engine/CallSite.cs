@@ -1,3 +1,4 @@
+using System.Runtime.CompilerServices;
 using BlockDb.Diagnostics;
 using Microsoft.Extensions.Logging;
 
@@ -31,9 +32,11 @@ internal sealed class CallSite(CallGate gate, CommitPolicy policy, string system
             : new BlockDbReadOnlyException(operation, path);
 
     /// <summary>At a call's start: the timestamp to pass to <see cref="End"/> (0 unless this call's duration is sampled).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public long Start() => Instruments.StartCall(ref _calls);
 
     /// <summary>At a call's end, after the gate: counts it and records its duration and failure.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public void End(string operation, long started, Exception? failure)
     {
         if (started != 0 || Instruments.Operations.Enabled)

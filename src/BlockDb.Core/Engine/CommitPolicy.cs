@@ -1,3 +1,5 @@
+using System.Runtime.CompilerServices;
+
 namespace BlockDb.Engine;
 
 /// <summary>
@@ -25,6 +27,7 @@ internal sealed class CommitPolicy(BatchingOptions options, EngineTransaction tr
     public int Pending => transaction.Pending;
 
     /// <summary>At the start of a call, inside the gate: keeps the call's token for long work, and throws a failed age commit, once [B4].</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public void CallStarted(CancellationToken cancellationToken)
     {
         transaction.CallCancellation = cancellationToken;
@@ -41,6 +44,7 @@ internal sealed class CommitPolicy(BatchingOptions options, EngineTransaction tr
     }
 
     /// <summary>At the end of a call, inside the gate; on a caller's connection a step still open (a write call that returned without <see cref="AfterWriteAsync"/>) is undone, so no savepoint outlives a call [X1].</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public void CallEnded()
     {
         transaction.CallCancellation = default;

@@ -88,7 +88,7 @@ internal readonly partial struct KeyMapSession : ILayoutSession
 
     public BlockHash ReadBinaryHash(ISqliteStatement statement, int column) => BlobHashCodec.ReadBinary(statement, column);
 
-    private uint KeyOf(in BlockKey block) => _map.Hasher.KeyOf(block.Hash.Bytes, block.Size);
+    private uint KeyOf(in BlockKey block) => _map.Hasher.KeyOf(block.HashBytes, block.Size);
 
     /// <summary>The one lookup: the block's verified ID, or null when <paramref name="mode"/> lets it call the block missing.</summary>
     private long? Lookup(in BlockKey block, uint key, LookupMode mode, out long? volumeId)
@@ -149,7 +149,7 @@ internal readonly partial struct KeyMapSession : ILayoutSession
     private static bool RowHolds(ISqliteStatement row, int hashColumn, Span<byte> stored, in BlockKey block)
     {
         var length = row.ColumnBlob(hashColumn, stored);
-        return stored[..length].SequenceEqual(block.Hash.Bytes) && row.ColumnInt64(hashColumn + 1) == block.Size;
+        return stored[..length].SequenceEqual(block.HashBytes) && row.ColumnInt64(hashColumn + 1) == block.Size;
     }
 
     private static bool Verify(long id, in BlockKey block, ISqliteStatement getById, LookupMode mode, ref long? volumeId)

@@ -106,7 +106,7 @@ internal sealed class KeyMapWrites : IBatchParticipant
             Inserts.EnsureRoomFor(1);
         }
 
-        var hash = block.Hash.Bytes;
+        var hash = block.HashBytes;
         if (_insertBlock is { } insert)
         {
             insert.InsertBlock(id, hash, block.Size, volumeId);

@@ -29,6 +29,7 @@ internal sealed class ReadTransaction
     private readonly int _limit;
     private int _reads;
     private long _started;
+    private long _endsAt;
     private long _clockSeen;
 
     /// <param name="connection">The session's connection.</param>
@@ -77,7 +78,7 @@ internal sealed class ReadTransaction
 
         if (IsOpen)
         {
-            if (_connection.InTransaction && _reads < _limit && _clock.Value == _clockSeen && AgeMilliseconds < Milliseconds)
+            if (_reads < _limit && _clock.Value == _clockSeen && Stopwatch.GetTimestamp() < _endsAt && _connection.InTransaction)
             {
                 _reads++;
                 return;
@@ -90,6 +91,7 @@ internal sealed class ReadTransaction
         _clockSeen = _clock.Value;
         _begin.ExecuteNonQuery();
         (IsOpen, _reads, _started) = (true, 1, Stopwatch.GetTimestamp());
+        _endsAt = _started + (Milliseconds * Stopwatch.Frequency / 1000);
         Opened?.Invoke();
     }
 
