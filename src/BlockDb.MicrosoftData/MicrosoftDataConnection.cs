@@ -49,7 +49,7 @@ internal sealed class MicrosoftDataConnection : NativeConnection
         catch (SqliteException e)
         {
             connection.Dispose();
-            throw new BlockDbException($"opening {Quoted.Path(path)}: {e.Message}", e.SqliteErrorCode, e.SqliteExtendedErrorCode, e);
+            throw OpenFailure(path, e.Message, e.SqliteErrorCode, e.SqliteExtendedErrorCode, e);
         }
         catch
         {

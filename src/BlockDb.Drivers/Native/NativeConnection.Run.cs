@@ -41,6 +41,10 @@ internal abstract unsafe partial class NativeConnection
         return rc;
     }
 
+    /// <summary>The failure of a provider's open of <paramref name="path"/>, with the codes its library reported.</summary>
+    internal static BlockDbException OpenFailure(string path, string message, int primary, int extended, Exception inner) =>
+        new($"opening {Quoted.Path(path)}: {message}", primary, extended, inner);
+
     private static bool IsBusy(int rc) => (rc & 0xFF) is SqliteResultCode.Busy or SqliteResultCode.Locked;
 
     /// <summary>Runs each statement of <paramref name="sql"/> to completion, each checked by <see cref="Guard"/> first.</summary>
