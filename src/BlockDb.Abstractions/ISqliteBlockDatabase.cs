@@ -24,6 +24,6 @@ public interface ISqliteBlockDatabase : IBlockDatabase
     /// gauges sum them (<see href="https://www.sqlite.org/c3ref/c_dbstatus_options.html"/>). A session in a call counts
     /// with its last reading (this never waits); shared sessions are not counted.
     /// </summary>
-    /// <returns>The counters, or <see langword="null"/> when the provider does not expose them (SystemData).</returns>
+    /// <returns>The counters, or <see langword="null"/> when the provider does not expose them (every SQLite provider of BlockDb does).</returns>
     SqliteCacheStats? ReadCacheStats();
 }

@@ -8,8 +8,8 @@ namespace BlockDb.MicrosoftData;
 /// <summary>
 /// The Microsoft.Data.Sqlite provider (<c>MicrosoftData</c>). Microsoft.Data.Sqlite opens and closes the connections
 /// (pooling off, so a disposed session closes its <c>sqlite3*</c> handle and a disposed database releases its file at
-/// once); BlockDb's statements run on that handle (prepared and finalized through SQLitePCL.raw, bound, stepped and
-/// read by direct calls into the same <c>e_sqlite3</c>), not through <c>SqliteCommand</c> and <c>SqliteDataReader</c>,
+/// once); BlockDb's statements run on that handle through BlockDb's connection core (prepared, bound, stepped, read and
+/// finalized by direct calls into the same <c>e_sqlite3</c>), not through <c>SqliteCommand</c> and <c>SqliteDataReader</c>,
 /// whose per-statement objects cost more than SQLite's own work on a lookup (issue 25).
 /// </summary>
 /// <remarks>

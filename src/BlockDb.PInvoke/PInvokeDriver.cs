@@ -1,4 +1,5 @@
 using BlockDb.Drivers;
+using BlockDb.Drivers.Native;
 
 namespace BlockDb.PInvoke;
 
@@ -43,6 +44,6 @@ public sealed class PInvokeDriver : ISqliteDriver
     private static unsafe string ReadLibraryVersion()
     {
         SqliteNativeLibrary.Require(ProviderName, typeof(PInvokeDriver).Assembly);
-        return SqliteErrors.Utf8(NativeMethods.sqlite3_libversion()) ?? string.Empty;
+        return SqliteErrors.Utf8(SqliteNative.sqlite3_libversion()) ?? string.Empty;
     }
 }

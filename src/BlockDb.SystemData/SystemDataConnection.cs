@@ -1,85 +1,77 @@
 using System.Data.SQLite;
 using System.Reflection;
 using System.Runtime.InteropServices;
-using BlockDb.Drivers.AdoNet;
+using BlockDb.Drivers.Native;
 
 namespace BlockDb.SystemData;
 
-/// <summary>What is specific to System.Data.SQLite: its exception type, its result codes, its autocommit state and the native handle behind it.</summary>
-internal sealed class SystemDataConnection : AdoNetSqliteConnection
+/// <summary>
+/// A connection System.Data.SQLite opened (the connection string: file, mode, pooling off, its own defaults off) and
+/// closes; BlockDb's statements, pragmas included, run on its <c>sqlite3*</c> through BlockDb's connection core
+/// (<see cref="NativeConnection"/>), not through <c>SQLiteCommand</c> and <c>SQLiteDataReader</c>, whose per-call work
+/// (a reader, boxed parameters, type checks) was about 11,000 of the 18,115 instructions of a find (issue 25).
+/// System.Data.SQLite 2.x binds the same <c>e_sqlite3</c> (its <c>DllImport("e_sqlite3")</c>), so its handle is valid for
+/// the core's calls. Its connection's own state stays coherent: <c>AutoCommit</c> and <c>LastInsertRowId</c> read the same
+/// handle, BlockDb prepares none of its commands, and the <c>busy_timeout</c> BlockDb sets is the handle's. Its commands'
+/// busy retry (random sleeps up to 150 ms until the command timeout: <c>busy_timeout</c> rounded up to whole seconds, at
+/// least 1 s) is kept as the core's retry of a busy first step (<see cref="NativeConnection.RetryIfBusy"/>).
+/// </summary>
+internal sealed class SystemDataConnection : NativeConnection
 {
     // System.Data.SQLite hands out its sqlite3* only as an opaque CriticalHandle (GetCriticalHandle); CriticalHandle's
-    // documented protected field holds the pointer. Read once per connection, for the one sqlite3_exec below.
+    // documented protected field holds the pointer. Read once per connection.
     private static readonly FieldInfo HandleField = typeof(CriticalHandle).GetField("handle", BindingFlags.NonPublic | BindingFlags.Instance)
         ?? throw new MissingFieldException(nameof(CriticalHandle), "handle");
 
     private readonly SQLiteConnection _connection;
-    private readonly nint _handle;
 
-    public SystemDataConnection(SQLiteConnection connection)
-        : base(connection)
+    private SystemDataConnection(SQLiteConnection connection, string path, int busyRetryMilliseconds)
+        : base(Pointer(connection), path, busyRetryMilliseconds)
     {
         _connection = connection;
-        var critical = connection.GetCriticalHandle() as CriticalHandle ?? throw new InvalidOperationException("System.Data.SQLite's connection has no native handle after Open.");
-        _handle = (nint)HandleField.GetValue(critical)!;
     }
 
-    public override bool InTransaction => !_connection.AutoCommit;
-
-    public override long LastInsertRowId => _connection.LastInsertRowId;
-
-    /// <summary>One <c>sqlite3_exec</c> on the native handle: System.Data.SQLite's commands would retry <c>SQLITE_BUSY</c> until their timeout (at least 1 s).</summary>
-    public override void ExecuteWithoutRetry(string sql)
+    /// <summary>Finalizes BlockDb's statements, then closes the connection through System.Data.SQLite.</summary>
+    public override void Dispose()
     {
-        ArgumentException.ThrowIfNullOrWhiteSpace(sql);
-        ThrowIfDisposed();
-        var rc = SystemDataNative.sqlite3_exec(_handle, sql, 0, 0, 0);
-        if (rc != 0)
+        if (Release("the connection was disposed"))
         {
-            var message = Marshal.PtrToStringUTF8(SystemDataNative.sqlite3_errmsg(_handle));
-            var extended = SystemDataNative.sqlite3_extended_errcode(_handle);
-            throw new BlockDbException($"{sql}: {message}", rc & 0xFF, (extended & 0xFF) == (rc & 0xFF) ? extended : rc, null);
+            _connection.Dispose();
         }
     }
 
     /// <summary>
-    /// System.Data.SQLite leaves SQLite's extended result codes off, so <see cref="SQLiteException.ResultCode"/> is the
-    /// primary code; the extended one is the connection's last error (<c>sqlite3_extended_errcode</c>), taken when it
-    /// belongs to that primary code (read in the exception filter, before anything else runs on the connection).
+    /// Opens <paramref name="connection"/> and wraps it; a failure becomes a <see cref="BlockDbException"/>.
     /// </summary>
-    public static BlockDbException ToBlockDbException(SQLiteException e, string what, SQLiteConnection? connection)
-    {
-        var primary = (int)e.ResultCode & 0xFF;
-        var extended = primary;
-        if (connection is { State: System.Data.ConnectionState.Open })
-        {
-            var last = (int)connection.ExtendedResultCode();
-            if ((last & 0xFF) == primary)
-            {
-                extended = last;
-            }
-        }
-
-        return new BlockDbException($"{what}: {e.Message}", primary, extended, e);
-    }
-
-    /// <summary>Opens <paramref name="connection"/> and wraps it (a failure becomes a <see cref="BlockDbException"/>).</summary>
-    public static SystemDataConnection Open(SQLiteConnection connection, string path) =>
-        OpenAndWrap(connection, static c => new SystemDataConnection(c), static (e, what) => e is SQLiteException s ? ToBlockDbException(s, what, null) : null, path);
-
-    /// <summary>System.Data.SQLite leaves a statement that failed in <c>sqlite3_step</c> un-reset, so binding it again would fail.</summary>
-    protected override void ResetAfterFailure(System.Data.Common.DbCommand command)
+    /// <param name="connection">Not yet open.</param>
+    /// <param name="path">The file, for messages.</param>
+    /// <param name="busyTimeoutMilliseconds">The configured <c>busy_timeout</c>: the retry of a busy first step ends about <c>max(busy_timeout, 1 s)</c> (whole seconds) after the step began, as System.Data.SQLite's command timeout did.</param>
+    public static SystemDataConnection Open(SQLiteConnection connection, string path, int busyTimeoutMilliseconds)
     {
         try
         {
-            ((SQLiteCommand)command).Reset(clearBindings: false, ignoreErrors: true);
+            connection.Open();
+            return new SystemDataConnection(connection, path, BusyRetryAfterHandler(busyTimeoutMilliseconds));
         }
-        catch (Exception e) when (e is SQLiteException or InvalidOperationException or ObjectDisposedException)
+        catch (SQLiteException e)
         {
-            // The connection is unusable (closed or disposed): the next call reports that, not this cleanup.
+            connection.Dispose();
+
+            // System.Data.SQLite keeps extended result codes off, so ResultCode is the primary code.
+            var primary = (int)e.ResultCode & 0xFF;
+            throw OpenFailure(path, e.Message, primary, primary, e);
+        }
+        catch
+        {
+            connection.Dispose();
+            throw;
         }
     }
 
-    protected override BlockDbException? Translate(Exception exception, string what) =>
-        exception is SQLiteException e ? ToBlockDbException(e, what, _connection) : null;
+    private static nint Pointer(SQLiteConnection connection)
+    {
+        var critical = connection.GetCriticalHandle() as CriticalHandle ?? throw new InvalidOperationException("System.Data.SQLite's connection has no native handle after Open.");
+        var db = (nint)HandleField.GetValue(critical)!;
+        return db != 0 ? db : throw new InvalidOperationException("System.Data.SQLite's connection has no native handle after Open.");
+    }
 }

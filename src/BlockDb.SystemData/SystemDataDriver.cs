@@ -9,7 +9,10 @@ namespace BlockDb.SystemData;
 /// <summary>
 /// The System.Data.SQLite provider (<c>SystemData</c>): the <c>System.Data.SQLite</c> package (2.x, managed only),
 /// which P/Invokes the <c>e_sqlite3</c> library that <c>SQLitePCLRaw.bundle_e_sqlite3</c> ships, so it runs on the same
-/// native SQLite build as the other two SQLite providers.
+/// native SQLite build as the other two SQLite providers. System.Data.SQLite opens and closes the connections; BlockDb's
+/// statements run on the <c>sqlite3*</c> it holds, prepared, bound, stepped, read and finalized by direct calls into that
+/// <c>e_sqlite3</c>, not through <c>SQLiteCommand</c> and <c>SQLiteDataReader</c>, whose per-call objects cost more than
+/// SQLite's own work on a lookup (issue 25).
 /// </summary>
 /// <remarks>
 /// <para>
@@ -25,12 +28,12 @@ namespace BlockDb.SystemData;
 /// <c>ToFullPath=False</c>, so the file is the path BlockDb resolved, as given.
 /// </para>
 /// <para>
-/// Like Microsoft.Data.Sqlite, it retries <c>SQLITE_BUSY</c> on its own (random sleeps of up to 150 ms) until its
-/// command timeout, which this driver sets to the configured <c>busy_timeout</c> rounded up to whole seconds (at least
-/// 1 s). Its <c>*Async</c> methods are <see cref="System.Data.Common.DbCommand"/>'s defaults, which run synchronously;
-/// the shared ADO.NET base calls the synchronous ones. It keeps SQLite's extended result codes off (its busy-retry loop
-/// compares primary codes), so a failure's extended code is read from the connection
-/// (<see cref="SQLiteConnection.ExtendedResultCode"/>). Left to itself it installs SQLite's process-wide error log
+/// System.Data.SQLite's commands retry <c>SQLITE_BUSY</c> (random sleeps of up to 150 ms) until their command timeout,
+/// which this driver sets to the configured <c>busy_timeout</c> rounded up to whole seconds (at least 1 s); BlockDb's
+/// statements keep that: a first step that meets <c>SQLITE_BUSY</c> or <c>SQLITE_LOCKED</c> is tried again every 150 ms
+/// until then, and then fails with SQLite's result codes (<see cref="BlockDbException"/>). System.Data.SQLite keeps SQLite's
+/// extended result codes off, so a failure's extended code is read from the connection (<c>sqlite3_extended_errcode</c>).
+/// Left to itself it installs SQLite's process-wide error log
 /// callback at its first connection and searches the application's folder for a native SQLite at every connection;
 /// the driver stops both (<see cref="SystemDataSettings"/>).
 /// </para>
@@ -115,5 +118,5 @@ public sealed class SystemDataDriver : ISqliteDriver
     }
 
     private static ISqliteConnection OpenUnguarded(SqliteOpenOptions options) =>
-        SystemDataConnection.Open(new SQLiteConnection(ConnectionString(options), parseViaFramework: true), options.Path);
+        SystemDataConnection.Open(new SQLiteConnection(ConnectionString(options), parseViaFramework: true), options.Path, options.BusyTimeoutMilliseconds);
 }

@@ -3,8 +3,7 @@ using System.Runtime.CompilerServices;
 namespace BlockDb.Drivers.Native;
 
 /// <summary>
-/// The bookkeeping of one prepared statement that every binding of the native library shares (PInvoke's own
-/// <c>LibraryImport</c>s, MicrosoftData's borrowed statements over SQLitePCL.raw): whether it was stepped since its last
+/// The bookkeeping of one prepared statement (<see cref="NativeStatement"/>): whether it was stepped since its last
 /// reset (then binding is refused, as SQLite itself would), whether a row can be read, and the misuse errors with the
 /// result codes SQLite gives for them. The owner keeps it in a field and calls it around each native call.
 /// </summary>

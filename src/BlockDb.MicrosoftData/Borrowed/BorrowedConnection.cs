@@ -1,7 +1,6 @@
 using System.Data;
 using BlockDb.Drivers;
 using BlockDb.Drivers.Native;
-using BlockDb.MicrosoftData.Raw;
 using Microsoft.Data.Sqlite;
 using Kind = BlockDb.Drivers.Native.TransactionStatements.StatementKind;
 
@@ -9,7 +8,7 @@ namespace BlockDb.MicrosoftData.Borrowed;
 
 /// <summary>
 /// A caller's open Microsoft.Data.Sqlite connection, lent to BlockDb (<see cref="MicrosoftDataDriver.Borrow"/>).
-/// BlockDb's statements run through SQLitePCL.raw on the caller's <c>sqlite3*</c> (<see cref="RawConnection"/>), so they
+/// BlockDb's statements run on the caller's <c>sqlite3*</c> through BlockDb's connection core (<see cref="NativeConnection"/>), so they
 /// run inside whatever transaction the caller has open, with no <see cref="SqliteTransaction"/> object, and see the
 /// caller's uncommitted rows. It never begins, commits or rolls back (X1, docs/ARCHITECTURE.md): such text is refused
 /// before SQLite sees it. <c>SQLITE_BUSY</c> is not retried beyond the connection's own <c>busy_timeout</c>.
@@ -21,12 +20,12 @@ namespace BlockDb.MicrosoftData.Borrowed;
 /// released then; every later call here throws <see cref="ObjectDisposedException"/>. The documented order is still:
 /// dispose BlockDb, then close the connection.
 /// </remarks>
-internal sealed class BorrowedConnection : RawConnection, ILentSqliteConnection
+internal sealed class BorrowedConnection : NativeConnection, ILentSqliteConnection
 {
     private readonly SqliteConnection _owner;
 
     internal BorrowedConnection(SqliteConnection owner)
-        : base(owner.Handle ?? throw new InvalidOperationException("The connection has no SQLite handle; open it before lending it to BlockDb."), busyRetryMilliseconds: 0)
+        : base(MicrosoftDataConnection.Pointer(owner.Handle ?? throw new InvalidOperationException("The connection has no SQLite handle; open it before lending it to BlockDb.")), path: null, busyRetryMilliseconds: 0)
     {
         _owner = owner;
         owner.StateChange += OnOwnerStateChange;
@@ -40,7 +39,7 @@ internal sealed class BorrowedConnection : RawConnection, ILentSqliteConnection
     public override void Dispose()
     {
         _owner.StateChange -= OnOwnerStateChange;
-        Release("this borrowed connection was disposed");
+        _ = Release("this borrowed connection was disposed");
     }
 
     /// <summary>Refuses a statement that begins or ends a transaction, and a savepoint that would run now outside the caller's transaction (X1); a prepared savepoint is checked at each run.</summary>
@@ -64,7 +63,7 @@ internal sealed class BorrowedConnection : RawConnection, ILentSqliteConnection
     {
         if (e.CurrentState != ConnectionState.Open)
         {
-            Release("the caller closed its connection");
+            _ = Release("the caller closed its connection");
         }
     }
 }

@@ -1,6 +1,6 @@
 using System.Text;
 
-namespace BlockDb.PInvoke;
+namespace BlockDb.Drivers.Native;
 
 /// <summary>UTF-8 text across the native boundary: C strings for <c>sqlite3_open_v2</c> and <c>sqlite3_exec</c>, and text columns read back.</summary>
 internal static unsafe class NativeText
@@ -16,18 +16,18 @@ internal static unsafe class NativeText
     /// <summary>Reads a column as text: <see langword="null"/> for SQL NULL, else its UTF-8 bytes decoded.</summary>
     public static string? ReadColumn(nint db, nint stmt, int column, string context)
     {
-        if (NativeMethods.sqlite3_column_type(stmt, column) == NativeMethods.SQLITE_NULL)
+        if (SqliteNative.sqlite3_column_type(stmt, column) == SqliteNative.SQLITE_NULL)
         {
             return null;
         }
 
-        var text = NativeMethods.sqlite3_column_text(stmt, column);
-        var length = NativeMethods.sqlite3_column_bytes(stmt, column);
+        var text = SqliteNative.sqlite3_column_text(stmt, column);
+        var length = SqliteNative.sqlite3_column_bytes(stmt, column);
         if (text == null)
         {
             // Not NULL, so SQLite failed to convert the value (out of memory).
-            var rc = NativeMethods.sqlite3_errcode(db);
-            throw SqliteErrors.FromConnection(db, rc == NativeMethods.SQLITE_OK ? 7 : rc, context);
+            var rc = SqliteNative.sqlite3_errcode(db);
+            throw SqliteErrors.FromConnection(db, rc == SqliteNative.SQLITE_OK ? SqliteCodes.NoMem : rc, context);
         }
 
         return Encoding.UTF8.GetString(text, length);

@@ -3,15 +3,17 @@ using System.Runtime.InteropServices;
 
 [assembly: DisableRuntimeMarshalling]
 
-namespace BlockDb.PInvoke;
+namespace BlockDb.Drivers.Native;
 
 /// <summary>
 /// Direct bindings to the native <c>e_sqlite3</c> library that the SQLitePCLRaw bundle ships
-/// (<c>runtimes/&lt;rid&gt;/native/libe_sqlite3.so</c>, found through the application's deps.json).
-/// Every signature is blittable (handles are <see cref="nint"/>, strings are UTF-8 pointers), so the
-/// generated stubs do no marshalling. See <see href="https://www.sqlite.org/c3ref/funclist.html"/>.
+/// (<c>runtimes/&lt;rid&gt;/native/libe_sqlite3.so</c>, found through the application's deps.json), the one library all
+/// three SQLite providers run on: PInvoke opens its connections here, Microsoft.Data.Sqlite (through SQLitePCL) and
+/// System.Data.SQLite 2.x (its own <c>DllImport("e_sqlite3")</c>) bind the same file, so a <c>sqlite3*</c> either of them
+/// opened is valid for these calls. Every signature is blittable (handles are <see cref="nint"/>, strings are UTF-8
+/// pointers), so the generated stubs do no marshalling. See <see href="https://www.sqlite.org/c3ref/funclist.html"/>.
 /// </summary>
-internal static unsafe partial class NativeMethods
+internal static unsafe partial class SqliteNative
 {
     private const string Library = "e_sqlite3";
 
@@ -75,7 +77,7 @@ internal static unsafe partial class NativeMethods
     // mutex, which one thread at a time uses (a session's calls are serialized, G1), and free nothing of ours: every value
     // BlockDb binds is SQLITE_STATIC or an integer. SQLite's log callback (sqlite3_log, where an application may install
     // one) is reached from a bind only by misuse (a finalized statement, a bind while busy), which the statement's state
-    // checks refuse before the call (PInvokeStatement.CheckBindable). The getters read one field.
+    // checks refuse before the call (NativeStatement.CheckBindable). The getters read one field.
     [LibraryImport(Library)]
     [SuppressGCTransition]
     internal static partial int sqlite3_bind_int64(nint stmt, int index, long value);
@@ -93,6 +95,9 @@ internal static unsafe partial class NativeMethods
     [LibraryImport(Library)]
     [SuppressGCTransition]
     internal static partial int sqlite3_bind_null(nint stmt, int index);
+
+    [LibraryImport(Library)]
+    internal static partial int sqlite3_bind_zeroblob(nint stmt, int index, int length);
 
     [LibraryImport(Library)]
     internal static partial int sqlite3_bind_parameter_count(nint stmt);
@@ -143,4 +148,7 @@ internal static unsafe partial class NativeMethods
 
     [LibraryImport(Library)]
     internal static partial void sqlite3_free(void* memory);
+
+    [LibraryImport(Library)]
+    internal static partial byte* sqlite3_db_filename(nint db, byte* name);
 }

@@ -1,32 +1,36 @@
 using System.Text;
-using BlockDb.Drivers;
-using BlockDb.Drivers.Native;
 
-namespace BlockDb.PInvoke;
+namespace BlockDb.Drivers.Native;
 
 /// <summary>
-/// One <c>sqlite3_stmt*</c>, owned by a <see cref="SqliteStatementHandle"/> (finalized even when the caller
-/// forgets to dispose). Hot-path calls take the raw handle cached in a field and allocate nothing: text is
-/// encoded into a native buffer per parameter and bound with <c>SQLITE_STATIC</c>.
+/// One <c>sqlite3_stmt*</c> BlockDb prepared on a <see cref="NativeConnection"/> (every SQLite provider's: PInvoke's own
+/// <c>sqlite3*</c>, the one Microsoft.Data.Sqlite or System.Data.SQLite opened), owned by a
+/// <see cref="SqliteStatementHandle"/> (finalized even when the caller forgets to dispose). Hot-path calls take the raw
+/// handle cached in a field and allocate nothing: text and BLOBs are copied into a native buffer per parameter and bound
+/// with <c>SQLITE_STATIC</c>. A first step that meets a lock is retried as the connection says
+/// (<see cref="NativeConnection.RetryIfBusy"/>); a savepoint statement on a borrowed connection runs only inside the
+/// caller's transaction (X1).
 /// </summary>
-internal sealed unsafe partial class PInvokeStatement : ISqliteStatement, IBlockInsertStatement
+internal sealed unsafe partial class NativeStatement : ISqliteStatement, IBlockInsertStatement
 {
-    private readonly PInvokeConnection _connection;
+    private readonly NativeConnection _connection;
     private readonly SqliteStatementHandle _handle;
     private readonly nint[] _buffers;
     private readonly int[] _capacities;
     private readonly nint _db;
+    private readonly bool _isSavepoint;
     private nint _stmt;
     private StatementState _state;
 
-    internal PInvokeStatement(PInvokeConnection connection, SqlStatement statement, SqliteStatementHandle handle, int columnCount)
+    internal NativeStatement(NativeConnection connection, nint db, SqlStatement statement, SqliteStatementHandle handle, int columnCount, bool isSavepoint)
     {
         _connection = connection;
         Statement = statement;
         _handle = handle;
         _buffers = handle.Buffers;
         _capacities = handle.Capacities;
-        _db = connection.Db;
+        _db = db;
+        _isSavepoint = isSavepoint;
         _state = new StatementState(statement.Name, _buffers.Length, columnCount);
         _stmt = handle.DangerousGetHandle();
     }
@@ -36,8 +40,8 @@ internal sealed unsafe partial class PInvokeStatement : ISqliteStatement, IBlock
     public void BindInt64(int index, long value)
     {
         var stmt = CheckBindable(index, nameof(BindInt64));
-        var rc = NativeMethods.sqlite3_bind_int64(stmt, index, value);
-        if (rc != NativeMethods.SQLITE_OK)
+        var rc = SqliteNative.sqlite3_bind_int64(stmt, index, value);
+        if (rc != SqliteCodes.Ok)
         {
             throw Failure(rc, nameof(BindInt64));
         }
@@ -48,8 +52,8 @@ internal sealed unsafe partial class PInvokeStatement : ISqliteStatement, IBlock
     public void BindDouble(int index, double value)
     {
         var stmt = CheckBindable(index, nameof(BindDouble));
-        var rc = NativeMethods.sqlite3_bind_double(stmt, index, value);
-        if (rc != NativeMethods.SQLITE_OK)
+        var rc = SqliteNative.sqlite3_bind_double(stmt, index, value);
+        if (rc != SqliteCodes.Ok)
         {
             throw Failure(rc, nameof(BindDouble));
         }
@@ -73,9 +77,9 @@ internal sealed unsafe partial class PInvokeStatement : ISqliteStatement, IBlock
         }
 
         var byteCount = Encoding.UTF8.GetBytes(value, new Span<byte>((void*)buffer, capacity));
-        var rc = NativeMethods.sqlite3_bind_text(stmt, index, (byte*)buffer, byteCount, NativeMethods.SQLITE_STATIC);
+        var rc = SqliteNative.sqlite3_bind_text(stmt, index, (byte*)buffer, byteCount, SqliteNative.SQLITE_STATIC);
         _handle.Adopt(slot, buffer, capacity);
-        if (rc != NativeMethods.SQLITE_OK)
+        if (rc != SqliteCodes.Ok)
         {
             throw Failure(rc, nameof(BindText));
         }
@@ -97,19 +101,19 @@ internal sealed unsafe partial class PInvokeStatement : ISqliteStatement, IBlock
     public void InsertBlock(long id, ReadOnlySpan<byte> hash, long size, long? volumeId)
     {
         var stmt = CheckBindable(4, nameof(InsertBlock));
-        var rc = NativeMethods.sqlite3_bind_int64(stmt, 1, id);
-        if (rc == NativeMethods.SQLITE_OK)
+        var rc = SqliteNative.sqlite3_bind_int64(stmt, 1, id);
+        if (rc == SqliteCodes.Ok)
         {
             BindBlob(stmt, 2, hash, nameof(InsertBlock));
-            rc = NativeMethods.sqlite3_bind_int64(stmt, 3, size);
+            rc = SqliteNative.sqlite3_bind_int64(stmt, 3, size);
         }
 
-        if (rc == NativeMethods.SQLITE_OK)
+        if (rc == SqliteCodes.Ok)
         {
-            rc = volumeId is { } volume ? NativeMethods.sqlite3_bind_int64(stmt, 4, volume) : NativeMethods.sqlite3_bind_null(stmt, 4);
+            rc = volumeId is { } volume ? SqliteNative.sqlite3_bind_int64(stmt, 4, volume) : SqliteNative.sqlite3_bind_null(stmt, 4);
         }
 
-        if (rc != NativeMethods.SQLITE_OK)
+        if (rc != SqliteCodes.Ok)
         {
             throw Failure(rc, nameof(InsertBlock));
         }
@@ -129,9 +133,9 @@ internal sealed unsafe partial class PInvokeStatement : ISqliteStatement, IBlock
         }
 
         value.CopyTo(new Span<byte>((void*)buffer, capacity));
-        var rc = NativeMethods.sqlite3_bind_blob(stmt, index, (byte*)buffer, value.Length, NativeMethods.SQLITE_STATIC);
+        var rc = SqliteNative.sqlite3_bind_blob(stmt, index, (byte*)buffer, value.Length, SqliteNative.SQLITE_STATIC);
         _handle.Adopt(slot, buffer, capacity);
-        if (rc != NativeMethods.SQLITE_OK)
+        if (rc != SqliteCodes.Ok)
         {
             throw Failure(rc, call);
         }
@@ -140,8 +144,8 @@ internal sealed unsafe partial class PInvokeStatement : ISqliteStatement, IBlock
     public void BindNull(int index)
     {
         var stmt = CheckBindable(index, nameof(BindNull));
-        var rc = NativeMethods.sqlite3_bind_null(stmt, index);
-        if (rc != NativeMethods.SQLITE_OK)
+        var rc = SqliteNative.sqlite3_bind_null(stmt, index);
+        if (rc != SqliteCodes.Ok)
         {
             throw Failure(rc, nameof(BindNull));
         }
@@ -151,21 +155,16 @@ internal sealed unsafe partial class PInvokeStatement : ISqliteStatement, IBlock
 
     public bool Step()
     {
-        var stmt = Live(nameof(Step));
-
+        var stmt = Runnable(nameof(Step));
+        var first = !_state.Stepped;
         _state.BeginStep();
-        var rc = NativeMethods.sqlite3_step(stmt);
+        var rc = SqliteNative.sqlite3_step(stmt);
         if (_state.EndStep(rc))
         {
             return true;
         }
 
-        if (rc == NativeMethods.SQLITE_DONE)
-        {
-            return false;
-        }
-
-        throw StepFailure(rc, nameof(Step));
+        return rc == SqliteCodes.Done ? false : StepFailed(stmt, rc, first);
     }
 
     public int ColumnBlob(int column, Span<byte> destination)
@@ -173,8 +172,8 @@ internal sealed unsafe partial class PInvokeStatement : ISqliteStatement, IBlock
         var stmt = CheckReadable(column, nameof(ColumnBlob));
         // Two native calls, not three: the type is asked only when there are no bytes (NULL, or an empty value; a NULL
         // stays NULL through sqlite3_column_blob). Each call takes the connection's mutex.
-        var bytes = NativeMethods.sqlite3_column_blob(stmt, column);
-        var length = NativeMethods.sqlite3_column_bytes(stmt, column);
+        var bytes = SqliteNative.sqlite3_column_blob(stmt, column);
+        var length = SqliteNative.sqlite3_column_bytes(stmt, column);
         if (bytes == null)
         {
             if (length > 0)
@@ -183,7 +182,7 @@ internal sealed unsafe partial class PInvokeStatement : ISqliteStatement, IBlock
                 throw SqliteErrors.FromConnection(_db, SqliteCodes.NoMem, $"ColumnBlob of statement '{Statement.Name}'");
             }
 
-            if (NativeMethods.sqlite3_column_type(stmt, column) == NativeMethods.SQLITE_NULL)
+            if (SqliteNative.sqlite3_column_type(stmt, column) == SqliteCodes.NullType)
             {
                 GC.KeepAlive(this);
                 return -1;
@@ -198,7 +197,7 @@ internal sealed unsafe partial class PInvokeStatement : ISqliteStatement, IBlock
     public long ColumnInt64(int column)
     {
         var stmt = CheckReadable(column, nameof(ColumnInt64));
-        var value = NativeMethods.sqlite3_column_int64(stmt, column);
+        var value = SqliteNative.sqlite3_column_int64(stmt, column);
         GC.KeepAlive(this);
         return value;
     }
@@ -206,7 +205,7 @@ internal sealed unsafe partial class PInvokeStatement : ISqliteStatement, IBlock
     public double ColumnDouble(int column)
     {
         var stmt = CheckReadable(column, nameof(ColumnDouble));
-        var value = NativeMethods.sqlite3_column_double(stmt, column);
+        var value = SqliteNative.sqlite3_column_double(stmt, column);
         GC.KeepAlive(this);
         return value;
     }
@@ -214,7 +213,7 @@ internal sealed unsafe partial class PInvokeStatement : ISqliteStatement, IBlock
     public bool ColumnIsNull(int column)
     {
         var stmt = CheckReadable(column, nameof(ColumnIsNull));
-        var isNull = NativeMethods.sqlite3_column_type(stmt, column) == NativeMethods.SQLITE_NULL;
+        var isNull = SqliteNative.sqlite3_column_type(stmt, column) == SqliteCodes.NullType;
         GC.KeepAlive(this);
         return isNull;
     }
@@ -227,26 +226,30 @@ internal sealed unsafe partial class PInvokeStatement : ISqliteStatement, IBlock
         return value;
     }
 
-    public int ExecuteNonQuery() => Execute(Live(nameof(ExecuteNonQuery)), nameof(ExecuteNonQuery), countChanges: true);
+    public int ExecuteNonQuery() => Execute(Runnable(nameof(ExecuteNonQuery)), nameof(ExecuteNonQuery), countChanges: true);
 
-    /// <summary>Steps <paramref name="stmt"/> to completion, resets it and returns the rows it changed (0 unless <paramref name="countChanges"/>).</summary>
+    /// <summary>Steps <paramref name="stmt"/> to completion (a busy first step retried as the connection says), resets it and returns the rows it changed (0 unless <paramref name="countChanges"/>).</summary>
     private int Execute(nint stmt, string call, bool countChanges)
     {
         _state.BeginStep();
-        int rc;
-        do
+        var rc = SqliteNative.sqlite3_step(stmt);
+        if (rc is not SqliteCodes.Row and not SqliteCodes.Done)
         {
-            rc = NativeMethods.sqlite3_step(stmt);
+            rc = _connection.RetryIfBusy(stmt, rc);
         }
-        while (rc == NativeMethods.SQLITE_ROW);
 
-        if (rc != NativeMethods.SQLITE_DONE)
+        while (rc == SqliteCodes.Row)
+        {
+            rc = SqliteNative.sqlite3_step(stmt);
+        }
+
+        if (rc != SqliteCodes.Done)
         {
             throw StepFailure(rc, call);
         }
 
-        var changes = countChanges ? NativeMethods.sqlite3_changes(_db) : 0;
-        _ = NativeMethods.sqlite3_reset(stmt);
+        var changes = countChanges ? SqliteNative.sqlite3_changes(_db) : 0;
+        _ = SqliteNative.sqlite3_reset(stmt);
         _state.Cleared();
         GC.KeepAlive(this);
         return changes;
@@ -257,7 +260,7 @@ internal sealed unsafe partial class PInvokeStatement : ISqliteStatement, IBlock
         var stmt = Live(nameof(Reset));
 
         // The result repeats the last step's error, which Step already reported.
-        _ = NativeMethods.sqlite3_reset(stmt);
+        _ = SqliteNative.sqlite3_reset(stmt);
         _state.Cleared();
         GC.KeepAlive(this);
     }
@@ -273,7 +276,7 @@ internal sealed unsafe partial class PInvokeStatement : ISqliteStatement, IBlock
         Release();
     }
 
-    /// <summary>Finalizes the statement and frees its text buffers (the connection calls this on its own dispose).</summary>
+    /// <summary>Finalizes the statement and frees its buffers (the connection calls this when it is released).</summary>
     internal void Release()
     {
         _stmt = 0;

@@ -1,23 +1,6 @@
 using System.Runtime.InteropServices;
 
-namespace BlockDb.PInvoke;
-
-/// <summary>
-/// Owns one <c>sqlite3*</c>. Releasing it calls <c>sqlite3_close_v2</c>, which defers the close until every
-/// statement of the connection is finalized, so the finalizer order of connection and statements does not matter.
-/// </summary>
-internal sealed class SqliteConnectionHandle : SafeHandle
-{
-    internal SqliteConnectionHandle(nint db)
-        : base(0, ownsHandle: true)
-    {
-        SetHandle(db);
-    }
-
-    public override bool IsInvalid => handle == 0;
-
-    protected override bool ReleaseHandle() => NativeMethods.sqlite3_close_v2(handle) == NativeMethods.SQLITE_OK;
-}
+namespace BlockDb.Drivers.Native;
 
 /// <summary>
 /// Owns one <c>sqlite3_stmt*</c> and the native buffers its text parameters are bound from
@@ -74,7 +57,7 @@ internal sealed unsafe class SqliteStatementHandle : SafeHandle
     protected override bool ReleaseHandle()
     {
         // Finalize's result repeats the statement's last error, which was reported when it happened.
-        _ = NativeMethods.sqlite3_finalize(handle);
+        _ = SqliteNative.sqlite3_finalize(handle);
         for (var i = 0; i < Buffers.Length; i++)
         {
             if (Buffers[i] != 0)
