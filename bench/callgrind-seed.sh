@@ -5,26 +5,26 @@
 # the warm-up cancelled out. DOTNET_TieredCompilation=0 as in callgrind-ops.sh (every method compiled once, optimised).
 #
 #   bash bench/callgrind-seed.sh <BlockDb.Bench.dll> <out-dir> [size=1e5] [workload=Join] [provider=PInvoke] \
-#        [sides="seed;KeyMap;KeyMap list"] [n1=2000] [n2=22000]
+#        [sides="seed;KeyMap"] [n1=2000] [n2=22000]
 set -euo pipefail
 bench="$(realpath "$1")"
 out="$2"
 size="${3:-1e5}"
 workload="${4:-Join}"
 provider="${5:-PInvoke}"
-IFS=';' read -r -a sides <<< "${6:-seed;KeyMap;KeyMap list}"
+IFS=';' read -r -a sides <<< "${6:-seed;KeyMap}"
 n1="${7:-2000}"
 n2="${8:-22000}"
 mkdir -p "$out"
 work="${BLOCKDB_SEED_WORK:-/tmp/blockdb-seed-work}"
 # builds the templates outside valgrind first
-dotnet "$bench" seed --sizes "$size" --providers "$provider" --workloads "$workload" --join-calls buffer,list --sides seed \
+dotnet "$bench" seed --sizes "$size" --providers "$provider" --workloads "$workload" --sides seed \
   --ops 10 --warmup 1 -r 1 --jit-rounds 0 --work "$work" > /dev/null
 run() {
   local name="${1// /-}-$2"
   DOTNET_TieredCompilation=0 DOTNET_EnableWriteXorExecute=0 DOTNET_gcConcurrent=0 DOTNET_CLI_TELEMETRY_OPTOUT=1 \
     valgrind --tool=callgrind --callgrind-out-file=/dev/null \
-    dotnet "$bench" seed --sizes "$size" --providers "$provider" --workloads "$workload" --join-calls buffer,list \
+    dotnet "$bench" seed --sizes "$size" --providers "$provider" --workloads "$workload" \
     --sides "$1" --ops "$2" -r 1 --jit-rounds 0 --work "$work" > "$out/$name.out" 2> "$out/$name.valgrind"
   sed -n 's/^==[0-9]*== Collected : \([0-9]*\)$/\1/p' "$out/$name.valgrind"
 }

@@ -64,7 +64,9 @@ public interface ISqliteStatement : IDisposable
     string? ColumnText(int column);
 
     /// <summary>
-    /// Reads column <paramref name="column"/> (0-based) of the current row as a BLOB into <paramref name="destination"/>.
+    /// Reads column <paramref name="column"/> (0-based) of the current row as a BLOB into <paramref name="destination"/>;
+    /// a TEXT value is read as its UTF-8 bytes, as <c>sqlite3_column_blob</c> gives them
+    /// (<see href="https://www.sqlite.org/c3ref/column_blob.html"/>).
     /// </summary>
     /// <param name="column">The 0-based column index.</param>
     /// <param name="destination">Receives the first <c>min(length, destination.Length)</c> bytes.</param>
