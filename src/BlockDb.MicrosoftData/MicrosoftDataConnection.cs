@@ -39,22 +39,10 @@ internal sealed class MicrosoftDataConnection : NativeConnection
     /// <param name="connection">Not yet open.</param>
     /// <param name="path">The file, for the message.</param>
     /// <param name="busyTimeoutMilliseconds">The configured <c>busy_timeout</c>: with it, the retry of a busy first step ends about <c>max(busy_timeout, 1 s)</c> (whole seconds) after the step began, as Microsoft.Data.Sqlite's command timeout did.</param>
-    public static MicrosoftDataConnection Open(SqliteConnection connection, string path, int busyTimeoutMilliseconds)
-    {
-        try
-        {
-            connection.Open();
-            return new MicrosoftDataConnection(connection, path, BusyRetryAfterHandler(busyTimeoutMilliseconds));
-        }
-        catch (SqliteException e)
-        {
-            connection.Dispose();
-            throw OpenFailure(path, e.Message, e.SqliteErrorCode, e.SqliteExtendedErrorCode, e);
-        }
-        catch
-        {
-            connection.Dispose();
-            throw;
-        }
-    }
+    public static MicrosoftDataConnection Open(SqliteConnection connection, string path, int busyTimeoutMilliseconds) =>
+        OpenAndWrap(
+            connection,
+            path,
+            () => new MicrosoftDataConnection(connection, path, BusyRetryAfterHandler(busyTimeoutMilliseconds)),
+            static e => e is SqliteException s ? (s.SqliteErrorCode, s.SqliteExtendedErrorCode) : null);
 }

@@ -46,27 +46,13 @@ internal sealed class SystemDataConnection : NativeConnection
     /// <param name="connection">Not yet open.</param>
     /// <param name="path">The file, for messages.</param>
     /// <param name="busyTimeoutMilliseconds">The configured <c>busy_timeout</c>: the retry of a busy first step ends about <c>max(busy_timeout, 1 s)</c> (whole seconds) after the step began, as System.Data.SQLite's command timeout did.</param>
-    public static SystemDataConnection Open(SQLiteConnection connection, string path, int busyTimeoutMilliseconds)
-    {
-        try
-        {
-            connection.Open();
-            return new SystemDataConnection(connection, path, BusyRetryAfterHandler(busyTimeoutMilliseconds));
-        }
-        catch (SQLiteException e)
-        {
-            connection.Dispose();
-
+    public static SystemDataConnection Open(SQLiteConnection connection, string path, int busyTimeoutMilliseconds) =>
+        OpenAndWrap(
+            connection,
+            path,
+            () => new SystemDataConnection(connection, path, BusyRetryAfterHandler(busyTimeoutMilliseconds)),
             // System.Data.SQLite keeps extended result codes off, so ResultCode is the primary code.
-            var primary = (int)e.ResultCode & 0xFF;
-            throw OpenFailure(path, e.Message, primary, primary, e);
-        }
-        catch
-        {
-            connection.Dispose();
-            throw;
-        }
-    }
+            static e => e is SQLiteException s ? ((int)s.ResultCode & 0xFF, (int)s.ResultCode & 0xFF) : null);
 
     private static nint Pointer(SQLiteConnection connection)
     {

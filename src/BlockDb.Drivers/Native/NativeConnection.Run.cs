@@ -41,9 +41,29 @@ internal abstract unsafe partial class NativeConnection
         return rc;
     }
 
-    /// <summary>The failure of a provider's open of <paramref name="path"/>, with the codes its library reported.</summary>
-    internal static BlockDbException OpenFailure(string path, string message, int primary, int extended, Exception inner) =>
-        new($"opening {Quoted.Path(path)}: {message}", primary, extended, inner);
+    /// <summary>
+    /// Opens a provider's ADO.NET <paramref name="connection"/> and wraps it (<paramref name="wrap"/>). On any failure the
+    /// connection is disposed; a failure of the provider's library becomes a <see cref="BlockDbException"/> with the codes
+    /// <paramref name="codes"/> reads from it (<see langword="null"/>: not the library's, rethrown as it is).
+    /// </summary>
+    internal static T OpenAndWrap<T>(System.Data.Common.DbConnection connection, string path, Func<T> wrap, Func<Exception, (int Primary, int Extended)?> codes)
+    {
+        try
+        {
+            connection.Open();
+            return wrap();
+        }
+        catch (Exception e)
+        {
+            connection.Dispose();
+            if (codes(e) is { } c)
+            {
+                throw new BlockDbException($"opening {Quoted.Path(path)}: {e.Message}", c.Primary, c.Extended, e);
+            }
+
+            throw;
+        }
+    }
 
     private static bool IsBusy(int rc) => (rc & 0xFF) is SqliteResultCode.Busy or SqliteResultCode.Locked;
 
