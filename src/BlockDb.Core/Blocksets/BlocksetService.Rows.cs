@@ -13,7 +13,7 @@ internal sealed partial class BlocksetService
     /// transaction, for the layout's rules (no read by ID), or empty.
     /// </summary>
     private long WriteBlockset(long[] ids, ReadOnlyMemory<BlockKey> keys, int count, long length, string? fullHash, CancellationToken cancellationToken) =>
-        _batch.AllOrNothing((this, ids, keys, count, length, fullHash, cancellationToken), static s => WriteRows(s));
+        _batch.AllOrNothing((Self: this, ids, keys, count, length, fullHash, cancellationToken), static s => s.Self.WriteRows(s.ids, s.keys, s.count, s.length, s.fullHash, s.cancellationToken));
 
     /// <summary>
     /// Writes a blockset and its entries with no savepoint of their own: for a bulk import only, whose transaction is
@@ -21,13 +21,13 @@ internal sealed partial class BlocksetService
     /// <see cref="Import.SessionImportTarget"/>), so a savepoint per blockset would buy nothing and cost two statements.
     /// </summary>
     private long WriteImportedBlockset(long[] ids, int count, long length, string? fullHash, CancellationToken cancellationToken) =>
-        WriteRows((this, ids, default, count, length, fullHash, cancellationToken));
+        WriteRows(ids, default, count, length, fullHash, cancellationToken);
 
-    private static long WriteRows((BlocksetService Self, long[] Ids, ReadOnlyMemory<BlockKey> Keys, int Count, long Length, string? FullHash, CancellationToken CancellationToken) s)
+    /// <summary>The blockset's row and its entries, in whatever transaction or savepoint the caller holds.</summary>
+    private long WriteRows(long[] ids, ReadOnlyMemory<BlockKey> keys, int count, long length, string? fullHash, CancellationToken cancellationToken)
     {
-        var (self, ids, keys, count, length, fullHash, cancellationToken) = s;
-        self._rules?.Prepare(ids, keys.Span, count, length, fullHash);
-        var insert = self._insertBlockset;
+        _rules?.Prepare(ids, keys.Span, count, length, fullHash);
+        var insert = _insertBlockset;
         insert.BindInt64(1, length);
         if (fullHash is null)
         {
@@ -38,11 +38,11 @@ internal sealed partial class BlocksetService
             insert.BindText(2, fullHash);
         }
 
-        if (self.InsertBlockset() is not { } blocksetId)
+        if (InsertBlockset() is not { } blocksetId)
         {
             // The layout's find-or-add (only a layout with rules inserts OR IGNORE): its unique (FullHash, Length)
             // holds the blockset already; nothing was written.
-            return (self._rules is null ? null : self.Find(fullHash!, length))
+            return (_rules is null ? null : Find(fullHash!, length))
                 ?? throw new InvalidOperationException($"The blockset insert wrote no row and no blockset has its full hash {fullHash} and length {length}.");
         }
 
@@ -50,7 +50,7 @@ internal sealed partial class BlocksetService
         if (count >= BlockDbSql.EntriesPerInsert)
         {
             // Whole groups of entries in one statement each (prepared on first use): one step instead of sixteen.
-            var entries = self._insertEntries ??= self._connection.Prepare(BlockDbSql.InsertBlocksetEntries);
+            var entries = _insertEntries ??= _connection.Prepare(BlockDbSql.InsertBlocksetEntries);
             entries.BindInt64(1, blocksetId);
             for (; i + BlockDbSql.EntriesPerInsert <= count; i += BlockDbSql.EntriesPerInsert)
             {
@@ -65,7 +65,7 @@ internal sealed partial class BlocksetService
             }
         }
 
-        var entry = self._insertEntry;
+        var entry = _insertEntry;
         entry.BindInt64(1, blocksetId);
         for (; i < count; i++)
         {
@@ -75,7 +75,7 @@ internal sealed partial class BlocksetService
             entry.ExecuteNonQuery();
         }
 
-        self._rules?.Written(blocksetId);
+        _rules?.Written(blocksetId);
         return blocksetId;
     }
 
