@@ -91,6 +91,7 @@ static struct {
     int (*column_bytes)(sqlite3_stmt *, int);
     int (*column_type)(sqlite3_stmt *, int);
     int (*changes)(sqlite3 *);
+    sqlite3_int64 (*last_insert_rowid)(sqlite3 *);
     int (*get_autocommit)(sqlite3 *);
     const char *(*errmsg)(sqlite3 *);
 } sq;
@@ -135,6 +136,7 @@ static void load_library(const char *path)
     LOAD(column_bytes, "sqlite3_column_bytes");
     LOAD(column_type, "sqlite3_column_type");
     LOAD(changes, "sqlite3_changes");
+    LOAD(last_insert_rowid, "sqlite3_last_insert_rowid");
     LOAD(get_autocommit, "sqlite3_get_autocommit");
     LOAD(errmsg, "sqlite3_errmsg");
 #undef LOAD
@@ -658,19 +660,15 @@ static sqlite3_int64 find_indexed(engine *e, const hashref *h, int64_t size)
     return id;
 }
 
-/* InsertRow: the new block with no volume (parameter 3 NULL), RETURNING its ID. */
+/* InsertRow: the new block with no volume (parameter 3 NULL); its ID is last_insert_rowid(). */
 static sqlite3_int64 insert_indexed(engine *e, const hashref *h, int64_t size)
 {
     sqlite3_stmt *s = e->st[S_INSERT];
     bind_hash(e, s, 1, h);
     check(e, sq.bind_int64(s, 2, size), "bind");
     check(e, sq.bind_null(s, 3), "bind");
-    int rc = sq.step(s);
-    if (rc != SQLITE_ROW)
-        die("InsertBlock failed: rc=%d %s", rc, sq.errmsg(e->db));
-    sqlite3_int64 id = sq.column_int64(s, 0);
-    sq.reset(s);
-    return id;
+    exec_nonquery(e, S_INSERT);
+    return sq.last_insert_rowid(e->db);
 }
 
 /* ---- KeyMap: KeyMapBlockStore over the shared map. ---- */
@@ -903,7 +901,7 @@ static sqlite3_int64 select_xor_insert(engine *e, int strategy, const hashref *h
         check(e, sq.bind_int64(s, 2, size), "bind");
         check(e, sq.bind_null(s, 3), "bind");
         int changes = exec_nonquery(e, S_INSERT_OR_IGNORE);
-        sqlite3_int64 id = find_indexed(e, h, size);
+        sqlite3_int64 id = changes > 0 ? sq.last_insert_rowid(e->db) : find_indexed(e, h, size);
         if (id < 0)
             die("block missing right after INSERT OR IGNORE");
         *created = changes > 0;
@@ -957,10 +955,8 @@ static sqlite3_int64 add_blockset(engine *e, const sqlite3_int64 *ids, int count
         check(e, sq.bind_text(bs, 2, full_hash, full_length, SQLITE_STATIC), "bind");
     else
         check(e, sq.bind_null(bs, 2), "bind");
-    if (sq.step(bs) != SQLITE_ROW)
-        die("InsertBlockset failed: %s", sq.errmsg(e->db));
-    sqlite3_int64 blockset = sq.column_int64(bs, 0);
-    sq.reset(bs);
+    exec_nonquery(e, S_INSERT_BLOCKSET);
+    sqlite3_int64 blockset = sq.last_insert_rowid(e->db);
     sqlite3_stmt *entry = e->st[S_INSERT_ENTRY];
     check(e, sq.bind_int64(entry, 1, blockset), "bind");
     for (int i = 0; i < count; i++) {
@@ -1551,10 +1547,8 @@ static int run_recreate(const char *db_path, const char *stream_path, int64_t ba
                 check(&e, sq.bind_int64(insert, 2, r.sizes[u]), "bind");
                 check(&e, sq.bind_int64(insert, 3, r.volumes[u]), "bind");
                 check(&e, sq.bind_null(insert, 4), "bind");
-                if (sq.step(insert) != SQLITE_ROW)
-                    die("InsertBlock failed: %s", sq.errmsg(e.db));
-                ids[u] = sq.column_int64(insert, 0);
                 exec_nonquery(&e, S_INSERT);
+                ids[u] = sq.last_insert_rowid(e.db);
             }
             rmap_put(&m, hash, u + 1);
         }
@@ -1573,10 +1567,8 @@ static int run_recreate(const char *db_path, const char *stream_path, int64_t ba
             int n = b64_encode(r.full_hashes[f], 32, text);
             check(&e, sq.bind_int64(bs, 1, r.lengths[f]), "bind");
             check(&e, sq.bind_text(bs, 2, text, n, SQLITE_STATIC), "bind");
-            if (sq.step(bs) != SQLITE_ROW)
-                die("InsertBlockset failed: %s", sq.errmsg(e.db));
-            sqlite3_int64 blockset = sq.column_int64(bs, 0);
-            sq.reset(bs);
+            exec_nonquery(&e, S_INSERT_BLOCKSET);
+            sqlite3_int64 blockset = sq.last_insert_rowid(e.db);
             if (blockset != f + 1)
                 die("blockset %lld got ID %lld", (long long)f, (long long)blockset);
             check(&e, sq.bind_int64(entry, 1, blockset), "bind");

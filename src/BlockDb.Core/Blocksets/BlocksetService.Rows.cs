@@ -80,21 +80,5 @@ internal sealed partial class BlocksetService
     }
 
     /// <summary>Runs the bound blockset insert: the new ID, or null when it wrote no row (the layout's find-or-add found the blockset).</summary>
-    private long? InsertBlockset()
-    {
-        var insert = _insertBlockset;
-        if (!_insertReturnsId)
-        {
-            return insert.ExecuteNonQuery() == 0 ? null : _connection.LastInsertRowId;
-        }
-
-        try
-        {
-            return insert.Step() ? insert.ColumnInt64(0) : null;
-        }
-        finally
-        {
-            insert.Reset();
-        }
-    }
+    private long? InsertBlockset() => _insertBlockset.ExecuteNonQuery() == 0 ? null : _connection.LastInsertRowId;
 }

@@ -31,7 +31,6 @@ internal sealed partial class BlocksetService
     private readonly ISqliteStatement _getBlock;
     private readonly IdFloor? _floor;
     private readonly IBlocksetRules? _rules;
-    private readonly bool _insertReturnsId;
 
     /// <summary>The layout's blockset rules, or null.</summary>
     internal IBlocksetRules? Rules => _rules;
@@ -54,7 +53,6 @@ internal sealed partial class BlocksetService
         _volumes = volumes;
         _blockSize = connection.Prepare(BlockDbSql.GetBlockSizeAndVolumeState);
         _insertBlockset = connection.Prepare(sql.InsertBlockset);
-        _insertReturnsId = sql.InsertBlocksetReturnsId;
         _insertEntry = connection.Prepare(BlockDbSql.InsertBlocksetEntry);
         _getBlockset = connection.Prepare(BlockDbSql.GetBlockset);
         _list = connection.Prepare(BlockDbSql.ListBlocksetBlocksFrom);

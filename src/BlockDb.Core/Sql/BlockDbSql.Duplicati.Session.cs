@@ -86,7 +86,6 @@ internal static partial class BlockDbSql
             // rules then answer with the existing one (find-or-add in one statement on the path that adds). FullHash is
             // checked non-null before, and Blockset has no other constraint an IGNORE could hide.
             "DuplicatiInsertBlockset", """INSERT OR IGNORE INTO "Blockset" ("Length", "FullHash") VALUES (@Length, @FullHash)""", "@Length", "@FullHash"),
-        InsertBlocksetReturnsId = false,
 
         // Recreate's −1 ("volume not known yet", facts §7) reads as no volume.
         GetBlock = new("DuplicatiGetBlock", """SELECT "Hash", "Size", NULLIF("VolumeID", -1) FROM "Block" WHERE "ID" = @ID""", "@ID"),

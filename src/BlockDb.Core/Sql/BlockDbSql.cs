@@ -23,12 +23,15 @@ internal static partial class BlockDbSql
         "@Hash", "@Size");
 
     /// <summary>
-    /// Insert a block (in a volume, or none) and return its ID; fails with <c>SQLITE_CONSTRAINT</c> when it exists. The
-    /// indexed layouts' inserts take the ID as their 4th parameter: NULL lets SQLite choose (the highest ID + 1), an ID
-    /// above <see cref="BlockIdFloor"/> (<see cref="IdFloorSql.AboveMax"/>) keeps a collected ID from being handed out again.
+    /// Insert a block (in a volume, or none); its ID is the connection's <c>last_insert_rowid()</c>. Fails with
+    /// <c>SQLITE_CONSTRAINT</c> when it exists. The indexed layouts' inserts take the ID as their 4th parameter: NULL lets
+    /// SQLite choose (the highest ID + 1), an ID above <see cref="BlockIdFloor"/> (<see cref="IdFloorSql.AboveMax"/>) keeps
+    /// a collected ID from being handed out again. No <c>RETURNING</c>: SQLite runs a <c>RETURNING</c> clause as a trigger
+    /// whose rows go through an ephemeral table, so every such insert opens that table and a statement journal (about
+    /// 18,000 instructions of a TextHash select-xor-insert's 53,000, callgrind, 2026-11-26).
     /// </summary>
     public static readonly SqlStatement InsertBlock = new(
-        nameof(InsertBlock), """INSERT INTO "Block" ("Hash", "Size", "VolumeID", "ID") VALUES (@Hash, @Size, @VolumeID, @ID) RETURNING "ID" """, "@Hash", "@Size", "@VolumeID", "@ID");
+        nameof(InsertBlock), """INSERT INTO "Block" ("Hash", "Size", "VolumeID", "ID") VALUES (@Hash, @Size, @VolumeID, @ID)""", "@Hash", "@Size", "@VolumeID", "@ID");
 
     /// <summary>Insert a block unless it exists (the first half of <see cref="SelectXorInsertStrategy.InsertOrIgnoreThenSelect"/>); <c>changes()</c> tells which. The ID as in <see cref="InsertBlock"/>.</summary>
     public static readonly SqlStatement InsertBlockOrIgnore = new(
@@ -51,12 +54,13 @@ internal static partial class BlockDbSql
         "@ID");
 
     /// <summary>
-    /// Insert a blockset and return its ID: above the deleted high-water mark while it is above every ID
-    /// (<see cref="BlocksetIdFloor"/>), else the one SQLite chooses (the highest ID + 1).
+    /// Insert a blockset; its ID (the connection's <c>last_insert_rowid()</c>) is above the deleted high-water mark
+    /// while that is above every ID (<see cref="BlocksetIdFloor"/>), else the one SQLite chooses (the highest ID + 1).
+    /// No <c>RETURNING</c>, for the reason <see cref="InsertBlock"/> gives.
     /// </summary>
     public static readonly SqlStatement InsertBlockset = new(
         nameof(InsertBlockset),
-        $"""INSERT INTO "Blockset" ("ID", "Length", "FullHash") VALUES ({IdFloorSql.NextId(IdFloorTable.Blockset)}, @Length, @FullHash) RETURNING "ID" """,
+        $"""INSERT INTO "Blockset" ("ID", "Length", "FullHash") VALUES ({IdFloorSql.NextId(IdFloorTable.Blockset)}, @Length, @FullHash)""",
         "@Length", "@FullHash");
 
     /// <summary>Insert one blockset entry.</summary>

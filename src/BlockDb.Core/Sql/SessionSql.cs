@@ -32,15 +32,12 @@ internal sealed record SessionSql
         BlocksetIdFloor = BlockDbSql.BlocksetIdFloor,
     };
 
-    /// <summary>Inserts a blockset (<c>@Length</c>, <c>@FullHash</c>) and returns its ID; no row only for a layout with blockset rules whose unique (FullHash, Length) holds the blockset already (its find-or-add; the service then finds it).</summary>
-    public required SqlStatement InsertBlockset { get; init; }
-
     /// <summary>
-    /// Whether <see cref="InsertBlockset"/> returns the new ID as a row (<c>RETURNING</c>); false: the ID is the
-    /// connection's <see cref="ISqliteConnection.LastInsertRowId"/>, and a run that inserts no row means the layout's rules
-    /// find the blockset instead.
+    /// Inserts a blockset (<c>@Length</c>, <c>@FullHash</c>); its ID is the connection's
+    /// <see cref="ISqliteConnection.LastInsertRowId"/>. Inserts no row only for a layout with blockset rules whose unique
+    /// (FullHash, Length) holds the blockset already (its find-or-add; the service then finds it).
     /// </summary>
-    public bool InsertBlocksetReturnsId { get; init; } = true;
+    public required SqlStatement InsertBlockset { get; init; }
 
     /// <summary>A block's hash, size and volume (NULL when it has none) by <c>@ID</c>.</summary>
     public required SqlStatement GetBlock { get; init; }

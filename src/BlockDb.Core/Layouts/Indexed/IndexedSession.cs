@@ -16,6 +16,7 @@ internal readonly struct IndexedSession<TCodec, TStrategy> : ILayoutSession
     where TCodec : struct, IHashCodec
     where TStrategy : struct, ISelectXorInsertStrategy<TStrategy>
 {
+    private readonly ISqliteConnection _connection;
     private readonly ISqliteStatement _find;
     private readonly ISqliteStatement _findWithVolume;
     private readonly ISqliteStatement _insert;
@@ -26,6 +27,7 @@ internal readonly struct IndexedSession<TCodec, TStrategy> : ILayoutSession
     public IndexedSession(ISqliteConnection connection, SqliteTransaction transaction, VolumeGuard volumes)
     {
         Transaction = transaction;
+        _connection = connection;
         _volumes = volumes;
         _find = connection.Prepare(BlockDbSql.FindBlock);
         _findWithVolume = connection.Prepare(BlockDbSql.FindBlockWithVolume);
@@ -81,13 +83,13 @@ internal readonly struct IndexedSession<TCodec, TStrategy> : ILayoutSession
     }
 
     /// <summary>
-    /// Under the write lock (a blockset's block), with an insert that returns the new ID or no row when the block exists:
-    /// one statement for a new block; for a found one, the lookup with the volume's state.
+    /// Under the write lock (a blockset's block), with an insert that does nothing when the block exists (as
+    /// <see cref="InsertThenFind"/>): one statement for a new block; for a found one, the lookup with the volume's state.
     /// </summary>
     /// <exception cref="BlockDbException">The insert did nothing yet the block is not there: the index and the table disagree.</exception>
-    public SelectXorInsertResult InsertThenFindInWrite(ISqliteStatement insertReturning, in BlockKey block, long? volumeId, out BlockVolume volume)
+    public SelectXorInsertResult InsertThenFindInWrite(ISqliteStatement insert, bool returnsId, in BlockKey block, long? volumeId, out BlockVolume volume)
     {
-        if (Insert(insertReturning, returnsId: true, block, volumeId) is { } id)
+        if (Insert(insert, returnsId, block, volumeId) is { } id)
         {
             volume = BlockVolume.Checked;
             return new SelectXorInsertResult(id, true);
@@ -130,22 +132,16 @@ internal readonly struct IndexedSession<TCodec, TStrategy> : ILayoutSession
     public long InsertRow(in BlockKey block, long? volumeId)
     {
         BindNewBlock(_insert, block, volumeId);
-        try
-        {
-            _insert.Step();
-            _floor.Created();
-            return _insert.ColumnInt64(0);
-        }
-        finally
-        {
-            _insert.Reset();
-        }
+        _insert.ExecuteNonQuery();
+        _floor.Created();
+        return _connection.LastInsertRowId;
     }
 
     /// <summary>
-    /// Runs an insert that does nothing when the block exists (<c>INSERT OR IGNORE</c>, or <c>ON CONFLICT DO NOTHING
-    /// RETURNING "ID"</c> when <paramref name="returnsId"/>) in the write transaction, and finds the block's ID when the
-    /// insert did not give it. Counts a write only when the insert created the block.
+    /// Runs an insert that does nothing when the block exists (<c>INSERT OR IGNORE</c>, whose new row's ID is
+    /// <c>last_insert_rowid()</c>, or <c>ON CONFLICT DO NOTHING RETURNING "ID"</c> when <paramref name="returnsId"/>) in
+    /// the write transaction, and finds the block's ID when the insert did not give it. Counts a write only when the
+    /// insert created the block.
     /// </summary>
     /// <exception cref="BlockDbException">The insert did nothing yet the block is not there: the index and the table disagree.</exception>
     public SelectXorInsertResult InsertThenFind(ISqliteStatement insert, bool returnsId, in BlockKey block, long? volumeId)
@@ -175,7 +171,7 @@ internal readonly struct IndexedSession<TCodec, TStrategy> : ILayoutSession
         }
         else
         {
-            created = insert.ExecuteNonQuery() > 0 ? Find(block) : null;
+            created = insert.ExecuteNonQuery() > 0 ? _connection.LastInsertRowId : null;
         }
 
         if (created is { } id)

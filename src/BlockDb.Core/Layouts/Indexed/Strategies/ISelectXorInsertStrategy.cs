@@ -20,8 +20,8 @@ internal interface ISelectXorInsertStrategy<TSelf>
 
     /// <summary>
     /// The same inside the open write transaction (a blockset's block), also saying what its read tells about the block's
-    /// volume: <see cref="IndexedSession{TCodec, TStrategy}.FindThenInsertInWrite"/> unless one insert both creates a
-    /// block and returns its ID (<see cref="IndexedSession{TCodec, TStrategy}.InsertThenFindInWrite"/>).
+    /// volume: <see cref="IndexedSession{TCodec, TStrategy}.FindThenInsertInWrite"/> for a strategy that looks first,
+    /// <see cref="IndexedSession{TCodec, TStrategy}.InsertThenFindInWrite"/> for one that inserts first.
     /// </summary>
     SelectXorInsertResult SelectXorInsertInWrite<TCodec>(in IndexedSession<TCodec, TSelf> session, in BlockKey block, long? volumeId, out BlockVolume volume)
         where TCodec : struct, IHashCodec;

@@ -5,8 +5,9 @@ using BlockDb.Volumes;
 namespace BlockDb.Layouts.Indexed;
 
 /// <summary>
-/// <see cref="SelectXorInsertStrategy.InsertOrIgnoreThenSelect"/>: <c>INSERT OR IGNORE</c> in the batch,
-/// <c>changes()</c> tells whether it inserted, then a lookup returns the ID either way.
+/// <see cref="SelectXorInsertStrategy.InsertOrIgnoreThenSelect"/>: <c>INSERT OR IGNORE</c> in the batch; when
+/// <c>changes()</c> says it inserted, the new ID is <c>last_insert_rowid()</c> (one statement for a new block), else a
+/// lookup finds the existing one. A blockset's blocks run the same way under the write lock.
 /// </summary>
 internal readonly struct InsertOrIgnoreThenSelect(ISqliteStatement insertOrIgnore) : ISelectXorInsertStrategy<InsertOrIgnoreThenSelect>
 {
@@ -15,7 +16,6 @@ internal readonly struct InsertOrIgnoreThenSelect(ISqliteStatement insertOrIgnor
     public SelectXorInsertResult SelectXorInsert<TCodec>(in IndexedSession<TCodec, InsertOrIgnoreThenSelect> session, in BlockKey block, long? volumeId)
         where TCodec : struct, IHashCodec => session.InsertThenFind(insertOrIgnore, returnsId: false, block, volumeId);
 
-    // Under the write lock a lookup first costs a found block one read instead of an insert that does nothing and a read.
     public SelectXorInsertResult SelectXorInsertInWrite<TCodec>(in IndexedSession<TCodec, InsertOrIgnoreThenSelect> session, in BlockKey block, long? volumeId, out BlockVolume volume)
-        where TCodec : struct, IHashCodec => session.FindThenInsertInWrite(block, volumeId, out volume);
+        where TCodec : struct, IHashCodec => session.InsertThenFindInWrite(insertOrIgnore, returnsId: false, block, volumeId, out volume);
 }

@@ -16,5 +16,5 @@ internal readonly struct InsertReturningThenSelect(ISqliteStatement insertReturn
         where TCodec : struct, IHashCodec => session.InsertThenFind(insertReturning, returnsId: true, block, volumeId);
 
     public SelectXorInsertResult SelectXorInsertInWrite<TCodec>(in IndexedSession<TCodec, InsertReturningThenSelect> session, in BlockKey block, long? volumeId, out BlockVolume volume)
-        where TCodec : struct, IHashCodec => session.InsertThenFindInWrite(insertReturning, block, volumeId, out volume);
+        where TCodec : struct, IHashCodec => session.InsertThenFindInWrite(insertReturning, returnsId: true, block, volumeId, out volume);
 }
