@@ -30,6 +30,15 @@ public interface ISqliteStatement : IDisposable
     /// <param name="value">The text; never <see langword="null"/> (use <see cref="BindNull"/>).</param>
     void BindText(int index, string value);
 
+    /// <summary>
+    /// Binds text given as its UTF-8 bytes to parameter <paramref name="index"/> (1-based), with no string in between;
+    /// the bytes are copied before this returns.
+    /// </summary>
+    /// <param name="index">The 1-based parameter index.</param>
+    /// <param name="utf8">The text's UTF-8 bytes (a zero-length span binds empty text, not NULL).</param>
+    /// <exception cref="ArgumentException"><paramref name="utf8"/> is not valid UTF-8.</exception>
+    void BindText(int index, ReadOnlySpan<byte> utf8);
+
     /// <summary>Binds a BLOB to parameter <paramref name="index"/> (1-based). The bytes are copied before this returns.</summary>
     /// <param name="index">The 1-based parameter index.</param>
     /// <param name="value">The bytes (a zero-length span binds an empty BLOB, not NULL).</param>

@@ -1,4 +1,5 @@
 using System.Text;
+using System.Text.Unicode;
 
 namespace BlockDb.Drivers.Native;
 
@@ -87,9 +88,20 @@ internal sealed unsafe partial class NativeStatement : ISqliteStatement, IBlockI
         GC.KeepAlive(this);
     }
 
+    public void BindText(int index, ReadOnlySpan<byte> utf8)
+    {
+        if (!Utf8.IsValid(utf8))
+        {
+            throw new ArgumentException($"The text bound to parameter {index} of statement '{Statement.Name}' is not valid UTF-8 ({utf8.Length} bytes).", nameof(utf8));
+        }
+
+        BindBytes(CheckBindable(index, nameof(BindText)), index, utf8, text: true, nameof(BindText));
+        GC.KeepAlive(this);
+    }
+
     public void BindBlob(int index, ReadOnlySpan<byte> value)
     {
-        BindBlob(CheckBindable(index, nameof(BindBlob)), index, value, nameof(BindBlob));
+        BindBytes(CheckBindable(index, nameof(BindBlob)), index, value, text: false, nameof(BindBlob));
         GC.KeepAlive(this);
     }
 
@@ -104,7 +116,7 @@ internal sealed unsafe partial class NativeStatement : ISqliteStatement, IBlockI
         var rc = SqliteNative.sqlite3_bind_int64(stmt, 1, id);
         if (rc == SqliteCodes.Ok)
         {
-            BindBlob(stmt, 2, hash, nameof(InsertBlock));
+            BindBytes(stmt, 2, hash, text: false, nameof(InsertBlock));
             rc = SqliteNative.sqlite3_bind_int64(stmt, 3, size);
         }
 
@@ -121,8 +133,8 @@ internal sealed unsafe partial class NativeStatement : ISqliteStatement, IBlockI
         Execute(stmt, nameof(InsertBlock), countChanges: false);
     }
 
-    /// <summary>Copies <paramref name="value"/> into the parameter's native buffer and binds it there (<c>SQLITE_STATIC</c>).</summary>
-    private void BindBlob(nint stmt, int index, ReadOnlySpan<byte> value, string call)
+    /// <summary>Copies <paramref name="value"/> into the parameter's native buffer and binds it there (<c>SQLITE_STATIC</c>) as UTF-8 text or a BLOB.</summary>
+    private void BindBytes(nint stmt, int index, ReadOnlySpan<byte> value, bool text, string call)
     {
         var slot = index - 1;
         var buffer = _buffers[slot];
@@ -133,7 +145,9 @@ internal sealed unsafe partial class NativeStatement : ISqliteStatement, IBlockI
         }
 
         value.CopyTo(new Span<byte>((void*)buffer, capacity));
-        var rc = SqliteNative.sqlite3_bind_blob(stmt, index, (byte*)buffer, value.Length, SqliteNative.SQLITE_STATIC);
+        var rc = text
+            ? SqliteNative.sqlite3_bind_text(stmt, index, (byte*)buffer, value.Length, SqliteNative.SQLITE_STATIC)
+            : SqliteNative.sqlite3_bind_blob(stmt, index, (byte*)buffer, value.Length, SqliteNative.SQLITE_STATIC);
         _handle.Adopt(slot, buffer, capacity);
         if (rc != SqliteCodes.Ok)
         {

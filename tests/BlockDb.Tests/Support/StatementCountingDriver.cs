@@ -67,6 +67,8 @@ internal sealed class StatementCountingDriver(ISqliteDriver inner) : ISqliteDriv
 
         public void BindText(int index, string value) => inner.BindText(index, value);
 
+        public void BindText(int index, ReadOnlySpan<byte> utf8) => inner.BindText(index, utf8);
+
         public void BindBlob(int index, ReadOnlySpan<byte> value) => inner.BindBlob(index, value);
 
         public void BindNull(int index) => inner.BindNull(index);
