@@ -75,9 +75,10 @@ internal static unsafe partial class SqliteNative
     // [SuppressGCTransition] (no switch to preemptive GC mode around the call, which costs more than these calls do): only
     // for calls that return at once, never block and never call back into .NET. The binds take only the connection's
     // mutex, which one thread at a time uses (a session's calls are serialized, G1), and free nothing of ours: every value
-    // BlockDb binds is SQLITE_STATIC or an integer. SQLite's log callback (sqlite3_log, where an application may install
+    // BlockDb binds is SQLITE_STATIC (text and BLOBs alike: no destructor to call back) or an integer. SQLite's log callback (sqlite3_log, where an application may install
     // one) is reached from a bind only by misuse (a finalized statement, a bind while busy), which the statement's state
-    // checks refuse before the call (NativeStatement.CheckBindable). The getters read one field.
+    // checks refuse before the call (NativeStatement.CheckBindable). The getters read one field; sqlite3_column_int64
+    // reads the current row's value (converting text in place, no I/O), checked readable first (CheckReadable).
     [LibraryImport(Library)]
     [SuppressGCTransition]
     internal static partial int sqlite3_bind_int64(nint stmt, int index, long value);
@@ -86,6 +87,7 @@ internal static unsafe partial class SqliteNative
     internal static partial int sqlite3_bind_double(nint stmt, int index, double value);
 
     [LibraryImport(Library)]
+    [SuppressGCTransition]
     internal static partial int sqlite3_bind_text(nint stmt, int index, byte* text, int byteCount, nint destructor);
 
     [LibraryImport(Library)]
@@ -112,6 +114,7 @@ internal static unsafe partial class SqliteNative
     internal static partial int sqlite3_column_count(nint stmt);
 
     [LibraryImport(Library)]
+    [SuppressGCTransition]
     internal static partial long sqlite3_column_int64(nint stmt, int column);
 
     [LibraryImport(Library)]
@@ -141,6 +144,7 @@ internal static unsafe partial class SqliteNative
     internal static partial int sqlite3_get_autocommit(nint db);
 
     [LibraryImport(Library)]
+    [SuppressGCTransition]
     internal static partial long sqlite3_last_insert_rowid(nint db);
 
     [LibraryImport(Library)]
