@@ -141,27 +141,51 @@ public readonly struct BlockHash : IEquatable<BlockHash>
     /// </summary>
     internal static int TryDecode(ReadOnlySpan<char> text, Span<byte> into)
     {
-        var length = text.Length;
-        if (length == 0 || length > MaxLength || (length & 3) != 0 || text.ContainsAnyExcept(Base64Alphabet))
+        if (!IsBase64Shaped(text.Length) || text.ContainsAnyExcept(Base64Alphabet))
         {
             return -1;
         }
 
         Span<byte> ascii = stackalloc byte[MaxLength];
         Ascii.FromUtf16(text, ascii, out _);
-        if (Base64.DecodeFromUtf8(ascii[..length], into, out _, out var written) != OperationStatus.Done || written == 0)
+        return DecodeCanonical(ascii[..text.Length], into);
+    }
+
+    /// <summary>As <see cref="TryDecode(ReadOnlySpan{char}, Span{byte})"/>, from the text's UTF-8 bytes (a stored TEXT column read without a string).</summary>
+    internal static int TryDecodeUtf8(ReadOnlySpan<byte> text, Span<byte> into) =>
+        IsBase64Shaped(text.Length) && !text.ContainsAnyExcept(Base64AlphabetUtf8) ? DecodeCanonical(text, into) : -1;
+
+    /// <summary>A hash from the UTF-8 bytes of its text; false (and the empty value) when they are not a valid hash text.</summary>
+    internal static bool TryParseUtf8(ReadOnlySpan<byte> text, out BlockHash hash)
+    {
+        Span<byte> bytes = stackalloc byte[MaxBytes];
+        var written = TryDecodeUtf8(text, bytes);
+        hash = written > 0 ? new BlockHash(bytes[..written]) : default;
+        return written > 0;
+    }
+
+    private static bool IsBase64Shaped(int length) => length != 0 && length <= MaxLength && (length & 3) == 0;
+
+    // The base64 alphabet checked, so the bytes are ASCII.
+    private static int DecodeCanonical(ReadOnlySpan<byte> ascii, Span<byte> into)
+    {
+        if (Base64.DecodeFromUtf8(ascii, into, out _, out var written) != OperationStatus.Done || written == 0)
         {
             return -1;
         }
 
         // Canonical form only: the bits below the last byte must be zero ("AB==" decodes like "AA=="), so one
         // hash has one text and the BLOB layouts, which store the decoded bytes, cannot merge two texts.
-        var padding = text[^1] == '=' ? (text[^2] == '=' ? 2 : 1) : 0;
-        return padding == 0 || (Sextet(text[length - padding - 1]) & (padding == 1 ? 0b11 : 0b1111)) == 0 ? written : -1;
+        var length = ascii.Length;
+        var padding = ascii[^1] == '=' ? (ascii[^2] == '=' ? 2 : 1) : 0;
+        return padding == 0 || (Sextet((char)ascii[length - padding - 1]) & (padding == 1 ? 0b11 : 0b1111)) == 0 ? written : -1;
     }
 
-    private static readonly SearchValues<char> Base64Alphabet =
-        SearchValues.Create("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=");
+    private const string Base64Characters = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=";
+
+    private static readonly SearchValues<char> Base64Alphabet = SearchValues.Create(Base64Characters);
+
+    private static readonly SearchValues<byte> Base64AlphabetUtf8 = SearchValues.Create(Encoding.ASCII.GetBytes(Base64Characters));
 
     private static int Sextet(char c) => c switch
     {

@@ -235,7 +235,7 @@ internal sealed unsafe partial class NativeStatement : ISqliteStatement, IBlockI
     public string? ColumnText(int column)
     {
         var stmt = CheckReadable(column, nameof(ColumnText));
-        var value = NativeText.ReadColumn(_db, stmt, column, $"ColumnText of statement '{Statement.Name}'");
+        var value = NativeText.ReadColumn(_db, stmt, column, nameof(ColumnText), Statement.Name);
         GC.KeepAlive(this);
         return value;
     }

@@ -13,8 +13,11 @@ internal static unsafe class NativeText
         return bytes;
     }
 
-    /// <summary>Reads a column as text: <see langword="null"/> for SQL NULL, else its UTF-8 bytes decoded.</summary>
-    public static string? ReadColumn(nint db, nint stmt, int column, string context)
+    /// <summary>
+    /// Reads a column as text: <see langword="null"/> for SQL NULL, else its UTF-8 bytes decoded. A failure names
+    /// <paramref name="call"/> and, when given, <paramref name="statement"/> (the message is built only then).
+    /// </summary>
+    public static string? ReadColumn(nint db, nint stmt, int column, string call, string? statement = null)
     {
         if (SqliteNative.sqlite3_column_type(stmt, column) == SqliteNative.SQLITE_NULL)
         {
@@ -27,7 +30,7 @@ internal static unsafe class NativeText
         {
             // Not NULL, so SQLite failed to convert the value (out of memory).
             var rc = SqliteNative.sqlite3_errcode(db);
-            throw SqliteErrors.FromConnection(db, rc == SqliteNative.SQLITE_OK ? SqliteCodes.NoMem : rc, context);
+            throw SqliteErrors.FromConnection(db, rc == SqliteNative.SQLITE_OK ? SqliteCodes.NoMem : rc, statement is null ? call : $"{call} of statement '{statement}'");
         }
 
         return Encoding.UTF8.GetString(text, length);

@@ -77,8 +77,9 @@ internal static unsafe partial class SqliteNative
     // mutex, which one thread at a time uses (a session's calls are serialized, G1), and free nothing of ours: every value
     // BlockDb binds is SQLITE_STATIC (text and BLOBs alike: no destructor to call back) or an integer. SQLite's log callback (sqlite3_log, where an application may install
     // one) is reached from a bind only by misuse (a finalized statement, a bind while busy), which the statement's state
-    // checks refuse before the call (NativeStatement.CheckBindable). The getters read one field; sqlite3_column_int64
-    // reads the current row's value (converting text in place, no I/O), checked readable first (CheckReadable).
+    // checks refuse before the call (NativeStatement.CheckBindable). The getters read one field; the sqlite3_column_*
+    // calls read the current row's value (converting it in memory at most: a hash or a number, no I/O, no callback),
+    // checked readable first (NativeStatement.CheckReadable).
     [LibraryImport(Library)]
     [SuppressGCTransition]
     internal static partial int sqlite3_bind_int64(nint stmt, int index, long value);
@@ -121,15 +122,19 @@ internal static unsafe partial class SqliteNative
     internal static partial double sqlite3_column_double(nint stmt, int column);
 
     [LibraryImport(Library)]
+    [SuppressGCTransition]
     internal static partial byte* sqlite3_column_text(nint stmt, int column);
 
     [LibraryImport(Library)]
+    [SuppressGCTransition]
     internal static partial byte* sqlite3_column_blob(nint stmt, int column);
 
     [LibraryImport(Library)]
+    [SuppressGCTransition]
     internal static partial int sqlite3_column_bytes(nint stmt, int column);
 
     [LibraryImport(Library)]
+    [SuppressGCTransition]
     internal static partial int sqlite3_column_type(nint stmt, int column);
 
     [LibraryImport(Library)]

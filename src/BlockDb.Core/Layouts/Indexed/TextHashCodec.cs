@@ -17,7 +17,16 @@ internal readonly struct TextHashCodec : IHashCodec
     public static string Read(ISqliteStatement statement, int column) =>
         statement.ColumnText(column) ?? throw new BlockDbFormatException("A stored block hash is NULL.");
 
-    // The stored text decoded (the text is read as a string first: the layout stores text).
-    public static BlockHash ReadBinary(ISqliteStatement statement, int column) =>
-        BlockHash.TryParse(Read(statement, column), out var hash) ? hash : throw new BlockDbFormatException("A stored block hash is not canonical base64 of 1 to 66 bytes.");
+    // The stored text's UTF-8 bytes decoded, no string built (ColumnBlob reads a TEXT value as its UTF-8 bytes; a
+    // longer text is refused by its length alone).
+    public static BlockHash ReadBinary(ISqliteStatement statement, int column)
+    {
+        Span<byte> text = stackalloc byte[BlockHash.MaxLength];
+        var length = statement.ColumnBlob(column, text);
+        return length < 0
+            ? throw new BlockDbFormatException("A stored block hash is NULL.")
+            : length <= text.Length && BlockHash.TryParseUtf8(text[..length], out var hash)
+                ? hash
+                : throw new BlockDbFormatException("A stored block hash is not canonical base64 of 1 to 66 bytes.");
+    }
 }
