@@ -115,19 +115,26 @@ internal static class SeedBlockDb
         return digest;
     }
 
+    /// <summary>
+    /// One <see cref="IBlockWriter.AddBlocksetAsync"/> per blockset, as an engine adds a file: the call select-xor-inserts
+    /// each block itself and gives its ID (the seed's per-block find-or-insert and entry, in one call).
+    /// </summary>
     private static async ValueTask<long> NewBlockset(IBlockSession s, SeedEntry[] entries, bool[] breaks)
     {
         long digest = 0;
         var keys = new List<BlockKey>(64);
         for (var i = 0; i < entries.Length; i++)
         {
-            var key = BlockKey.Parse(entries[i].Hash, entries[i].Size);
-            var id = (await s.SelectXorInsertAsync(key)).Id;
-            keys.Add(key);
-            digest += id;
+            keys.Add(BlockKey.Parse(entries[i].Hash, entries[i].Size));
             if (breaks[i] || i == entries.Length - 1)
             {
-                await s.AddBlocksetAsync(keys.ToArray(), new SelectXorInsertResult[keys.Count]);
+                var results = new SelectXorInsertResult[keys.Count];
+                await s.AddBlocksetAsync(keys.ToArray(), results);
+                foreach (var r in results)
+                {
+                    digest += r.Id;
+                }
+
                 keys.Clear();
             }
         }
