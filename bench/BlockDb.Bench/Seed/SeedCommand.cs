@@ -211,7 +211,9 @@ internal static class SeedCommand
         DataSource = path,
         Pragmas = PragmaSet.Get(PragmaSet.RecommendedName).Create(),
         Batching = new BatchingOptions { CommitEvery = 0, OnDispose = DisposeBehavior.Commit },
-        SelectXorInsert = workload == SeedWorkload.Xor2 && layout != BlockLayout.KeyMap ? SelectXorInsertStrategy.InsertOrIgnoreThenSelect : SelectXorInsertStrategy.SelectThenInsert, // KeyMap has one way
+        // The seed's Insert (every block new) and Xor2 (insert first) run the strategy that inserts first; the others look
+        // first, Duplicati's way. KeyMap has one way.
+        SelectXorInsert = workload is SeedWorkload.Insert or SeedWorkload.Xor2 && layout != BlockLayout.KeyMap ? SelectXorInsertStrategy.InsertOrIgnoreThenSelect : SelectXorInsertStrategy.SelectThenInsert,
         Index = new IndexOptions { Layout = layout },
     };
 
