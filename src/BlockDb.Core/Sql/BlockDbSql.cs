@@ -28,7 +28,7 @@ internal static partial class BlockDbSql
     /// SQLite choose (the highest ID + 1), an ID above <see cref="BlockIdFloor"/> (<see cref="IdFloorSql.AboveMax"/>) keeps
     /// a collected ID from being handed out again. No <c>RETURNING</c>: SQLite runs a <c>RETURNING</c> clause as a trigger
     /// whose rows go through an ephemeral table, so every such insert opens that table and a statement journal (about
-    /// 18,000 instructions of a TextHash select-xor-insert's 53,000, callgrind, 2026-11-26).
+    /// 20,000 instructions of a TextHash select-xor-insert's 53,000, callgrind, 2026-11-26).
     /// </summary>
     public static readonly SqlStatement InsertBlock = new(
         nameof(InsertBlock), """INSERT INTO "Block" ("Hash", "Size", "VolumeID", "ID") VALUES (@Hash, @Size, @VolumeID, @ID)""", "@Hash", "@Size", "@VolumeID", "@ID");
