@@ -42,7 +42,8 @@ internal readonly struct SqliteSession<TLayout> : IEngineSession
     /// transaction, committed after the call [B1]. The call is whole: when no write transaction is open the blocks are
     /// first looked up in the read transaction (a call of known blocks takes no write lock), then the others go in one
     /// savepoint (<see cref="SqliteTransaction.AllOrNothing"/>): all of them, or none when a block fails or the token is
-    /// cancelled, so a caller who reads nothing from a call that threw never misses a block it created.
+    /// cancelled, so a caller who reads nothing from a call that threw never misses a block it created. A bulk import's
+    /// session takes no savepoint: its whole transaction is the unit.
     /// </summary>
     public ValueTask<int> SelectXorInsertManyAsync(ReadOnlyMemory<BlockKey> blocks, Memory<SelectXorInsertResult> results, long? volumeId, CancellationToken cancellationToken) =>
         new(SelectXorInsertMany(blocks, results, volumeId, cancellationToken));
@@ -67,7 +68,12 @@ internal readonly struct SqliteSession<TLayout> : IEngineSession
             }
 
             Tx.Begin();
-            return Tx.AllOrNothing(new ManyBlocks(_layout, blocks, results, volumeId, cancellationToken, misses, count), static m => m.Run());
+            var many = new ManyBlocks(_layout, blocks, results, volumeId, cancellationToken, misses, count);
+
+            // A bulk import's transaction is already all or nothing (a failure or cancellation rolls the whole import
+            // transaction back, Import/SessionImportTarget), so a savepoint per call would only copy every page the
+            // call writes into its sub-journal: one random index page per new block on the indexed layouts.
+            return _s.Settings.BulkImport ? many.Run() : Tx.AllOrNothing(many, static m => m.Run());
         }
         finally
         {
