@@ -13,6 +13,7 @@ namespace BlockDb.Bench.Execution;
 /// </summary>
 internal sealed class DriverLoops : IDisposable
 {
+    private readonly ISqliteConnection _connection;
     private readonly ISqliteStatement _find;
     private readonly ISqliteStatement _insert;
     private readonly ISqliteStatement _begin;
@@ -23,6 +24,7 @@ internal sealed class DriverLoops : IDisposable
 
     public DriverLoops(ISqliteConnection connection, int batch)
     {
+        _connection = connection;
         _find = connection.Prepare(BlockDbSql.FindBlock);
         _insert = connection.Prepare(BlockDbSql.InsertBlock);
         _begin = connection.Prepare(BlockDbSql.Begin);
@@ -95,9 +97,8 @@ internal sealed class DriverLoops : IDisposable
 
         _insert.BindText(1, hash);
         _insert.BindInt64(2, size);
-        _insert.Step();
-        var id = _insert.ColumnInt64(0);
-        _insert.Reset();
+        _insert.ExecuteNonQuery();
+        var id = _connection.LastInsertRowId;
         if (_batch > 0 && ++_pending >= _batch)
         {
             Commit();
