@@ -13,6 +13,13 @@ public sealed class PostgreSqlGatheredServerWorkTests
     /// <summary>Transactions besides the batches: at most one pool reset per lane, for the connection it takes first.</summary>
     private const int Lanes = 4;
 
+    /// <summary>
+    /// Pool resets a loaded machine may add: a lane that waits longer than <c>PgGatheredWrites.IdleHold</c> (1 s) for its
+    /// turn gives its connection back and pays one reset when it takes one again (CI saw 66 commits for 60 writes at
+    /// load 10). At most one in four batches here; a reset per batch, the regression these tests guard, adds one per batch.
+    /// </summary>
+    private static long IdleResets(long batches) => batches / 4;
+
     [PostgresFact]
     public async Task A_lone_caller_costs_the_server_one_transaction_per_gathered_write()
     {
@@ -30,7 +37,7 @@ public sealed class PostgreSqlGatheredServerWorkTests
         });
 
         Assert.Equal(Writes, batches);
-        Assert.InRange(commits, Writes, Writes + Lanes);
+        Assert.InRange(commits, Writes, Writes + Lanes + IdleResets(Writes));
     }
 
     [PostgresFact]
@@ -57,7 +64,7 @@ public sealed class PostgreSqlGatheredServerWorkTests
         });
 
         // The check's session adds its read and its connection's pool reset.
-        Assert.InRange(commits, batches, batches + Lanes + 2);
+        Assert.InRange(commits, batches, batches + Lanes + 2 + IdleResets(batches));
     }
 
     /// <summary>The transactions the server committed in a new database for <paramref name="work"/>, less those of opening and closing a database there with no work.</summary>
