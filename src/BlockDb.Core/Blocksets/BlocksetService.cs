@@ -1,4 +1,3 @@
-using System.Buffers;
 using BlockDb.Drivers;
 using BlockDb.Engine;
 using BlockDb.Layouts;
@@ -82,51 +81,6 @@ internal sealed partial class BlocksetService
             file.Self._batch.Wrote();
             return blocksetId;
         });
-
-    /// <summary>
-    /// A bulk import's blockset: when it has a full hash and a blockset with that hash and length exists, nothing is
-    /// written (false); else it is added from its blocks by hash and size, each resolved inside the write transaction
-    /// (true). Counts one write. A block of a volume being deleted is refused as in every blockset write, but its volume's
-    /// state is read per block only when some going volume holds blocks (<see cref="AnyBlockInGoingVolume"/>, read once
-    /// per import transaction); otherwise each block costs the layout's find alone.
-    /// </summary>
-    /// <exception cref="BlockNotFoundException">A block is not in the index; nothing of the blockset was written.</exception>
-    /// <exception cref="BlockDbConflictException">A block's volume is Deleting or Deleted; nothing of the blockset was written.</exception>
-    public bool Import(IReadOnlyList<BlockKey> blocks, string? fullHash, long length, CancellationToken cancellationToken)
-    {
-        _batch.Begin();
-        if (fullHash is not null && Find(fullHash, length) is not null)
-        {
-            return false;
-        }
-
-        var count = blocks.Count;
-        var checkVolumes = count > 0 && AnyBlockInGoingVolume();
-        var ids = ArrayPool<long>.Shared.Rent(count);
-        try
-        {
-            long sum = 0;
-            for (var i = 0; i < count; i++)
-            {
-                Require.NotCancelled(i, cancellationToken);
-                var block = blocks[i];
-                ids[i] = _layout.Find(block)
-                    ?? throw new BlockNotFoundException($"Block {i} of the blockset (hash {block.Hash}, {block.Size} bytes) is not in the index; import the blocks first. Nothing of the blockset was written.", i);
-
-                // The find matched the row's hash and size, so the size is the key's; the row is read again (with its
-                // volume's state) only in a transaction where some going volume holds blocks.
-                sum = Require.BlocksetLength(sum, checkVolumes ? BlockSize(ids[i], i) ?? block.Size : block.Size, i);
-            }
-
-            WriteImportedBlockset(ids, count, sum, fullHash, cancellationToken);
-            _batch.Wrote();
-            return true;
-        }
-        finally
-        {
-            ArrayPool<long>.Shared.Return(ids);
-        }
-    }
 
     /// <summary>Deletes a blockset and its entries (all or nothing) and counts one write.</summary>
     /// <exception cref="BlocksetNotFoundException">No blockset has that ID; nothing was written.</exception>
