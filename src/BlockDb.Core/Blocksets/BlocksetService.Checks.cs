@@ -1,3 +1,5 @@
+using BlockDb.Drivers;
+using BlockDb.Sql;
 using BlockDb.Volumes;
 
 namespace BlockDb.Blocksets;
@@ -5,6 +7,10 @@ namespace BlockDb.Blocksets;
 // The checks of a blockset's blocks inside the write transaction: each one there, its volume not going, the length in range.
 internal sealed partial class BlocksetService
 {
+    private ISqliteStatement? _anyGoing;
+    private (long Transaction, long Revision) _goingReadIn = (-1, -1);
+    private bool _anyBlockInGoing;
+
     /// <summary>Refuses block <paramref name="position"/> when no block has its ID or its volume is going (the row read again).</summary>
     /// <exception cref="BlockNotFoundException">No block has that ID.</exception>
     /// <exception cref="BlockDbConflictException">The block's volume is Deleting or Deleted.</exception>
@@ -48,6 +54,34 @@ internal sealed partial class BlocksetService
         }
 
         fit = v;
+    }
+
+    /// <summary>
+    /// Whether some block is in a Deleting or Deleted volume, read once per (transaction, revision) of the session's write
+    /// transaction, which must be open. For a bulk import: its session is its own (<see cref="Import.SessionImportTarget"/>,
+    /// on no caller's connection) and holds SQLite's write lock from its <c>BEGIN IMMEDIATE</c> to its <c>COMMIT</c>, and
+    /// the import changes no volume's state, so no block can enter a going volume, nor a volume start going, inside it
+    /// (a change this session makes moves <see cref="Sqlite.SqliteTransaction.Revision"/> and is read again).
+    /// </summary>
+    private bool AnyBlockInGoingVolume()
+    {
+        var at = (_batch.Transaction, _batch.Revision);
+        if (at != _goingReadIn)
+        {
+            var read = _anyGoing ??= _connection.Prepare(BlockDbSql.AnyBlockInGoingVolume);
+            try
+            {
+                _anyBlockInGoing = read.Step() && read.ColumnInt64(0) != 0;
+            }
+            finally
+            {
+                read.Reset();
+            }
+
+            _goingReadIn = at;
+        }
+
+        return _anyBlockInGoing;
     }
 
     private static BlockDbConflictException Going(long id, int position) =>

@@ -20,8 +20,8 @@ internal sealed partial class BlocksetService
     /// already all or nothing (a failure or cancellation rolls the whole import transaction back,
     /// <see cref="Import.SessionImportTarget"/>), so a savepoint per blockset would buy nothing and cost two statements.
     /// </summary>
-    private long WriteImportedBlockset(long[] ids, int count, long length, string? fullHash, CancellationToken cancellationToken) =>
-        WriteRows(ids, default, count, length, fullHash, cancellationToken);
+    private long WriteImportedBlockset(long[] ids, ReadOnlyMemory<BlockKey> keys, int count, long length, string? fullHash, CancellationToken cancellationToken) =>
+        WriteRows(ids, keys, count, length, fullHash, cancellationToken);
 
     /// <summary>The blockset's row and its entries, in whatever transaction or savepoint the caller holds.</summary>
     private long WriteRows(long[] ids, ReadOnlyMemory<BlockKey> keys, int count, long length, string? fullHash, CancellationToken cancellationToken)

@@ -1,4 +1,3 @@
-using System.Buffers;
 using BlockDb.Drivers;
 using BlockDb.Engine;
 using BlockDb.Layouts;
@@ -80,44 +79,6 @@ internal sealed partial class BlocksetService
             file.Self._batch.Wrote();
             return blocksetId;
         });
-
-    /// <summary>
-    /// A bulk import's blockset: when it has a full hash and a blockset with that hash and length exists, nothing is
-    /// written (false); else it is added from its blocks by hash and size, each resolved inside the write transaction
-    /// (true). Counts one write.
-    /// </summary>
-    /// <exception cref="BlockNotFoundException">A block is not in the index; nothing of the blockset was written.</exception>
-    public bool Import(IReadOnlyList<BlockKey> blocks, string? fullHash, long length, CancellationToken cancellationToken)
-    {
-        _batch.Begin();
-        if (fullHash is not null && Find(fullHash, length) is not null)
-        {
-            return false;
-        }
-
-        var count = blocks.Count;
-        var ids = ArrayPool<long>.Shared.Rent(count);
-        try
-        {
-            long sum = 0;
-            for (var i = 0; i < count; i++)
-            {
-                Require.NotCancelled(i, cancellationToken);
-                var block = blocks[i];
-                ids[i] = _layout.Find(block)
-                    ?? throw new BlockNotFoundException($"Block {i} of the blockset (hash {block.Hash}, {block.Size} bytes) is not in the index; import the blocks first. Nothing of the blockset was written.", i);
-                sum = Require.BlocksetLength(sum, BlockSize(ids[i], i) ?? block.Size, i);
-            }
-
-            WriteImportedBlockset(ids, count, sum, fullHash, cancellationToken);
-            _batch.Wrote();
-            return true;
-        }
-        finally
-        {
-            ArrayPool<long>.Shared.Return(ids);
-        }
-    }
 
     /// <summary>Deletes a blockset and its entries (all or nothing) and counts one write.</summary>
     /// <exception cref="BlocksetNotFoundException">No blockset has that ID; nothing was written.</exception>

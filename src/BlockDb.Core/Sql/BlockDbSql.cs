@@ -54,6 +54,15 @@ internal static partial class BlockDbSql
         "@ID");
 
     /// <summary>
+    /// Whether any block is in a volume that is <c>Deleting</c> or <c>Deleted</c> (1 or 0; the states as
+    /// <see cref="GetBlockSizeAndVolumeState"/>'s readers refuse them): a bulk import reads it once per transaction and,
+    /// when it is 0, needs no volume state per block (each layout indexes <c>Block.VolumeID</c>).
+    /// </summary>
+    public static readonly SqlStatement AnyBlockInGoingVolume = new(
+        nameof(AnyBlockInGoingVolume),
+        """SELECT EXISTS (SELECT 1 FROM "Remotevolume" V WHERE V."State" IN ('Deleting', 'Deleted') AND EXISTS (SELECT 1 FROM "Block" B WHERE B."VolumeID" = V."ID"))""");
+
+    /// <summary>
     /// Insert a blockset; its ID (the connection's <c>last_insert_rowid()</c>) is above the deleted high-water mark
     /// while that is above every ID (<see cref="BlocksetIdFloor"/>), else the one SQLite chooses (the highest ID + 1).
     /// No <c>RETURNING</c>, for the reason <see cref="InsertBlock"/> gives.

@@ -44,6 +44,36 @@ public sealed class DuplicatiImportTests(DuplicatiTemplate template) : IClassFix
         await AssertCleanAsync(path);
     }
 
+    [Theory]
+    [MemberData(nameof(Providers))]
+    public async Task An_imported_blockset_naming_a_block_of_a_volume_being_deleted_is_refused_and_the_file_stays_clean(string provider)
+    {
+        var path = template.CopyTo(_folder);
+        var file = File("going", 35);
+        await using (var db = BlockDatabase.Open(new BlockDbOptions { Provider = provider, DataSource = path }))
+        {
+            long volume;
+            await using (var session = await db.OpenSessionAsync())
+            {
+                volume = await session.RegisterVolumeAsync("duplicati-bgoing.dblock.zip");
+            }
+
+            var blocks = file.Concat(Blocklists(file)).Select(k => new ImportBlock(new BlockKey(k.Hash, k.Size), volume));
+            Assert.Equal(file.Count + 2, (await db.ImportBlocksAsync(blocks.ToAsyncEnumerable())).Created);
+            await using (var session = await db.OpenSessionAsync())
+            {
+                await session.SetVolumeStateAsync(volume, VolumeState.Deleting);
+            }
+
+            var blockset = new ImportBlockset(file.Select(k => k).ToList(), BlockHash.Parse(FullHash("going")));
+            var refused = await Assert.ThrowsAsync<BlockDbConflictException>(async () => await db.ImportBlocksetsAsync(new[] { blockset }.ToAsyncEnumerable()));
+            Assert.Contains("being deleted", refused.Message, StringComparison.Ordinal);
+        }
+
+        Assert.Equal(0, DuplicatiFiles.Scalar(path, """SELECT COUNT(*) FROM "Blockset" WHERE "FullHash" = '""" + FullHash("going") + "'"));
+        await AssertCleanAsync(path);
+    }
+
     [Fact]
     public async Task Imports_on_a_callers_connection_are_refused()
     {
