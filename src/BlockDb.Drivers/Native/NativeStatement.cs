@@ -78,13 +78,7 @@ internal sealed unsafe partial class NativeStatement : ISqliteStatement, IBlockI
         }
 
         var byteCount = Encoding.UTF8.GetBytes(value, new Span<byte>((void*)buffer, capacity));
-        var rc = SqliteNative.sqlite3_bind_text(stmt, index, (byte*)buffer, byteCount, SqliteNative.SQLITE_STATIC);
-        _handle.Adopt(slot, buffer, capacity);
-        if (rc != SqliteCodes.Ok)
-        {
-            throw Failure(rc, nameof(BindText));
-        }
-
+        BindBuffer(stmt, index, buffer, capacity, byteCount, text: true, nameof(BindText));
         GC.KeepAlive(this);
     }
 
@@ -145,10 +139,16 @@ internal sealed unsafe partial class NativeStatement : ISqliteStatement, IBlockI
         }
 
         value.CopyTo(new Span<byte>((void*)buffer, capacity));
+        BindBuffer(stmt, index, buffer, capacity, value.Length, text, call);
+    }
+
+    /// <summary>Binds the first <paramref name="length"/> bytes of the parameter's native buffer (<c>SQLITE_STATIC</c>) and makes the slot own it.</summary>
+    private void BindBuffer(nint stmt, int index, nint buffer, int capacity, int length, bool text, string call)
+    {
         var rc = text
-            ? SqliteNative.sqlite3_bind_text(stmt, index, (byte*)buffer, value.Length, SqliteNative.SQLITE_STATIC)
-            : SqliteNative.sqlite3_bind_blob(stmt, index, (byte*)buffer, value.Length, SqliteNative.SQLITE_STATIC);
-        _handle.Adopt(slot, buffer, capacity);
+            ? SqliteNative.sqlite3_bind_text(stmt, index, (byte*)buffer, length, SqliteNative.SQLITE_STATIC)
+            : SqliteNative.sqlite3_bind_blob(stmt, index, (byte*)buffer, length, SqliteNative.SQLITE_STATIC);
+        _handle.Adopt(index - 1, buffer, capacity);
         if (rc != SqliteCodes.Ok)
         {
             throw Failure(rc, call);
