@@ -57,21 +57,25 @@ public interface IBlockWriter
     /// <paramref name="results"/>. The caller must upload every block marked created, the same rule as for
     /// <see cref="SelectXorInsertAsync"/>. The blockset's <c>Length</c> is the sum of the sizes in bytes; no blocks is
     /// the blockset of an empty file (length 0, no entries). The call is whole, on every session: when it throws, neither
-    /// the blockset nor any block it created stays, and the batch's earlier writes do (unless
-    /// <see cref="BlockDbBatchRolledBackException"/>). Counts as one write. Read nothing from <paramref name="results"/>
-    /// when the call throws: it may hold IDs of blocks that were rolled back.
+    /// the blockset nor any block it created stays, and the batch's earlier writes do unless it throws
+    /// <see cref="BlockDbBatchRolledBackException"/>: every block is looked up and every refusal made before the first
+    /// write, and a failure among the writes themselves (the engine's: a full disk, an I/O error, a foreign trigger's
+    /// abort) rolls the open batch back on the SQLite layouts without blockset rules, which write with no savepoint per
+    /// call. Counts as one write. Read nothing from <paramref name="results"/> when the call throws: it may hold IDs of
+    /// blocks that were rolled back.
     /// </summary>
     /// <param name="blocks">The file's blocks in order; empty for an empty file.</param>
     /// <param name="results">Receives one result per block, at the same index (its ID, and whether the call created it); at least as long as <paramref name="blocks"/>.</param>
     /// <param name="fullHash">The hash of the whole content (stored as base64 text), or the empty <see langword="default"/> for none.</param>
     /// <param name="volumeId">The volume that holds the created blocks, or <see langword="null"/> for none.</param>
-    /// <param name="cancellationToken">Checked before and between blocks.</param>
+    /// <param name="cancellationToken">Checked before and between blocks while they are looked up; once the writes begin, the call completes.</param>
     /// <returns>The new blockset's ID.</returns>
     /// <exception cref="ArgumentException"><paramref name="results"/> is shorter than <paramref name="blocks"/>, or a block is <c>default(BlockKey)</c> (nothing was written); <see cref="ArgumentOutOfRangeException"/> when the sizes add up to more than <see cref="long.MaxValue"/> bytes.</exception>
     /// <exception cref="OperationCanceledException">Cancelled; the blockset was not written.</exception>
     /// <exception cref="VolumeNotFoundException">A block is new and no volume has that ID; the blockset was not written.</exception>
     /// <exception cref="BlockDbConflictException">A block is new and the volume is being deleted, or a block found is in such a volume; the blockset was not written.</exception>
     /// <exception cref="BlockDbReadOnlyException">The database is read-only.</exception>
+    /// <exception cref="BlockDbBatchRolledBackException">A write failed after every check passed, and the open batch was rolled back with it (its <see cref="BlockDbBatchRolledBackException.LostWrites"/> writes are gone).</exception>
     /// <exception cref="BlockDbException">The database failed.</exception>
     ValueTask<long> AddBlocksetAsync(ReadOnlyMemory<BlockKey> blocks, Memory<SelectXorInsertResult> results, BlockHash fullHash = default, long? volumeId = null, CancellationToken cancellationToken = default);
 

@@ -60,7 +60,8 @@ internal sealed partial class BlocksetService
                 sum = Require.BlocksetLength(sum, checkVolumes ? BlockSize(ids[i], i) ?? block.Size : block.Size, i);
             }
 
-            WriteImportedBlockset(ids, keys.AsMemory(0, count), count, sum, fullHash, cancellationToken);
+            // No savepoint: a failure or cancellation rolls the whole import transaction back (Import.SessionImportTarget).
+            WriteRows(ids, keys.AsMemory(0, count), count, sum, fullHash, cancellationToken);
             _batch.Wrote();
             return true;
         }

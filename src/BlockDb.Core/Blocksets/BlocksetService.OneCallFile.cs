@@ -6,77 +6,163 @@ namespace BlockDb.Blocksets;
 
 internal sealed partial class BlocksetService
 {
+    // A one-call file's missing keys seen so far, to their first position (reused; used inside the gate only).
+    private Dictionary<BlockKey, int>? _missing;
+
     /// <summary>A one-call file's arguments, carried by value through the batch (<see cref="SelectXorInsertAdd"/>).</summary>
     private readonly record struct OneCallFile(
         BlocksetService Self, ReadOnlyMemory<BlockKey> Blocks, Memory<SelectXorInsertResult> Results, long? VolumeId, string? FullHash, CancellationToken CancellationToken)
     {
-        /// <summary>Select-xor-inserts the blocks, then writes the blockset from them, in one transaction (commits come only between calls); the caller counts the write.</summary>
+        /// <summary>
+        /// The whole call inside the write transaction: every block looked up and every check made first (nothing written:
+        /// a refusal or a cancellation leaves nothing to undo), then the writes (<see cref="Write"/>). A layout with blockset
+        /// rules may still refuse among its writes (<see cref="IBlocksetRules.Written"/>), so its writes take a savepoint;
+        /// the others none (<see cref="Sqlite.SqliteTransaction.WholeOrBatch"/>): a savepoint's writes make SQLite copy
+        /// every page they first touch into its statement journal, one random index page per new block. Returns the
+        /// blockset's ID; the caller counts the write.
+        /// </summary>
         public long Run()
         {
             var count = Blocks.Length;
             var ids = ArrayPool<long>.Shared.Rent(count);
+            var volumes = ArrayPool<BlockVolume>.Shared.Rent(count);
             try
             {
-                var length = SelectXorInsertBlocks(ids);
-                // The keys matched these IDs by (hash, size) in this transaction: the layout's rules take them as the rows' own.
-                return Self.WriteBlockset(ids, Blocks, count, length, FullHash, CancellationToken);
+                var length = Check(ids, volumes);
+                var writes = (File: this, Ids: ids, Volumes: volumes, Length: length);
+                return Self._rules is null
+                    ? Self._batch.WholeOrBatch(writes, static w => w.File.Write(w.Ids, w.Volumes, w.Length))
+                    : Self._batch.AllOrNothing(writes, static w => w.File.Write(w.Ids, w.Volumes, w.Length));
             }
             finally
             {
                 ArrayPool<long>.Shared.Return(ids);
-            }
-        }
-
-        /// <summary>Each block's select-xor-insert in this transaction, its ID into <paramref name="ids"/> and its result at the same index; the blockset's length.</summary>
-        /// <remarks>
-        /// The blocks the layout finds together (<see cref="Layouts.ILayoutSession.FindStoredInWrite"/>: KeyMap verifies its
-        /// map hits many to a read) are found first; the rest are select-xor-inserted in order, so the IDs, the results and
-        /// the inserts are those of one call per block.
-        /// </remarks>
-        private long SelectXorInsertBlocks(long[] ids)
-        {
-            var keys = Blocks.Span;
-            var found = Results.Span;
-            var volumes = ArrayPool<BlockVolume>.Shared.Rent(keys.Length);
-            try
-            {
-                Array.Clear(ids, 0, keys.Length);
-                Self._layout.FindStoredInWrite(keys, ids.AsSpan(0, keys.Length), volumes.AsSpan(0, keys.Length));
-                return SelectXorInsertRest(keys, found, ids, volumes);
-            }
-            finally
-            {
                 ArrayPool<BlockVolume>.Shared.Return(volumes);
             }
         }
 
-        private long SelectXorInsertRest(ReadOnlySpan<BlockKey> keys, Span<SelectXorInsertResult> found, long[] ids, BlockVolume[] volumes)
+        /// <summary>
+        /// Looks every block up in this transaction, writing nothing: a found block's ID into <paramref name="ids"/> and
+        /// its result (not created), its volume refused when going; a missing one 0 at its first position and
+        /// −(first position + 1) at a repeat (the writes insert it once). Refuses, before any write, the new blocks'
+        /// volume when it cannot take them (a layout with rules, which may take a block back instead, checks it as it
+        /// inserts). Returns the blockset's length.
+        /// </summary>
+        /// <remarks>
+        /// The blocks the layout finds together (<see cref="Layouts.ILayoutSession.FindStoredInWrite"/>: KeyMap verifies
+        /// its map hits many to a read) are found first, the rest one by one (<see cref="Layouts.ILayoutSession.FindInWrite"/>).
+        /// Nothing else writes under the write lock, so a block missing here is still missing when the writes begin.
+        /// </remarks>
+        private long Check(long[] ids, BlockVolume[] volumes)
         {
+            var keys = Blocks.Span;
+            var found = Results.Span;
+            Array.Clear(ids, 0, keys.Length);
+            Self._layout.FindStoredInWrite(keys, ids.AsSpan(0, keys.Length), volumes.AsSpan(0, keys.Length));
             long length = 0;
             long? fit = null;
+            var (missing, firstMissing) = (0, 0);
             for (var i = 0; i < keys.Length; i++)
             {
                 Require.NotCancelled(i, CancellationToken);
-                SelectXorInsertResult result;
-                BlockVolume volume;
-                if (ids[i] != 0)
-                {
-                    (result, volume) = (new SelectXorInsertResult(ids[i], false), volumes[i]);
-                }
-                else
-                {
-                    result = Self._layout.SelectXorInsertInWrite(keys[i], VolumeId, out volume);
-                }
 
-                found[i] = result;
-                ids[i] = result.Id;
-                Self.RequireReferable(result.Id, i, volume, ref fit);
-
-                // The block matched (hash, size) in this transaction: its size is the key's.
+                // The block matched (hash, size) in this transaction, or will be inserted with them: its size is the key's.
                 length = Require.BlocksetLength(length, keys[i].Size, i);
+                if (ids[i] == 0)
+                {
+                    if (Self._layout.FindInWrite(keys[i], out volumes[i]) is not { } id)
+                    {
+                        firstMissing = missing == 0 ? i : firstMissing;
+                        ids[i] = Self.FirstMissing(keys, i, missing++, firstMissing);
+                        continue;
+                    }
+
+                    ids[i] = id;
+                }
+
+                found[i] = new SelectXorInsertResult(ids[i], false);
+                Self.RequireReferable(ids[i], i, volumes[i], ref fit);
+            }
+
+            Self.ForgetMissing(missing);
+            if (missing > 0 && Self._rules is null)
+            {
+                Self._volumes.RequireRecordable(VolumeId);
             }
 
             return length;
+        }
+
+        /// <summary>
+        /// The writes, after <see cref="Check"/>: each missing block inserted once (a repeat takes the first's ID, not
+        /// created, as its own select-xor-insert would have found it), then the blockset's rows. The token is not checked
+        /// here: once the writes begin, the call completes.
+        /// </summary>
+        private long Write(long[] ids, BlockVolume[] volumes, long length)
+        {
+            var keys = Blocks.Span;
+            var results = Results.Span;
+            long? fit = null;
+            for (var i = 0; i < keys.Length; i++)
+            {
+                var id = ids[i];
+                if (id > 0)
+                {
+                    continue;
+                }
+
+                var result = id == 0
+                    ? Self._layout.InsertMissingInWrite(keys[i], VolumeId, out volumes[i])
+                    : new SelectXorInsertResult(ids[(int)(-id - 1)], false);
+                results[i] = result;
+                ids[i] = result.Id;
+                if (id == 0)
+                {
+                    // A block a layout took back rather than created: its row read again (only such a layout has rules).
+                    Self.RequireReferable(result.Id, i, volumes[i], ref fit);
+                }
+            }
+
+            // The keys matched these IDs by (hash, size) in this transaction: the layout's rules take them as the rows' own.
+            return Self.WriteRows(ids, Blocks, keys.Length, length, FullHash, CancellationToken.None);
+        }
+    }
+
+    /// <summary>
+    /// For a block missing at <paramref name="position"/>, after <paramref name="missingBefore"/> others, the first at
+    /// <paramref name="firstMissing"/>: 0 when it is the first missing block of its key in the call, else −(the first
+    /// one's position + 1).
+    /// </summary>
+    private long FirstMissing(ReadOnlySpan<BlockKey> keys, int position, int missingBefore, int firstMissing)
+    {
+        if (missingBefore == 0)
+        {
+            // The common file: nothing missing before, nothing to remember until a second miss.
+            return 0;
+        }
+
+        var missing = _missing ??= [];
+        if (missingBefore == 1)
+        {
+            missing.Clear();
+            missing.Add(keys[firstMissing], firstMissing);
+        }
+
+        if (missing.TryGetValue(keys[position], out var first))
+        {
+            return -(first + 1);
+        }
+
+        missing.Add(keys[position], position);
+        return 0;
+    }
+
+    /// <summary>After a call: drops a large map of missing keys (its <c>Clear</c> would cost its capacity on every later call).</summary>
+    private void ForgetMissing(int missing)
+    {
+        if (missing > 4096)
+        {
+            _missing = null;
         }
     }
 }

@@ -4,26 +4,14 @@ using BlockDb.Sqlite;
 
 namespace BlockDb.Blocksets;
 
-// Writing a blockset's rows: the Blockset row and its entries, all or nothing, with the layout's rules around them.
+// Writing a blockset's rows: the Blockset row and its entries, with the layout's rules around them.
 internal sealed partial class BlocksetService
 {
     /// <summary>
-    /// Writes a blockset and its entries as one unit (all of it, or nothing: <see cref="SqliteTransaction.AllOrNothing"/>);
-    /// the caller counts the write. <paramref name="keys"/>: the blocks' keys as matched to <paramref name="ids"/> in this
-    /// transaction, for the layout's rules (no read by ID), or empty.
+    /// The blockset's row and its entries, in whatever unit the caller holds (a one-call file's, <see cref="OneCallFile"/>;
+    /// a bulk import's transaction, which is all or nothing already); the caller counts the write. <paramref name="keys"/>:
+    /// the blocks' keys as matched to <paramref name="ids"/> in this transaction, for the layout's rules (no read by ID), or empty.
     /// </summary>
-    private long WriteBlockset(long[] ids, ReadOnlyMemory<BlockKey> keys, int count, long length, string? fullHash, CancellationToken cancellationToken) =>
-        _batch.AllOrNothing((Self: this, ids, keys, count, length, fullHash, cancellationToken), static s => s.Self.WriteRows(s.ids, s.keys, s.count, s.length, s.fullHash, s.cancellationToken));
-
-    /// <summary>
-    /// Writes a blockset and its entries with no savepoint of their own: for a bulk import only, whose transaction is
-    /// already all or nothing (a failure or cancellation rolls the whole import transaction back,
-    /// <see cref="Import.SessionImportTarget"/>), so a savepoint per blockset would buy nothing and cost two statements.
-    /// </summary>
-    private long WriteImportedBlockset(long[] ids, ReadOnlyMemory<BlockKey> keys, int count, long length, string? fullHash, CancellationToken cancellationToken) =>
-        WriteRows(ids, keys, count, length, fullHash, cancellationToken);
-
-    /// <summary>The blockset's row and its entries, in whatever transaction or savepoint the caller holds.</summary>
     private long WriteRows(long[] ids, ReadOnlyMemory<BlockKey> keys, int count, long length, string? fullHash, CancellationToken cancellationToken)
     {
         _rules?.Prepare(ids, keys.Span, count, length, fullHash);

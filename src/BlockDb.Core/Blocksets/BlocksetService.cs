@@ -9,7 +9,7 @@ namespace BlockDb.Blocksets;
 
 /// <summary>
 /// A session's blockset reads and writes, the same for every layout: blocks are found through the layout's
-/// <see cref="ILayoutSession"/>, and a blockset is written with its entries inside a savepoint (all of it or nothing).
+/// <see cref="ILayoutSession"/>, and a blockset is written with its entries as one unit (all of it or nothing).
 /// Used only inside the session's gate.
 /// </summary>
 internal sealed partial class BlocksetService
@@ -65,17 +65,20 @@ internal sealed partial class BlocksetService
     /// <summary>
     /// A file in one call: select-xor-insert of each block (its result at the same index, new blocks recorded in
     /// <paramref name="volumeId"/>), then the blockset from them, all in one write transaction that no commit splits.
-    /// Each block's ID, size and volume are those the layout session found or created in that transaction (a found block is
-    /// one read with its volume's state, or KeyMap's verification with its VolumeID), so a block's row is read again only to
-    /// refuse a going volume or for a block Duplicati took back; the layout's rules take the keys as matched. The call is
-    /// whole: its blocks go in one savepoint with the blockset (<see cref="SqliteTransaction.AllOrNothing"/>), so a failure
-    /// or a cancellation leaves none of them (the caller reads nothing from a call that threw, and would upload none).
+    /// Every block is looked up and every check made before the first write (a found block is one read with its volume's
+    /// state, or KeyMap's verification with its VolumeID, so a block's row is read again only to refuse a going volume or
+    /// for a block Duplicati took back); then each missing block is inserted once and the blockset written; the layout's
+    /// rules take the keys as matched. The call is whole: a refusal or a cancellation comes before any write; a failure
+    /// among the writes undoes them with their savepoint (a layout with rules) or rolls the open batch back
+    /// (<see cref="SqliteTransaction.WholeOrBatch"/>), so the caller, who reads nothing from a call that threw, never
+    /// misses a block it created.
     /// </summary>
     /// <exception cref="BlockDbConflictException">A found block's volume is Deleting or Deleted; nothing of the call was written.</exception>
+    /// <exception cref="BlockDbBatchRolledBackException">A write failed after every check passed; the open batch was rolled back.</exception>
     public long SelectXorInsertAdd(ReadOnlyMemory<BlockKey> blocks, Memory<SelectXorInsertResult> results, long? volumeId, string? fullHash, CancellationToken cancellationToken) =>
         _batch.Write(new OneCallFile(this, blocks, results, volumeId, fullHash, cancellationToken), static file =>
         {
-            var blocksetId = file.Self._batch.AllOrNothing(file, static f => f.Run());
+            var blocksetId = file.Run();
             file.Self._batch.Wrote();
             return blocksetId;
         });

@@ -24,10 +24,12 @@ internal static class Errors
     /// <summary>The engine rolled the open batch back on its own after <paramref name="e"/> [B2].</summary>
     public static BlockDbBatchRolledBackException BatchLost(Exception e, int writes)
     {
-        // Whatever the failure's type, the caller must learn that the batch is gone (its earlier writes with it).
-        var cause = e as BlockDbException ?? new BlockDbException($"{e.GetType().Name}: {e.Message}", e);
+        var cause = Cause(e);
         return new($"{cause.Message} SQLite rolled back the open batch: its {writes} uncommitted writes were discarded (committed data is intact).", writes, cause);
     }
+
+    /// <summary>A failure as the cause of a lost batch: whatever its type, the caller must learn that the batch is gone (its earlier writes with it).</summary>
+    private static BlockDbException Cause(Exception e) => e as BlockDbException ?? new BlockDbException($"{e.GetType().Name}: {e.Message}", e);
 
     /// <summary>The open batch's transaction was found ended when the next write began [B2].</summary>
     public static BlockDbBatchRolledBackException BatchEndedEarlier(int writes) =>
@@ -49,6 +51,13 @@ internal static class Errors
         new($"{undo.Message} A write failed ({write.Message}) and rolling back to its savepoint failed too, so the open batch was rolled back: its {writes} uncommitted writes were discarded (committed data is intact).",
             writes,
             undo);
+
+    /// <summary>A write failed after every check of its call had passed, with no savepoint to undo the call alone, so the batch was rolled back.</summary>
+    public static BlockDbBatchRolledBackException WritesFailedBatchRolledBack(Exception e, int writes)
+    {
+        var cause = Cause(e);
+        return new($"{cause.Message} A write of this call failed after all its checks had passed; the call's writes take no savepoint of their own, so the open batch was rolled back with them: its {writes} uncommitted writes were discarded (committed data is intact).", writes, cause);
+    }
 
     /// <summary>The WAL under the connection was deleted or replaced: what a <c>COMMIT</c> would write is lost.</summary>
     public static BlockDbException WalLost(string walPath) =>
@@ -73,7 +82,7 @@ internal static class Errors
     /// <summary>SQLite ended the caller's transaction during a call [X2].</summary>
     public static BlockDbBatchRolledBackException CallerTransactionLost(Exception e, int writes)
     {
-        var cause = e as BlockDbException ?? new BlockDbException($"{e.GetType().Name}: {e.Message}", e);
+        var cause = Cause(e);
         return new($"{cause.Message} SQLite rolled back the caller's transaction (X2): everything since the caller's last commit is gone, its rows and BlockDb's; every ID BlockDb returned since then is void. Begin a new transaction and repeat the work.", writes, cause);
     }
 

@@ -69,18 +69,22 @@ internal readonly partial struct KeyMapSession : ILayoutSession
         return new SelectXorInsertResult(created, true);
     }
 
-    SelectXorInsertResult ILayoutSession.SelectXorInsertInWrite(in BlockKey block, long? volumeId, out BlockVolume volume)
+    long? ILayoutSession.FindInWrite(in BlockKey block, out BlockVolume volume)
     {
         _own.Transaction.RequireOpen();
-        var key = KeyOf(block);
-        if (Lookup(block, key, LookupMode.CompleteWithVolume, out var found) is { } id)
-        {
-            // The verification read ran in this write transaction: its VolumeID is the row's now.
-            volume = BlockVolume.Read(found);
-            return new SelectXorInsertResult(id, false);
-        }
+        var id = Lookup(block, KeyOf(block), LookupMode.CompleteWithVolume, out var found);
 
-        var created = InsertNew(block, key, volumeId);
+        // The verification read ran in this write transaction: its VolumeID is the row's now.
+        volume = id is null ? BlockVolume.Unknown : BlockVolume.Read(found);
+        return id;
+    }
+
+    SelectXorInsertResult ILayoutSession.InsertMissingInWrite(in BlockKey block, long? volumeId, out BlockVolume volume)
+    {
+        _own.Transaction.RequireOpen();
+
+        // The complete lookup that missed it caught the map up in this transaction [M4]: the next ID is free [F2].
+        var created = InsertNew(block, KeyOf(block), volumeId);
         _own.Transaction.Wrote();
         volume = BlockVolume.Checked;
         return new SelectXorInsertResult(created, true);

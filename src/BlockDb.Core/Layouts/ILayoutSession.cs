@@ -21,19 +21,30 @@ internal interface ILayoutSession
     SelectXorInsertResult SelectXorInsert(in BlockKey block, long? volumeId);
 
     /// <summary>
-    /// Select-xor-insert of one block of a blockset, inside the open write transaction, also saying what the layout's own
-    /// read tells about the block's volume in that transaction, so the blockset need not read the row again when it can
-    /// tell: a found block is one read where the layout's lookup can join its volume's state (no second lookup by ID).
+    /// A one-call file's lookup of one block inside the open write transaction, writing nothing: the block's ID (complete:
+    /// never a miss for a stored block), or null; and what the read tells about the block's volume in that transaction,
+    /// so the blockset need not read the row again when it can tell (a found block is one read where the layout's lookup
+    /// can join its volume's state). Every block of the file is looked up before the first is inserted
+    /// (<see cref="InsertMissingInWrite"/>), so every refusal comes before the call's first write.
     /// </summary>
     /// <exception cref="InvalidOperationException">The write transaction is not open.</exception>
-    SelectXorInsertResult SelectXorInsertInWrite(in BlockKey block, long? volumeId, out BlockVolume volume);
+    long? FindInWrite(in BlockKey block, out BlockVolume volume);
 
     /// <summary>
-    /// Before a one-call file's select-xor-inserts, inside the open write transaction: the blocks this layout can find
-    /// for fewer statements together than one by one, each ID into <paramref name="ids"/> and what its read says of its
-    /// volume into <paramref name="volumes"/> (at the block's index); the rest are left 0, for
-    /// <see cref="SelectXorInsertInWrite"/>. A block found here is stored in this transaction and stays so for the call
-    /// (the call deletes nothing). By default none (one read per block costs no more there).
+    /// After <see cref="FindInWrite"/> found no such block in this transaction, and
+    /// nothing of this call inserted it since (the blockset inserts each missing key once): writes it, recorded in
+    /// <paramref name="volumeId"/>, checked then, and counts the write. A layout that keeps deleted blocks (Duplicati's
+    /// <c>DeletedBlock</c>) may take the block back instead (not created; its volume then <see cref="BlockVolume.Unknown"/>).
+    /// </summary>
+    /// <exception cref="InvalidOperationException">The write transaction is not open.</exception>
+    SelectXorInsertResult InsertMissingInWrite(in BlockKey block, long? volumeId, out BlockVolume volume);
+
+    /// <summary>
+    /// Before a one-call file's lookups, inside the open write transaction: the blocks this layout can find for fewer
+    /// statements together than one by one, each ID into <paramref name="ids"/> and what its read says of its volume into
+    /// <paramref name="volumes"/> (at the block's index); the rest are left 0, for <see cref="FindInWrite"/>. A block
+    /// found here is stored in this transaction and stays so for the call (the call deletes nothing). By default none
+    /// (one read per block costs no more there).
     /// </summary>
     /// <exception cref="InvalidOperationException">The write transaction is not open.</exception>
     void FindStoredInWrite(ReadOnlySpan<BlockKey> blocks, Span<long> ids, Span<BlockVolume> volumes)

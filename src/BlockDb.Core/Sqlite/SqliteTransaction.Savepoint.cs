@@ -51,4 +51,41 @@ internal sealed partial class SqliteTransaction
             throw;
         }
     }
+
+    /// <summary>
+    /// Runs <paramref name="body"/>, the writes of a call that made every check and refusal before them, with no savepoint
+    /// of its own: a savepoint's writes make SQLite copy every page they first touch into the statement journal
+    /// (<see href="https://www.sqlite.org/tempfiles.html"/>, "Statement Journal Files"), one random index page per new
+    /// block. What fails among such writes is the engine (<c>SQLITE_FULL</c>, <c>SQLITE_IOERR</c>, a foreign trigger's
+    /// <c>RAISE</c>), and the call's writes must not stay half done, so the open batch is rolled back with them and the
+    /// call reports it (<see cref="BlockDbBatchRolledBackException"/>, as when SQLite itself ends the transaction after
+    /// such an error). External: the call's step savepoint is its unit already [X1].
+    /// </summary>
+    /// <exception cref="BlockDbBatchRolledBackException"><paramref name="body"/> failed; the open batch was rolled back.</exception>
+    public TResult WholeOrBatch<TState, TResult>(TState state, Func<TState, TResult> body)
+    {
+        if (External)
+        {
+            return AllOrNothing(state, body);
+        }
+
+        try
+        {
+            return body(state);
+        }
+        catch (Exception e) when (_connection.InTransaction)
+        {
+            var lost = Pending;
+            try
+            {
+                Rollback();
+            }
+            catch (BlockDbException)
+            {
+                // Ended here either way; the next write rolls back what SQLite still holds before it begins.
+            }
+
+            throw Errors.WritesFailedBatchRolledBack(e, lost);
+        }
+    }
 }

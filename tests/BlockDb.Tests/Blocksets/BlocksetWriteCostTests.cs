@@ -14,7 +14,8 @@ public sealed class SqliteHeapCollection;
 /// (<see href="https://www.sqlite.org/tempfiles.html"/>, section 2.5): a blockset over blocks whose index pages the
 /// file already holds then cost more the larger the file (issue 21, defect 6). Written by statements that need no
 /// statement journal, the journal holds each page the savepoint changes once, so the heap stays about the size of the
-/// pages written, however large the file.
+/// pages written, however large the file; and since a one-call file's writes take no savepoint on these layouts
+/// (they come after every check), SQLite's heap grows only by what its page cache takes, below the pages written.
 /// </summary>
 [Collection(nameof(SqliteHeapCollection))]
 public sealed class BlocksetWriteCostTests : ConformanceTestBase
@@ -74,7 +75,7 @@ public sealed class BlocksetWriteCostTests : ConformanceTestBase
 
         // The first blockset also brings the pages it reads into the page cache; the later ones find them there.
         var series = string.Join(", ", ratios.Select(r => r.ToString("F2", System.Globalization.CultureInfo.InvariantCulture)));
-        Assert.True(ratios.Max() >= 0.5, $"SQLite's heap grew less than half the pages written ({series}): the counter is not the provider's SQLite.");
+        Assert.True(ratios.Max() >= 0.1, $"SQLite's heap grew by less than a tenth of the pages written for every blockset ({series}): the counter is not the provider's SQLite.");
         Assert.True(ratios.Skip(1).All(r => r <= 1.5), $"SQLite's heap while adding each blockset, per byte of WAL it wrote: {series} (the statement journal grows with the file).");
     }
 

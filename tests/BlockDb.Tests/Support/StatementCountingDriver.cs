@@ -22,10 +22,18 @@ internal sealed class StatementCountingDriver(ISqliteDriver inner) : ISqliteDriv
     /// <summary>The statements recorded, in order: one per execution (its first step after a reset, or a non-query).</summary>
     public List<SqlStatement> Executions { get; } = [];
 
+    /// <summary>Called before each execution (a statement's first step after a reset, or a non-query), whether or not <see cref="On"/> is set: a test's hook into the middle of a call.</summary>
+    public Action<SqlStatement>? BeforeExecution { get; set; }
+
     public ISqliteConnection Open(SqliteOpenOptions options) => new Connection(this, inner.Open(options));
 
     private void Record(SqlStatement statement, bool starts)
     {
+        if (starts)
+        {
+            BeforeExecution?.Invoke(statement);
+        }
+
         if (On)
         {
             Statements.Add(statement);

@@ -70,18 +70,6 @@ public sealed class RefusedWriteCallTests : ConformanceTestBase
         await CancelMidCallAsync(static (session, blocks, results, volume, token) => session.SelectXorInsertManyAsync(blocks, results, volume, token).AsTask());
     }
 
-    [Theory]
-    [MemberData(nameof(Matrix), MemberType = typeof(ConformanceTestBase))]
-    public async Task A_file_cancelled_between_blocks_leaves_none_of_its_blocks(string provider, BlockLayout layout)
-    {
-        Use(provider, layout);
-        await CancelMidCallAsync(static async (session, blocks, results, volume, token) =>
-        {
-            await session.AddBlocksetAsync(blocks, results, default, volume, token);
-            return blocks.Length;
-        });
-    }
-
     private const int BlocksPerCall = 3000;
 
     private const int Calls = 12;

@@ -64,15 +64,17 @@ internal readonly struct DuplicatiSession : ILayoutSession
         return AfterMiss(block, volumeId);
     }
 
-    SelectXorInsertResult ILayoutSession.SelectXorInsertInWrite(in BlockKey block, long? volumeId, out BlockVolume volume)
+    long? ILayoutSession.FindInWrite(in BlockKey block, out BlockVolume volume)
     {
+        // Its volume's state read with the row: the blockset reads it again only to refuse a going volume.
         Transaction.RequireOpen();
-        RequireNew(block, volumeId);
-        if (BlockVolume.Find<TextHashCodec>(_findWithVolume, block, out volume) is { } found)
-        {
-            // Its volume's state read with the row: the blockset reads it again only to refuse a going volume.
-            return new SelectXorInsertResult(found, false);
-        }
+        return BlockVolume.Find<TextHashCodec>(_findWithVolume, block, out volume);
+    }
+
+    SelectXorInsertResult ILayoutSession.InsertMissingInWrite(in BlockKey block, long? volumeId, out BlockVolume volume)
+    {
+        // The span call refused what the file cannot hold up front, for every block (LayoutState.RequireNewBlocks).
+        Transaction.RequireOpen();
 
         // A created block's volume was checked here; a taken-back one is read by the blockset.
         var result = AfterMiss(block, volumeId);

@@ -59,43 +59,20 @@ internal readonly struct IndexedSession<TCodec, TStrategy> : ILayoutSession
 
     SelectXorInsertResult ILayoutSession.SelectXorInsert(in BlockKey block, long? volumeId) => _strategy.SelectXorInsert(this, block, volumeId);
 
-    SelectXorInsertResult ILayoutSession.SelectXorInsertInWrite(in BlockKey block, long? volumeId, out BlockVolume volume)
+    long? ILayoutSession.FindInWrite(in BlockKey block, out BlockVolume volume)
     {
         Transaction.RequireOpen();
-        return _strategy.SelectXorInsertInWrite(this, block, volumeId, out volume);
+        return BlockVolume.Find<TCodec>(_findWithVolume, block, out volume);
     }
 
-    /// <summary>
-    /// Under the write lock (a blockset's block): the lookup with the volume's state, one read for a found block; on a
-    /// miss, the insert (nothing else can store the block meanwhile), its volume checked by it.
-    /// </summary>
-    public SelectXorInsertResult FindThenInsertInWrite(in BlockKey block, long? volumeId, out BlockVolume volume)
+    SelectXorInsertResult ILayoutSession.InsertMissingInWrite(in BlockKey block, long? volumeId, out BlockVolume volume)
     {
-        if (BlockVolume.Find<TCodec>(_findWithVolume, block, out volume) is { } found)
-        {
-            return new SelectXorInsertResult(found, false);
-        }
-
+        // Under the write lock nothing else can store the block since its lookup: a plain insert, its volume checked by it.
+        Transaction.RequireOpen();
         var id = InsertRow(block, volumeId);
         Transaction.Wrote();
         volume = BlockVolume.Checked;
         return new SelectXorInsertResult(id, true);
-    }
-
-    /// <summary>
-    /// Under the write lock (a blockset's block), with an insert that does nothing when the block exists (as
-    /// <see cref="InsertThenFind"/>): one statement for a new block; for a found one, the lookup with the volume's state.
-    /// </summary>
-    /// <exception cref="BlockDbException">The insert did nothing yet the block is not there: the index and the table disagree.</exception>
-    public SelectXorInsertResult InsertThenFindInWrite(ISqliteStatement insert, bool returnsId, in BlockKey block, long? volumeId, out BlockVolume volume)
-    {
-        if (Insert(insert, returnsId, block, volumeId) is { } id)
-        {
-            volume = BlockVolume.Checked;
-            return new SelectXorInsertResult(id, true);
-        }
-
-        return new SelectXorInsertResult(BlockVolume.Find<TCodec>(_findWithVolume, block, out volume) ?? throw Disagree(block), false);
     }
 
     public BlockHash ReadBinaryHash(ISqliteStatement statement, int column) => TCodec.ReadBinary(statement, column);

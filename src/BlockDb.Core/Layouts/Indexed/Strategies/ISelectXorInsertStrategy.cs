@@ -1,5 +1,4 @@
 using BlockDb.Drivers;
-using BlockDb.Volumes;
 
 namespace BlockDb.Layouts.Indexed;
 
@@ -16,13 +15,5 @@ internal interface ISelectXorInsertStrategy<TSelf>
 
     /// <summary>Finds the block, inserting it when absent (recorded in <paramref name="volumeId"/>), in the session's write transaction.</summary>
     SelectXorInsertResult SelectXorInsert<TCodec>(in IndexedSession<TCodec, TSelf> session, in BlockKey block, long? volumeId)
-        where TCodec : struct, IHashCodec;
-
-    /// <summary>
-    /// The same inside the open write transaction (a blockset's block), also saying what its read tells about the block's
-    /// volume: <see cref="IndexedSession{TCodec, TStrategy}.FindThenInsertInWrite"/> for a strategy that looks first,
-    /// <see cref="IndexedSession{TCodec, TStrategy}.InsertThenFindInWrite"/> for one that inserts first.
-    /// </summary>
-    SelectXorInsertResult SelectXorInsertInWrite<TCodec>(in IndexedSession<TCodec, TSelf> session, in BlockKey block, long? volumeId, out BlockVolume volume)
         where TCodec : struct, IHashCodec;
 }

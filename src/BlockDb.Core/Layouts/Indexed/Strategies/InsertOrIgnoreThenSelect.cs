@@ -1,13 +1,12 @@
 using BlockDb.Drivers;
 using BlockDb.Sql;
-using BlockDb.Volumes;
 
 namespace BlockDb.Layouts.Indexed;
 
 /// <summary>
 /// <see cref="SelectXorInsertStrategy.InsertOrIgnoreThenSelect"/>: <c>INSERT OR IGNORE</c> in the batch; when
 /// <c>changes()</c> says it inserted, the new ID is <c>last_insert_rowid()</c> (one statement for a new block), else a
-/// lookup finds the existing one. A blockset's blocks run the same way under the write lock.
+/// lookup finds the existing one. (A blockset's blocks are looked up first and then inserted under the write lock, whatever the strategy.)
 /// </summary>
 internal readonly struct InsertOrIgnoreThenSelect(ISqliteStatement insertOrIgnore) : ISelectXorInsertStrategy<InsertOrIgnoreThenSelect>
 {
@@ -15,7 +14,4 @@ internal readonly struct InsertOrIgnoreThenSelect(ISqliteStatement insertOrIgnor
 
     public SelectXorInsertResult SelectXorInsert<TCodec>(in IndexedSession<TCodec, InsertOrIgnoreThenSelect> session, in BlockKey block, long? volumeId)
         where TCodec : struct, IHashCodec => session.InsertThenFind(insertOrIgnore, returnsId: false, block, volumeId);
-
-    public SelectXorInsertResult SelectXorInsertInWrite<TCodec>(in IndexedSession<TCodec, InsertOrIgnoreThenSelect> session, in BlockKey block, long? volumeId, out BlockVolume volume)
-        where TCodec : struct, IHashCodec => session.InsertThenFindInWrite(insertOrIgnore, returnsId: false, block, volumeId, out volume);
 }

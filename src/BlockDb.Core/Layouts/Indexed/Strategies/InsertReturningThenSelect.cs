@@ -1,6 +1,5 @@
 using BlockDb.Drivers;
 using BlockDb.Sql;
-using BlockDb.Volumes;
 
 namespace BlockDb.Layouts.Indexed;
 
@@ -14,7 +13,4 @@ internal readonly struct InsertReturningThenSelect(ISqliteStatement insertReturn
 
     public SelectXorInsertResult SelectXorInsert<TCodec>(in IndexedSession<TCodec, InsertReturningThenSelect> session, in BlockKey block, long? volumeId)
         where TCodec : struct, IHashCodec => session.InsertThenFind(insertReturning, returnsId: true, block, volumeId);
-
-    public SelectXorInsertResult SelectXorInsertInWrite<TCodec>(in IndexedSession<TCodec, InsertReturningThenSelect> session, in BlockKey block, long? volumeId, out BlockVolume volume)
-        where TCodec : struct, IHashCodec => session.InsertThenFindInWrite(insertReturning, returnsId: true, block, volumeId, out volume);
 }

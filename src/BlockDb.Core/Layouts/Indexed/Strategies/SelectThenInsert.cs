@@ -1,5 +1,4 @@
 using BlockDb.Drivers;
-using BlockDb.Volumes;
 
 namespace BlockDb.Layouts.Indexed;
 
@@ -41,7 +40,4 @@ internal readonly struct SelectThenInsert : ISelectXorInsertStrategy<SelectThenI
         session.Transaction.Wrote();
         return new SelectXorInsertResult(id, true);
     }
-
-    public SelectXorInsertResult SelectXorInsertInWrite<TCodec>(in IndexedSession<TCodec, SelectThenInsert> session, in BlockKey block, long? volumeId, out BlockVolume volume)
-        where TCodec : struct, IHashCodec => session.FindThenInsertInWrite(block, volumeId, out volume);
 }
