@@ -6,8 +6,10 @@ namespace BlockDb.Blocksets;
 
 internal sealed partial class BlocksetService
 {
-    // A one-call file's missing keys seen so far, to their first position (reused; used inside the gate only).
-    private Dictionary<BlockKey, int>? _missing;
+    // A one-call file's first positions of its missing keys, compared by key (reused; used inside the gate only):
+    // positions, not keys, so a file of a million new blocks holds 16 bytes a block here, not a copy of each key.
+    private HashSet<int>? _missing;
+    private readonly SameKey _sameKey = new();
 
     /// <summary>A one-call file's arguments, carried by value through the batch (<see cref="SelectXorInsertAdd"/>).</summary>
     private readonly record struct OneCallFile(
@@ -62,29 +64,35 @@ internal sealed partial class BlocksetService
             long length = 0;
             long? fit = null;
             var (missing, firstMissing) = (0, 0);
-            for (var i = 0; i < keys.Length; i++)
+            try
             {
-                Require.NotCancelled(i, CancellationToken);
-
-                // The block matched (hash, size) in this transaction, or will be inserted with them: its size is the key's.
-                length = Require.BlocksetLength(length, keys[i].Size, i);
-                if (ids[i] == 0)
+                for (var i = 0; i < keys.Length; i++)
                 {
-                    if (Self._layout.FindInWrite(keys[i], out volumes[i]) is not { } id)
+                    Require.NotCancelled(i, CancellationToken);
+
+                    // The block matched (hash, size) in this transaction, or will be inserted with them: its size is the key's.
+                    length = Require.BlocksetLength(length, keys[i].Size, i);
+                    if (ids[i] == 0)
                     {
-                        firstMissing = missing == 0 ? i : firstMissing;
-                        ids[i] = Self.FirstMissing(keys, i, missing++, firstMissing);
-                        continue;
+                        if (Self._layout.FindInWrite(keys[i], out volumes[i]) is not { } id)
+                        {
+                            firstMissing = missing == 0 ? i : firstMissing;
+                            ids[i] = Self.FirstMissing(Blocks, i, missing++, firstMissing);
+                            continue;
+                        }
+
+                        ids[i] = id;
                     }
 
-                    ids[i] = id;
+                    found[i] = new SelectXorInsertResult(ids[i], false);
+                    Self.RequireReferable(ids[i], i, volumes[i], ref fit);
                 }
-
-                found[i] = new SelectXorInsertResult(ids[i], false);
-                Self.RequireReferable(ids[i], i, volumes[i], ref fit);
+            }
+            finally
+            {
+                Self.ForgetMissing(missing);
             }
 
-            Self.ForgetMissing(missing);
             if (missing > 0 && Self._rules is null)
             {
                 Self._volumes.RequireRecordable(VolumeId);
@@ -133,7 +141,7 @@ internal sealed partial class BlocksetService
     /// <paramref name="firstMissing"/>: 0 when it is the first missing block of its key in the call, else −(the first
     /// one's position + 1).
     /// </summary>
-    private long FirstMissing(ReadOnlySpan<BlockKey> keys, int position, int missingBefore, int firstMissing)
+    private long FirstMissing(ReadOnlyMemory<BlockKey> keys, int position, int missingBefore, int firstMissing)
     {
         if (missingBefore == 0)
         {
@@ -141,28 +149,40 @@ internal sealed partial class BlocksetService
             return 0;
         }
 
-        var missing = _missing ??= [];
+        var missing = _missing ??= new HashSet<int>(_sameKey);
         if (missingBefore == 1)
         {
             missing.Clear();
-            missing.Add(keys[firstMissing], firstMissing);
+            _sameKey.Keys = keys;
+            missing.Add(firstMissing);
         }
 
-        if (missing.TryGetValue(keys[position], out var first))
+        if (missing.TryGetValue(position, out var first))
         {
             return -(first + 1);
         }
 
-        missing.Add(keys[position], position);
+        missing.Add(position);
         return 0;
     }
 
-    /// <summary>After a call: drops a large map of missing keys (its <c>Clear</c> would cost its capacity on every later call).</summary>
+    /// <summary>After a call's lookups: lets go of the caller's keys, and drops a large set (its <c>Clear</c> would cost its capacity on every later call).</summary>
     private void ForgetMissing(int missing)
     {
+        _sameKey.Keys = default;
         if (missing > 4096)
         {
             _missing = null;
         }
+    }
+
+    /// <summary>Positions in one call's keys, equal when their keys are.</summary>
+    private sealed class SameKey : IEqualityComparer<int>
+    {
+        public ReadOnlyMemory<BlockKey> Keys { get; set; }
+
+        public bool Equals(int x, int y) => Keys.Span[x].Equals(Keys.Span[y]);
+
+        public int GetHashCode(int obj) => Keys.Span[obj].GetHashCode();
     }
 }

@@ -208,4 +208,28 @@ public sealed class OneCallFileTests : ConformanceTestBase
         await session.CommitAsync();
         Assert.Equal(new BlockDbCounts(1, 0, 0), await session.GetCountsAsync());
     }
+
+    [Theory]
+    [MemberData(nameof(Matrix), MemberType = typeof(ConformanceTestBase))]
+    public async Task Repeats_in_large_and_small_files_one_after_the_other_name_each_key_s_first_row(string provider, BlockLayout layout)
+    {
+        Use(provider, layout);
+        await using var db = Open(o => o.Batching.CommitEvery = 0);
+        await using var session = await db.OpenSessionAsync();
+
+        // A file of more new blocks than the session keeps its repeat finder for, then smaller ones that reuse it.
+        foreach (var (count, offset) in new[] { (6_000, 0), (3, 10_000), (40, 20_000), (5_000, 30_000), (2, 40_000) })
+        {
+            var keys = Enumerable.Range(0, count).Select(i => TestData.Block(offset + (i % 7 == 6 ? i / 3 : i), 100)).ToArray();
+            var results = new SelectXorInsertResult[count];
+            var blocksetId = await session.AddBlocksetAsync(keys, results);
+            var firsts = keys.Select((key, i) => Array.IndexOf(keys, key) == i).ToArray();
+            Assert.Equal(firsts, results.Select(r => r.Created));
+            Assert.Equal(keys.Select(key => results[Array.IndexOf(keys, key)].Id), results.Select(r => r.Id));
+            Assert.Equal(results.Select(r => r.Id), (await session.ListBlocksetBlocksAsync(blocksetId)).Select(b => b.BlockId));
+        }
+
+        await session.CommitAsync();
+        Assert.True((await db.CheckAsync()).IsClean);
+    }
 }
