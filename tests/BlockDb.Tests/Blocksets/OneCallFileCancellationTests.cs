@@ -28,15 +28,8 @@ public sealed class OneCallFileCancellationTests : IDisposable
         await using var session = await db.OpenSessionAsync();
         var (volume, earlier) = await Prepare(session);
 
-        using var cts = new CancellationTokenSource();
-        driver.BeforeExecution = s =>
-        {
-            if (IsBlockRead(s))
-            {
-                cts.Cancel(); // the first lookup of the call's blocks
-            }
-        };
         var file = File();
+        using var cts = CancelAt(driver, IsBlockRead); // the first lookup of the call's blocks
         await Assert.ThrowsAnyAsync<OperationCanceledException>(async () => await session.AddBlocksetAsync(file, new SelectXorInsertResult[file.Length], default, volume, cts.Token));
         driver.BeforeExecution = null;
 
@@ -65,15 +58,8 @@ public sealed class OneCallFileCancellationTests : IDisposable
         await using var session = await db.OpenSessionAsync();
         var (volume, _) = await Prepare(session);
 
-        using var cts = new CancellationTokenSource();
-        driver.BeforeExecution = s =>
-        {
-            if (IsBlockInsert(s))
-            {
-                cts.Cancel(); // the first insert of the call's new blocks
-            }
-        };
         var file = File();
+        using var cts = CancelAt(driver, IsBlockInsert); // the first insert of the call's new blocks
         var results = new SelectXorInsertResult[file.Length];
         var blocksetId = await session.AddBlocksetAsync(file, results, default, volume, cts.Token);
         driver.BeforeExecution = null;
@@ -93,6 +79,20 @@ public sealed class OneCallFileCancellationTests : IDisposable
         await session.SelectXorInsertManyAsync(Enumerable.Range(0, Stored).Select(i => TestData.Block(i, 100)).ToArray(), new SelectXorInsertResult[Stored], volume);
         await session.CommitAsync();
         return (volume, (await session.SelectXorInsertAsync(TestData.Block(5_000, 100), volume)).Id);
+    }
+
+    /// <summary>A token that the driver cancels before the first statement that <paramref name="at"/> picks.</summary>
+    private static CancellationTokenSource CancelAt(StatementCountingDriver driver, Func<SqlStatement, bool> at)
+    {
+        var cts = new CancellationTokenSource();
+        driver.BeforeExecution = s =>
+        {
+            if (at(s))
+            {
+                cts.Cancel();
+            }
+        };
+        return cts;
     }
 
     /// <summary>Stored and new blocks in turn: even positions stored, odd ones new.</summary>

@@ -11,26 +11,27 @@ namespace BlockDb.Tests.Blocksets;
 /// </summary>
 public sealed class OneCallFileWriteFailureTests : ConformanceTestBase
 {
+    /// <summary><see cref="ConformanceTestBase.Matrix"/> × the write that fails: a block's insert after another new block of the file, or an entry's after the new blocks and the blockset row.</summary>
+    public static IEnumerable<object[]> MatrixWithFailingWrites() =>
+        from pair in Matrix()
+        from write in new[] { "block", "entry" }
+        select new object[] { pair[0], pair[1], write };
+
     [Theory]
-    [MemberData(nameof(Matrix), MemberType = typeof(ConformanceTestBase))]
-    public async Task A_block_insert_that_fails_after_another_new_block_rolls_back_the_batch_and_leaves_no_block_of_the_file(string provider, BlockLayout layout) =>
+    [MemberData(nameof(MatrixWithFailingWrites))]
+    public async Task A_write_that_fails_after_earlier_writes_of_the_file_rolls_back_the_batch_and_leaves_nothing_of_the_file(string provider, BlockLayout layout, string write) =>
         await FailingWriteRollsBackTheBatch(
             provider,
             layout,
-            """CREATE UNIQUE INDEX "RefuseBlock" ON "Block" ("Size") WHERE "Size" = 666""",
-            [TestData.Block(3, 30), TestData.Block(4, 666), TestData.Block(1, 10)]);
+            write == "block"
+                ? """CREATE UNIQUE INDEX "RefuseBlock" ON "Block" ("Size") WHERE "Size" = 666"""
+                : """CREATE UNIQUE INDEX "RefuseEntry" ON "BlocksetEntry" ("BlockID") WHERE "Index" = 20""",
+            write == "block"
+                ? [TestData.Block(3, 30), TestData.Block(4, 666), TestData.Block(1, 10)]
 
-    [Theory]
-    [MemberData(nameof(Matrix), MemberType = typeof(ConformanceTestBase))]
-    public async Task An_entry_insert_that_fails_after_the_new_blocks_and_the_blockset_rolls_back_the_batch_and_leaves_nothing_of_the_file(string provider, BlockLayout layout) =>
-        await FailingWriteRollsBackTheBatch(
-            provider,
-            layout,
-            """CREATE UNIQUE INDEX "RefuseEntry" ON "BlocksetEntry" ("BlockID") WHERE "Index" = 20""",
-
-            // 21 entries, sixteen in one statement and then one by one: new blocks, a found one, repeats; the twenty-first
-            // names the block the earlier file names at index 20 (below), which the index refuses.
-            [.. Enumerable.Range(0, 21).Select(i => i % 5 == 4 ? TestData.Block(1, 10) : TestData.Block(100 + (i % 7), 30))]);
+                // 21 entries, sixteen in one statement and then one by one: new blocks, a found one, repeats; the
+                // twenty-first names the block the earlier file names at index 20 (below), which the index refuses.
+                : [.. Enumerable.Range(0, 21).Select(i => i % 5 == 4 ? TestData.Block(1, 10) : TestData.Block(100 + (i % 7), 30))]);
 
     private async Task FailingWriteRollsBackTheBatch(string provider, BlockLayout layout, string index, BlockKey[] failing)
     {
