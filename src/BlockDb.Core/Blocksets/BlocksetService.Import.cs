@@ -60,8 +60,10 @@ internal sealed partial class BlocksetService
                 sum = Require.BlocksetLength(sum, checkVolumes ? BlockSize(ids[i], i) ?? block.Size : block.Size, i);
             }
 
+            // The keys matched these IDs by (hash, size) in this transaction: the layout's rules take them as the rows' own.
             // No savepoint: a failure or cancellation rolls the whole import transaction back (Import.SessionImportTarget).
-            WriteRows(ids, keys.AsMemory(0, count), count, sum, fullHash, cancellationToken);
+            _rules?.Prepare(ids, keys.AsSpan(0, count), count, sum, fullHash);
+            WriteRows(ids, count, sum, fullHash, cancellationToken);
             _batch.Wrote();
             return true;
         }

@@ -16,12 +16,14 @@ internal sealed partial class BlocksetService
         BlocksetService Self, ReadOnlyMemory<BlockKey> Blocks, Memory<SelectXorInsertResult> Results, long? VolumeId, string? FullHash, CancellationToken CancellationToken)
     {
         /// <summary>
-        /// The whole call inside the write transaction: every block looked up and every check made first (nothing written:
-        /// a refusal or a cancellation leaves nothing to undo), then the writes (<see cref="Write"/>). A layout with blockset
-        /// rules may still refuse among its writes (<see cref="IBlocksetRules.Written"/>), so its writes take a savepoint;
-        /// the others none (<see cref="Sqlite.SqliteTransaction.WholeOrBatch"/>): a savepoint's writes make SQLite copy
-        /// every page they first touch into its statement journal, one random index page per new block. Returns the
-        /// blockset's ID; the caller counts the write.
+        /// The whole call inside the write transaction: every block looked up and every check made first, the layout's
+        /// rules included (nothing written: a refusal or a cancellation leaves nothing to undo), then the writes
+        /// (<see cref="Write"/>), with no savepoint (<see cref="Sqlite.SqliteTransaction.WholeOrBatch"/>): a savepoint's
+        /// writes make SQLite copy every page they first touch into its statement journal, one random index page per new
+        /// block. Only Duplicati's layout can still refuse among its writes, and only before the new blocks' volume is
+        /// found fit in the transaction (a missing block it takes back from <c>DeletedBlock</c> needs no volume, so it
+        /// checks the volume as it inserts): that call's writes take a savepoint (<see cref="Sqlite.SqliteTransaction.AllOrNothing"/>).
+        /// Returns the blockset's ID; the caller counts the write.
         /// </summary>
         public long Run()
         {
@@ -30,11 +32,11 @@ internal sealed partial class BlocksetService
             var volumes = ArrayPool<BlockVolume>.Shared.Rent(count);
             try
             {
-                var length = Check(ids, volumes);
+                var (length, mayRefuse) = Check(ids, volumes);
                 var writes = (File: this, Ids: ids, Volumes: volumes, Length: length);
-                return Self._rules is null
-                    ? Self._batch.WholeOrBatch(writes, static w => w.File.Write(w.Ids, w.Volumes, w.Length))
-                    : Self._batch.AllOrNothing(writes, static w => w.File.Write(w.Ids, w.Volumes, w.Length));
+                return mayRefuse
+                    ? Self._batch.AllOrNothing(writes, static w => w.File.Write(w.Ids, w.Volumes, w.Length))
+                    : Self._batch.WholeOrBatch(writes, static w => w.File.Write(w.Ids, w.Volumes, w.Length));
             }
             finally
             {
@@ -47,15 +49,16 @@ internal sealed partial class BlocksetService
         /// Looks every block up in this transaction, writing nothing: a found block's ID into <paramref name="ids"/> and
         /// its result (not created), its volume refused when going; a missing one 0 at its first position and
         /// −(first position + 1) at a repeat (the writes insert it once). Refuses, before any write, the new blocks'
-        /// volume when it cannot take them (a layout with rules, which may take a block back instead, checks it as it
-        /// inserts). Returns the blockset's length.
+        /// volume when it cannot take them, and what the layout's rules refuse (<see cref="IBlocksetRules.Prepare"/>).
+        /// Returns the blockset's length, and whether the writes may still refuse: a layout with rules, which may take a
+        /// missing block back instead of inserting it, checks the volume as it inserts, unless it was found fit already.
         /// </summary>
         /// <remarks>
         /// The blocks the layout finds together (<see cref="Layouts.ILayoutSession.FindStoredInWrite"/>: KeyMap verifies
         /// its map hits many to a read) are found first, the rest one by one (<see cref="Layouts.ILayoutSession.FindInWrite"/>).
         /// Nothing else writes under the write lock, so a block missing here is still missing when the writes begin.
         /// </remarks>
-        private long Check(long[] ids, BlockVolume[] volumes)
+        private (long Length, bool MayRefuse) Check(long[] ids, BlockVolume[] volumes)
         {
             var keys = Blocks.Span;
             var found = Results.Span;
@@ -93,12 +96,21 @@ internal sealed partial class BlocksetService
                 Self.ForgetMissing(missing);
             }
 
-            if (missing > 0 && Self._rules is null)
+            // The keys match these IDs by (hash, size) in this transaction, or will be inserted with them: the layout's
+            // rules take them as the rows' own.
+            Self._rules?.Prepare(ids, keys, keys.Length, length, FullHash);
+            if (missing == 0)
             {
-                Self._volumes.RequireRecordable(VolumeId);
+                return (length, false);
             }
 
-            return length;
+            if (Self._rules is null)
+            {
+                Self._volumes.RequireRecordable(VolumeId);
+                return (length, false);
+            }
+
+            return (length, VolumeId is not { } volume || !Self._volumes.IsRecordable(volume));
         }
 
         /// <summary>
@@ -131,8 +143,7 @@ internal sealed partial class BlocksetService
                 }
             }
 
-            // The keys matched these IDs by (hash, size) in this transaction: the layout's rules take them as the rows' own.
-            return Self.WriteRows(ids, Blocks, keys.Length, length, FullHash, CancellationToken.None);
+            return Self.WriteRows(ids, keys.Length, length, FullHash, CancellationToken.None);
         }
     }
 

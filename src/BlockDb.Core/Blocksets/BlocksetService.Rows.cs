@@ -9,12 +9,11 @@ internal sealed partial class BlocksetService
 {
     /// <summary>
     /// The blockset's row and its entries, in whatever unit the caller holds (a one-call file's, <see cref="OneCallFile"/>;
-    /// a bulk import's transaction, which is all or nothing already); the caller counts the write. <paramref name="keys"/>:
-    /// the blocks' keys as matched to <paramref name="ids"/> in this transaction, for the layout's rules (no read by ID), or empty.
+    /// a bulk import's transaction, which is all or nothing already), after the layout's rules checked it
+    /// (<see cref="IBlocksetRules.Prepare"/>): nothing here refuses. The caller counts the write.
     /// </summary>
-    private long WriteRows(long[] ids, ReadOnlyMemory<BlockKey> keys, int count, long length, string? fullHash, CancellationToken cancellationToken)
+    private long WriteRows(long[] ids, int count, long length, string? fullHash, CancellationToken cancellationToken)
     {
-        _rules?.Prepare(ids, keys.Span, count, length, fullHash);
         var insert = _insertBlockset;
         insert.BindInt64(1, length);
         if (fullHash is null)

@@ -8,12 +8,13 @@ namespace BlockDb.Layouts.Duplicati;
 
 /// <summary>
 /// Duplicati's rules for a blockset (its <c>AddBlocksetAsync</c>, facts §4.3 and §5, and the delete's step 5, §6.1), run
-/// by <see cref="BlocksetService"/> inside the blockset's savepoint:
+/// by <see cref="BlocksetService"/>, every refusal before the first write (<see cref="Prepare"/>):
 /// a full hash of the file's <c>filehash</c> size is required; (FullHash, Length) is find-or-add; every block but the
 /// last is exactly <c>blocksize</c> bytes and the last 1 to <c>blocksize</c> (Duplicati's entries take their size from
 /// their position); a blockset of more than one block gets its <c>BlocklistHash</c> rows, computed from its blocks'
 /// hashes (<see cref="DuplicatiBlocklists"/>) with <c>blocksize</c> and <c>blockhash</c> from <c>Configuration</c>, and
-/// each blocklist block must already be a <c>Block</c> row (only the caller can store its bytes); a blockset that a file
+/// each blocklist block must already be a <c>Block</c> row before the call (only the caller can store its bytes, and a
+/// blocklist is not a block of its own file); a blockset that a file
 /// or a metadata set names is never deleted. One instance per session, used inside its gate.
 /// </summary>
 internal sealed class DuplicatiBlocksetRules : IBlocksetRules
@@ -27,6 +28,9 @@ internal sealed class DuplicatiBlocksetRules : IBlocksetRules
     private readonly IncrementalHash _hash;
     private TextBlockKey[] _blocks = [];
     private int _count;
+
+    // The blocklist hashes Prepare computed and found stored, in order, for Written to record.
+    private readonly List<string> _lists = [];
 
     public DuplicatiBlocksetRules(ISqliteConnection connection, DuplicatiFile file)
     {
@@ -50,6 +54,7 @@ internal sealed class DuplicatiBlocksetRules : IBlocksetRules
     }
 
     /// <exception cref="ArgumentException">No full hash, one of another size than <c>filehash</c> gives, or a block whose size is not the one its position gives.</exception>
+    /// <exception cref="BlockNotFoundException">A blocklist block is not a <c>Block</c> row of its hash and size.</exception>
     public void Prepare(long[] ids, ReadOnlySpan<BlockKey> keys, int count, long length, string? fullHash)
     {
         RequireFullHash(fullHash);
@@ -67,16 +72,34 @@ internal sealed class DuplicatiBlocksetRules : IBlocksetRules
             var last = i == count - 1;
             if (last ? size < 1 || size > _file.Blocksize : size != _file.Blocksize)
             {
+                // A block the call has yet to insert has no ID here.
+                var id = ids[i] > 0 ? $" (ID {ids[i]})" : string.Empty;
                 throw new ArgumentException(
-                    $"Block {i} of the blockset (ID {ids[i]}) is {size:N0} bytes; in a Duplicati database every block of a file but the last is exactly the block size ({_file.Blocksize:N0} bytes, Configuration 'blocksize') and the last 1 to {_file.Blocksize:N0} bytes, because Duplicati takes an entry's size from its position (facts §4.3). Nothing of the blockset was written.",
+                    $"Block {i} of the blockset{id} is {size:N0} bytes; in a Duplicati database every block of a file but the last is exactly the block size ({_file.Blocksize:N0} bytes, Configuration 'blocksize') and the last 1 to {_file.Blocksize:N0} bytes, because Duplicati takes an entry's size from its position (facts §4.3). Nothing of the blockset was written.",
                     "blocks");
             }
         }
+
+        FindBlocklists();
     }
 
-    /// <exception cref="BlockNotFoundException">A blocklist block is not a <c>Block</c> row of its hash and size.</exception>
+    /// <summary>Records the blocklist hashes <see cref="Prepare"/> found (it refused a blockset whose blocklist block is missing), so nothing here refuses.</summary>
     public void Written(long blocksetId)
     {
+        _insertHash.BindInt64(1, blocksetId);
+        for (var k = 0; k < _lists.Count; k++)
+        {
+            _insertHash.BindInt64(2, k);
+            _insertHash.BindText(3, _lists[k]);
+            _insertHash.ExecuteNonQuery();
+        }
+    }
+
+    /// <summary>The prepared blockset's blocklist hashes, each found as a <c>Block</c> row of its hash and size, into <see cref="_lists"/>.</summary>
+    /// <exception cref="BlockNotFoundException">A blocklist block is not a <c>Block</c> row of its hash and size.</exception>
+    private void FindBlocklists()
+    {
+        _lists.Clear();
         var blocks = _blocks.AsSpan(0, _count);
         var lists = DuplicatiBlocklists.Count(blocks.Length, _file.Blocksize, _file.BlockHashSize);
         if (lists == 0)
@@ -88,7 +111,6 @@ internal sealed class DuplicatiBlocksetRules : IBlocksetRules
         Span<byte> digest = stackalloc byte[_file.BlockHashSize];
         try
         {
-            _insertHash.BindInt64(1, blocksetId);
             for (var k = 0L; k < lists; k++)
             {
                 var size = DuplicatiBlocklists.WriteText(blocks, k, _file.Blocksize, _file.BlockHashSize, bytes);
@@ -102,9 +124,7 @@ internal sealed class DuplicatiBlocksetRules : IBlocksetRules
                         (int)Math.Min(k * _file.HashesPerBlocklist, int.MaxValue));
                 }
 
-                _insertHash.BindInt64(2, k);
-                _insertHash.BindText(3, hash);
-                _insertHash.ExecuteNonQuery();
+                _lists.Add(hash);
             }
         }
         finally
