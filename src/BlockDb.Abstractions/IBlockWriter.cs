@@ -60,8 +60,8 @@ public interface IBlockWriter
     /// the blockset nor any block it created stays, and the batch's earlier writes do unless it throws
     /// <see cref="BlockDbBatchRolledBackException"/>: every block is looked up and every refusal made before the first
     /// write, and a failure among the writes themselves (the engine's: a full disk, an I/O error, a foreign trigger's
-    /// abort) rolls the open batch back on the SQLite layouts without blockset rules, which write with no savepoint per
-    /// call. Counts as one write. Read nothing from <paramref name="results"/> when the call throws: it may hold IDs of
+    /// abort) rolls the open batch back on the SQLite layouts, which write with no savepoint per call (Duplicati's layout
+    /// once the volume was found fit in the open batch, as when a block was recorded in it). Counts as one write. Read nothing from <paramref name="results"/> when the call throws: it may hold IDs of
     /// blocks that were rolled back.
     /// </summary>
     /// <param name="blocks">The file's blocks in order; empty for an empty file.</param>
