@@ -63,7 +63,7 @@ internal sealed partial class BlocksetService
             Self._layout.FindStoredInWrite(keys, ids.AsSpan(0, keys.Length), volumes.AsSpan(0, keys.Length));
             long length = 0;
             long? fit = null;
-            var (missing, firstMissing) = (0, 0);
+            var (missing, firstMissing, distinct) = (0, 0, 0);
             try
             {
                 for (var i = 0; i < keys.Length; i++)
@@ -78,6 +78,7 @@ internal sealed partial class BlocksetService
                         {
                             firstMissing = missing == 0 ? i : firstMissing;
                             ids[i] = Self.FirstMissing(Blocks, i, missing++, firstMissing);
+                            distinct += ids[i] == 0 ? 1 : 0;
                             continue;
                         }
 
@@ -96,6 +97,9 @@ internal sealed partial class BlocksetService
             if (missing > 0 && Self._rules is null)
             {
                 Self._volumes.RequireRecordable(VolumeId);
+
+                // The layout's ID limit (KeyMap's) is a refusal too: met among the writes it would roll the batch back.
+                Self._layout.RequireRoomInWrite(distinct);
             }
 
             return length;
