@@ -62,6 +62,39 @@ public sealed class OneCallFileAttackTests : ConformanceTestBase
         Assert.Equal(earlier.Id, await session.FindBlockAsync(TestData.Block(2, 20)));
     }
 
+    /// <summary>The limit counts a file's distinct new blocks: a file whose new blocks (repeated) fit in the last IDs goes in.</summary>
+    [Theory]
+    [MemberData(nameof(KeyMapMatrix))]
+    public async Task KeyMap_a_file_that_fits_the_last_ids_exactly_goes_in(string provider, BlockLayout layout)
+    {
+        Use(provider, layout);
+        long volume;
+        await using (var setup = Open(o => o.Batching.CommitEvery = 0))
+        await using (var s = await setup.OpenSessionAsync())
+        {
+            volume = await s.RegisterVolumeAsync("v.zip", VolumeState.Uploaded);
+            await s.SelectXorInsertAsync(TestData.Block(1, 10), volume);
+            await s.CommitAsync();
+        }
+
+        using (var raw = new RawSql(DbPath, provider))
+        {
+            raw.Execute("""UPDATE "BlockDbState" SET "MaxBlockId" = 4294967293""");
+        }
+
+        await using var db = Open(o => o.Batching.CommitEvery = 0);
+        await using var session = await db.OpenSessionAsync();
+        BlockKey[] file = [TestData.Block(3, 30), TestData.Block(1, 10), TestData.Block(3, 30), TestData.Block(4, 40), TestData.Block(4, 40)];
+        var results = new SelectXorInsertResult[file.Length];
+        await session.AddBlocksetAsync(file, results, volumeId: volume);
+        Assert.Equal(new[] { 4294967294L, 1, 4294967294L, 4294967295L, 4294967295L }, results.Select(r => r.Id));
+        Assert.Equal(new[] { true, false, false, true, false }, results.Select(r => r.Created));
+        await Assert.ThrowsAsync<BlockDbException>(async () => await session.AddBlocksetAsync(new[] { TestData.Block(5, 50) }, new SelectXorInsertResult[1], volumeId: volume));
+        Assert.Equal(3, session.PendingWrites);
+        await session.CommitAsync();
+        Assert.Equal(new BlockDbCounts(3, 1, 5), await session.GetCountsAsync());
+    }
+
     /// <summary>The same in the shared session: one caller's refused file must not fail the other callers' acknowledged-to-be writes.</summary>
     [Theory]
     [MemberData(nameof(KeyMapMatrix))]
