@@ -4,8 +4,10 @@ namespace BlockDb;
 /// A session's open batch was rolled back instead of committed: the engine ended the transaction on its own (SQLite:
 /// <c>SQLITE_FULL</c>, <c>SQLITE_IOERR</c>, <c>SQLITE_NOMEM</c>, some <c>SQLITE_BUSY</c>,
 /// <see href="https://www.sqlite.org/lang_transaction.html"/>; PostgreSQL: a lost connection, <c>57014</c>,
-/// <c>40P01</c>), or its <c>COMMIT</c> failed. Its <see cref="LostWrites"/> writes are gone, everything committed before
-/// is intact, and the next write starts a new batch. The cause's SQLite codes or SQLSTATE are kept.
+/// <c>40P01</c>), its <c>COMMIT</c> failed, or (SQLite) a write of <see cref="IBlockWriter.AddBlocksetAsync"/> failed
+/// after the call's checks had passed, with no savepoint to undo the call alone, and BlockDb rolled the batch back with
+/// it. Its <see cref="LostWrites"/> writes are gone (the failed call's own included), everything committed before is
+/// intact, and the next write starts a new batch. The cause's SQLite codes or SQLSTATE are kept.
 /// </summary>
 public sealed class BlockDbBatchRolledBackException : BlockDbException
 {

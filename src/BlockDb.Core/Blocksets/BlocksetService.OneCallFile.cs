@@ -66,7 +66,7 @@ internal sealed partial class BlocksetService
             Self._layout.FindStoredInWrite(keys, ids.AsSpan(0, keys.Length), volumes.AsSpan(0, keys.Length));
             long length = 0;
             long? fit = null;
-            var (missing, firstMissing) = (0, 0);
+            var (missing, firstMissing, distinct) = (0, 0, 0);
             try
             {
                 for (var i = 0; i < keys.Length; i++)
@@ -81,6 +81,7 @@ internal sealed partial class BlocksetService
                         {
                             firstMissing = missing == 0 ? i : firstMissing;
                             ids[i] = Self.FirstMissing(Blocks, i, missing++, firstMissing);
+                            distinct += ids[i] == 0 ? 1 : 0;
                             continue;
                         }
 
@@ -104,6 +105,8 @@ internal sealed partial class BlocksetService
                 return (length, false);
             }
 
+            // The layout's ID limit (KeyMap's) is a refusal too: met among the writes it would roll the batch back.
+            Self._layout.RequireRoomInWrite(distinct);
             if (Self._rules is null)
             {
                 Self._volumes.RequireRecordable(VolumeId);

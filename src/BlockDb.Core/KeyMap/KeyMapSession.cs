@@ -90,7 +90,24 @@ internal readonly partial struct KeyMapSession : ILayoutSession
         return new SelectXorInsertResult(created, true);
     }
 
+    void ILayoutSession.RequireRoomInWrite(int count)
+    {
+        // The complete lookup that missed them caught the map up in this transaction [M4]: NextId is the first free ID [F2].
+        _own.Transaction.RequireOpen();
+        if (count > 0 && _own.NextId + count - 1 > KeyMapLayout.MaxId)
+        {
+            throw IdsUsedUp();
+        }
+    }
+
     public BlockHash ReadBinaryHash(ISqliteStatement statement, int column) => BlobHashCodec.ReadBinary(statement, column);
+
+    private static BlockDbException IdsUsedUp() =>
+        new(
+            string.Create(CultureInfo.InvariantCulture, $"The KeyMap layout holds block IDs 1 to {KeyMapLayout.MaxId} and this file has used them all (IDs are never reused); convert it to the BlobHash layout. Nothing was written."),
+            SqliteResultCode.Full,
+            SqliteResultCode.Full,
+            null);
 
     private uint KeyOf(in BlockKey block) => _map.Hasher.KeyOf(block.HashBytes, block.Size);
 
@@ -196,11 +213,7 @@ internal readonly partial struct KeyMapSession : ILayoutSession
         var id = _own.NextId;
         if (id > KeyMapLayout.MaxId)
         {
-            throw new BlockDbException(
-                string.Create(CultureInfo.InvariantCulture, $"The KeyMap layout holds block IDs 1 to {KeyMapLayout.MaxId} and this file has used them all (IDs are never reused); convert it to the BlobHash layout. Nothing was written."),
-                SqliteResultCode.Full,
-                SqliteResultCode.Full,
-                null);
+            throw IdsUsedUp();
         }
 
         _own.Volumes.RequireRecordable(volumeId);

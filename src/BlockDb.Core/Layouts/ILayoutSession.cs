@@ -51,6 +51,17 @@ internal interface ILayoutSession
     {
     }
 
+    /// <summary>
+    /// After <see cref="FindInWrite"/> missed <paramref name="count"/> distinct blocks of a one-call file, before the first
+    /// is inserted (<see cref="InsertMissingInWrite"/>): refuses, writing nothing, a file whose new blocks the layout has
+    /// no IDs left for, so that no such refusal comes among the writes (which may run with no savepoint). By default
+    /// none (SQLite chooses the IDs).
+    /// </summary>
+    /// <exception cref="BlockDbException">The layout's IDs are used up.</exception>
+    void RequireRoomInWrite(int count)
+    {
+    }
+
     /// <summary>Reads a stored hash back as bytes.</summary>
     BlockHash ReadBinaryHash(ISqliteStatement statement, int column);
 }
