@@ -9,12 +9,12 @@ namespace BlockDb.Tests.Blocksets;
 /// call's step savepoint is its unit, so the call fails alone, and the caller's transaction, its rows and BlockDb's
 /// earlier rows in it stay.
 /// </summary>
-public sealed class OneCallFileCallerConnectionAttackTests : IDisposable
+public sealed class OneCallFileCallerConnectionFailureTests : IDisposable
 {
     private readonly TempFolder _folder = new();
     private readonly string _path;
 
-    public OneCallFileCallerConnectionAttackTests() => _path = _folder.File("index.db");
+    public OneCallFileCallerConnectionFailureTests() => _path = _folder.File("index.db");
 
     public void Dispose() => _folder.Dispose();
 

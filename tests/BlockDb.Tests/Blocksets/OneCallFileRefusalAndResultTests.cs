@@ -1,10 +1,11 @@
 namespace BlockDb.Tests.Blocksets;
 
 /// <summary>
-/// Attacks on the one-call file that writes with no savepoint (commit 1e5eb1d): a refusal that can still come among
-/// its writes must not roll the open batch back, and its results must be those of one select-xor-insert per block.
+/// The one-call file that writes with no savepoint: a refusal (here KeyMap's ID limit) comes before its writes and does
+/// not roll the open batch back, on a session and on the shared session, and its results are those of one
+/// select-xor-insert per block.
 /// </summary>
-public sealed class OneCallFileAttackTests : ConformanceTestBase
+public sealed class OneCallFileRefusalAndResultTests : ConformanceTestBase
 {
     public static IEnumerable<object[]> KeyMapMatrix() =>
         Matrix().Where(pair => (BlockLayout)pair[1] == BlockLayout.KeyMap);
@@ -23,20 +24,7 @@ public sealed class OneCallFileAttackTests : ConformanceTestBase
     public async Task KeyMap_id_limit_met_by_a_one_call_file_refuses_the_call_and_keeps_the_batch(string provider, BlockLayout layout)
     {
         Use(provider, layout);
-        long volume;
-        await using (var setup = Open(o => o.Batching.CommitEvery = 0))
-        await using (var s = await setup.OpenSessionAsync())
-        {
-            volume = await s.RegisterVolumeAsync("v.zip", VolumeState.Uploaded);
-            await s.SelectXorInsertAsync(TestData.Block(1, 10), volume);
-            await s.CommitAsync();
-        }
-
-        // One ID left below the map's limit (raising MaxBlockId is what BlockDb itself does).
-        using (var raw = new RawSql(DbPath, provider))
-        {
-            raw.Execute("""UPDATE "BlockDbState" SET "MaxBlockId" = 4294967294""");
-        }
+        var volume = await PrepareWithMaxBlockIdAsync(provider, 4294967294);
 
         await using var db = Open(o => o.Batching.CommitEvery = 0);
         await using var session = await db.OpenSessionAsync();
@@ -68,19 +56,7 @@ public sealed class OneCallFileAttackTests : ConformanceTestBase
     public async Task KeyMap_a_file_that_fits_the_last_ids_exactly_goes_in(string provider, BlockLayout layout)
     {
         Use(provider, layout);
-        long volume;
-        await using (var setup = Open(o => o.Batching.CommitEvery = 0))
-        await using (var s = await setup.OpenSessionAsync())
-        {
-            volume = await s.RegisterVolumeAsync("v.zip", VolumeState.Uploaded);
-            await s.SelectXorInsertAsync(TestData.Block(1, 10), volume);
-            await s.CommitAsync();
-        }
-
-        using (var raw = new RawSql(DbPath, provider))
-        {
-            raw.Execute("""UPDATE "BlockDbState" SET "MaxBlockId" = 4294967293""");
-        }
+        var volume = await PrepareWithMaxBlockIdAsync(provider, 4294967293);
 
         await using var db = Open(o => o.Batching.CommitEvery = 0);
         await using var session = await db.OpenSessionAsync();
@@ -101,19 +77,7 @@ public sealed class OneCallFileAttackTests : ConformanceTestBase
     public async Task KeyMap_id_limit_met_by_a_shared_one_call_file_fails_only_that_call(string provider, BlockLayout layout)
     {
         Use(provider, layout);
-        long volume;
-        await using (var setup = Open(o => o.Batching.CommitEvery = 0))
-        await using (var s = await setup.OpenSessionAsync())
-        {
-            volume = await s.RegisterVolumeAsync("v.zip", VolumeState.Uploaded);
-            await s.SelectXorInsertAsync(TestData.Block(1, 10), volume);
-            await s.CommitAsync();
-        }
-
-        using (var raw = new RawSql(DbPath, provider))
-        {
-            raw.Execute("""UPDATE "BlockDbState" SET "MaxBlockId" = 4294967294""");
-        }
+        var volume = await PrepareWithMaxBlockIdAsync(provider, 4294967294);
 
         await using var db = Open();
         await using var shared = db.OpenSharedSession();
@@ -194,5 +158,22 @@ public sealed class OneCallFileAttackTests : ConformanceTestBase
         Assert.Equal(twin.Entries, one.Entries);
         Assert.Equal(file.Sum(b => b.Size), one.Length);
         Assert.Equal(twin.Counts, one.Counts);
+    }
+
+    /// <summary>A KeyMap file with a volume and one committed block (ID 1) whose highest block ID is then set to <paramref name="maxBlockId"/> (raising it is what BlockDb itself does); the volume's ID.</summary>
+    private async Task<long> PrepareWithMaxBlockIdAsync(string provider, long maxBlockId)
+    {
+        long volume;
+        await using (var setup = Open(o => o.Batching.CommitEvery = 0))
+        await using (var s = await setup.OpenSessionAsync())
+        {
+            volume = await s.RegisterVolumeAsync("v.zip", VolumeState.Uploaded);
+            await s.SelectXorInsertAsync(TestData.Block(1, 10), volume);
+            await s.CommitAsync();
+        }
+
+        using var raw = new RawSql(DbPath, provider);
+        raw.Execute($"""UPDATE "BlockDbState" SET "MaxBlockId" = {maxBlockId}""");
+        return volume;
     }
 }
