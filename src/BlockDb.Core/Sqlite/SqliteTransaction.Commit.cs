@@ -97,9 +97,9 @@ internal sealed partial class SqliteTransaction
         throw Errors.BatchRolledBackForLostWal(cause, pending);
     }
 
-    /// <summary>Rolls the open transaction back, if any; else abandons the read transaction.</summary>
+    /// <summary>Rolls the open transaction back, if any; else abandons the read transaction. <paramref name="reason"/> and <paramref name="cause"/> go to the rollbacks metric.</summary>
     /// <exception cref="InvalidOperationException">The transaction is the caller's (<see cref="EngineTransaction.External"/>).</exception>
-    public void Rollback()
+    public void Rollback(string reason = "requested", Exception? cause = null)
     {
         if (External)
         {
@@ -123,7 +123,7 @@ internal sealed partial class SqliteTransaction
         finally
         {
             End(committed: false);
-            _metrics.Rolled("requested", pending, null);
+            _metrics.Rolled(reason, pending, cause);
         }
     }
 }

@@ -78,7 +78,7 @@ internal sealed partial class SqliteTransaction
             var lost = Pending;
             try
             {
-                Rollback();
+                Rollback("write-failed", e);
             }
             catch (BlockDbException)
             {

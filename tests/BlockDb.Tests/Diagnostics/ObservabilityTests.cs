@@ -101,6 +101,30 @@ public sealed class ObservabilityTests : IDisposable
 
     [Theory]
     [MemberData(nameof(Providers))]
+    public async Task A_one_call_file_whose_write_fails_after_its_checks_counts_a_write_failed_rollback(string provider)
+    {
+        var path = _folder.File("write-failed.db");
+        await using (var setup = BlockDatabase.Open(new BlockDbOptions { Provider = provider, DataSource = path }))
+        await using (var s = await setup.OpenSessionAsync())
+        {
+            await s.SelectXorInsertAsync(new BlockKey(TestData.Bytes(1), 666));
+            await s.CommitAsync();
+        }
+
+        // A foreign index refuses a second block of 666 bytes: the file's insert fails after every check passed.
+        using (var foreign = new RawSql(path, provider))
+        {
+            foreign.Execute("""CREATE UNIQUE INDEX "RefuseBlock" ON "Block" ("Size") WHERE "Size" = 666""");
+        }
+
+        await using var db = BlockDatabase.Open(new BlockDbOptions { Provider = provider, DataSource = path });
+        await using var session = await db.OpenSessionAsync();
+        await Assert.ThrowsAsync<BlockDbBatchRolledBackException>(async () => await session.AddBlocksetAsync(new[] { new BlockKey(TestData.Bytes(2), 666) }, new SelectXorInsertResult[1]));
+        Assert.Equal(1, Count("blockdb.rollbacks", ("blockdb.reason", "write-failed"), ("blockdb.provider", provider)));
+    }
+
+    [Theory]
+    [MemberData(nameof(Providers))]
     public async Task Gauges_report_the_key_map_rows_and_page_cache_of_each_open_database(string provider)
     {
         var path = _folder.File("gauges.db");
