@@ -69,9 +69,9 @@ internal sealed partial class BlocksetService
     /// state, or KeyMap's verification with its VolumeID, so a block's row is read again only to refuse a going volume or
     /// for a block Duplicati took back); then each missing block is inserted once and the blockset written; the layout's
     /// rules take the keys as matched. The call is whole: a refusal or a cancellation comes before any write; a failure
-    /// among the writes undoes them with their savepoint (a layout with rules) or rolls the open batch back
-    /// (<see cref="SqliteTransaction.WholeOrBatch"/>), so the caller, who reads nothing from a call that threw, never
-    /// misses a block it created.
+    /// among the writes rolls the open batch back (<see cref="SqliteTransaction.WholeOrBatch"/>), or undoes them with
+    /// their savepoint where they may still refuse (Duplicati's layout, until the file's volume is found fit in the
+    /// transaction), so the caller, who reads nothing from a call that threw, never misses a block it created.
     /// </summary>
     /// <exception cref="BlockDbConflictException">A found block's volume is Deleting or Deleted; nothing of the call was written.</exception>
     /// <exception cref="BlockDbBatchRolledBackException">A write failed after every check passed; the open batch was rolled back.</exception>
