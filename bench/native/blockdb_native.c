@@ -18,7 +18,7 @@
  *                 - text/blob: the unique (Hash, Size) index, select-xor-insert per strategy, the hash bound as
  *                   TEXT, or decoded from base64 per op and bound as a BLOB (Stores/IndexedBlockStore.cs);
  *                 - keymap: an in-memory open-addressing map from a 32-bit key of (hash, size) to candidate IDs,
- *                   every candidate verified with GetBlockById before it is trusted, a catch-up read at the start
+ *                   every candidate verified with VerifyBlockId before it is trusted, a catch-up read at the start
  *                   of each write transaction, inserts at explicit IDs (InsertBlockWithId), MaxBlockId raised
  *                   before COMMIT, the session's own inserts merged into the shared map after it
  *                   (KeyMap/KeyMapBlockStore.cs, KeyTable.cs, BlockKeyMap.cs);
@@ -221,7 +221,7 @@ static const char *const statement_names[S_COUNT] = {
     "FindBlock", "InsertBlock", "InsertBlockOrIgnore", "InsertBlockReturningUnlessExists", "GetBlockSizeAndVolumeState",
     "InsertBlockset", "InsertBlocksetEntry", "ListBlocksetBlocksFrom", "Counts", "BeginReadBatch", "Begin", "Commit",
     "Rollback", "Savepoint", "ReleaseSavepoint",
-    "GetBlockById", "InsertBlockWithId", "RaiseMaxBlockId", "KeyMapCatchUp", "CountBlocks",
+    "VerifyBlockId", "InsertBlockWithId", "RaiseMaxBlockId", "KeyMapCatchUp", "CountBlocks",
     "KeyMapTriggerRows", "ReadKeyMapState", "LiftGuardInsert", "RestoreGuardInsert"};
 
 /* Which layouts prepare a statement (BlockDb's stores prepare their own): 1 = text/blob (the unique index), 2 = keymap,
@@ -675,17 +675,16 @@ static sqlite3_int64 insert_indexed(engine *e, const hashref *h, int64_t size)
 
 static int verify(engine *e, int64_t id, const hashref *h, int64_t size)
 {
+    /* SQLite compares the row with the bound hash and size (VerifyBlockId); BlockDb binds them once per lookup, this
+       per candidate (almost always one). */
     sqlite3_stmt *s = e->st[S_GET_BY_ID];
     check(e, sq.bind_int64(s, 1, id), "bind");
-    int rc = sq.step(s), ok = 0;
-    check(e, rc, "GetBlockById");
-    if (rc == SQLITE_ROW) {
-        const void *stored = sq.column_blob(s, 0);
-        int length = sq.column_bytes(s, 0);
-        ok = length == h->length && memcmp(stored, h->bytes, (size_t)length) == 0 && sq.column_int64(s, 1) == size;
-    }
+    check(e, sq.bind_blob(s, 2, h->bytes, h->length, SQLITE_STATIC), "bind");
+    check(e, sq.bind_int64(s, 3, size), "bind");
+    int rc = sq.step(s);
+    check(e, rc, "VerifyBlockId");
     sq.reset(s);
-    return ok;
+    return rc == SQLITE_ROW;
 }
 
 /* KeyTable.FindVerified: the first candidate of the key whose row holds the hash and size. */

@@ -102,6 +102,8 @@ internal readonly partial struct KeyMapSession : ILayoutSession
 
     public BlockHash ReadBinaryHash(ISqliteStatement statement, int column) => BlobHashCodec.ReadBinary(statement, column);
 
+    public bool StoresHashBytes => true;
+
     private static BlockDbException IdsUsedUp() =>
         new(
             string.Create(CultureInfo.InvariantCulture, $"The KeyMap layout holds block IDs 1 to {KeyMapLayout.MaxId} and this file has used them all (IDs are never reused); convert it to the BlobHash layout. Nothing was written."),
@@ -114,7 +116,7 @@ internal readonly partial struct KeyMapSession : ILayoutSession
     /// <summary>The one lookup: the block's verified ID, or null when <paramref name="mode"/> lets it call the block missing.</summary>
     private long? Lookup(in BlockKey block, uint key, LookupMode mode, out long? volumeId)
     {
-        var getById = mode == LookupMode.CompleteWithVolume ? _own.GetByIdWithVolume : _own.GetById;
+        var getById = mode == LookupMode.CompleteWithVolume ? _own.VerifyIdWithVolume : _own.VerifyId;
         if (FindIn(_map.Slots, block, key, getById, mode, out volumeId) is { } id)
         {
             return id;
@@ -151,12 +153,21 @@ internal readonly partial struct KeyMapSession : ILayoutSession
     }
 
     /// <summary>The first candidate in <paramref name="slots"/> whose row holds the block's hash and size [M1].</summary>
-    private static long? FindIn(ulong[] slots, in BlockKey block, uint key, ISqliteStatement getById, LookupMode mode, out long? volumeId)
+    private static long? FindIn(ulong[] slots, in BlockKey block, uint key, ISqliteStatement verify, LookupMode mode, out long? volumeId)
     {
         volumeId = null;
+        var bound = false;
         foreach (var id in KeyTable.Candidates(slots, key))
         {
-            if (Verify(id, block, getById, mode, ref volumeId))
+            if (!bound)
+            {
+                // The hash and size stay bound across the resets of this lookup's candidates.
+                verify.BindBlob(2, block.HashBytes);
+                verify.BindInt64(3, block.Size);
+                bound = true;
+            }
+
+            if (Verify(id, verify, mode, ref volumeId))
             {
                 return id;
             }
@@ -173,32 +184,27 @@ internal readonly partial struct KeyMapSession : ILayoutSession
         return stored[..length].SequenceEqual(block.HashBytes) && row.ColumnInt64(hashColumn + 1) == block.Size;
     }
 
-    private static bool Verify(long id, in BlockKey block, ISqliteStatement getById, LookupMode mode, ref long? volumeId)
+    /// <summary>Whether candidate <paramref name="id"/> holds the block bound to <paramref name="verify"/> (<see cref="Sql.BlockDbSql.VerifyBlockId"/>): SQLite compares, nothing is read back but the volume.</summary>
+    private static bool Verify(long id, ISqliteStatement verify, LookupMode mode, ref long? volumeId)
     {
-        Span<byte> stored = stackalloc byte[BlockHash.MaxBytes];
-        getById.BindInt64(1, id);
+        verify.BindInt64(1, id);
         try
         {
-            if (!getById.Step())
+            if (!verify.Step())
             {
-                return false; // deleted, rolled back, or not committed in this snapshot
+                return false; // another block's row, deleted, rolled back, or not committed in this snapshot
             }
 
-            if (!RowHolds(getById, 0, stored, block))
+            if (mode == LookupMode.CompleteWithVolume && !verify.ColumnIsNull(0))
             {
-                return false;
-            }
-
-            if (mode == LookupMode.CompleteWithVolume && !getById.ColumnIsNull(2))
-            {
-                volumeId = getById.ColumnInt64(2);
+                volumeId = verify.ColumnInt64(0);
             }
 
             return true;
         }
         finally
         {
-            getById.Reset();
+            verify.Reset();
         }
     }
 

@@ -40,8 +40,8 @@ internal sealed class KeyMapWrites : IBatchParticipant
         _bulk = bulk;
         Transaction = transaction;
         Volumes = volumes;
-        GetById = connection.Prepare(BlockDbSql.GetBlockById);
-        GetByIdWithVolume = connection.Prepare(BlockDbSql.GetBlockByIdWithVolume);
+        VerifyId = connection.Prepare(BlockDbSql.VerifyBlockId);
+        VerifyIdWithVolume = connection.Prepare(BlockDbSql.VerifyBlockIdWithVolume);
         Queries = new KeyMapQueries(connection);
         _insert = connection.Prepare(BlockDbSql.InsertBlockWithId);
         _insertBlock = _insert as IBlockInsertStatement;
@@ -56,11 +56,11 @@ internal sealed class KeyMapWrites : IBatchParticipant
 
     public VolumeGuard Volumes { get; }
 
-    /// <summary><see cref="BlockDbSql.GetBlockById"/>: a candidate's hash and size.</summary>
-    public ISqliteStatement GetById { get; }
+    /// <summary><see cref="BlockDbSql.VerifyBlockId"/>: a row when a candidate holds the block.</summary>
+    public ISqliteStatement VerifyId { get; }
 
-    /// <summary><see cref="BlockDbSql.GetBlockByIdWithVolume"/>: the same and the row's <c>VolumeID</c> (column 2).</summary>
-    public ISqliteStatement GetByIdWithVolume { get; }
+    /// <summary><see cref="BlockDbSql.VerifyBlockIdWithVolume"/>: the same, the row's <c>VolumeID</c> its column 0.</summary>
+    public ISqliteStatement VerifyIdWithVolume { get; }
 
     /// <summary><see cref="BlockDbSql.GetBlocksByIdWithVolume"/>, prepared on first use (a one-call file's map hits).</summary>
     public ISqliteStatement GetManyByIdWithVolume => _getManyByIdWithVolume ??= _connection.Prepare(BlockDbSql.GetBlocksByIdWithVolume);

@@ -106,23 +106,29 @@ internal static partial class BlockDbSql
     public static readonly SqlStatement RaiseMaxBlockId = new(
         nameof(RaiseMaxBlockId), """UPDATE "BlockDbState" SET "MaxBlockId" = @MaxBlockId WHERE "MaxBlockId" < @MaxBlockId""", "@MaxBlockId");
 
-    /// <summary>A block's hash and size by ID (the key map verifies each hit with it); no row when the ID is unknown or the row holds a value no lookup can match (a hash that is not a BLOB, a size that is not an integer).</summary>
-    public static readonly SqlStatement GetBlockById = new(
-        nameof(GetBlockById), """SELECT "Hash", "Size" FROM "Block" WHERE "ID" = @ID AND typeof("Hash") = 'blob' AND typeof("Size") = 'integer'""", "@ID");
+    /// <summary>
+    /// One row when the block at <c>@ID</c> holds the hash <c>@Hash</c> (a BLOB) and the size <c>@Size</c> (an
+    /// integer), none otherwise: the key map verifies each hit with it [M1]. SQLite compares the stored values with the
+    /// bound ones (a TEXT hash never equals a BLOB, a non-integer size never equals an integer: the column's affinity
+    /// applies no conversion to them), so no value is read back and no <c>typeof()</c> runs per lookup.
+    /// </summary>
+    public static readonly SqlStatement VerifyBlockId = new(
+        nameof(VerifyBlockId), """SELECT 1 FROM "Block" WHERE "ID" = @ID AND "Hash" = @Hash AND "Size" = @Size""", "@ID", "@Hash", "@Size");
 
     /// <summary>
-    /// <see cref="GetBlockById"/> with the block's <c>VolumeID</c> as a third column: the verification read of a
+    /// <see cref="VerifyBlockId"/> giving the block's <c>VolumeID</c> as its one column: the verification read of a
     /// blockset's select-xor-insert, which then needs no second read of the row for its volume.
     /// </summary>
-    public static readonly SqlStatement GetBlockByIdWithVolume = new(
-        nameof(GetBlockByIdWithVolume), """SELECT "Hash", "Size", "VolumeID" FROM "Block" WHERE "ID" = @ID AND typeof("Hash") = 'blob' AND typeof("Size") = 'integer'""", "@ID");
+    public static readonly SqlStatement VerifyBlockIdWithVolume = new(
+        nameof(VerifyBlockIdWithVolume), """SELECT "VolumeID" FROM "Block" WHERE "ID" = @ID AND "Hash" = @Hash AND "Size" = @Size""", "@ID", "@Hash", "@Size");
 
     /// <summary>IDs per <see cref="GetBlocksByIdWithVolume"/>: a one-call file's map hits are verified this many to a statement.</summary>
     public const int VerifiedPerRead = 16;
 
     /// <summary>
-    /// <see cref="GetBlockByIdWithVolume"/> for up to <see cref="VerifiedPerRead"/> IDs at once (<c>@ID0</c> to
-    /// <c>@ID15</c>, NULL for none), each row led by the ID's place in the list: a one-call file's map candidates verified
+    /// The hash, size and <c>VolumeID</c> of up to <see cref="VerifiedPerRead"/> IDs at once (<c>@ID0</c> to
+    /// <c>@ID15</c>, NULL for none; a row whose hash is not a BLOB or size not an integer left out), each row led by the
+    /// ID's place in the list: a one-call file's map candidates verified
     /// [M1] by one statement instead of one each. One seek by rowid per ID (<c>UNION ALL</c>: an <c>IN</c> list would
     /// first sort the IDs into an ephemeral table, which cost about what the 15 saved statements did on PInvoke).
     /// </summary>

@@ -235,6 +235,33 @@ public sealed class KeyMapGuardTests(ITestOutputHelper output) : KeyMapFileTestB
         Assert.Equal([foreignId], check.UnusableBlocks.FirstIds);
     }
 
+    /// <summary>
+    /// The verification read compares the row with the bound BLOB hash and integer size [M1]: a row the open map keyed
+    /// whose hash a foreign writer (the update guard away) rewrote as TEXT of the same bytes, or whose size it rewrote
+    /// as a REAL, is never returned for the block; the block is then missing, and a select-xor-insert creates it.
+    /// </summary>
+    [Theory]
+    [InlineData("""SET "Hash" = CAST("Hash" AS TEXT)""")]
+    [InlineData("""SET "Size" = "Size" + 0.5""")]
+    public async Task A_keyed_row_rewritten_to_another_type_is_never_returned_for_the_block(string rewrite)
+    {
+        await using var seeded = await SeededAsync("rewritten.db", 3);
+        var (_, session, ids, raw) = seeded;
+        Assert.Equal(ids[1], await session.FindBlockAsync(TestData.Block(1, 10))); // the map is loaded and keys it
+
+        var guard = raw.Text("""SELECT sql FROM sqlite_schema WHERE name = 'BlockDbGuardUpdate'""")!;
+        raw.Execute("""DROP TRIGGER "BlockDbGuardUpdate" """);
+        raw.Execute(string.Create(CultureInfo.InvariantCulture, $"""UPDATE "Block" {rewrite} WHERE "ID" = {ids[1]}"""));
+        raw.Execute(guard);
+
+        await session.SelectXorInsertAsync(TestData.Block(50, 10)); // a write: the next read sees the rewrite
+        Assert.Null(await session.FindBlockAsync(TestData.Block(1, 10)));
+        var result = await session.SelectXorInsertAsync(TestData.Block(1, 10));
+        await session.CommitAsync();
+        Assert.True(result.Created && result.Id != ids[1], $"SelectXorInsert returned {result} for the row rewritten at ID {ids[1]}.");
+        Assert.Equal(ids[0], await session.FindBlockAsync(TestData.Block(0, 10)));
+    }
+
     // Defect 2: the key map reads only rows above its watermark, so a row at a reused rowid, in a gap below the
     // watermark, or at ID 0 or below is never read; the block is then "not found" and inserted a second time.
     [Theory]

@@ -137,12 +137,13 @@ internal sealed partial class KeyMapFile
 
     private static bool AnchorHolds(ISqliteConnection connection, KeyMapFileHeader header)
     {
-        using var read = connection.Prepare(BlockDbSql.GetBlockById);
+        using var read = connection.Prepare(BlockDbSql.VerifyBlockId);
         read.BindInt64(1, header.AnchorId);
+        read.BindBlob(2, header.AnchorHash);
+        read.BindInt64(3, header.AnchorSize);
         try
         {
-            Span<byte> hash = stackalloc byte[BlockHash.MaxBytes];
-            return read.Step() && read.ColumnBlob(0, hash) is var length && length >= 0 && hash[..length].SequenceEqual(header.AnchorHash) && read.ColumnInt64(1) == header.AnchorSize;
+            return read.Step();
         }
         finally
         {
