@@ -1,3 +1,4 @@
+using BlockDb.Layouts.Indexed;
 using BlockDb.Sql;
 
 namespace BlockDb.Blocksets;
@@ -15,9 +16,21 @@ internal sealed partial class BlocksetService
         var count = 0;
         try
         {
-            while (count < into.Length && list.Step())
+            if (_listRows is { } rows)
             {
-                into[count++] = new BlocksetBlock((int)list.ColumnInt64(0), list.ColumnInt64(1), BlockKey.Stored(_layout.ReadBinaryHash(list, 2), list.ColumnInt64(3)));
+                // A layout that stores hash bytes, on a driver that reads a row in one call: the bytes as they are.
+                Span<byte> hash = stackalloc byte[BlockHash.MaxBytes];
+                while (count < into.Length && rows.StepBlockRow(out var index, out var id, hash, out var length, out var size))
+                {
+                    into[count++] = new BlocksetBlock((int)index, id, BlockKey.Stored(BlobHashCodec.Stored(hash, length), size));
+                }
+            }
+            else
+            {
+                while (count < into.Length && list.Step())
+                {
+                    into[count++] = new BlocksetBlock((int)list.ColumnInt64(0), list.ColumnInt64(1), BlockKey.Stored(_layout.ReadBinaryHash(list, 2), list.ColumnInt64(3)));
+                }
             }
         }
         finally

@@ -24,6 +24,7 @@ internal sealed partial class BlocksetService
     private ISqliteStatement? _insertEntries;
     private readonly ISqliteStatement _getBlockset;
     private readonly ISqliteStatement _list;
+    private readonly IBlockRowStatement? _listRows;
     private readonly ISqliteStatement _find;
     private readonly ISqliteStatement _deleteEntries;
     private readonly ISqliteStatement _delete;
@@ -55,6 +56,7 @@ internal sealed partial class BlocksetService
         _insertEntry = connection.Prepare(BlockDbSql.InsertBlocksetEntry);
         _getBlockset = connection.Prepare(BlockDbSql.GetBlockset);
         _list = connection.Prepare(BlockDbSql.ListBlocksetBlocksFrom);
+        _listRows = layout.StoresHashBytes ? _list as IBlockRowStatement : null;
         _find = connection.Prepare(BlockDbSql.FindBlockset);
         _deleteEntries = connection.Prepare(BlockDbSql.DeleteBlocksetEntries);
         _delete = connection.Prepare(BlockDbSql.DeleteBlockset);

@@ -183,9 +183,18 @@ internal sealed unsafe partial class NativeStatement : ISqliteStatement, IBlockI
 
     public int ColumnBlob(int column, Span<byte> destination)
     {
-        var stmt = CheckReadable(column, nameof(ColumnBlob));
-        // Two native calls, not three: the type is asked only when there are no bytes (NULL, or an empty value; a NULL
-        // stays NULL through sqlite3_column_blob). Each call takes the connection's mutex.
+        var length = ReadBlob(CheckReadable(column, nameof(ColumnBlob)), column, destination);
+        GC.KeepAlive(this);
+        return length;
+    }
+
+    /// <summary>
+    /// Copies column <paramref name="column"/>'s bytes into <paramref name="destination"/> (at most its length) and
+    /// returns the value's length, -1 for NULL. Two native calls, not three: the type is asked only when there are no
+    /// bytes (NULL, or an empty value; a NULL stays NULL through sqlite3_column_blob).
+    /// </summary>
+    private int ReadBlob(nint stmt, int column, Span<byte> destination)
+    {
         var bytes = SqliteNative.sqlite3_column_blob(stmt, column);
         var length = SqliteNative.sqlite3_column_bytes(stmt, column);
         if (bytes == null)
@@ -193,18 +202,16 @@ internal sealed unsafe partial class NativeStatement : ISqliteStatement, IBlockI
             if (length > 0)
             {
                 // Not NULL and not empty, so SQLite failed to convert the value (out of memory).
-                throw SqliteErrors.FromConnection(_db, SqliteCodes.NoMem, $"ColumnBlob of statement '{Statement.Name}'");
+                throw SqliteErrors.FromConnection(_db, SqliteCodes.NoMem, $"Reading column {column} of statement '{Statement.Name}'");
             }
 
             if (SqliteNative.sqlite3_column_type(stmt, column) == SqliteCodes.NullType)
             {
-                GC.KeepAlive(this);
                 return -1;
             }
         }
 
         new ReadOnlySpan<byte>(bytes, Math.Min(length, destination.Length)).CopyTo(destination);
-        GC.KeepAlive(this);
         return length;
     }
 

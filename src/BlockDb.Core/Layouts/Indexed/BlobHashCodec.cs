@@ -11,21 +11,23 @@ internal readonly struct BlobHashCodec : IHashCodec
     public static string Read(ISqliteStatement statement, int column)
     {
         Span<byte> bytes = stackalloc byte[BlockHash.MaxBytes];
-        return Convert.ToBase64String(bytes[..ReadInto(statement, column, bytes)]);
+        return Convert.ToBase64String(bytes[..Checked(statement.ColumnBlob(column, bytes))]);
     }
 
     public static BlockHash ReadBinary(ISqliteStatement statement, int column)
     {
         Span<byte> bytes = stackalloc byte[BlockHash.MaxBytes];
-        return new BlockHash(bytes[..ReadInto(statement, column, bytes)]);
+        return Stored(bytes, statement.ColumnBlob(column, bytes));
     }
 
-    /// <summary>The stored hash's bytes into <paramref name="bytes"/> (<see cref="BlockHash.MaxBytes"/> long); their count.</summary>
-    private static int ReadInto(ISqliteStatement statement, int column, Span<byte> bytes)
-    {
-        var length = statement.ColumnBlob(column, bytes);
-        return length is >= 1 and <= BlockHash.MaxBytes
+    public static bool StoresBytes => true;
+
+    /// <summary>A stored hash from its bytes (<paramref name="bytes"/>, at least <see cref="BlockHash.MaxBytes"/> long) and the stored value's length.</summary>
+    /// <exception cref="BlockDbFormatException">The stored value is NULL, empty or longer than <see cref="BlockHash.MaxBytes"/>.</exception>
+    public static BlockHash Stored(ReadOnlySpan<byte> bytes, int length) => new(bytes[..Checked(length)]);
+
+    private static int Checked(int length) =>
+        length is >= 1 and <= BlockHash.MaxBytes
             ? length
             : throw new BlockDbFormatException(string.Create(CultureInfo.InvariantCulture, $"A stored block hash is {length} bytes; BlockDb stores 1 to {BlockHash.MaxBytes}."));
-    }
 }
