@@ -675,8 +675,7 @@ static sqlite3_int64 insert_indexed(engine *e, const hashref *h, int64_t size)
 
 static int verify(engine *e, int64_t id, const hashref *h, int64_t size)
 {
-    /* SQLite compares the row with the bound hash and size (VerifyBlockId); BlockDb binds them once per lookup, this
-       per candidate (almost always one). */
+    /* SQLite compares the row with the bound hash and size (VerifyBlockId), as BlockDb's verification does. */
     sqlite3_stmt *s = e->st[S_GET_BY_ID];
     check(e, sq.bind_int64(s, 1, id), "bind");
     check(e, sq.bind_blob(s, 2, h->bytes, h->length, SQLITE_STATIC), "bind");

@@ -116,8 +116,7 @@ internal readonly partial struct KeyMapSession : ILayoutSession
     /// <summary>The one lookup: the block's verified ID, or null when <paramref name="mode"/> lets it call the block missing.</summary>
     private long? Lookup(in BlockKey block, uint key, LookupMode mode, out long? volumeId)
     {
-        var getById = mode == LookupMode.CompleteWithVolume ? _own.VerifyIdWithVolume : _own.VerifyId;
-        if (FindIn(_map.Slots, block, key, getById, mode, out volumeId) is { } id)
+        if (FindIn(_map.Slots, block, key, mode, out volumeId) is { } id)
         {
             return id;
         }
@@ -126,7 +125,7 @@ internal readonly partial struct KeyMapSession : ILayoutSession
         if (inWrite)
         {
             // A bulk import's own rows are in the shared map already [M6].
-            if (!_own.Bulk && FindIn(_own.Inserts.Slots, block, key, getById, mode, out volumeId) is { } own)
+            if (!_own.Bulk && FindIn(_own.Inserts.Slots, block, key, mode, out volumeId) is { } own)
             {
                 return own;
             }
@@ -149,25 +148,16 @@ internal readonly partial struct KeyMapSession : ILayoutSession
             _own.CaughtUpAt(caughtUp);
         }
 
-        return FindIn(_map.Slots, block, key, getById, mode, out volumeId);
+        return FindIn(_map.Slots, block, key, mode, out volumeId);
     }
 
     /// <summary>The first candidate in <paramref name="slots"/> whose row holds the block's hash and size [M1].</summary>
-    private static long? FindIn(ulong[] slots, in BlockKey block, uint key, ISqliteStatement verify, LookupMode mode, out long? volumeId)
+    private long? FindIn(ulong[] slots, in BlockKey block, uint key, LookupMode mode, out long? volumeId)
     {
         volumeId = null;
-        var bound = false;
         foreach (var id in KeyTable.Candidates(slots, key))
         {
-            if (!bound)
-            {
-                // The hash and size stay bound across the resets of this lookup's candidates.
-                verify.BindBlob(2, block.HashBytes);
-                verify.BindInt64(3, block.Size);
-                bound = true;
-            }
-
-            if (Verify(id, verify, mode, ref volumeId))
+            if (_own.Verify(id, block, mode == LookupMode.CompleteWithVolume, out volumeId))
             {
                 return id;
             }
@@ -182,30 +172,6 @@ internal readonly partial struct KeyMapSession : ILayoutSession
     {
         var length = row.ColumnBlob(hashColumn, stored);
         return stored[..length].SequenceEqual(block.HashBytes) && row.ColumnInt64(hashColumn + 1) == block.Size;
-    }
-
-    /// <summary>Whether candidate <paramref name="id"/> holds the block bound to <paramref name="verify"/> (<see cref="Sql.BlockDbSql.VerifyBlockId"/>): SQLite compares, nothing is read back but the volume.</summary>
-    private static bool Verify(long id, ISqliteStatement verify, LookupMode mode, ref long? volumeId)
-    {
-        verify.BindInt64(1, id);
-        try
-        {
-            if (!verify.Step())
-            {
-                return false; // another block's row, deleted, rolled back, or not committed in this snapshot
-            }
-
-            if (mode == LookupMode.CompleteWithVolume && !verify.ColumnIsNull(0))
-            {
-                volumeId = verify.ColumnInt64(0);
-            }
-
-            return true;
-        }
-        finally
-        {
-            verify.Reset();
-        }
     }
 
     /// <summary>Appends a block the caught-up lookup did not find, at the next ID [F2].</summary>

@@ -18,6 +18,10 @@ internal sealed class KeyMapWrites : IBatchParticipant
     private readonly ISqliteStatement _raiseMaxBlockId;
     private readonly ISqliteStatement _insert;
     private readonly IBlockInsertStatement? _insertBlock;
+    private readonly ISqliteStatement _verify;
+    private readonly ISqliteStatement _verifyWithVolume;
+    private readonly IBlockVerifyStatement? _verifyFused;
+    private readonly IBlockVerifyStatement? _verifyWithVolumeFused;
     private readonly BlockKeyMap _map;
     private readonly ISqliteConnection _connection;
     private readonly bool _bulk;
@@ -40,8 +44,9 @@ internal sealed class KeyMapWrites : IBatchParticipant
         _bulk = bulk;
         Transaction = transaction;
         Volumes = volumes;
-        VerifyId = connection.Prepare(BlockDbSql.VerifyBlockId);
-        VerifyIdWithVolume = connection.Prepare(BlockDbSql.VerifyBlockIdWithVolume);
+        _verify = connection.Prepare(BlockDbSql.VerifyBlockId);
+        _verifyWithVolume = connection.Prepare(BlockDbSql.VerifyBlockIdWithVolume);
+        (_verifyFused, _verifyWithVolumeFused) = (_verify as IBlockVerifyStatement, _verifyWithVolume as IBlockVerifyStatement);
         Queries = new KeyMapQueries(connection);
         _insert = connection.Prepare(BlockDbSql.InsertBlockWithId);
         _insertBlock = _insert as IBlockInsertStatement;
@@ -56,11 +61,37 @@ internal sealed class KeyMapWrites : IBatchParticipant
 
     public VolumeGuard Volumes { get; }
 
-    /// <summary><see cref="BlockDbSql.VerifyBlockId"/>: a row when a candidate holds the block.</summary>
-    public ISqliteStatement VerifyId { get; }
+    /// <summary>
+    /// Whether the row at <paramref name="id"/> holds <paramref name="block"/> [M1] (<see cref="BlockDbSql.VerifyBlockId"/>:
+    /// SQLite compares; nothing is read back but, when <paramref name="readVolume"/>, the row's <c>VolumeID</c>).
+    /// </summary>
+    public bool Verify(long id, in BlockKey block, bool readVolume, out long? volumeId)
+    {
+        if ((readVolume ? _verifyWithVolumeFused : _verifyFused) is { } fused)
+        {
+            return fused.VerifyBlock(id, block.HashBytes, block.Size, readVolume, out volumeId);
+        }
 
-    /// <summary><see cref="BlockDbSql.VerifyBlockIdWithVolume"/>: the same, the row's <c>VolumeID</c> its column 0.</summary>
-    public ISqliteStatement VerifyIdWithVolume { get; }
+        volumeId = null;
+        var verify = readVolume ? _verifyWithVolume : _verify;
+        verify.BindInt64(1, id);
+        verify.BindBlob(2, block.HashBytes);
+        verify.BindInt64(3, block.Size);
+        try
+        {
+            if (!verify.Step())
+            {
+                return false;
+            }
+
+            volumeId = readVolume && !verify.ColumnIsNull(0) ? verify.ColumnInt64(0) : null;
+            return true;
+        }
+        finally
+        {
+            verify.Reset();
+        }
+    }
 
     /// <summary><see cref="BlockDbSql.GetBlocksByIdWithVolume"/>, prepared on first use (a one-call file's map hits).</summary>
     public ISqliteStatement GetManyByIdWithVolume => _getManyByIdWithVolume ??= _connection.Prepare(BlockDbSql.GetBlocksByIdWithVolume);

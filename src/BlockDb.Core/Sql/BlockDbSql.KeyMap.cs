@@ -107,17 +107,17 @@ internal static partial class BlockDbSql
         nameof(RaiseMaxBlockId), """UPDATE "BlockDbState" SET "MaxBlockId" = @MaxBlockId WHERE "MaxBlockId" < @MaxBlockId""", "@MaxBlockId");
 
     /// <summary>
-    /// One row when the block at <c>@ID</c> holds the hash <c>@Hash</c> (a BLOB) and the size <c>@Size</c> (an
-    /// integer), none otherwise: the key map verifies each hit with it [M1]. SQLite compares the stored values with the
-    /// bound ones (a TEXT hash never equals a BLOB, a non-integer size never equals an integer: the column's affinity
-    /// applies no conversion to them), so no value is read back and no <c>typeof()</c> runs per lookup.
+    /// One row when the row at <c>@ID</c> holds the hash <c>@Hash</c> (a BLOB) and the size <c>@Size</c> (an integer),
+    /// none otherwise: the key map verifies each hit with it [M1]. SQLite compares the stored values with the bound ones
+    /// (a TEXT hash never equals a BLOB, a non-integer size never equals an integer: the columns' affinity converts
+    /// neither), so no hash is read back and no <c>typeof()</c> runs per lookup.
     /// </summary>
     public static readonly SqlStatement VerifyBlockId = new(
         nameof(VerifyBlockId), """SELECT 1 FROM "Block" WHERE "ID" = @ID AND "Hash" = @Hash AND "Size" = @Size""", "@ID", "@Hash", "@Size");
 
     /// <summary>
-    /// <see cref="VerifyBlockId"/> giving the block's <c>VolumeID</c> as its one column: the verification read of a
-    /// blockset's select-xor-insert, which then needs no second read of the row for its volume.
+    /// <see cref="VerifyBlockId"/> giving the row's <c>VolumeID</c> as its column: the verification read of a one-call
+    /// file's block, which then needs no second read of the row for its volume (a column the plain lookup does not pay).
     /// </summary>
     public static readonly SqlStatement VerifyBlockIdWithVolume = new(
         nameof(VerifyBlockIdWithVolume), """SELECT "VolumeID" FROM "Block" WHERE "ID" = @ID AND "Hash" = @Hash AND "Size" = @Size""", "@ID", "@Hash", "@Size");

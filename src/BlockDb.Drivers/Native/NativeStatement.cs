@@ -12,7 +12,7 @@ namespace BlockDb.Drivers.Native;
 /// (<see cref="NativeConnection.RetryIfBusy"/>); a savepoint statement on a borrowed connection runs only inside the
 /// caller's transaction (X1).
 /// </summary>
-internal sealed unsafe partial class NativeStatement : ISqliteStatement, IBlockInsertStatement
+internal sealed unsafe partial class NativeStatement : ISqliteStatement
 {
     private readonly NativeConnection _connection;
     private readonly SqliteStatementHandle _handle;
@@ -99,34 +99,6 @@ internal sealed unsafe partial class NativeStatement : ISqliteStatement, IBlockI
         GC.KeepAlive(this);
     }
 
-    /// <summary>
-    /// Binds a <c>Block</c> row and runs the insert in one call (<see cref="IBlockInsertStatement"/>): the state checked
-    /// once, then the four binds, the step and the reset, the same native calls as
-    /// <see cref="BindInt64"/>, <see cref="BindBlob(int, ReadOnlySpan{byte})"/>, <see cref="BindNull"/> and <see cref="ExecuteNonQuery"/>.
-    /// </summary>
-    public void InsertBlock(long id, ReadOnlySpan<byte> hash, long size, long? volumeId)
-    {
-        var stmt = CheckBindable(4, nameof(InsertBlock));
-        var rc = SqliteNative.sqlite3_bind_int64(stmt, 1, id);
-        if (rc == SqliteCodes.Ok)
-        {
-            BindBytes(stmt, 2, hash, text: false, nameof(InsertBlock));
-            rc = SqliteNative.sqlite3_bind_int64(stmt, 3, size);
-        }
-
-        if (rc == SqliteCodes.Ok)
-        {
-            rc = volumeId is { } volume ? SqliteNative.sqlite3_bind_int64(stmt, 4, volume) : SqliteNative.sqlite3_bind_null(stmt, 4);
-        }
-
-        if (rc != SqliteCodes.Ok)
-        {
-            throw Failure(rc, nameof(InsertBlock));
-        }
-
-        Execute(stmt, nameof(InsertBlock), countChanges: false);
-    }
-
     /// <summary>Copies <paramref name="value"/> into the parameter's native buffer and binds it there (<c>SQLITE_STATIC</c>) as UTF-8 text or a BLOB.</summary>
     private void BindBytes(nint stmt, int index, ReadOnlySpan<byte> value, bool text, string call)
     {
@@ -185,33 +157,6 @@ internal sealed unsafe partial class NativeStatement : ISqliteStatement, IBlockI
     {
         var length = ReadBlob(CheckReadable(column, nameof(ColumnBlob)), column, destination);
         GC.KeepAlive(this);
-        return length;
-    }
-
-    /// <summary>
-    /// Copies column <paramref name="column"/>'s bytes into <paramref name="destination"/> (at most its length) and
-    /// returns the value's length, -1 for NULL. Two native calls, not three: the type is asked only when there are no
-    /// bytes (NULL, or an empty value; a NULL stays NULL through sqlite3_column_blob).
-    /// </summary>
-    private int ReadBlob(nint stmt, int column, Span<byte> destination)
-    {
-        var bytes = SqliteNative.sqlite3_column_blob(stmt, column);
-        var length = SqliteNative.sqlite3_column_bytes(stmt, column);
-        if (bytes == null)
-        {
-            if (length > 0)
-            {
-                // Not NULL and not empty, so SQLite failed to convert the value (out of memory).
-                throw SqliteErrors.FromConnection(_db, SqliteCodes.NoMem, $"Reading column {column} of statement '{Statement.Name}'");
-            }
-
-            if (SqliteNative.sqlite3_column_type(stmt, column) == SqliteCodes.NullType)
-            {
-                return -1;
-            }
-        }
-
-        new ReadOnlySpan<byte>(bytes, Math.Min(length, destination.Length)).CopyTo(destination);
         return length;
     }
 
