@@ -62,34 +62,36 @@ internal readonly partial struct KeyMapSession
         return 0;
     }
 
-    /// <summary>One read of <paramref name="n"/> candidates' rows: a candidate whose row holds its block's hash and size [M1] is the block's ID, with the row's volume.</summary>
+    /// <summary>
+    /// One read of <paramref name="n"/> candidates: a row comes back, with its place in this read and its volume, for
+    /// each candidate whose row holds its block's hash and size [M1] (SQLite compares them with the bound ones, as
+    /// <see cref="BlockDbSql.VerifyBlockId"/> does); a place past <paramref name="n"/> is bound no ID, which no row has.
+    /// </summary>
     private static void VerifyMany(ISqliteStatement read, ReadOnlySpan<BlockKey> blocks, ReadOnlySpan<int> positions, ReadOnlySpan<long> candidates, int n, Span<long> ids, Span<BlockVolume> volumes)
     {
         for (var j = 0; j < BlockDbSql.VerifiedPerRead; j++)
         {
             if (j < n)
             {
-                read.BindInt64(j + 1, candidates[j]);
+                ref readonly var block = ref blocks[positions[j]];
+                read.BindInt64((3 * j) + 1, candidates[j]);
+                read.BindBlob((3 * j) + 2, block.HashBytes);
+                read.BindInt64((3 * j) + 3, block.Size);
             }
             else
             {
-                read.BindNull(j + 1);
+                read.BindNull((3 * j) + 1);
             }
         }
 
-        Span<byte> stored = stackalloc byte[BlockHash.MaxBytes];
         try
         {
             while (read.Step())
             {
                 // Column 0 is the candidate's place in this read: a block that recurs in the file has a row per place.
                 var j = (int)read.ColumnInt64(0);
-                ref readonly var block = ref blocks[positions[j]];
-                if (RowHolds(read, 1, stored, block))
-                {
-                    ids[positions[j]] = candidates[j];
-                    volumes[positions[j]] = BlockVolume.Read(read.ColumnIsNull(3) ? null : read.ColumnInt64(3));
-                }
+                ids[positions[j]] = candidates[j];
+                volumes[positions[j]] = BlockVolume.Read(read.ColumnIsNull(1) ? null : read.ColumnInt64(1));
             }
         }
         finally

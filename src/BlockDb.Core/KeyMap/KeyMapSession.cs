@@ -166,14 +166,6 @@ internal readonly partial struct KeyMapSession : ILayoutSession
         return null;
     }
 
-    /// <summary>Whether the row under <paramref name="row"/> holds <paramref name="block"/>: its hash at <paramref name="hashColumn"/> and its size in the next column [M1] (<paramref name="stored"/>: room for the hash).</summary>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static bool RowHolds(ISqliteStatement row, int hashColumn, Span<byte> stored, in BlockKey block)
-    {
-        var length = row.ColumnBlob(hashColumn, stored);
-        return stored[..length].SequenceEqual(block.HashBytes) && row.ColumnInt64(hashColumn + 1) == block.Size;
-    }
-
     /// <summary>Appends a block the caught-up lookup did not find, at the next ID [F2].</summary>
     private long InsertNew(in BlockKey block, uint key, long? volumeId)
     {

@@ -126,17 +126,18 @@ internal static partial class BlockDbSql
     public const int VerifiedPerRead = 16;
 
     /// <summary>
-    /// The hash, size and <c>VolumeID</c> of up to <see cref="VerifiedPerRead"/> IDs at once (<c>@ID0</c> to
-    /// <c>@ID15</c>, NULL for none; a row whose hash is not a BLOB or size not an integer left out), each row led by the
-    /// ID's place in the list: a one-call file's map candidates verified
-    /// [M1] by one statement instead of one each. One seek by rowid per ID (<c>UNION ALL</c>: an <c>IN</c> list would
-    /// first sort the IDs into an ephemeral table, which cost about what the 15 saved statements did on PInvoke).
+    /// <see cref="VerifyBlockIdWithVolume"/> for up to <see cref="VerifiedPerRead"/> candidates at once (<c>@ID0</c>,
+    /// <c>@Hash0</c>, <c>@Size0</c> to <c>@ID15</c>, <c>@Hash15</c>, <c>@Size15</c>; a NULL ID for none): a row, led by
+    /// the candidate's place in the list, for each whose row holds its hash and size. A one-call file's map candidates
+    /// verified [M1] by one statement instead of one each; one seek by rowid per candidate (<c>UNION ALL</c>: an
+    /// <c>IN</c> list would first sort the IDs into an ephemeral table, which cost about what the 15 saved statements
+    /// did on PInvoke).
     /// </summary>
     public static readonly SqlStatement GetBlocksByIdWithVolume = new(
         nameof(GetBlocksByIdWithVolume),
         string.Join(" UNION ALL ", Enumerable.Range(0, VerifiedPerRead).Select(i =>
-            $"""SELECT {i}, "Hash", "Size", "VolumeID" FROM "Block" WHERE "ID" = @ID{i} AND typeof("Hash") = 'blob' AND typeof("Size") = 'integer'""")),
-        [.. Enumerable.Range(0, VerifiedPerRead).Select(i => $"@ID{i}")]);
+            $"""SELECT {i}, "VolumeID" FROM "Block" WHERE "ID" = @ID{i} AND "Hash" = @Hash{i} AND "Size" = @Size{i}""")),
+        [.. Enumerable.Range(0, VerifiedPerRead).SelectMany(i => new[] { $"@ID{i}", $"@Hash{i}", $"@Size{i}" })]);
 
     /// <summary>The <c>BlockDbSettings</c> row holding the file's identity: a random GUID written once, by the first key-map snapshot written for the file.</summary>
     public const string FileIdSetting = "FileId";
