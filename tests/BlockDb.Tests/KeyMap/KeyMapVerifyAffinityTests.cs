@@ -79,4 +79,64 @@ public sealed class KeyMapVerifyAffinityTests(ITestOutputHelper output) : KeyMap
             Assert.Equal([foreignId], check.UnusableBlocks.FirstIds); // BlockDb's own check: that row is unusable
         }
     }
+    /// <summary>
+    /// The bound comparison at the edges of what a lookup can ask for: hashes of 1 and 66 bytes, sizes 1 and
+    /// 2^63 - 1, and two sizes a double cannot tell apart (2^63 - 1 and 2^63 - 2): each block is found at its own ID
+    /// by a find, a select-xor-insert and a one-call file (one statement for many candidates), never at its neighbour's.
+    /// </summary>
+    [Fact]
+    public async Task Blocks_at_the_edges_of_hash_length_and_size_are_each_found_at_their_own_id()
+    {
+        var blocks = new[]
+        {
+            new BlockKey(new BlockHash(new byte[] { 7 }), 1),
+            new BlockKey(new BlockHash(new byte[] { 7 }), long.MaxValue),
+            new BlockKey(new BlockHash(new byte[] { 7 }), long.MaxValue - 1),
+            new BlockKey(new BlockHash(Enumerable.Repeat((byte)0xAB, BlockHash.MaxBytes).ToArray()), long.MaxValue),
+            new BlockKey(new BlockHash(Enumerable.Repeat((byte)0xAB, BlockHash.MaxBytes).ToArray()), long.MaxValue - 1),
+            new BlockKey(new BlockHash(Enumerable.Repeat((byte)0xAB, BlockHash.MaxBytes - 1).ToArray()), long.MaxValue),
+        };
+        await using var db = Open("edges.db");
+        await using var session = await db.OpenSessionAsync();
+        var ids = new long[blocks.Length];
+        for (var i = 0; i < blocks.Length; i++)
+        {
+            var created = await session.SelectXorInsertAsync(blocks[i]);
+            Assert.True(created.Created, $"block {i} was taken for another: {created}");
+            ids[i] = created.Id;
+        }
+
+        await session.CommitAsync();
+        for (var i = 0; i < blocks.Length; i++)
+        {
+            Assert.Equal(ids[i], await session.FindBlockAsync(blocks[i]));
+            Assert.Equal(new SelectXorInsertResult(ids[i], false), await session.SelectXorInsertAsync(blocks[i]));
+        }
+
+        // A file's length must fit 64 bits: one file per large block, and one of many candidates whose sizes a double
+        // cannot tell apart (2^53 and 2^53 + 1), verified by one statement.
+        for (var i = 0; i < blocks.Length; i++)
+        {
+            var one = new SelectXorInsertResult[1];
+            var single = await session.AddBlocksetAsync(new[] { blocks[i] }, one);
+            Assert.Equal(new SelectXorInsertResult(ids[i], false), one[0]);
+            Assert.Equal(blocks[i], Assert.Single(await session.ListBlocksetBlocksAsync(single)).Block);
+        }
+
+        const long Exact = 1L << 53;
+        var many = Enumerable.Range(0, 10).SelectMany(i => new[] { new BlockKey(TestData.Bytes(i), Exact), new BlockKey(TestData.Bytes(i), Exact + 1) }).ToArray();
+        var manyIds = new long[many.Length];
+        for (var i = 0; i < many.Length; i++)
+        {
+            manyIds[i] = (await session.SelectXorInsertAsync(many[i])).Id;
+        }
+
+        await session.CommitAsync();
+        var file = many.Reverse().Concat(many.Take(12)).ToArray();
+        var results = new SelectXorInsertResult[file.Length];
+        var blockset = await session.AddBlocksetAsync(file, results);
+        await session.CommitAsync();
+        Assert.Equal(manyIds.Reverse().Concat(manyIds.Take(12)).Select(id => new SelectXorInsertResult(id, false)), results);
+        Assert.Equal(file, (await session.ListBlocksetBlocksAsync(blockset)).Select(b => b.Block));
+    }
 }
