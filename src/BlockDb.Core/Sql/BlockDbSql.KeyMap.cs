@@ -108,19 +108,21 @@ internal static partial class BlockDbSql
 
     /// <summary>
     /// One row when the row at <c>@ID</c> holds the hash <c>@Hash</c> (a BLOB) and the size <c>@Size</c> (an integer),
-    /// none otherwise: the key map verifies each hit with it [M1]. SQLite compares the stored values with the bound ones
-    /// (a TEXT hash never equals a BLOB, a non-integer size never equals an integer: the columns' affinity converts
-    /// neither), so no hash is read back and no <c>typeof()</c> runs per lookup.
+    /// none otherwise: the key map verifies each hit with it [M1]. SQLite compares the stored values with the bound ones,
+    /// so no hash is read back: a stored TEXT, number or NULL never equals a BLOB, whatever the column declares. The size
+    /// keeps its <c>typeof()</c>: SQLite compares a REAL with an INTEGER by value, and BlockDb does not check the declared
+    /// types of a file's <c>Block</c> table, so where <c>Size</c> has no INTEGER affinity (a table rebuilt by another tool)
+    /// a stored REAL 10.0 would equal 10 (<c>KeyMapVerifyAffinityTests</c>).
     /// </summary>
     public static readonly SqlStatement VerifyBlockId = new(
-        nameof(VerifyBlockId), """SELECT 1 FROM "Block" WHERE "ID" = @ID AND "Hash" = @Hash AND "Size" = @Size""", "@ID", "@Hash", "@Size");
+        nameof(VerifyBlockId), """SELECT 1 FROM "Block" WHERE "ID" = @ID AND "Hash" = @Hash AND "Size" = @Size AND typeof("Size") = 'integer'""", "@ID", "@Hash", "@Size");
 
     /// <summary>
     /// <see cref="VerifyBlockId"/> giving the row's <c>VolumeID</c> as its column: the verification read of a one-call
     /// file's block, which then needs no second read of the row for its volume (a column the plain lookup does not pay).
     /// </summary>
     public static readonly SqlStatement VerifyBlockIdWithVolume = new(
-        nameof(VerifyBlockIdWithVolume), """SELECT "VolumeID" FROM "Block" WHERE "ID" = @ID AND "Hash" = @Hash AND "Size" = @Size""", "@ID", "@Hash", "@Size");
+        nameof(VerifyBlockIdWithVolume), """SELECT "VolumeID" FROM "Block" WHERE "ID" = @ID AND "Hash" = @Hash AND "Size" = @Size AND typeof("Size") = 'integer'""", "@ID", "@Hash", "@Size");
 
     /// <summary>IDs per <see cref="GetBlocksByIdWithVolume"/>: a one-call file's map hits are verified this many to a statement.</summary>
     public const int VerifiedPerRead = 16;
@@ -136,7 +138,7 @@ internal static partial class BlockDbSql
     public static readonly SqlStatement GetBlocksByIdWithVolume = new(
         nameof(GetBlocksByIdWithVolume),
         string.Join(" UNION ALL ", Enumerable.Range(0, VerifiedPerRead).Select(i =>
-            $"""SELECT {i}, "VolumeID" FROM "Block" WHERE "ID" = @ID{i} AND "Hash" = @Hash{i} AND "Size" = @Size{i}""")),
+            $"""SELECT {i}, "VolumeID" FROM "Block" WHERE "ID" = @ID{i} AND "Hash" = @Hash{i} AND "Size" = @Size{i} AND typeof("Size") = 'integer'""")),
         [.. Enumerable.Range(0, VerifiedPerRead).SelectMany(i => new[] { $"@ID{i}", $"@Hash{i}", $"@Size{i}" })]);
 
     /// <summary>The <c>BlockDbSettings</c> row holding the file's identity: a random GUID written once, by the first key-map snapshot written for the file.</summary>
