@@ -32,7 +32,7 @@ internal static class SeedCommand
         var ops = new Option<int?>("--ops") { Description = "Blocks per timed run (join: blocks listed, whole blocksets) (default 10,000, the seed's)." };
         var warmup = new Option<int?>("--warmup") { Description = "Blocks of the same workload run untimed first on the same copy (default 1,000)." };
         var rounds = new Option<int?>("--rounds", "-r") { Description = "Rounds; each runs every pair once (default 5)." };
-        var jitRounds = new Option<int?>("--jit-rounds") { Description = "Rounds run first and not recorded, so every path is compiled at its final tier before the measured rounds (a run is milliseconds: too short for tiering) (default 1)." };
+        var jitRounds = new Option<int?>("--jit-rounds") { Description = "Rounds run first and not recorded, so every path is compiled at its final tier before the measured rounds (a run is milliseconds: too short for tiering; one round left a workload run alone below its final tier) (default 5)." };
         var seed = new Option<int?>("--seed") { Description = "Data seed (default 20250708, the seed's)." };
         var work = new Option<DirectoryInfo?>("--work") { Description = "Scratch folder for templates and copies (default $TMPDIR/blockdb-bench/seed)." };
         var only = ListParser.ListOption("--sides", "Run only these sides, e.g. seed or KeyMap (no ratios then; for callgrind: instructions at two --ops, subtracted) (default all).");
@@ -73,7 +73,7 @@ internal static class SeedCommand
             {
                 var data = new SeedData(size, settings.Seed);
                 var templates = await TemplatesAsync(settings, data, size, chosenLayouts);
-                var unrecorded = result.GetValue(jitRounds) ?? 1;
+                var unrecorded = result.GetValue(jitRounds) ?? 5;
                 for (var round = -unrecorded; round < n; round++)
                 {
                     foreach (var workload in chosenWorkloads)
