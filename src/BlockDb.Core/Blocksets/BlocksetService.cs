@@ -44,7 +44,8 @@ internal sealed partial class BlocksetService
     /// <param name="volumes">The session's volume checks.</param>
     /// <param name="sql">The layout's statements.</param>
     /// <param name="rules">The layout's own blockset rules, or null.</param>
-    public BlocksetService(ISqliteConnection connection, SqliteTransaction batch, ILayoutSession layout, VolumeGuard volumes, SessionSql sql, IBlocksetRules? rules)
+    /// <param name="textHashes">Whether the layout stores a hash as its base64 text (<see cref="LayoutDefinition.TextHashes"/>; else its bytes, which a listing reads as they are).</param>
+    public BlocksetService(ISqliteConnection connection, SqliteTransaction batch, ILayoutSession layout, VolumeGuard volumes, SessionSql sql, IBlocksetRules? rules, bool textHashes)
     {
         _rules = rules;
         _connection = connection;
@@ -56,7 +57,7 @@ internal sealed partial class BlocksetService
         _insertEntry = connection.Prepare(BlockDbSql.InsertBlocksetEntry);
         _getBlockset = connection.Prepare(BlockDbSql.GetBlockset);
         _list = connection.Prepare(BlockDbSql.ListBlocksetBlocksFrom);
-        _listRows = layout.StoresHashBytes ? _list as IBlockRowStatement : null;
+        _listRows = textHashes ? null : _list as IBlockRowStatement;
         _find = connection.Prepare(BlockDbSql.FindBlockset);
         _deleteEntries = connection.Prepare(BlockDbSql.DeleteBlocksetEntries);
         _delete = connection.Prepare(BlockDbSql.DeleteBlockset);

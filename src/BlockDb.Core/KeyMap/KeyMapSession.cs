@@ -102,8 +102,6 @@ internal readonly partial struct KeyMapSession : ILayoutSession
 
     public BlockHash ReadBinaryHash(ISqliteStatement statement, int column) => BlobHashCodec.ReadBinary(statement, column);
 
-    public bool StoresHashBytes => true;
-
     private static BlockDbException IdsUsedUp() =>
         new(
             string.Create(CultureInfo.InvariantCulture, $"The KeyMap layout holds block IDs 1 to {KeyMapLayout.MaxId} and this file has used them all (IDs are never reused); convert it to the BlobHash layout. Nothing was written."),

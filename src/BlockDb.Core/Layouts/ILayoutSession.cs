@@ -64,7 +64,4 @@ internal interface ILayoutSession
 
     /// <summary>Reads a stored hash back as bytes.</summary>
     BlockHash ReadBinaryHash(ISqliteStatement statement, int column);
-
-    /// <summary>Whether the layout stores a hash as its bytes (a BLOB), which a listing then reads as they are.</summary>
-    bool StoresHashBytes => false;
 }

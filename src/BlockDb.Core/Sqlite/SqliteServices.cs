@@ -70,7 +70,7 @@ internal sealed class SqliteServices
 
     /// <summary>The blockset calls over <paramref name="layout"/>'s session, with the layout's rules (<see cref="LayoutState.BlocksetRules"/>).</summary>
     public BlocksetService Blocksets(ILayoutSession layout) =>
-        new(Connection, Transaction, layout, VolumeGuard, Sql, Settings.Layout.BlocksetRules(this));
+        new(Connection, Transaction, layout, VolumeGuard, Sql, Settings.Layout.BlocksetRules(this), Settings.Layout.Definition.TextHashes);
 
     /// <summary>The session over <paramref name="layout"/>: one <see cref="BlockSession{TEngine}"/> type per layout (and strategy), so its hot path has no virtual call.</summary>
     public ISessionHandle Open<TLayout>(TLayout layout)

@@ -20,8 +20,6 @@ internal readonly struct BlobHashCodec : IHashCodec
         return Stored(bytes, statement.ColumnBlob(column, bytes));
     }
 
-    public static bool StoresBytes => true;
-
     /// <summary>A stored hash from its bytes (<paramref name="bytes"/>, at least <see cref="BlockHash.MaxBytes"/> long) and the stored value's length.</summary>
     /// <exception cref="BlockDbFormatException">The stored value is NULL, empty or longer than <see cref="BlockHash.MaxBytes"/>.</exception>
     public static BlockHash Stored(ReadOnlySpan<byte> bytes, int length) => new(bytes[..Checked(length)]);

@@ -13,7 +13,4 @@ internal interface IHashCodec
 
     /// <summary>Reads a stored hash back as bytes (no base64 text built).</summary>
     static abstract BlockHash ReadBinary(ISqliteStatement statement, int column);
-
-    /// <summary>Whether a hash is stored as its bytes (a BLOB).</summary>
-    static abstract bool StoresBytes { get; }
 }

@@ -77,8 +77,6 @@ internal readonly struct IndexedSession<TCodec, TStrategy> : ILayoutSession
 
     public BlockHash ReadBinaryHash(ISqliteStatement statement, int column) => TCodec.ReadBinary(statement, column);
 
-    public bool StoresHashBytes => TCodec.StoresBytes;
-
     /// <summary>
     /// Checks the volume (inside the write transaction) and binds a new block's hash, size, volume and ID as parameters
     /// 1 to 4 of an insert: the ID is NULL (SQLite chooses) unless the collected high-water mark is above every ID [ID1].

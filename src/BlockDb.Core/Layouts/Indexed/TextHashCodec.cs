@@ -29,6 +29,4 @@ internal readonly struct TextHashCodec : IHashCodec
                 ? hash
                 : throw new BlockDbFormatException("A stored block hash is not canonical base64 of 1 to 66 bytes.");
     }
-
-    public static bool StoresBytes => false;
 }
